@@ -1,0 +1,156 @@
+# LiquidVM: one Makefile for the whole tree (STYLE.md 5.9).
+#
+#   make            build vmd, vmctl, the libraries, tests and benchmarks into build/
+#   make check      build twice (plain and ASan+UBSan) and run every test
+#   make demo       start a local VM of several daemons and run the demo job
+#   make deps       install the Debian packages the build needs (as root)
+#   make install    PREFIX=/usr/local DESTDIR=
+#   V=1             show full commands
+#
+# Sources are found by globbing each folder, so a new file or test is
+# registered nowhere else.  A folder may add flags in its own build.mk.
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+CC      ?= cc
+O       ?= build
+SAN     ?=
+
+PKGS      := libuv openssl libconfig
+DEB_PKGS  := build-essential pkg-config libuv1-dev libssl-dev libconfig-dev \
+             libcmocka-dev libedit-dev openssl iproute2 procps
+VERSION   := 0.1.0
+
+WARN := -Wall -Wextra -Werror -Wstrict-prototypes -Wmissing-prototypes -Wshadow \
+        -Wpointer-arith -Wcast-qual -Wsign-compare
+# -ffp-contract=off: results must be bit-identical on every host and in every
+# decomposition (DESIGN.md, stencil invariant), so no FMA contraction.
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=c11 -D_GNU_SOURCE -fPIC -ffp-contract=off $(WARN) -MMD -MP \
+           -Ilib -Iconf -Idaemon -Ilauncher -Idecomp -Ikernels \
+           $(shell pkg-config --cflags $(PKGS) libedit 2>/dev/null)
+LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+ifneq ($(SAN),)
+CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+# Per-folder sources.
+WIRE_SRC   := $(wildcard lib/log.c lib/wire_*.c)
+CONF_SRC   := $(wildcard conf/*.c)
+KERN_SRC   := $(wildcard kernels/*.c)
+DECOMP_SRC := $(wildcard decomp/*.c)
+VMD_SRC    := $(filter-out daemon/vmd_main.c,$(wildcard daemon/*.c))
+VMCTL_SRC  := $(filter-out launcher/vmctl_main.c,$(wildcard launcher/vmctl_*.c))
+PVM_SRC    := $(wildcard lib/pvm_*.c)
+TEST_SRC   := $(wildcard tests/unit/test_*.c)
+BENCH_SRC  := $(wildcard bench/*.c)
+
+# Folder-specific flags (e.g. KERN_CFLAGS) live beside the code.
+-include kernels/build.mk decomp/build.mk
+
+obj = $(patsubst %.c,$(O)/%.o,$(1))
+
+LIBWIRE   := $(O)/libwire.a
+LIBCONF   := $(O)/libconf.a
+LIBKERN   := $(O)/libkern.a
+LIBDECOMP := $(O)/libdecomp.a
+LIBVMD    := $(O)/libvmd.a
+LIBVMCTL  := $(O)/libvmctl.a
+ARCHIVES  := $(LIBVMD) $(LIBVMCTL) $(LIBWIRE) $(LIBCONF) $(LIBDECOMP) $(LIBKERN)
+
+VMD    := $(O)/bin/vmd
+VMCTL  := $(O)/bin/vmctl
+TESTS  := $(patsubst tests/unit/%.c,$(O)/tests/%,$(TEST_SRC))
+BENCHES:= $(patsubst bench/%.c,$(O)/bench/%,$(BENCH_SRC))
+
+.PHONY: all check unit integ demo deps install clean bench
+all: $(VMD) $(VMCTL) $(TESTS) $(BENCHES)
+
+$(O)/kernels/%.o: CFLAGS += $(KERN_CFLAGS)
+$(O)/decomp/%.o: CFLAGS += $(DECOMP_CFLAGS)
+$(O)/bench/%.o: CFLAGS += $(BENCH_CFLAGS)
+
+$(O)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+
+define archive
+$(1): $(call obj,$(2))
+	@mkdir -p $$(dir $$@)
+	@$$(if $$(Q),echo "  AR      $$@")
+	$$(Q)rm -f $$@ && ar rcs $$@ $$^
+endef
+$(eval $(call archive,$(LIBWIRE),$(WIRE_SRC)))
+$(eval $(call archive,$(LIBCONF),$(CONF_SRC)))
+$(eval $(call archive,$(LIBKERN),$(KERN_SRC)))
+$(eval $(call archive,$(LIBDECOMP),$(DECOMP_SRC)))
+$(eval $(call archive,$(LIBVMD),$(VMD_SRC)))
+$(eval $(call archive,$(LIBVMCTL),$(VMCTL_SRC)))
+
+$(VMD): $(O)/daemon/vmd_main.o $(LIBVMD) $(LIBWIRE) $(LIBCONF)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(VMCTL): $(O)/launcher/vmctl_main.o $(LIBVMCTL) $(LIBWIRE) $(LIBCONF) $(LIBDECOMP)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell pkg-config --libs libedit 2>/dev/null)
+
+$(O)/tests/%: $(O)/tests/unit/%.o $(ARCHIVES)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(ARCHIVES) $(LDLIBS) $(shell pkg-config --libs cmocka libedit 2>/dev/null)
+
+$(O)/bench/%: $(O)/bench/%.o $(ARCHIVES)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(ARCHIVES) $(LDLIBS)
+
+# make check: the plain build, then the sanitizer build in its own directory;
+# unit tests run in both, integration tests against the sanitizer daemons too.
+check:
+	$(MAKE) all
+	$(MAKE) O=build/san SAN=1 all
+	tests/run.sh build build/san
+
+unit: all
+	tests/run.sh --unit-only build
+
+integ: all
+	tests/run.sh --integ-only build
+
+bench: all
+	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
+
+demo: all
+	tests/demo.sh build
+
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+	    dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -z "$$missing" ]; then echo "deps: all packages present"; \
+	elif [ "$$(id -u)" = 0 ]; then apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	else echo "deps: run as root:  apt-get install$$missing"; exit 1; fi
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	    $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/liquidvm
+	install -m 755 $(VMD) $(VMCTL) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -m 644 conf/vmd.conf $(DESTDIR)$(PREFIX)/share/liquidvm/
+
+clean:
+	rm -rf build
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)
