@@ -1,0 +1,160 @@
+/*
+ * wire.h - the frame format shared by vmd, vmctl and libpvm3, and the
+ * project's error codes.
+ *
+ * Who may include it: everything but decomp/ and kernels/.  Pure functions,
+ * no global state, reentrant.
+ *
+ * Every message between two daemons (inside TLS), between a daemon and a
+ * local client (over its Unix socket) or between two tasks is one frame:
+ *
+ *   offset size  field
+ *   0      2     magic 0x4c56 ("LV")
+ *   2      1     version, WIRE_VERSION; another version closes the link
+ *   3      1     type, enum wire_type
+ *   4      4     length of the body that follows the header, in bytes
+ *   8      4     source tid (PVM layout: host index in bits 18-29)
+ *   12     4     destination tid
+ *   16     4     tag: the PVM message tag, or the request's status in replies
+ *   20     4     ctx: the PVM message context
+ *   24     4     id: a request id that a reply carries back
+ *   28     4     flags: the body's encoding (WIRE_ENC_*) and WIRE_F_* bits
+ *   32     ...   body
+ *
+ * All integers are big-endian.  A receiver checks magic, version and length
+ * against its own limit before it allocates or copies anything; a frame that
+ * fails is a protocol error that closes that one link (WIRE_EFRAME).
+ *
+ * Bodies of control frames are built with struct wire_wbuf and read with
+ * struct wire_rbuf: u8/u32/u64 big-endian, strings as u32 length + bytes.
+ * Readers never run past the end: every get returns WIRE_EFRAME instead.
+ *
+ * Errors: 0 or a negative code.  -errno values where they fit; the conditions
+ * errno lacks are the WIRE_E* codes below -4000, listed once in WIRE_ERRNO_MAP.
+ */
+#ifndef LIQUIDVM_WIRE_H
+#define LIQUIDVM_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define WIRE_MAGIC 0x4c56
+#define WIRE_VERSION 1
+#define WIRE_HDR_LEN 32
+#define WIRE_STR_MAX 4096       /* longest string in a control body */
+
+/* name, value, message */
+#define WIRE_ERRNO_MAP(X)                                                     \
+    X(ECONF, -4001, "bad configuration")                                      \
+    X(EBADCERT, -4002, "peer certificate not issued by the cluster CA")       \
+    X(ENOCERT, -4003, "peer sent no certificate")                             \
+    X(ENAME, -4004, "certificate name does not match the host table")         \
+    X(ENOTLS, -4005, "peer does not speak TLS 1.3")                           \
+    X(EFRAME, -4006, "malformed frame")                                       \
+    X(EVERSION, -4007, "protocol version mismatch")                           \
+    X(ENOHOST, -4008, "no such host")                                         \
+    X(EDUPHOST, -4009, "host already in the virtual machine")                 \
+    X(ECANTSTART, -4010, "cannot start a daemon on that host")                \
+    X(EHOSTFAIL, -4011, "host failed")                                        \
+    X(ENOVM, -4012, "no virtual machine is running")                          \
+    X(EMASTER, -4013, "operation not allowed on the master host")             \
+    X(ETLS, -4014, "TLS failure")                                             \
+    X(EBUSY, -4015, "another operation is in progress")                       \
+    X(EHALTED, -4016, "the virtual machine is halting")
+
+enum wire_err {
+#define WIRE_ERR_ENUM(name, val, msg) WIRE_##name = (val),
+    WIRE_ERRNO_MAP(WIRE_ERR_ENUM)
+#undef WIRE_ERR_ENUM
+    WIRE_ERR_MIN = -4100
+};
+
+/* The text for a 0/negative code: ours, or strerror(-code).  Never NULL. */
+const char *wire_strerror(int code);
+/* The symbolic name ("WIRE_ENAME", "ENOMEM") for scripts and --json. */
+const char *wire_errname(int code);
+
+enum wire_type {
+    /* daemon <-> daemon */
+    WIRE_T_HELLO = 1,       /* name, index, version, arch, speed: first frame on a link */
+    WIRE_T_HOSTTABLE = 2,   /* master -> all: the full host table */
+    WIRE_T_HEARTBEAT = 3,
+    WIRE_T_HALT = 4,        /* stop this daemon (and its tasks) */
+    WIRE_T_RELAY = 5,       /* a client request forwarded to the master, or its reply */
+
+    /* client (vmctl, task) <-> local daemon; replies carry the request's id,
+     * the status in tag (0 or a negative code) and a body */
+    WIRE_T_REQ_CONF = 32,
+    WIRE_T_REQ_ADD = 33,
+    WIRE_T_REQ_DELETE = 34,
+    WIRE_T_REQ_HALT = 35,
+    WIRE_T_REQ_STATUS = 36,
+    WIRE_T_REPLY = 63,
+
+    WIRE_T_MAX = 255
+};
+
+struct wire_hdr {
+    uint8_t version;
+    uint8_t type;
+    uint32_t len;
+    uint32_t src;
+    uint32_t dst;
+    int32_t tag;
+    int32_t ctx;
+    uint32_t id;
+    uint32_t flags;
+};
+
+/* Write h into out[WIRE_HDR_LEN]. */
+void wire_hdr_pack(const struct wire_hdr *h, unsigned char *out);
+/*
+ * Parse a header from the first WIRE_HDR_LEN bytes of in.  Returns 0, or
+ * WIRE_EFRAME (bad magic), WIRE_EVERSION, or -EMSGSIZE if the body is longer
+ * than max_body.  Nothing is allocated; callers check before buffering.
+ */
+int wire_hdr_unpack(const unsigned char *in, uint32_t max_body, struct wire_hdr *h);
+
+/* A growable body being written.  Allocation failure is sticky: err. */
+struct wire_wbuf {
+    unsigned char *data;
+    size_t len;
+    size_t cap;
+    int err;                /* 0, or -ENOMEM once any put failed */
+};
+
+void wire_wbuf_init(struct wire_wbuf *b);
+void wire_wbuf_free(struct wire_wbuf *b);
+/* Reserve WIRE_HDR_LEN bytes at the start, for wire_wbuf_finish(). */
+void wire_wbuf_begin_frame(struct wire_wbuf *b);
+/* Fill in the header reserved by begin_frame, with len = body length. */
+int wire_wbuf_finish(struct wire_wbuf *b, struct wire_hdr *h);
+void wire_put_u8(struct wire_wbuf *b, uint8_t v);
+void wire_put_u32(struct wire_wbuf *b, uint32_t v);
+void wire_put_i32(struct wire_wbuf *b, int32_t v);
+void wire_put_u64(struct wire_wbuf *b, uint64_t v);
+void wire_put_double(struct wire_wbuf *b, double v);
+void wire_put_str(struct wire_wbuf *b, const char *s);
+void wire_put_bytes(struct wire_wbuf *b, const void *p, size_t n);
+
+/* A body being read; pos never passes len. */
+struct wire_rbuf {
+    const unsigned char *data;
+    size_t len;
+    size_t pos;
+};
+
+void wire_rbuf_init(struct wire_rbuf *r, const void *data, size_t len);
+int wire_get_u8(struct wire_rbuf *r, uint8_t *v);
+int wire_get_u32(struct wire_rbuf *r, uint32_t *v);
+int wire_get_i32(struct wire_rbuf *r, int32_t *v);
+int wire_get_u64(struct wire_rbuf *r, uint64_t *v);
+int wire_get_double(struct wire_rbuf *r, double *v);
+/* Copies a string of at most cap-1 bytes into out; longer or containing NUL
+ * is WIRE_EFRAME (never silent truncation). */
+int wire_get_str(struct wire_rbuf *r, char *out, size_t cap);
+/* Points *p into the buffer; the caller copies what it keeps. */
+int wire_get_bytes(struct wire_rbuf *r, const void **p, size_t n);
+
+#endif
