@@ -1,0 +1,863 @@
+/*
+ * vmd_tls.c - the TLS 1.3 engine of the links between daemons (DESIGN.md,
+ * "Links"; STYLE.md 5.5).  OpenSSL never sees a socket: rbio carries the
+ * ciphertext the glue feeds us into OpenSSL, wbio carries OpenSSL's output
+ * out, and we move wbio's bytes into our own buffer after every OpenSSL call
+ * (handshake records, alerts and key updates can appear after any of them),
+ * where vmd_tls_take() hands them to the glue (h2o's socket.c).
+ *
+ * This is the only daemon file that includes OpenSSL.  The policy -- TLS 1.3
+ * or nothing, both sides present a certificate from the cluster CA, the name
+ * in it matches the host table -- is set in vmd_tls_ctx_new() and checked
+ * again when a handshake completes; every failure becomes one of the codes of
+ * wire.h through tls_classify(), with a one-line reason for the log.
+ */
+#include "vmd_tls.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/bio.h>
+#include <openssl/crypto.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+
+#include "wire.h"
+
+#define TLS_KEY_FILE_MAX (64 * 1024)
+#define TLS_READ_CHUNK (16 * 1024)      /* one TLS record of plaintext */
+#define TLS_HOST_MAX 253
+
+/* The first bytes of a TLS stream: a record header of one of these types,
+ * major version 3.  Anything else is not TLS and is refused before OpenSSL
+ * guesses at it. */
+#define TLS_REC_ALERT 21
+#define TLS_REC_HANDSHAKE 22
+
+struct vmd_tls_ctx {
+    SSL_CTX *ssl;
+    char fingerprint[EVP_MAX_MD_SIZE * 2 + 1];
+};
+
+enum tls_state {
+    TLS_HANDSHAKE,
+    TLS_UP,
+    TLS_CLOSED,                         /* close_notify received */
+    TLS_DEAD                            /* a negative code came back; see err */
+};
+
+/* A growable byte buffer: ciphertext out, or plaintext waiting to go in. */
+struct tls_buf {
+    char *data;
+    size_t len;
+    size_t cap;
+};
+
+struct vmd_tls {
+    SSL *ssl;
+    BIO *rbio;                          /* owned by ssl */
+    BIO *wbio;                          /* owned by ssl */
+    enum tls_state state;
+    int err;                            /* the code returned once DEAD */
+    int sent_shutdown;
+    int sniffed;                        /* bytes seen so far of the first record */
+    vmd_tls_plain_cb on_plain;
+    void *arg;
+    struct tls_buf out;                 /* ciphertext for take() */
+    /*
+     * Plaintext accepted by write() but not yet taken by SSL_write: all of
+     * it before the handshake ends, or the tail after an unfinished write.
+     * The first inflight bytes are those of an SSL_write that must be
+     * retried with exactly the same bytes (httpd server_tls_writecb).
+     */
+    struct tls_buf pend;
+    size_t pend_off;
+    size_t inflight;
+    char *expected;                     /* the host table's name, or NULL */
+    char peer_name[TLS_HOST_MAX + 1];
+    char peer_fp[EVP_MAX_MD_SIZE * 2 + 1];
+    char reason[256];
+};
+
+static int
+ctx_fail(char *err, size_t errlen, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int
+tls_fail(struct vmd_tls *tls, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int
+ctx_fail(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (err != NULL && errlen > 0) {
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    ERR_clear_error();
+    return code;
+}
+
+/* The reason of OpenSSL's newest queued error, for a message. */
+static const char *
+ssl_reason(void)
+{
+    unsigned long e = ERR_peek_last_error();
+    const char *why = e != 0 ? ERR_reason_error_string(e) : NULL;
+
+    return why != NULL ? why : "unknown OpenSSL error";
+}
+
+static void
+hex(const unsigned char *md, unsigned int n, char *out)
+{
+    static const char digits[] = "0123456789abcdef";
+    unsigned int i;
+
+    for (i = 0; i < n; i++) {
+        out[2 * i] = digits[md[i] >> 4];
+        out[2 * i + 1] = digits[md[i] & 15];
+    }
+    out[2 * n] = '\0';
+}
+
+static int
+fingerprint(X509 *x, char *out)
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+
+    if (X509_digest(x, EVP_sha256(), md, &n) != 1)
+        return -1;
+    hex(md, n, out);
+    return 0;
+}
+
+/*
+ * Read the key file, refusing one that group or others may read (relayd's
+ * check_file_secrecy), and load it from memory so the PEM bytes can be wiped
+ * (httpd server_tls_init).  The mode is checked on the open descriptor, so a
+ * file swapped in after the check cannot slip through.
+ */
+static int
+load_key(SSL_CTX *ssl, const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    char *buf = NULL;
+    size_t len = 0;
+    BIO *b = NULL;
+    EVP_PKEY *key = NULL;
+    int fd, rc = 0;
+
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return ctx_fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
+    if (fstat(fd, &st) < 0) {
+        rc = ctx_fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
+        goto done;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        rc = ctx_fail(err, errlen, WIRE_ECONF, "%s: not a regular file", path);
+        goto done;
+    }
+    if (st.st_mode & 077) {
+        rc = ctx_fail(err, errlen, -EACCES,
+                      "%s: private key readable by group or others (mode %04o); "
+                      "chmod 600 it",
+                      path, (unsigned)(st.st_mode & 07777));
+        goto done;
+    }
+    if (st.st_size >= TLS_KEY_FILE_MAX) {
+        rc = ctx_fail(err, errlen, WIRE_ECONF, "%s: too large for a private key", path);
+        goto done;
+    }
+    buf = malloc(TLS_KEY_FILE_MAX);
+    if (buf == NULL) {
+        rc = ctx_fail(err, errlen, -ENOMEM, "%s: out of memory", path);
+        goto done;
+    }
+    for (;;) {
+        ssize_t r = read(fd, buf + len, TLS_KEY_FILE_MAX - len);
+
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            rc = ctx_fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
+            goto done;
+        }
+        if (r == 0)
+            break;
+        len += (size_t)r;
+        if (len == TLS_KEY_FILE_MAX) {
+            rc = ctx_fail(err, errlen, WIRE_ECONF, "%s: too large for a private key", path);
+            goto done;
+        }
+    }
+    b = BIO_new_mem_buf(buf, (int)len);
+    if (b == NULL) {
+        rc = ctx_fail(err, errlen, -ENOMEM, "%s: out of memory", path);
+        goto done;
+    }
+    key = PEM_read_bio_PrivateKey(b, NULL, NULL, NULL);
+    if (key == NULL) {
+        rc = ctx_fail(err, errlen, WIRE_ECONF, "%s: not an unencrypted PEM private key", path);
+        goto done;
+    }
+    if (SSL_CTX_use_PrivateKey(ssl, key) != 1) {
+        rc = ctx_fail(err, errlen, WIRE_ECONF, "%s: %s", path, ssl_reason());
+        goto done;
+    }
+    if (SSL_CTX_check_private_key(ssl) != 1)
+        rc = ctx_fail(err, errlen, WIRE_ECONF, "%s: does not match the certificate", path);
+done:
+    EVP_PKEY_free(key);
+    BIO_free(b);
+    if (buf != NULL) {
+        OPENSSL_cleanse(buf, TLS_KEY_FILE_MAX);
+        free(buf);
+    }
+    close(fd);
+    return rc;
+}
+
+/* Our own certificate must chain to the CA we demand of peers; saying so at
+ * start-up beats every peer refusing us later. */
+static int
+check_own_chain(SSL_CTX *ssl, const char *cert_path, const char *ca_path, char *err,
+                size_t errlen)
+{
+    X509_STORE_CTX *sc = X509_STORE_CTX_new();
+    STACK_OF(X509) *chain = NULL;
+    int rc = 0;
+
+    if (sc == NULL)
+        return ctx_fail(err, errlen, -ENOMEM, "%s: out of memory", cert_path);
+    SSL_CTX_get0_chain_certs(ssl, &chain);
+    if (X509_STORE_CTX_init(sc, SSL_CTX_get_cert_store(ssl), SSL_CTX_get0_certificate(ssl),
+                            chain) != 1) {
+        rc = ctx_fail(err, errlen, -ENOMEM, "%s: out of memory", cert_path);
+    } else if (X509_verify_cert(sc) != 1) {
+        rc = ctx_fail(err, errlen, WIRE_ECONF, "%s: not valid under %s: %s", cert_path, ca_path,
+                      X509_verify_cert_error_string(X509_STORE_CTX_get_error(sc)));
+    }
+    X509_STORE_CTX_free(sc);
+    return rc;
+}
+
+int
+vmd_tls_ctx_new(const char *ca_path, const char *cert_path, const char *key_path,
+                struct vmd_tls_ctx **out, char *err, size_t errlen)
+{
+    struct vmd_tls_ctx *ctx;
+    int rc = 0;
+
+    *out = NULL;
+    if (ca_path == NULL || cert_path == NULL || key_path == NULL)
+        return ctx_fail(err, errlen, -EINVAL, "TLS: CA, certificate and key paths are required");
+    ctx = calloc(1, sizeof(*ctx));
+    if (ctx == NULL)
+        return ctx_fail(err, errlen, -ENOMEM, "TLS: out of memory");
+    ERR_clear_error();
+    ctx->ssl = SSL_CTX_new(TLS_method());
+    if (ctx->ssl == NULL) {
+        rc = ctx_fail(err, errlen, -ENOMEM, "TLS: cannot make a context: %s", ssl_reason());
+        goto bad;
+    }
+    if (SSL_CTX_set_min_proto_version(ctx->ssl, TLS1_3_VERSION) != 1) {
+        rc = ctx_fail(err, errlen, WIRE_ETLS, "TLS: this OpenSSL lacks TLS 1.3");
+        goto bad;
+    }
+    /* Both roles demand a certificate; the CA file is the only anchor (no
+     * system store), so only certificates of this cluster pass. */
+    SSL_CTX_set_verify(ctx->ssl, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);
+    if (access(ca_path, R_OK) < 0) {
+        rc = ctx_fail(err, errlen, -errno, "%s: %s", ca_path, strerror(errno));
+        goto bad;
+    }
+    if (SSL_CTX_load_verify_locations(ctx->ssl, ca_path, NULL) != 1) {
+        rc = ctx_fail(err, errlen, WIRE_ECONF, "%s: not a PEM CA certificate: %s", ca_path,
+                      ssl_reason());
+        goto bad;
+    }
+    if (access(cert_path, R_OK) < 0) {
+        rc = ctx_fail(err, errlen, -errno, "%s: %s", cert_path, strerror(errno));
+        goto bad;
+    }
+    if (SSL_CTX_use_certificate_chain_file(ctx->ssl, cert_path) != 1) {
+        rc = ctx_fail(err, errlen, WIRE_ECONF, "%s: not a PEM certificate: %s", cert_path,
+                      ssl_reason());
+        goto bad;
+    }
+    rc = load_key(ctx->ssl, key_path, err, errlen);
+    if (rc == 0)
+        rc = check_own_chain(ctx->ssl, cert_path, ca_path, err, errlen);
+    if (rc < 0)
+        goto bad;
+    /* Nobody resumes: every link authenticates in full, and no tickets are
+     * sent that a client would have to swallow. */
+    SSL_CTX_set_session_cache_mode(ctx->ssl, SSL_SESS_CACHE_OFF);
+    SSL_CTX_set_num_tickets(ctx->ssl, 0);
+    SSL_CTX_set_options(ctx->ssl, SSL_OP_NO_TICKET);
+    /* A retried write carries the same bytes, but our queue may have moved
+     * them when it grew. */
+    SSL_CTX_set_mode(ctx->ssl, SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    if (fingerprint(SSL_CTX_get0_certificate(ctx->ssl), ctx->fingerprint) < 0) {
+        rc = ctx_fail(err, errlen, -ENOMEM, "%s: cannot hash the certificate", cert_path);
+        goto bad;
+    }
+    *out = ctx;
+    return 0;
+bad:
+    vmd_tls_ctx_free(ctx);
+    return rc;
+}
+
+void
+vmd_tls_ctx_free(struct vmd_tls_ctx *ctx)
+{
+    if (ctx == NULL)
+        return;
+    SSL_CTX_free(ctx->ssl);
+    free(ctx);
+}
+
+const char *
+vmd_tls_ctx_fingerprint(const struct vmd_tls_ctx *ctx)
+{
+    return ctx->fingerprint;
+}
+
+/* Room for n more bytes, doubling so appends stay amortised O(1). */
+static int
+buf_reserve(struct tls_buf *b, size_t n)
+{
+    size_t cap = b->cap != 0 ? b->cap : 4096;
+    char *d;
+
+    if (n <= b->cap - b->len)
+        return 0;
+    while (cap - b->len < n) {
+        if (cap > SIZE_MAX / 2)
+            return -ENOMEM;
+        cap *= 2;
+    }
+    d = realloc(b->data, cap);
+    if (d == NULL)
+        return -ENOMEM;
+    b->data = d;
+    b->cap = cap;
+    return 0;
+}
+
+static int
+buf_append(struct tls_buf *b, const void *p, size_t n)
+{
+    if (buf_reserve(b, n) < 0)
+        return -ENOMEM;
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+    return 0;
+}
+
+static void
+buf_wipe(struct tls_buf *b)
+{
+    if (b->data != NULL)
+        OPENSSL_cleanse(b->data, b->cap);
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+/*
+ * Move whatever OpenSSL wrote into wbio to our output buffer.  Called after
+ * every OpenSSL call.  If memory runs out the bytes simply stay in wbio and
+ * take() tries again, so nothing is lost.
+ */
+static int
+drain(struct vmd_tls *tls)
+{
+    size_t pending;
+    int n;
+
+    while ((pending = BIO_ctrl_pending(tls->wbio)) > 0) {
+        int chunk = pending > INT_MAX ? INT_MAX : (int)pending;
+
+        if (buf_reserve(&tls->out, (size_t)chunk) < 0)
+            return -ENOMEM;
+        n = BIO_read(tls->wbio, tls->out.data + tls->out.len, chunk);
+        if (n <= 0)
+            break;
+        tls->out.len += (size_t)n;
+    }
+    return 0;
+}
+
+static int
+tls_fail(struct vmd_tls *tls, int code, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(tls->reason, sizeof(tls->reason), fmt, ap);
+    va_end(ap);
+    tls->state = TLS_DEAD;
+    tls->err = code;
+    ERR_clear_error();
+    return code;
+}
+
+/* The OpenSSL reasons that say the peer does not speak TLS 1.3. */
+static int
+reason_is_not_tls13(int reason)
+{
+    switch (reason) {
+    case SSL_R_HTTP_REQUEST:
+    case SSL_R_HTTPS_PROXY_REQUEST:
+    case SSL_R_WRONG_VERSION_NUMBER:
+    case SSL_R_UNKNOWN_PROTOCOL:
+    case SSL_R_UNSUPPORTED_PROTOCOL:
+    case SSL_R_VERSION_TOO_LOW:
+    case SSL_R_BAD_PROTOCOL_VERSION_NUMBER:
+    case SSL_R_TLSV1_ALERT_PROTOCOL_VERSION:
+    case SSL_R_PACKET_LENGTH_TOO_LONG:
+    case SSL_R_WRONG_SSL_VERSION:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* The alerts by which a peer refuses the certificate we sent. */
+static int
+reason_is_peer_refusal(int reason)
+{
+    switch (reason) {
+    case SSL_R_SSLV3_ALERT_BAD_CERTIFICATE:
+    case SSL_R_SSLV3_ALERT_CERTIFICATE_UNKNOWN:
+    case SSL_R_SSLV3_ALERT_UNSUPPORTED_CERTIFICATE:
+    case SSL_R_SSLV3_ALERT_CERTIFICATE_EXPIRED:
+    case SSL_R_SSLV3_ALERT_CERTIFICATE_REVOKED:
+    case SSL_R_TLSV1_ALERT_UNKNOWN_CA:
+    case SSL_R_TLSV1_ALERT_ACCESS_DENIED:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/*
+ * The one place that reads SSL_get_error() after a failed call (Redis
+ * tls.c).  Returns 0 when OpenSSL waits for more bytes, 1 on an orderly
+ * close_notify, or a negative code after which the engine is dead.
+ */
+static int
+tls_classify(struct vmd_tls *tls, int ret, const char *op)
+{
+    unsigned long e, first_ssl = 0, last = 0;
+    int lib, reason;
+    long vr;
+
+    switch (SSL_get_error(tls->ssl, ret)) {
+    case SSL_ERROR_NONE:
+    case SSL_ERROR_WANT_READ:
+    case SSL_ERROR_WANT_WRITE:
+        ERR_clear_error();
+        return 0;
+    case SSL_ERROR_ZERO_RETURN:
+        tls->state = TLS_CLOSED;
+        ERR_clear_error();
+        return 1;
+    case SSL_ERROR_SSL:
+        break;
+    default:
+        /* rbio's EOF is -1, so a bare SYSCALL error means something other
+         * than a short read: report it as a TLS failure. */
+        return tls_fail(tls, WIRE_ETLS, "%s: %s", op,
+                        ERR_peek_last_error() != 0 ? ssl_reason() : "unexpected end of stream");
+    }
+
+    /* The first error from the SSL library names the failure; others in the
+     * queue are its consequences. */
+    while ((e = ERR_get_error()) != 0) {
+        if (first_ssl == 0 && ERR_GET_LIB(e) == ERR_LIB_SSL)
+            first_ssl = e;
+        last = e;
+    }
+    e = first_ssl != 0 ? first_ssl : last;
+    lib = ERR_GET_LIB(e);
+    reason = ERR_GET_REASON(e);
+    vr = SSL_get_verify_result(tls->ssl);
+
+    if (lib == ERR_LIB_SSL && reason == SSL_R_PEER_DID_NOT_RETURN_A_CERTIFICATE)
+        return tls_fail(tls, WIRE_ENOCERT, "%s: peer sent no certificate", op);
+    if (lib == ERR_LIB_SSL && reason == SSL_R_TLSV13_ALERT_CERTIFICATE_REQUIRED)
+        return tls_fail(tls, WIRE_ENOCERT, "%s: peer says we sent no certificate", op);
+    if (vr == X509_V_ERR_HOSTNAME_MISMATCH)
+        return tls_fail(tls, WIRE_ENAME, "%s: peer certificate does not name %s", op,
+                        tls->expected != NULL ? tls->expected : "the expected host");
+    if (vr != X509_V_OK || (lib == ERR_LIB_SSL && reason == SSL_R_CERTIFICATE_VERIFY_FAILED))
+        return tls_fail(tls, WIRE_EBADCERT, "%s: peer certificate refused: %s", op,
+                        X509_verify_cert_error_string(vr));
+    if (lib == ERR_LIB_SSL && reason_is_peer_refusal(reason))
+        return tls_fail(tls, WIRE_EBADCERT, "%s: peer refused our certificate (%s)", op,
+                        ERR_reason_error_string(e));
+    if (lib == ERR_LIB_SSL && reason_is_not_tls13(reason))
+        return tls_fail(tls, WIRE_ENOTLS, "%s: peer does not speak TLS 1.3 (%s)", op,
+                        ERR_reason_error_string(e));
+    return tls_fail(tls, WIRE_ETLS, "%s: %s", op,
+                    e != 0 && ERR_reason_error_string(e) != NULL ? ERR_reason_error_string(e)
+                                                                 : "unknown OpenSSL error");
+}
+
+/*
+ * Look at the first bytes the peer sends, before OpenSSL does: a TLS peer
+ * opens with a handshake record (or an alert), version 3.x.  Plain text, an
+ * HTTP request or noise stops here with WIRE_ENOTLS, whatever OpenSSL would
+ * have guessed it to be.
+ */
+static int
+sniff(struct vmd_tls *tls, const unsigned char *p, size_t len)
+{
+    for (; tls->sniffed < 2 && len > 0; tls->sniffed++, p++, len--) {
+        if (tls->sniffed == 0 && *p != TLS_REC_HANDSHAKE && *p != TLS_REC_ALERT)
+            return tls_fail(tls, WIRE_ENOTLS,
+                            "handshake: peer sent bytes that are not TLS (first byte 0x%02x)",
+                            *p);
+        if (tls->sniffed == 1 && *p != 3)
+            return tls_fail(tls, WIRE_ENOTLS,
+                            "handshake: peer sent bytes that are not TLS (record version "
+                            "%u.x)",
+                            *p);
+    }
+    return 0;
+}
+
+/* The peer certificate's CN, if it is a host name we could put in a table. */
+static int
+copy_peer_name(X509 *peer, char *out, size_t cap)
+{
+    X509_NAME *name = X509_get_subject_name(peer);
+    int i = X509_NAME_get_index_by_NID(name, NID_commonName, -1);
+    const ASN1_STRING *s;
+    const unsigned char *d;
+    int n, j;
+
+    if (i < 0)
+        return -1;
+    s = X509_NAME_ENTRY_get_data(X509_NAME_get_entry(name, i));
+    d = ASN1_STRING_get0_data(s);
+    n = ASN1_STRING_length(s);
+    if (n <= 0 || (size_t)n >= cap)
+        return -1;
+    for (j = 0; j < n; j++) {
+        unsigned char c = d[j];
+
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '-' || c == '.'))
+            return -1;
+    }
+    memcpy(out, d, (size_t)n);
+    out[n] = '\0';
+    return 0;
+}
+
+static int flush_pending(struct vmd_tls *tls);
+
+/*
+ * The handshake finished in OpenSSL's eyes; hold it to our policy once more
+ * before any plaintext moves, so a change of context settings cannot open
+ * the door unnoticed.
+ */
+static int
+handshake_done(struct vmd_tls *tls)
+{
+    X509 *peer = SSL_get0_peer_certificate(tls->ssl);
+    long vr = SSL_get_verify_result(tls->ssl);
+
+    if (SSL_version(tls->ssl) != TLS1_3_VERSION)
+        return tls_fail(tls, WIRE_ENOTLS, "handshake: peer negotiated %s, not TLS 1.3",
+                        SSL_get_version(tls->ssl));
+    if (peer == NULL)
+        return tls_fail(tls, WIRE_ENOCERT, "handshake: peer sent no certificate");
+    if (vr != X509_V_OK)
+        return tls_fail(tls, WIRE_EBADCERT, "handshake: peer certificate refused: %s",
+                        X509_verify_cert_error_string(vr));
+    if (tls->expected != NULL &&
+        X509_check_host(peer, tls->expected, strlen(tls->expected),
+                        X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS, NULL) != 1)
+        return tls_fail(tls, WIRE_ENAME, "handshake: peer certificate does not name %s",
+                        tls->expected);
+    if (copy_peer_name(peer, tls->peer_name, sizeof(tls->peer_name)) < 0)
+        return tls_fail(tls, WIRE_ENAME, "handshake: peer certificate carries no host name");
+    if (fingerprint(peer, tls->peer_fp) < 0)
+        return tls_fail(tls, -ENOMEM, "handshake: cannot hash the peer certificate");
+    tls->state = TLS_UP;
+    return flush_pending(tls);
+}
+
+/*
+ * Hand queued plaintext to SSL_write.  An unfinished write is retried with
+ * the same bytes; the rest waits behind it.
+ */
+static int
+flush_pending(struct vmd_tls *tls)
+{
+    while (tls->pend_off < tls->pend.len) {
+        size_t n = tls->inflight != 0 ? tls->inflight : tls->pend.len - tls->pend_off;
+        size_t done = 0;
+        int ok, rc;
+
+        ERR_clear_error();
+        ok = SSL_write_ex(tls->ssl, tls->pend.data + tls->pend_off, n, &done);
+        drain(tls);
+        if (!ok) {
+            rc = tls_classify(tls, 0, "write");
+            if (rc == 0) {
+                tls->inflight = n;
+                return 0;
+            }
+            return rc < 0 ? rc : tls_fail(tls, -EPIPE, "write: peer closed the connection");
+        }
+        tls->inflight = 0;
+        tls->pend_off += done;
+    }
+    tls->pend.len = 0;
+    tls->pend_off = 0;
+    return 0;
+}
+
+/* Drive the handshake, then read every record rbio holds. */
+static int
+pump(struct vmd_tls *tls)
+{
+    char buf[TLS_READ_CHUNK];
+    size_t n;
+    int ok, rc;
+
+    if (tls->state == TLS_HANDSHAKE) {
+        ERR_clear_error();
+        ok = SSL_do_handshake(tls->ssl);
+        drain(tls);
+        if (ok != 1)
+            return tls_classify(tls, ok, "handshake");
+        rc = handshake_done(tls);
+        if (rc < 0)
+            return rc;
+    }
+    while (tls->state == TLS_UP) {
+        ERR_clear_error();
+        n = 0;
+        ok = SSL_read_ex(tls->ssl, buf, sizeof(buf), &n);
+        drain(tls);
+        if (!ok) {
+            rc = tls_classify(tls, 0, "read");
+            break;
+        }
+        /* The callback may write, but never frees the engine under us. */
+        tls->on_plain(tls->arg, buf, n);
+    }
+    OPENSSL_cleanse(buf, sizeof(buf));
+    if (tls->state == TLS_DEAD)
+        return tls->err;
+    return tls->state == TLS_CLOSED ? 1 : 0;
+}
+
+struct vmd_tls *
+vmd_tls_new(struct vmd_tls_ctx *ctx, enum vmd_tls_role role, const char *expected_name,
+            vmd_tls_plain_cb on_plain, void *arg)
+{
+    struct vmd_tls *tls;
+
+    if (ctx == NULL || on_plain == NULL ||
+        (expected_name != NULL && (expected_name[0] == '\0' ||
+                                   strlen(expected_name) > TLS_HOST_MAX)))
+        return NULL;
+    tls = calloc(1, sizeof(*tls));
+    if (tls == NULL)
+        return NULL;
+    tls->on_plain = on_plain;
+    tls->arg = arg;
+    tls->state = TLS_HANDSHAKE;
+    snprintf(tls->reason, sizeof(tls->reason), "no error");
+    if (expected_name != NULL && (tls->expected = strdup(expected_name)) == NULL)
+        goto bad;
+    tls->ssl = SSL_new(ctx->ssl);
+    tls->rbio = BIO_new(BIO_s_mem());
+    tls->wbio = BIO_new(BIO_s_mem());
+    if (tls->ssl == NULL || tls->rbio == NULL || tls->wbio == NULL) {
+        BIO_free(tls->rbio);
+        BIO_free(tls->wbio);
+        goto bad;
+    }
+    /* An empty rbio means "wait for more", never end of stream. */
+    BIO_set_mem_eof_return(tls->rbio, -1);
+    BIO_set_mem_eof_return(tls->wbio, -1);
+    SSL_set_bio(tls->ssl, tls->rbio, tls->wbio);
+    /* The name is checked inside the handshake as well, so the peer hears
+     * why through an alert; handshake_done() checks it again. */
+    if (tls->expected != NULL) {
+        SSL_set_hostflags(tls->ssl, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+        if (SSL_set1_host(tls->ssl, tls->expected) != 1)
+            goto bad;
+    }
+    if (role == VMD_TLS_CLIENT)
+        SSL_set_connect_state(tls->ssl);
+    else
+        SSL_set_accept_state(tls->ssl);
+    return tls;
+bad:
+    ERR_clear_error();
+    vmd_tls_free(tls);
+    return NULL;
+}
+
+void
+vmd_tls_free(struct vmd_tls *tls)
+{
+    if (tls == NULL)
+        return;
+    SSL_free(tls->ssl);
+    buf_wipe(&tls->pend);
+    free(tls->out.data);
+    free(tls->expected);
+    free(tls);
+}
+
+int
+vmd_tls_feed(struct vmd_tls *tls, const void *cipher, size_t len)
+{
+    const char *p = cipher;
+    int rc;
+
+    if (tls->state == TLS_DEAD)
+        return tls->err;
+    if (tls->state == TLS_CLOSED)
+        return 1;
+    if (len > 0 && (rc = sniff(tls, cipher, len)) < 0)
+        return rc;
+    while (len > 0) {
+        int chunk = len > INT_MAX ? INT_MAX : (int)len;
+        int w = BIO_write(tls->rbio, p, chunk);
+
+        if (w <= 0)
+            return tls_fail(tls, -ENOMEM, "read: out of memory for incoming bytes");
+        p += w;
+        len -= (size_t)w;
+    }
+    return pump(tls);
+}
+
+int
+vmd_tls_start(struct vmd_tls *tls)
+{
+    return vmd_tls_feed(tls, NULL, 0);
+}
+
+int
+vmd_tls_write(struct vmd_tls *tls, const void *plain, size_t len)
+{
+    size_t done = 0;
+    int ok, rc;
+
+    if (tls->state == TLS_DEAD)
+        return tls->err;
+    if (tls->sent_shutdown)
+        return -EPIPE;
+    if (len == 0)
+        return 0;
+    /* Straight to OpenSSL when nothing waits, so order is kept and a large
+     * message is not copied twice. */
+    if (tls->state != TLS_HANDSHAKE && tls->pend_off == tls->pend.len) {
+        ERR_clear_error();
+        ok = SSL_write_ex(tls->ssl, plain, len, &done);
+        drain(tls);
+        if (ok)
+            return 0;
+        rc = tls_classify(tls, 0, "write");
+        if (rc < 0)
+            return rc;
+        if (rc == 1)
+            return tls_fail(tls, -EPIPE, "write: peer closed the connection");
+        /* Unfinished: keep the bytes so the retry offers the same ones. */
+        if (buf_append(&tls->pend, plain, len) < 0)
+            return tls_fail(tls, -ENOMEM, "write: out of memory");
+        tls->inflight = len;
+        return 0;
+    }
+    if (buf_append(&tls->pend, plain, len) < 0)
+        return -ENOMEM;
+    if (tls->state == TLS_HANDSHAKE)
+        return 0;
+    return flush_pending(tls);
+}
+
+void
+vmd_tls_shutdown(struct vmd_tls *tls)
+{
+    if (tls->sent_shutdown || tls->state == TLS_DEAD)
+        return;
+    tls->sent_shutdown = 1;
+    /* Before the handshake ends there is no session to close in order;
+     * the caller simply closes the connection. */
+    if (tls->state == TLS_HANDSHAKE)
+        return;
+    ERR_clear_error();
+    SSL_shutdown(tls->ssl);
+    drain(tls);
+    ERR_clear_error();
+}
+
+ssize_t
+vmd_tls_take(struct vmd_tls *tls, char **out)
+{
+    ssize_t n;
+
+    *out = NULL;
+    if (drain(tls) < 0 && tls->out.len == 0)
+        return -ENOMEM;
+    if (tls->out.len == 0)
+        return 0;
+    *out = tls->out.data;
+    n = (ssize_t)tls->out.len;
+    tls->out.data = NULL;
+    tls->out.len = tls->out.cap = 0;
+    return n;
+}
+
+int
+vmd_tls_handshake_done(const struct vmd_tls *tls)
+{
+    return tls->state == TLS_UP || (tls->state == TLS_CLOSED && tls->peer_name[0] != '\0');
+}
+
+const char *
+vmd_tls_peer_name(const struct vmd_tls *tls)
+{
+    return tls->peer_name[0] != '\0' ? tls->peer_name : NULL;
+}
+
+const char *
+vmd_tls_peer_fingerprint(const struct vmd_tls *tls)
+{
+    return tls->peer_fp[0] != '\0' ? tls->peer_fp : NULL;
+}
+
+const char *
+vmd_tls_error(const struct vmd_tls *tls)
+{
+    return tls->reason;
+}
