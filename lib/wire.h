@@ -157,4 +157,32 @@ int wire_get_str(struct wire_rbuf *r, char *out, size_t cap);
 /* Points *p into the buffer; the caller copies what it keeps. */
 int wire_get_bytes(struct wire_rbuf *r, const void **p, size_t n);
 
+/*
+ * A receive buffer that assembles frames from a byte stream.  Bytes go in
+ * with wire_rx_append() (or wire_rx_reserve() + wire_rx_commit() to read
+ * straight into it, as a libuv alloc_cb does); wire_rx_next() hands out
+ * complete frames.  A header announcing a body above max_body is refused as
+ * soon as its 32 bytes are present, before any space is reserved for it.
+ */
+struct wire_rx {
+    unsigned char *buf;
+    size_t off;             /* start of unconsumed bytes */
+    size_t len;             /* end of valid bytes */
+    size_t cap;
+    uint32_t max_body;
+};
+
+void wire_rx_init(struct wire_rx *rx, uint32_t max_body);
+void wire_rx_free(struct wire_rx *rx);
+/* Space for at least want bytes (more if already there); -ENOMEM. */
+int wire_rx_reserve(struct wire_rx *rx, size_t want, void **p, size_t *avail);
+void wire_rx_commit(struct wire_rx *rx, size_t n);
+int wire_rx_append(struct wire_rx *rx, const void *data, size_t n);
+/*
+ * The next complete frame: returns 1 and sets *h and *body (valid until the
+ * next call on rx), 0 if more bytes are needed, or a negative code for a bad
+ * header (the stream is then unusable).
+ */
+int wire_rx_next(struct wire_rx *rx, struct wire_hdr *h, const unsigned char **body);
+
 #endif

@@ -1,0 +1,227 @@
+/*
+ * vmd.h - the daemon's one header (relayd.h style): every struct, enum and
+ * prototype shared by the files of daemon/.  Internal: never installed.
+ *
+ * One struct vmd holds all mutable state; it lives in main() and every
+ * handle reaches it through its owning object.  Everything runs on the one
+ * libuv loop thread.
+ */
+#ifndef LIQUIDVM_VMD_H
+#define LIQUIDVM_VMD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "conf.h"
+#include "vmd_tls.h"
+#include "wire.h"
+
+#define VMD_MAX_HOSTS 4095          /* host index fits bits 18-29 of a tid */
+#define VMD_NAME_MAX 256
+#define VMD_ADDR_MAX 64
+#define VMD_TID_HOST_SHIFT 18
+#define VMD_HOST_TID(index) ((uint32_t)(index) << VMD_TID_HOST_SHIFT)
+#define VMD_CTL_MAX_BODY (1u << 20) /* control frames from local clients */
+#define VMD_HANDSHAKE_TIMEOUT_MS 10000
+#define VMD_HALT_WAIT_MS 3000
+
+#define vmd_container_of(ptr, type, member) \
+    ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+
+/* A doubly linked list node (embedded). */
+struct vmd_list {
+    struct vmd_list *prev, *next;
+};
+
+void vmd_list_init(struct vmd_list *l);
+void vmd_list_insert(struct vmd_list *head, struct vmd_list *n);
+void vmd_list_remove(struct vmd_list *n);
+int vmd_list_empty(const struct vmd_list *l);
+
+enum vmd_host_state {
+    VMD_HOST_STARTING,          /* hoststart running, or TLS not yet up */
+    VMD_HOST_UP,
+};
+
+struct vmd_host {
+    int index;                  /* 1..VMD_MAX_HOSTS; its daemon's tid is index << 18 */
+    char name[VMD_NAME_MAX];
+    char address[VMD_ADDR_MAX];
+    int port;
+    char arch[16];
+    int speed;
+    char fingerprint[65];       /* of its certificate, pinned from its READY line */
+    enum vmd_host_state state;
+    struct vmd_peer *peer;      /* our link to it; NULL for ourselves */
+};
+
+enum vmd_peer_state {
+    VMD_PEER_CONNECTING,        /* outbound TCP connect under way */
+    VMD_PEER_HANDSHAKE,         /* TLS handshake */
+    VMD_PEER_HELLO,             /* TLS up, waiting for the peer's HELLO */
+    VMD_PEER_UP,
+    VMD_PEER_CLOSING,
+};
+
+struct vmd_peer {
+    struct vmd *vmd;
+    struct vmd_list link;       /* in vmd->peers */
+    uv_tcp_t tcp;
+    uv_timer_t timer;           /* handshake deadline */
+    uv_connect_t connect_req;
+    enum vmd_peer_state state;
+    int outbound;
+    int handles;                /* open handles; freed when it reaches 0 */
+    struct vmd_tls *tls;
+    char name[VMD_NAME_MAX];    /* expected (outbound) or from the certificate */
+    char addr[VMD_ADDR_MAX + 8];/* "ip:port" for the log */
+    struct vmd_host *host;      /* once UP */
+    struct wire_rx rx;          /* plaintext frames */
+    uint64_t last_rx;           /* uv_now() of the last frame */
+    size_t queued;              /* ciphertext bytes handed to uv_write, not yet written */
+    int err;                    /* why it closes */
+    char inbuf[65536];          /* ciphertext from the socket */
+};
+
+struct vmd_client {
+    struct vmd *vmd;
+    struct vmd_list link;       /* in vmd->clients */
+    uv_pipe_t pipe;
+    uint32_t id;                /* for relayed replies */
+    int closing;
+    struct wire_rx rx;
+};
+
+/* A request that waits for something (hoststart, the master, peers). */
+struct vmd_op {
+    struct vmd_list link;       /* in vmd->ops */
+    uint32_t id;                /* for relays from other hosts */
+    int type;                   /* enum wire_type of the request */
+    /* Who asked: a local client, or a client on another host through RELAY. */
+    uint32_t client_id;
+    uint32_t req_id;
+    int origin_host;            /* 0: local */
+    int pending;                /* hosts still starting */
+    int nitems;
+    struct vmd_op_item {
+        char name[VMD_NAME_MAX];
+        int status;
+        uint32_t dtid;
+        char msg[256];
+    } *items;
+};
+
+/* One hoststart in flight for an add. */
+struct vmd_start {
+    struct vmd *vmd;
+    struct vmd_list link;       /* in vmd->starts */
+    struct vmd_op *op;
+    int item;
+    struct vmd_host *host;
+    uv_process_t proc;
+    uv_pipe_t out, err;         /* the command's stdout (READY line) and stderr */
+    uv_timer_t timer;           /* start_timeout */
+    int handles;
+    int done;                   /* the add item is settled */
+    int exited;
+    int got_line;
+    char line[1024];
+    size_t linelen;
+    char errtail[256], errlast[256];  /* the last stderr line, for the error */
+    size_t errlen, errlen_last;
+};
+
+struct vmd {
+    uv_loop_t *loop;
+    struct conf conf;
+    char conf_path[4096];       /* absolute, passed on to joined daemons ("" = none) */
+    char home[4096];
+    char name[VMD_NAME_MAX];
+    char exe[4096];             /* our own executable, for %v */
+    char listen_override[VMD_ADDR_MAX]; /* --listen given on the command line */
+    char hoststart_override[1024];
+    int index;                  /* our host index, 0 until known */
+    int is_master;
+    char master_name[VMD_NAME_MAX];
+    int master_index;
+    struct vmd_host *hosts[VMD_MAX_HOSTS + 1];
+    uint32_t table_serial;
+    struct vmd_tls_ctx *tls;
+    char fingerprint[65];
+
+    uv_tcp_t listener;
+    char address[VMD_ADDR_MAX]; /* what we listen on, as others reach us */
+    int port;
+    uv_pipe_t local;
+    char sock_path[4096 + 64];
+    uv_timer_t hb_timer;
+    uv_signal_t sig_term, sig_int, sig_hup;
+    uv_timer_t halt_timer;
+
+    struct vmd_list peers, clients, ops, starts;
+    uint32_t next_client_id, next_op_id;
+    int halting;                /* closing everything; the loop ends when all is closed */
+    int halting_vm;             /* master: HALT sent, waiting for the peers to go */
+    struct vmd_op *halt_op;     /* the halt request to answer when done */
+    int ready_fd;               /* where the READY line goes; -1 after */
+    uint64_t started_ms;
+    int exit_code;
+};
+
+/* vmd_main.c */
+void vmd_ready(struct vmd *vmd);
+
+/* vmd_hosts.c: the host table */
+struct vmd_host *vmd_host_by_name(struct vmd *vmd, const char *name);
+struct vmd_host *vmd_host_new(struct vmd *vmd, const char *name, int index);
+void vmd_host_free(struct vmd *vmd, struct vmd_host *h);
+int vmd_host_count(const struct vmd *vmd, int up_only);
+void vmd_hosts_pack(const struct vmd *vmd, struct wire_wbuf *b, const struct vmd_host *extra);
+int vmd_hosts_apply(struct vmd *vmd, const void *body, size_t len);
+void vmd_hosts_broadcast(struct vmd *vmd);
+void vmd_host_remove(struct vmd *vmd, struct vmd_host *h, const char *why);
+const char *vmd_host_state_name(enum vmd_host_state s);
+
+/* vmd_peer.c: TLS links between daemons */
+int vmd_peer_listen(struct vmd *vmd);
+int vmd_peer_connect(struct vmd *vmd, struct vmd_host *h);
+int vmd_peer_send(struct vmd_peer *p, struct wire_hdr *h, const void *body, size_t len);
+void vmd_peer_close(struct vmd_peer *p, int err, const char *why);
+void vmd_peer_check_liveness(struct vmd *vmd);
+void vmd_peer_heartbeat_all(struct vmd *vmd);
+
+/* vmd_proto.c: what daemons say to each other */
+void vmd_proto_send_hello(struct vmd_peer *p);
+int vmd_proto_dispatch(struct vmd_peer *p, const struct wire_hdr *h, const unsigned char *body);
+void vmd_proto_peer_up(struct vmd_peer *p);
+void vmd_proto_peer_lost(struct vmd *vmd, struct vmd_host *h, int err);
+
+/* vmd_client.c: the local Unix socket */
+int vmd_client_listen(struct vmd *vmd);
+int vmd_client_reply(struct vmd *vmd, uint32_t client_id, uint32_t req_id, int status,
+                     const struct wire_wbuf *body);
+void vmd_client_close_all(struct vmd *vmd);
+
+/* vmd_ops.c: requests (conf, add, delete, halt, status) */
+int vmd_ops_request(struct vmd *vmd, int origin_host, uint32_t client_id,
+                    const struct wire_hdr *h, const unsigned char *body);
+void vmd_ops_relay_reply(struct vmd *vmd, const struct wire_hdr *h, const unsigned char *body);
+void vmd_op_item_done(struct vmd *vmd, struct vmd_op *op, int item, int status, const char *msg);
+void vmd_ops_halt_done(struct vmd *vmd, int stragglers);
+
+/* vmd_hoststart.c: starting a daemon on a new host */
+int vmd_hoststart(struct vmd *vmd, struct vmd_op *op, int item, struct vmd_host *h);
+int vmd_hoststart_expand(struct vmd *vmd, const char *tmpl, const char *host, char *out,
+                         size_t cap);
+void vmd_hoststart_peer_ready(struct vmd *vmd, struct vmd_host *h, int status, const char *msg);
+void vmd_hoststart_cancel_all(struct vmd *vmd);
+int vmd_shell_quote(const char *s, char *out, size_t cap);
+int vmd_strlcpy(char *dst, const char *src, size_t cap);
+
+/* vmd_halt.c */
+void vmd_halt(struct vmd *vmd, const char *why);
+void vmd_halt_vm(struct vmd *vmd);
+void vmd_halt_check(struct vmd *vmd);
+
+#endif

@@ -1,0 +1,267 @@
+/*
+ * vmd_client.c - the local Unix socket that vmctl (and later tasks) use.
+ *
+ * The socket lives in LIQUIDVM_HOME/run, a directory only its owner can
+ * enter, and every connection's peer uid is checked with SO_PEERCRED
+ * (DESIGN.md, Local clients).  Frames are plaintext; alloc_cb lends the tail
+ * of the client's own frame buffer, capped at VMD_CTL_MAX_BODY.
+ */
+#define LOG_TAG "client"
+#include "log.h"
+#include "vmd.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+struct client_wreq {
+    uv_write_t req;
+    char *buf;
+};
+
+static void
+client_on_close(uv_handle_t *handle)
+{
+    struct vmd_client *c = handle->data;
+    vmd_list_remove(&c->link);
+    wire_rx_free(&c->rx);
+    free(c);
+}
+
+static void
+client_on_shutdown(uv_shutdown_t *req, int status)
+{
+    struct vmd_client *c = req->data;
+    (void)status;
+    free(req);
+    uv_close((uv_handle_t *)&c->pipe, client_on_close);
+}
+
+/* Close after whatever is queued has been written (a reply, then EOF). */
+static void
+client_close(struct vmd_client *c, const char *why)
+{
+    if (c->closing)
+        return;
+    c->closing = 1;
+    if (why)
+        log_debug("client %u: %s; closing", c->id, why);
+    uv_read_stop((uv_stream_t *)&c->pipe);
+    uv_shutdown_t *req = malloc(sizeof(*req));
+    if (req) {
+        req->data = c;
+        if (uv_shutdown(req, (uv_stream_t *)&c->pipe, client_on_shutdown) == 0)
+            return;
+        free(req);
+    }
+    uv_close((uv_handle_t *)&c->pipe, client_on_close);
+}
+
+void
+vmd_client_close_all(struct vmd *vmd)
+{
+    struct vmd_list *l, *next;
+    for (l = vmd->clients.next; l != &vmd->clients; l = next) {
+        next = l->next;
+        client_close(vmd_container_of(l, struct vmd_client, link), NULL);
+    }
+}
+
+static void
+client_on_write(uv_write_t *req, int status)
+{
+    struct client_wreq *w = vmd_container_of(req, struct client_wreq, req);
+    (void)status;
+    free(w->buf);
+    free(w);
+}
+
+static struct vmd_client *
+client_by_id(struct vmd *vmd, uint32_t id)
+{
+    for (struct vmd_list *l = vmd->clients.next; l != &vmd->clients; l = l->next) {
+        struct vmd_client *c = vmd_container_of(l, struct vmd_client, link);
+        if (c->id == id)
+            return c;
+    }
+    return NULL;
+}
+
+int
+vmd_client_reply(struct vmd *vmd, uint32_t client_id, uint32_t req_id, int status,
+                 const struct wire_wbuf *body)
+{
+    struct vmd_client *c = client_by_id(vmd, client_id);
+    size_t blen = body ? body->len : 0;
+    if (c == NULL || c->closing)
+        return -ENOENT;
+    if (body && body->err)
+        status = body->err, blen = 0;
+    struct client_wreq *w = malloc(sizeof(*w));
+    char *buf = malloc(WIRE_HDR_LEN + blen);
+    if (w == NULL || buf == NULL) {
+        free(w);
+        free(buf);
+        client_close(c, "out of memory for a reply");
+        return -ENOMEM;
+    }
+    struct wire_hdr h = { .type = WIRE_T_REPLY, .src = VMD_HOST_TID(vmd->index), .tag = status,
+                          .id = req_id, .len = (uint32_t)blen };
+    wire_hdr_pack(&h, (unsigned char *)buf);
+    if (blen)
+        memcpy(buf + WIRE_HDR_LEN, body->data, blen);
+    w->buf = buf;
+    uv_buf_t b = uv_buf_init(buf, (unsigned)(WIRE_HDR_LEN + blen));
+    if (uv_write(&w->req, (uv_stream_t *)&c->pipe, &b, 1, client_on_write) != 0) {
+        free(buf);
+        free(w);
+        client_close(c, "write failed");
+        return -EPIPE;
+    }
+    return 0;
+}
+
+static void
+client_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buf)
+{
+    struct vmd_client *c = handle->data;
+    void *p;
+    size_t avail;
+    (void)suggested;
+    if (wire_rx_reserve(&c->rx, 4096, &p, &avail) != 0) {
+        buf->base = NULL;
+        buf->len = 0;
+        return;
+    }
+    buf->base = p;
+    buf->len = avail > 65536 ? 65536 : avail;
+}
+
+static void
+client_on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+{
+    struct vmd_client *c = s->data;
+    struct wire_hdr h;
+    const unsigned char *body;
+    int rc;
+
+    (void)buf;
+    if (c->closing || nread == 0)
+        return;
+    if (nread < 0) {
+        client_close(c, nread == UV_ENOBUFS ? "out of memory" : "disconnected");
+        return;
+    }
+    wire_rx_commit(&c->rx, (size_t)nread);
+    while (!c->closing && (rc = wire_rx_next(&c->rx, &h, &body)) == 1) {
+        if ((rc = vmd_ops_request(c->vmd, 0, c->id, &h, body)) != 0) {
+            log_code(rc, "client %u: bad request type %u", c->id, h.type);
+            client_close(c, "bad request");
+            return;
+        }
+    }
+    if (rc < 0) {
+        log_code(rc, "client %u: bad frame", c->id);
+        client_close(c, "bad frame");
+    }
+}
+
+static void
+client_on_connection(uv_stream_t *server, int status)
+{
+    struct vmd *vmd = server->data;
+    struct ucred cred;
+    socklen_t clen = sizeof(cred);
+    uv_os_fd_t fd;
+
+    if (status < 0)
+        return;
+    struct vmd_client *c = calloc(1, sizeof(*c));
+    if (c == NULL)
+        return;
+    c->vmd = vmd;
+    c->id = ++vmd->next_client_id;
+    wire_rx_init(&c->rx, VMD_CTL_MAX_BODY);
+    uv_pipe_init(vmd->loop, &c->pipe, 0);
+    c->pipe.data = c;
+    vmd_list_insert(&vmd->clients, &c->link);
+    if (uv_accept(server, (uv_stream_t *)&c->pipe) != 0) {
+        client_close(c, "accept failed");
+        return;
+    }
+    if (uv_fileno((uv_handle_t *)&c->pipe, &fd) != 0 ||
+        getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) != 0 || cred.uid != getuid()) {
+        log_warn("local connection from uid %d refused: only uid %d may use this VM",
+                 (int)cred.uid, (int)getuid());
+        client_close(c, "wrong uid");
+        return;
+    }
+    if (vmd->halting) {
+        client_close(c, "halting");
+        return;
+    }
+    uv_read_start((uv_stream_t *)&c->pipe, client_alloc, client_on_read);
+}
+
+/* Another live daemon on this socket means a second vmd for the same name. */
+static int
+socket_in_use(const char *path)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    int fd, used;
+    vmd_strlcpy(sa.sun_path, path, sizeof(sa.sun_path));
+    if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+        return 0;
+    used = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+    close(fd);
+    return used;
+}
+
+static int
+write_master_file(struct vmd *vmd)
+{
+    char path[4200], tmp[4300];
+    snprintf(path, sizeof(path), "%s/run/master", vmd->home);
+    snprintf(tmp, sizeof(tmp), "%s.%ld", path, (long)getpid());
+    FILE *fp = fopen(tmp, "w");
+    if (fp == NULL)
+        return -errno;
+    fprintf(fp, "%s\n%ld\n", vmd->name, (long)getpid());
+    if (fclose(fp) != 0 || rename(tmp, path) != 0) {
+        int e = -errno;
+        unlink(tmp);
+        return e;
+    }
+    return 0;
+}
+
+int
+vmd_client_listen(struct vmd *vmd)
+{
+    struct sockaddr_un sa;
+    int rc;
+    int n = snprintf(vmd->sock_path, sizeof(vmd->sock_path), "%s/run/%s.sock", vmd->home,
+                     vmd->name);
+    if (n < 0 || (size_t)n >= sizeof(sa.sun_path))
+        return -ENAMETOOLONG;
+    if (socket_in_use(vmd->sock_path)) {
+        fprintf(stderr, "vmd: a daemon named %s already runs in %s\n", vmd->name, vmd->home);
+        return -EADDRINUSE;
+    }
+    unlink(vmd->sock_path);
+    uv_pipe_init(vmd->loop, &vmd->local, 0);
+    vmd->local.data = vmd;
+    if ((rc = uv_pipe_bind(&vmd->local, vmd->sock_path)) != 0)
+        return rc;
+    chmod(vmd->sock_path, 0600);
+    if ((rc = uv_listen((uv_stream_t *)&vmd->local, 64, client_on_connection)) != 0)
+        return rc;
+    if (vmd->is_master && (rc = write_master_file(vmd)) != 0)
+        return rc;
+    return 0;
+}

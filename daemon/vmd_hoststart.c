@@ -1,0 +1,371 @@
+/*
+ * vmd_hoststart.c - starting a daemon on a host being added (DESIGN.md,
+ * Hosts).  The master runs the configured hoststart template through
+ * /bin/sh (default: ssh, as PVM used rsh), reads the new daemon's READY
+ * line from the command's stdout, pins the announced certificate
+ * fingerprint, and dials it.  The add is settled when the link is up
+ * (vmd_hoststart_peer_ready) or when anything fails or times out.
+ *
+ * Escapes in the template: %h the host, %v the vmd command line for it,
+ * %m the master's name, %% a percent sign.  Substituted values are quoted
+ * for the shell, so a host name can never inject a command.
+ */
+#define LOG_TAG "hoststart"
+#include "log.h"
+#include "vmd.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HS_CMD_MAX 8192
+
+static int
+append(char *out, size_t cap, size_t *n, const char *s)
+{
+    size_t l = strlen(s);
+    if (*n + l + 1 > cap)
+        return -ENAMETOOLONG;
+    memcpy(out + *n, s, l + 1);
+    *n += l;
+    return 0;
+}
+
+static int
+append_quoted(char *out, size_t cap, size_t *n, const char *s)
+{
+    char q[4200];
+    int rc = vmd_shell_quote(s, q, sizeof(q));
+    return rc ? rc : append(out, cap, n, q);
+}
+
+/* The command line of the daemon to start on host. */
+static int
+vmd_command(struct vmd *vmd, const char *host, char *out, size_t cap)
+{
+    static const char *const levels[] = { "err", "warn", "info", "debug" };
+    size_t n = 0;
+    int rc;
+    out[0] = '\0';
+    if ((rc = append_quoted(out, cap, &n, vmd->exe)) || (rc = append(out, cap, &n, " --daemon --join ")) ||
+        (rc = append_quoted(out, cap, &n, vmd->name)) || (rc = append(out, cap, &n, " --name ")) ||
+        (rc = append_quoted(out, cap, &n, host)) || (rc = append(out, cap, &n, " --home ")) ||
+        (rc = append_quoted(out, cap, &n, vmd->home)) || (rc = append(out, cap, &n, " --log-level ")) ||
+        (rc = append(out, cap, &n, levels[vmd->conf.log_level & 3])))
+        return rc;
+    if (vmd->conf_path[0] &&
+        ((rc = append(out, cap, &n, " -c ")) || (rc = append_quoted(out, cap, &n, vmd->conf_path))))
+        return rc;
+    return 0;
+}
+
+int
+vmd_hoststart_expand(struct vmd *vmd, const char *tmpl, const char *host, char *out, size_t cap)
+{
+    char v[HS_CMD_MAX];
+    size_t n = 0;
+    int rc = 0;
+    out[0] = '\0';
+    for (const char *t = tmpl; *t && rc == 0; t++) {
+        if (*t != '%' || t[1] == '\0') {
+            char c[2] = { *t, 0 };
+            rc = append(out, cap, &n, c);
+            continue;
+        }
+        switch (*++t) {
+        case 'h':
+            rc = append_quoted(out, cap, &n, host);
+            break;
+        case 'm':
+            rc = append_quoted(out, cap, &n, vmd->name);
+            break;
+        case 'v':
+            if ((rc = vmd_command(vmd, host, v, sizeof(v))) == 0)
+                rc = append(out, cap, &n, v);
+            break;
+        case '%':
+            rc = append(out, cap, &n, "%");
+            break;
+        default:
+            return -EINVAL;
+        }
+    }
+    return rc;
+}
+
+static void
+start_on_close(uv_handle_t *handle)
+{
+    struct vmd_start *s = handle->data;
+    if (--s->handles > 0)
+        return;
+    vmd_list_remove(&s->link);
+    free(s);
+}
+
+static void
+start_close(struct vmd_start *s)
+{
+    uv_handle_t *hs[] = { (uv_handle_t *)&s->proc, (uv_handle_t *)&s->out,
+                          (uv_handle_t *)&s->err, (uv_handle_t *)&s->timer };
+    for (int i = 0; i < 4; i++)
+        if (!uv_is_closing(hs[i]))
+            uv_close(hs[i], start_on_close);
+}
+
+/* Settle the add item once; the process may live on (ssh exiting). */
+static void
+start_settle(struct vmd_start *s, int status, const char *msg)
+{
+    struct vmd *vmd = s->vmd;
+    if (s->done)
+        return;
+    s->done = 1;
+    uv_timer_stop(&s->timer);
+    if (status != 0) {
+        log_warn("cannot add %s: %s", s->host ? s->host->name : "?", msg ? msg : wire_strerror(status));
+        if (s->host) {
+            struct vmd_host *h = s->host;
+            s->host = NULL;
+            if (h->peer)
+                vmd_peer_close(h->peer, status, "the add failed");
+            if (vmd->hosts[h->index] == h)
+                vmd_host_free(vmd, h);
+        }
+    }
+    s->host = NULL;
+    vmd_op_item_done(vmd, s->op, s->item, status, msg);
+    if (s->exited)
+        start_close(s);
+}
+
+static void
+start_on_exit(uv_process_t *proc, int64_t status, int signo)
+{
+    struct vmd_start *s = proc->data;
+    s->exited = 1;
+    if (!s->done && !s->got_line) {
+        char msg[512];
+        if (s->errlen)
+            snprintf(msg, sizeof(msg), "hoststart exited (status %d) without a READY line: %.*s",
+                     (int)status, (int)s->errlen, s->errtail);
+        else
+            snprintf(msg, sizeof(msg), "hoststart exited (status %d%s) without a READY line",
+                     (int)status, signo ? ", killed" : "");
+        start_settle(s, WIRE_ECANTSTART, msg);
+        return;
+    }
+    if (s->done)
+        start_close(s);
+}
+
+static void
+start_on_timeout(uv_timer_t *t)
+{
+    struct vmd_start *s = t->data;
+    char msg[128];
+    snprintf(msg, sizeof(msg), "no daemon ready within start_timeout (%.1f s)",
+             s->vmd->conf.start_timeout);
+    if (!s->exited)
+        uv_process_kill(&s->proc, SIGTERM);
+    start_settle(s, -ETIMEDOUT, msg);
+}
+
+static void
+start_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buf)
+{
+    static char scratch[4096];  /* loop thread only; copied out at once */
+    (void)handle;
+    (void)suggested;
+    buf->base = scratch;
+    buf->len = sizeof(scratch);
+}
+
+/* "vmd ready name=N address=A port=P fingerprint=F pid=X" */
+static int
+parse_ready(struct vmd_start *s, const char *line, char *msg, size_t msgcap)
+{
+    struct vmd_host *h = s->host;
+    char name[VMD_NAME_MAX] = "", addr[VMD_ADDR_MAX] = "", fp[65] = "";
+    int port = -1;
+    if (strncmp(line, "vmd error: ", 11) == 0) {
+        snprintf(msg, msgcap, "the daemon on the host failed: %s", line + 11);
+        return WIRE_ECANTSTART;
+    }
+    if (strncmp(line, "vmd ready ", 10) != 0) {
+        snprintf(msg, msgcap, "unexpected output from hoststart: %.200s", line);
+        return WIRE_ECANTSTART;
+    }
+    char copy[1024];
+    vmd_strlcpy(copy, line + 10, sizeof(copy));
+    char *save = NULL;
+    for (char *tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+        if (strncmp(tok, "name=", 5) == 0)
+            vmd_strlcpy(name, tok + 5, sizeof(name));
+        else if (strncmp(tok, "address=", 8) == 0)
+            vmd_strlcpy(addr, tok + 8, sizeof(addr));
+        else if (strncmp(tok, "port=", 5) == 0)
+            port = atoi(tok + 5);
+        else if (strncmp(tok, "fingerprint=", 12) == 0)
+            vmd_strlcpy(fp, tok + 12, sizeof(fp));
+    }
+    struct sockaddr_in sa;
+    if (strcmp(name, h->name) != 0 || port <= 0 || port > 65535 || strlen(fp) != 64 ||
+        uv_ip4_addr(addr, port, &sa) != 0) {
+        snprintf(msg, msgcap, "malformed READY line from hoststart: %.200s", line);
+        return WIRE_ECANTSTART;
+    }
+    vmd_strlcpy(h->address, addr, sizeof(h->address));
+    h->port = port;
+    vmd_strlcpy(h->fingerprint, fp, sizeof(h->fingerprint));
+    return 0;
+}
+
+static void
+start_on_stdout(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
+{
+    struct vmd_start *s = stream->data;
+    if (nread <= 0) {
+        if (nread < 0)
+            uv_read_stop(stream);
+        return;
+    }
+    if (s->done || s->got_line)
+        return;
+    for (ssize_t i = 0; i < nread; i++) {
+        char c = buf->base[i];
+        if (c != '\n') {
+            if (s->linelen < sizeof(s->line) - 1)
+                s->line[s->linelen++] = c;
+            continue;
+        }
+        s->line[s->linelen] = '\0';
+        /* Login banners and the like may come first; skip blank lines and
+         * anything that is not ours until the READY or error line. */
+        if (strncmp(s->line, "vmd ", 4) != 0) {
+            s->linelen = 0;
+            continue;
+        }
+        char msg[512];
+        int rc;
+        s->got_line = 1;
+        if ((rc = parse_ready(s, s->line, msg, sizeof(msg))) != 0) {
+            start_settle(s, rc, msg);
+            return;
+        }
+        log_info("host %s: daemon ready at %s:%d; connecting", s->host->name, s->host->address,
+                 s->host->port);
+        if ((rc = vmd_peer_connect(s->vmd, s->host)) != 0)
+            start_settle(s, rc, "cannot connect to the new daemon");
+        return;
+    }
+}
+
+static void
+start_on_stderr(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
+{
+    struct vmd_start *s = stream->data;
+    if (nread <= 0) {
+        if (nread < 0)
+            uv_read_stop(stream);
+        return;
+    }
+    /* Keep the last line or so, for the error message. */
+    for (ssize_t i = 0; i < nread; i++) {
+        char c = buf->base[i];
+        if (c == '\n') {
+            if (s->errlen)
+                log_warn("hoststart %s: %.*s", s->host ? s->host->name : "?", (int)s->errlen,
+                         s->errtail);
+            s->errlen_last = s->errlen;
+            memcpy(s->errlast, s->errtail, s->errlen);
+            s->errlen = 0;
+            continue;
+        }
+        if (s->errlen < sizeof(s->errtail))
+            s->errtail[s->errlen++] = c;
+    }
+    if (s->errlen == 0 && s->errlen_last) {
+        memcpy(s->errtail, s->errlast, s->errlen_last);
+        s->errlen = s->errlen_last;
+    }
+}
+
+int
+vmd_hoststart(struct vmd *vmd, struct vmd_op *op, int item, struct vmd_host *h)
+{
+    char cmd[HS_CMD_MAX];
+    int rc;
+
+    if ((rc = vmd_hoststart_expand(vmd, vmd->conf.hoststart, h->name, cmd, sizeof(cmd))) != 0)
+        return rc == -EINVAL ? WIRE_ECONF : rc;
+    struct vmd_start *s = calloc(1, sizeof(*s));
+    if (s == NULL)
+        return -ENOMEM;
+    s->vmd = vmd;
+    s->op = op;
+    s->item = item;
+    s->host = h;
+    uv_pipe_init(vmd->loop, &s->out, 0);
+    uv_pipe_init(vmd->loop, &s->err, 0);
+    uv_timer_init(vmd->loop, &s->timer);
+    s->proc.data = s->out.data = s->err.data = s->timer.data = s;
+
+    char *args[] = { "/bin/sh", "-c", cmd, NULL };
+    uv_stdio_container_t stdio[3] = {
+        { .flags = UV_IGNORE },
+        { .flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE, .data.stream = (uv_stream_t *)&s->out },
+        { .flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE, .data.stream = (uv_stream_t *)&s->err },
+    };
+    uv_process_options_t o = {
+        .exit_cb = start_on_exit,
+        .file = "/bin/sh",
+        .args = args,
+        .stdio_count = 3,
+        .stdio = stdio,
+    };
+    log_debug("host %s: running %s", h->name, cmd);
+    vmd_list_insert(&vmd->starts, &s->link);
+    if ((rc = uv_spawn(vmd->loop, &s->proc, &o)) != 0) {
+        log_warn("host %s: cannot run hoststart: %s", h->name, uv_strerror(rc));
+        /* The process handle was never started, so it closes like the rest. */
+        s->handles = 4;
+        s->done = 1;
+        start_close(s);
+        return WIRE_ECANTSTART;
+    }
+    s->handles = 4;
+    uv_read_start((uv_stream_t *)&s->out, start_alloc, start_on_stdout);
+    uv_read_start((uv_stream_t *)&s->err, start_alloc, start_on_stderr);
+    uv_timer_start(&s->timer, start_on_timeout, (uint64_t)(vmd->conf.start_timeout * 1000.0), 0);
+    return 0;
+}
+
+void
+vmd_hoststart_peer_ready(struct vmd *vmd, struct vmd_host *h, int status, const char *msg)
+{
+    for (struct vmd_list *l = vmd->starts.next; l != &vmd->starts; l = l->next) {
+        struct vmd_start *s = vmd_container_of(l, struct vmd_start, link);
+        if (s->host == h && !s->done) {
+            if (status == 0)
+                s->host = NULL;     /* the host stays: it is in the VM now */
+            start_settle(s, status, msg);
+            return;
+        }
+    }
+}
+
+void
+vmd_hoststart_cancel_all(struct vmd *vmd)
+{
+    struct vmd_list *l, *next;
+    for (l = vmd->starts.next; l != &vmd->starts; l = next) {
+        next = l->next;
+        struct vmd_start *s = vmd_container_of(l, struct vmd_start, link);
+        if (!s->exited && !uv_is_closing((uv_handle_t *)&s->proc))
+            uv_process_kill(&s->proc, SIGTERM);
+        start_settle(s, WIRE_EHALTED, "the VM is halting");
+        start_close(s);
+    }
+}

@@ -1,0 +1,480 @@
+/*
+ * vmd_main.c - the daemon's start-up: arguments, LIQUIDVM_HOME, the
+ * configuration, daemonising, the listeners, and the loop.
+ *
+ * A daemon started by `vmctl start` or by a hoststart command (DESIGN.md,
+ * Hosts) reports readiness with one line on its standard output,
+ *   vmd ready name=NAME address=IP port=PORT fingerprint=HEX pid=PID
+ * or "vmd error: REASON", and only then lets the command that started it
+ * finish: with --daemon the parent process waits on a pipe for that line,
+ * prints it and exits, while the child carries on detached.
+ */
+#define LOG_TAG "main"
+#include "log.h"
+#include "vmd.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define VMD_VERSION "0.1.0"
+
+static void
+usage(FILE *fp)
+{
+    fprintf(fp,
+            "usage: vmd [options]\n"
+            "  The LiquidVM daemon: one per host and user.  Normally started by\n"
+            "  `vmctl start` (the master) or by the master through hoststart.\n"
+            "\n"
+            "  -c, --conf FILE        configuration file (see vmd.conf(5))\n"
+            "      --home DIR         state directory (default $LIQUIDVM_HOME or ~/.liquidvm)\n"
+            "      --name NAME        this host's name in the VM (default: the host name)\n"
+            "      --join MASTER      join the VM whose master is MASTER (else be the master)\n"
+            "      --listen ADDR[:PORT]  override listen.address/listen.port\n"
+            "      --hoststart TMPL   override hoststart (see vmd.conf(5))\n"
+            "      --log-level LEVEL  err, warn, info or debug\n"
+            "  -d, --daemon           detach once ready; the READY line goes to stdout\n"
+            "  -h, --help             this text\n"
+            "      --version          print the version\n"
+            "\n"
+            "exit status: 0 after a clean halt, 1 on a failure, 2 on bad usage or configuration\n");
+}
+
+/* Report a start-up failure on the ready channel and stderr, then exit. */
+static void __attribute__((noreturn, format(printf, 3, 4)))
+die(struct vmd *vmd, int status, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (vmd->ready_fd >= 0 && vmd->ready_fd != STDOUT_FILENO) {
+        dprintf(vmd->ready_fd, "vmd error: %s\n", msg);
+    } else {
+        fprintf(stderr, "vmd: %s\n", msg);
+        if (vmd->ready_fd == STDOUT_FILENO)
+            printf("vmd error: %s\n", msg);
+    }
+    exit(status);
+}
+
+static int
+mkdir_private(const char *path)
+{
+    struct stat st;
+    if (mkdir(path, 0700) != 0 && errno != EEXIST)
+        return -errno;
+    if (stat(path, &st) != 0)
+        return -errno;
+    if (!S_ISDIR(st.st_mode))
+        return -ENOTDIR;
+    if (st.st_uid != getuid())
+        return -EPERM;
+    /* The socket directory must be ours alone (DESIGN.md, Local clients). */
+    if ((st.st_mode & 077) != 0 && chmod(path, 0700) != 0)
+        return -errno;
+    return 0;
+}
+
+/* home/rel, or rel itself when absolute; "" on overflow. */
+static void
+home_path(const struct vmd *vmd, const char *rel, char *out, size_t cap)
+{
+    int n = rel[0] == '/' ? snprintf(out, cap, "%s", rel)
+                          : snprintf(out, cap, "%s/%s", vmd->home, rel);
+    if (n < 0 || (size_t)n >= cap)
+        out[0] = '\0';
+}
+
+static int
+expand_home_file(struct vmd *vmd, const char *tmpl, char *out, size_t cap)
+{
+    char *e = conf_expand(tmpl, vmd->name);
+    if (e == NULL)
+        return -ENOMEM;
+    home_path(vmd, e, out, cap);
+    free(e);
+    return out[0] ? 0 : -ENAMETOOLONG;
+}
+
+static void
+parse_listen(struct vmd *vmd, const char *arg)
+{
+    char host[VMD_ADDR_MAX];
+    const char *colon = strrchr(arg, ':');
+    size_t n = colon ? (size_t)(colon - arg) : strlen(arg);
+    if (n == 0 || n >= sizeof(host))
+        die(vmd, 2, "--listen %s: expected ADDRESS or ADDRESS:PORT", arg);
+    memcpy(host, arg, n);
+    host[n] = '\0';
+    if (colon) {
+        char *end;
+        long port = strtol(colon + 1, &end, 10);
+        if (*end != '\0' || port < 0 || port > 65535 || colon[1] == '\0')
+            die(vmd, 2, "--listen %s: port must be 0..65535", arg);
+        vmd->conf.listen_port = (int)port;
+    }
+    struct sockaddr_in sa;
+    if (uv_ip4_addr(host, 0, &sa) != 0)
+        die(vmd, 2, "--listen %s: not an IPv4 address", arg);
+    vmd_strlcpy(vmd->listen_override, host, sizeof(vmd->listen_override));
+    free(vmd->conf.listen_address);
+    vmd->conf.listen_address = strdup(host);
+    if (vmd->conf.listen_address == NULL)
+        die(vmd, 1, "out of memory");
+}
+
+static void
+parse_args(struct vmd *vmd, int argc, char **argv, int *daemonize)
+{
+    enum { O_HOME = 256, O_NAME, O_JOIN, O_LISTEN, O_HOSTSTART, O_LOGLEVEL, O_VERSION };
+    static const struct option opts[] = {
+        { "conf", required_argument, NULL, 'c' },
+        { "home", required_argument, NULL, O_HOME },
+        { "name", required_argument, NULL, O_NAME },
+        { "join", required_argument, NULL, O_JOIN },
+        { "listen", required_argument, NULL, O_LISTEN },
+        { "hoststart", required_argument, NULL, O_HOSTSTART },
+        { "log-level", required_argument, NULL, O_LOGLEVEL },
+        { "daemon", no_argument, NULL, 'd' },
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, O_VERSION },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *conf_file = NULL, *listen = NULL, *home = NULL, *loglevel = NULL;
+    int c;
+
+    vmd->is_master = 1;
+    while ((c = getopt_long(argc, argv, "c:dh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'c':
+            conf_file = optarg;
+            break;
+        case O_HOME:
+            home = optarg;
+            break;
+        case O_NAME:
+            if (strlen(optarg) == 0 || strlen(optarg) >= VMD_NAME_MAX)
+                die(vmd, 2, "--name: expected a host name of 1..%d characters", VMD_NAME_MAX - 1);
+            vmd_strlcpy(vmd->name, optarg, sizeof(vmd->name));
+            break;
+        case O_JOIN:
+            if (strlen(optarg) == 0 || strlen(optarg) >= VMD_NAME_MAX)
+                die(vmd, 2, "--join: expected the master's host name");
+            vmd->is_master = 0;
+            vmd_strlcpy(vmd->master_name, optarg, sizeof(vmd->master_name));
+            break;
+        case O_LISTEN:
+            listen = optarg;
+            break;
+        case O_HOSTSTART:
+            if (strlen(optarg) >= sizeof(vmd->hoststart_override))
+                die(vmd, 2, "--hoststart: template too long");
+            vmd_strlcpy(vmd->hoststart_override, optarg, sizeof(vmd->hoststart_override));
+            break;
+        case O_LOGLEVEL:
+            loglevel = optarg;
+            break;
+        case 'd':
+            *daemonize = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            exit(0);
+        case O_VERSION:
+            printf("vmd %s (LiquidVM, PVM 3.4 compatible)\n", VMD_VERSION);
+            exit(0);
+        default:
+            usage(stderr);
+            exit(2);
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "vmd: unexpected argument '%s'\n", argv[optind]);
+        usage(stderr);
+        exit(2);
+    }
+
+    if (vmd->name[0] == '\0') {
+        char hn[VMD_NAME_MAX];
+        if (gethostname(hn, sizeof(hn)) != 0)
+            die(vmd, 1, "gethostname: %s", strerror(errno));
+        hn[sizeof(hn) - 1] = '\0';
+        vmd_strlcpy(vmd->name, hn, sizeof(vmd->name));
+    }
+    if (home)
+        vmd_strlcpy(vmd->home, home, sizeof(vmd->home));
+    else if (getenv("LIQUIDVM_HOME") && getenv("LIQUIDVM_HOME")[0])
+        vmd_strlcpy(vmd->home, getenv("LIQUIDVM_HOME"), sizeof(vmd->home));
+    else if (getenv("HOME"))
+        snprintf(vmd->home, sizeof(vmd->home), "%s/.liquidvm", getenv("HOME"));
+    else
+        die(vmd, 2, "no --home, LIQUIDVM_HOME or HOME");
+    if (vmd->home[0] != '/') {
+        char cwd[2048], tmp[4096];
+        if (getcwd(cwd, sizeof(cwd)) == NULL)
+            die(vmd, 1, "getcwd: %s", strerror(errno));
+        if (snprintf(tmp, sizeof(tmp), "%s/%s", cwd, vmd->home) >= (int)sizeof(tmp) ||
+            vmd_strlcpy(vmd->home, tmp, sizeof(vmd->home)) != 0)
+            die(vmd, 2, "%s: home path too long", vmd->home);
+    }
+
+    conf_defaults(&vmd->conf);
+    if (conf_file) {
+        struct conf_diag diag = { 0 };
+        if (realpath(conf_file, vmd->conf_path) == NULL)
+            die(vmd, 2, "%s: %s", conf_file, strerror(errno));
+        if (conf_load(vmd->conf_path, &vmd->conf, &diag) != 0) {
+            fprintf(stderr, "%s", diag.text);
+            die(vmd, 2, "%s: %d error%s in the configuration", conf_file, diag.nerrors,
+                diag.nerrors == 1 ? "" : "s");
+        }
+    }
+    if (listen)
+        parse_listen(vmd, listen);
+    if (vmd->hoststart_override[0]) {
+        free(vmd->conf.hoststart);
+        vmd->conf.hoststart = strdup(vmd->hoststart_override);
+        if (vmd->conf.hoststart == NULL)
+            die(vmd, 1, "out of memory");
+    }
+    if (loglevel) {
+        int lv = conf_log_level_parse(loglevel);
+        if (lv < 0)
+            die(vmd, 2, "--log-level %s: expected err, warn, info or debug", loglevel);
+        vmd->conf.log_level = lv;
+    }
+}
+
+/*
+ * Detach: the parent waits on a pipe for the child's READY (or error) line,
+ * copies it to its stdout and exits with 0 only if the child is ready.
+ */
+static void
+daemonize(struct vmd *vmd)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        die(vmd, 1, "pipe: %s", strerror(errno));
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        die(vmd, 1, "fork: %s", strerror(errno));
+    if (pid > 0) {
+        char line[1024];
+        size_t n = 0;
+        close(fds[1]);
+        while (n < sizeof(line) - 1) {
+            ssize_t r = read(fds[0], line + n, sizeof(line) - 1 - n);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0)
+                break;
+            n += (size_t)r;
+            if (memchr(line, '\n', n))
+                break;
+        }
+        line[n] = '\0';
+        if (strncmp(line, "vmd ready ", 10) == 0) {
+            fputs(line, stdout);
+            fflush(stdout);
+            _exit(0);
+        }
+        if (n == 0)
+            fprintf(stderr, "vmd: the daemon exited before it was ready\n");
+        else
+            fprintf(stderr, "%s", line);
+        if (n)
+            fputs(line, stdout);
+        fflush(NULL);
+        _exit(1);
+    }
+    close(fds[0]);
+    setsid();
+    vmd->ready_fd = fds[1];
+    int null = open("/dev/null", O_RDWR);
+    if (null >= 0) {
+        dup2(null, STDIN_FILENO);
+        dup2(null, STDOUT_FILENO);
+        dup2(null, STDERR_FILENO);
+        if (null > STDERR_FILENO)
+            close(null);
+    }
+}
+
+/* The address others reach us on: the listen address, or for a wildcard
+ * our first non-loopback IPv4 interface. */
+static void
+pick_address(struct vmd *vmd)
+{
+    const char *la = vmd->conf.listen_address;
+    if (strcmp(la, "0.0.0.0") != 0) {
+        vmd_strlcpy(vmd->address, la, sizeof(vmd->address));
+        return;
+    }
+    snprintf(vmd->address, sizeof(vmd->address), "127.0.0.1");
+    uv_interface_address_t *ifs;
+    int n;
+    if (uv_interface_addresses(&ifs, &n) != 0)
+        return;
+    for (int i = 0; i < n; i++) {
+        if (ifs[i].is_internal || ifs[i].address.address4.sin_family != AF_INET)
+            continue;
+        uv_ip4_name(&ifs[i].address.address4, vmd->address, sizeof(vmd->address));
+        break;
+    }
+    uv_free_interface_addresses(ifs, n);
+}
+
+void
+vmd_ready(struct vmd *vmd)
+{
+    char line[1024];
+    int n = snprintf(line, sizeof(line),
+                     "vmd ready name=%s address=%s port=%d fingerprint=%s pid=%ld\n", vmd->name,
+                     vmd->address, vmd->port, vmd->fingerprint, (long)getpid());
+    if (vmd->ready_fd >= 0) {
+        ssize_t w = write(vmd->ready_fd, line, (size_t)n);
+        (void)w;
+        if (vmd->ready_fd != STDOUT_FILENO)
+            close(vmd->ready_fd);
+        vmd->ready_fd = -1;
+    }
+}
+
+static void
+on_signal(uv_signal_t *s, int signum)
+{
+    struct vmd *vmd = s->data;
+    if (signum == SIGHUP) {
+        log_info("SIGHUP ignored; use vmctl to change the VM");
+        return;
+    }
+    /* The master takes the whole VM down, as PVM's master pvmd did; any other
+     * daemon leaves, and the master drops it when the link closes. */
+    if (vmd->is_master)
+        vmd_halt_vm(vmd);
+    else
+        vmd_halt(vmd, strsignal(signum));
+}
+
+static void
+on_hb_timer(uv_timer_t *t)
+{
+    struct vmd *vmd = t->data;
+    vmd_peer_heartbeat_all(vmd);
+    vmd_peer_check_liveness(vmd);
+}
+
+int
+main(int argc, char **argv)
+{
+    static struct vmd vmd_storage;
+    struct vmd *vmd = &vmd_storage;
+    char path[4096], cert[4096], key[4096], err[512];
+    int detach = 0, rc;
+
+    vmd->ready_fd = STDOUT_FILENO;
+    vmd_list_init(&vmd->peers);
+    vmd_list_init(&vmd->clients);
+    vmd_list_init(&vmd->ops);
+    vmd_list_init(&vmd->starts);
+    signal(SIGPIPE, SIG_IGN);
+
+    parse_args(vmd, argc, argv, &detach);
+    log_init(vmd->name, vmd->conf.log_level);
+
+    ssize_t el = readlink("/proc/self/exe", vmd->exe, sizeof(vmd->exe) - 1);
+    if (el <= 0)
+        die(vmd, 1, "readlink /proc/self/exe: %s", strerror(errno));
+    vmd->exe[el] = '\0';
+
+    if ((rc = mkdir_private(vmd->home)) != 0)
+        die(vmd, 1, "%s: %s", vmd->home, wire_strerror(rc));
+    home_path(vmd, "run", path, sizeof(path));
+    if ((rc = mkdir_private(path)) != 0)
+        die(vmd, 1, "%s: %s (the socket directory must belong to you alone)", path,
+            wire_strerror(rc));
+    home_path(vmd, "logs", path, sizeof(path));
+    if ((rc = mkdir_private(path)) != 0)
+        die(vmd, 1, "%s: %s", path, wire_strerror(rc));
+
+    if (detach)
+        daemonize(vmd);
+    if (detach && vmd->conf.log_file && vmd->conf.log_file[0]) {
+        if (expand_home_file(vmd, vmd->conf.log_file, path, sizeof(path)) != 0 ||
+            (rc = log_open_file(path)) != 0)
+            die(vmd, 1, "log file %s: %s", path, wire_strerror(rc));
+    }
+
+    if (expand_home_file(vmd, vmd->conf.tls_ca, path, sizeof(path)) != 0 ||
+        expand_home_file(vmd, vmd->conf.tls_cert, cert, sizeof(cert)) != 0 ||
+        expand_home_file(vmd, vmd->conf.tls_key, key, sizeof(key)) != 0)
+        die(vmd, 1, "TLS file path too long");
+    if ((rc = vmd_tls_ctx_new(path, cert, key, &vmd->tls, err, sizeof(err))) != 0)
+        die(vmd, 1, "TLS: %s", err);
+    vmd_strlcpy(vmd->fingerprint, vmd_tls_ctx_fingerprint(vmd->tls), sizeof(vmd->fingerprint));
+
+    vmd->loop = uv_default_loop();
+    vmd->started_ms = uv_now(vmd->loop);
+    pick_address(vmd);
+    if ((rc = vmd_client_listen(vmd)) != 0)
+        die(vmd, 1, "local socket %s: %s", vmd->sock_path, wire_strerror(rc));
+    if ((rc = vmd_peer_listen(vmd)) != 0)
+        die(vmd, 1, "listen %s:%d: %s", vmd->conf.listen_address, vmd->conf.listen_port,
+            wire_strerror(rc));
+
+    if (vmd->is_master) {
+        struct vmd_host *self = vmd_host_new(vmd, vmd->name, 1);
+        if (self == NULL)
+            die(vmd, 1, "out of memory");
+        self->state = VMD_HOST_UP;
+        vmd->index = 1;
+        vmd->master_index = 1;
+        vmd_strlcpy(vmd->master_name, vmd->name, sizeof(vmd->master_name));
+    }
+
+    uv_timer_init(vmd->loop, &vmd->hb_timer);
+    vmd->hb_timer.data = vmd;
+    uint64_t hb_ms = (uint64_t)(vmd->conf.heartbeat * 1000.0);
+    if (hb_ms == 0)
+        hb_ms = 1;
+    uv_timer_start(&vmd->hb_timer, on_hb_timer, hb_ms, hb_ms);
+    uv_timer_init(vmd->loop, &vmd->halt_timer);
+    vmd->halt_timer.data = vmd;
+    uv_signal_t *sigs[] = { &vmd->sig_term, &vmd->sig_int, &vmd->sig_hup };
+    int signums[] = { SIGTERM, SIGINT, SIGHUP };
+    for (int i = 0; i < 3; i++) {
+        uv_signal_init(vmd->loop, sigs[i]);
+        sigs[i]->data = vmd;
+        uv_signal_start(sigs[i], on_signal, signums[i]);
+    }
+
+    log_info("%s %s ready on %s:%d, socket %s, pid %ld", vmd->is_master ? "master" : "daemon",
+             vmd->name, vmd->address, vmd->port, vmd->sock_path, (long)getpid());
+    vmd_ready(vmd);
+
+    uv_run(vmd->loop, UV_RUN_DEFAULT);
+
+    /* vmd_halt closed every handle; let their close callbacks run. */
+    uv_run(vmd->loop, UV_RUN_DEFAULT);
+    uv_loop_close(vmd->loop);
+    vmd_tls_ctx_free(vmd->tls);
+    for (int i = 1; i <= VMD_MAX_HOSTS; i++)
+        if (vmd->hosts[i])
+            vmd_host_free(vmd, vmd->hosts[i]);
+    conf_free(&vmd->conf);
+    log_info("exited");
+    return vmd->exit_code;
+}

@@ -1,0 +1,349 @@
+/*
+ * vmd_ops.c - the requests of local clients: conf, status, add, delete,
+ * halt.  Any daemon answers conf and status from its own copy of the table;
+ * add, delete and halt change the VM, so a daemon that is not the master
+ * relays them to the master and relays the answer back (as PVM's slave
+ * pvmds forwarded host requests to the master pvmd).
+ *
+ * An add waits for its hoststart commands, so requests that wait are kept
+ * as struct vmd_op until every item is settled; the answer then goes to the
+ * local client or, through RELAY, to the host that forwarded it.
+ */
+#define LOG_TAG "ops"
+#include "log.h"
+#include "vmd.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define VMD_VERSION "0.1.0"
+
+/* Send an answer to whoever asked, here or through the master's link. */
+static void
+answer(struct vmd *vmd, int origin_host, uint32_t client_id, uint32_t req_id, int status,
+       struct wire_wbuf *body)
+{
+    if (origin_host == 0) {
+        vmd_client_reply(vmd, client_id, req_id, status, body);
+        return;
+    }
+    struct vmd_host *h = origin_host > 0 && origin_host <= VMD_MAX_HOSTS
+                             ? vmd->hosts[origin_host] : NULL;
+    if (h == NULL || h->peer == NULL)
+        return;
+    struct wire_wbuf b;
+    wire_wbuf_init(&b);
+    wire_put_u32(&b, client_id);
+    if (body && body->len)
+        wire_put_bytes(&b, body->data, body->len);
+    struct wire_hdr hdr = { .type = WIRE_T_RELAY, .flags = 1, .id = req_id, .tag = status,
+                            .src = VMD_HOST_TID(vmd->index) };
+    if (b.err == 0)
+        vmd_peer_send(h->peer, &hdr, b.data, b.len);
+    wire_wbuf_free(&b);
+}
+
+void
+vmd_ops_relay_reply(struct vmd *vmd, const struct wire_hdr *h, const unsigned char *body)
+{
+    struct wire_rbuf r;
+    uint32_t client_id;
+    wire_rbuf_init(&r, body, h->len);
+    if (wire_get_u32(&r, &client_id) != 0)
+        return;
+    struct wire_wbuf b = { .data = (unsigned char *)(uintptr_t)(body + r.pos),
+                           .len = r.len - r.pos };
+    vmd_client_reply(vmd, client_id, h->id, h->tag, &b);
+}
+
+static int
+relay_to_master(struct vmd *vmd, uint32_t client_id, const struct wire_hdr *h,
+                const unsigned char *body)
+{
+    struct vmd_host *m = vmd->master_index ? vmd->hosts[vmd->master_index] : NULL;
+    if (m == NULL || m->peer == NULL) {
+        vmd_client_reply(vmd, client_id, h->id, WIRE_ENOVM, NULL);
+        return 0;
+    }
+    struct wire_wbuf b;
+    wire_wbuf_init(&b);
+    wire_put_u32(&b, client_id);
+    wire_put_u32(&b, h->type);
+    wire_put_bytes(&b, body, h->len);
+    struct wire_hdr hdr = { .type = WIRE_T_RELAY, .id = h->id, .src = VMD_HOST_TID(vmd->index) };
+    int rc = b.err ? b.err : vmd_peer_send(m->peer, &hdr, b.data, b.len);
+    wire_wbuf_free(&b);
+    if (rc != 0)
+        vmd_client_reply(vmd, client_id, h->id, rc, NULL);
+    return 0;
+}
+
+static void
+pack_conf(struct vmd *vmd, struct wire_wbuf *b)
+{
+    wire_put_u32(b, vmd->table_serial);
+    wire_put_str(b, vmd->master_name);
+    wire_put_u32(b, (uint32_t)vmd_host_count(vmd, 0));
+    for (int i = 1; i <= VMD_MAX_HOSTS; i++) {
+        const struct vmd_host *h = vmd->hosts[i];
+        if (h == NULL)
+            continue;
+        wire_put_u32(b, VMD_HOST_TID(h->index));
+        wire_put_str(b, h->name);
+        wire_put_str(b, h->address);
+        wire_put_u32(b, (uint32_t)h->port);
+        wire_put_str(b, h->arch);
+        wire_put_u32(b, (uint32_t)h->speed);
+        wire_put_str(b, vmd_host_state_name(h->state));
+    }
+}
+
+static void
+pack_status(struct vmd *vmd, struct wire_wbuf *b)
+{
+    wire_put_str(b, vmd->name);
+    wire_put_u32(b, VMD_HOST_TID(vmd->index));
+    wire_put_u32(b, (uint32_t)vmd->is_master);
+    wire_put_str(b, vmd->master_name);
+    wire_put_u32(b, (uint32_t)vmd_host_count(vmd, 1));
+    wire_put_u64(b, uv_now(vmd->loop) - vmd->started_ms);
+    wire_put_u32(b, (uint32_t)getpid());
+    wire_put_str(b, VMD_VERSION);
+    wire_put_str(b, vmd->address);
+    wire_put_u32(b, (uint32_t)vmd->port);
+    wire_put_str(b, vmd->home);
+}
+
+static struct vmd_op *
+op_new(struct vmd *vmd, int type, int origin_host, uint32_t client_id, uint32_t req_id, int n)
+{
+    struct vmd_op *op = calloc(1, sizeof(*op));
+    if (op == NULL || (n > 0 && (op->items = calloc((size_t)n, sizeof(*op->items))) == NULL)) {
+        free(op);
+        return NULL;
+    }
+    op->id = ++vmd->next_op_id;
+    op->type = type;
+    op->origin_host = origin_host;
+    op->client_id = client_id;
+    op->req_id = req_id;
+    op->nitems = n;
+    vmd_list_insert(&vmd->ops, &op->link);
+    return op;
+}
+
+static void
+op_finish(struct vmd *vmd, struct vmd_op *op)
+{
+    struct wire_wbuf b;
+    int failed = 0;
+    wire_wbuf_init(&b);
+    wire_put_u32(&b, (uint32_t)op->nitems);
+    for (int i = 0; i < op->nitems; i++) {
+        wire_put_str(&b, op->items[i].name);
+        wire_put_i32(&b, op->items[i].status);
+        wire_put_u32(&b, op->items[i].dtid);
+        wire_put_str(&b, op->items[i].msg);
+        failed += op->items[i].status != 0;
+    }
+    answer(vmd, op->origin_host, op->client_id, op->req_id,
+           failed == op->nitems && op->nitems > 0 ? op->items[0].status : 0, &b);
+    wire_wbuf_free(&b);
+    vmd_list_remove(&op->link);
+    free(op->items);
+    free(op);
+}
+
+/* Drop one reason to wait; the last one sends the answer. */
+static void
+op_release(struct vmd *vmd, struct vmd_op *op)
+{
+    if (--op->pending == 0)
+        op_finish(vmd, op);
+}
+
+void
+vmd_op_item_done(struct vmd *vmd, struct vmd_op *op, int item, int status, const char *msg)
+{
+    op->items[item].status = status;
+    snprintf(op->items[item].msg, sizeof(op->items[item].msg), "%s",
+             msg ? msg : (status ? wire_strerror(status) : ""));
+    op_release(vmd, op);
+}
+
+/* Names from the request: u32 count, then the strings. */
+static struct vmd_op *
+op_from_names(struct vmd *vmd, int type, int origin, uint32_t client_id,
+              const struct wire_hdr *h, const unsigned char *body, int *err)
+{
+    struct wire_rbuf r;
+    uint32_t n;
+    wire_rbuf_init(&r, body, h->len);
+    if ((*err = wire_get_u32(&r, &n)) != 0 || n == 0 || n > VMD_MAX_HOSTS) {
+        *err = *err ? *err : -EINVAL;
+        return NULL;
+    }
+    struct vmd_op *op = op_new(vmd, type, origin, client_id, h->id, (int)n);
+    if (op == NULL) {
+        *err = -ENOMEM;
+        return NULL;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if ((*err = wire_get_str(&r, op->items[i].name, VMD_NAME_MAX)) != 0) {
+            vmd_list_remove(&op->link);
+            free(op->items);
+            free(op);
+            return NULL;
+        }
+    }
+    op->pending = (int)n + 1;   /* +1 until every item is dispatched */
+    return op;
+}
+
+static int
+host_name_ok(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > 253 || s[0] == '-' || s[0] == '.')
+        return 0;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+              (*s >= '0' && *s <= '9') || *s == '-' || *s == '.' || *s == '_'))
+            return 0;
+    return 1;
+}
+
+static int
+do_add(struct vmd *vmd, int origin, uint32_t client_id, const struct wire_hdr *h,
+       const unsigned char *body)
+{
+    int err;
+    struct vmd_op *op = op_from_names(vmd, WIRE_T_REQ_ADD, origin, client_id, h, body, &err);
+    if (op == NULL)
+        return err == -ENOMEM ? (answer(vmd, origin, client_id, h->id, err, NULL), 0) : err;
+    for (int i = 0; i < op->nitems; i++) {
+        const char *name = op->items[i].name;
+        struct vmd_host *host;
+        int dup = 0;
+        for (int j = 0; j < i; j++)
+            dup |= strcmp(op->items[j].name, name) == 0;
+        if (!host_name_ok(name)) {
+            vmd_op_item_done(vmd, op, i, -EINVAL, "not a valid host name");
+        } else if (dup || vmd_host_by_name(vmd, name)) {
+            vmd_op_item_done(vmd, op, i, WIRE_EDUPHOST, NULL);
+        } else if (vmd->halting) {
+            vmd_op_item_done(vmd, op, i, WIRE_EHALTED, NULL);
+        } else if ((host = vmd_host_new(vmd, name, 0)) == NULL) {
+            vmd_op_item_done(vmd, op, i, -ENOSPC, "the host table is full");
+        } else {
+            host->state = VMD_HOST_STARTING;
+            op->items[i].dtid = VMD_HOST_TID(host->index);
+            log_info("adding host %s (t%x)", name, op->items[i].dtid);
+            if ((err = vmd_hoststart(vmd, op, i, host)) != 0) {
+                vmd_host_free(vmd, host);
+                vmd_op_item_done(vmd, op, i, err, NULL);
+            }
+        }
+    }
+    op_release(vmd, op);
+    return 0;
+}
+
+static int
+do_delete(struct vmd *vmd, int origin, uint32_t client_id, const struct wire_hdr *h,
+          const unsigned char *body)
+{
+    int err, changed = 0;
+    struct vmd_op *op = op_from_names(vmd, WIRE_T_REQ_DELETE, origin, client_id, h, body, &err);
+    if (op == NULL)
+        return err == -ENOMEM ? (answer(vmd, origin, client_id, h->id, err, NULL), 0) : err;
+    for (int i = 0; i < op->nitems; i++) {
+        struct vmd_host *host = vmd_host_by_name(vmd, op->items[i].name);
+        if (host == NULL) {
+            vmd_op_item_done(vmd, op, i, WIRE_ENOHOST, NULL);
+        } else if (host->index == vmd->index) {
+            vmd_op_item_done(vmd, op, i, WIRE_EMASTER, "the master cannot be deleted; use halt");
+        } else if (host->state != VMD_HOST_UP) {
+            vmd_op_item_done(vmd, op, i, WIRE_EBUSY, "the host is still being added");
+        } else {
+            op->items[i].dtid = VMD_HOST_TID(host->index);
+            if (host->peer) {
+                struct wire_hdr hh = { .type = WIRE_T_HALT, .src = VMD_HOST_TID(vmd->index) };
+                vmd_peer_send(host->peer, &hh, NULL, 0);
+            }
+            vmd_host_remove(vmd, host, "deleted");
+            changed = 1;
+            vmd_op_item_done(vmd, op, i, 0, NULL);
+        }
+    }
+    if (changed)
+        vmd_hosts_broadcast(vmd);
+    op_release(vmd, op);
+    return 0;
+}
+
+int
+vmd_ops_request(struct vmd *vmd, int origin_host, uint32_t client_id, const struct wire_hdr *h,
+                const unsigned char *body)
+{
+    struct wire_wbuf b;
+
+    switch (h->type) {
+    case WIRE_T_REQ_CONF:
+    case WIRE_T_REQ_STATUS:
+        wire_wbuf_init(&b);
+        if (h->type == WIRE_T_REQ_CONF)
+            pack_conf(vmd, &b);
+        else
+            pack_status(vmd, &b);
+        answer(vmd, origin_host, client_id, h->id, 0, &b);
+        wire_wbuf_free(&b);
+        return 0;
+    case WIRE_T_REQ_ADD:
+    case WIRE_T_REQ_DELETE:
+    case WIRE_T_REQ_HALT:
+        if (!vmd->is_master) {
+            if (origin_host != 0)
+                return WIRE_EFRAME;     /* relays go to the master only */
+            return relay_to_master(vmd, client_id, h, body);
+        }
+        if (h->type == WIRE_T_REQ_ADD)
+            return do_add(vmd, origin_host, client_id, h, body);
+        if (h->type == WIRE_T_REQ_DELETE)
+            return do_delete(vmd, origin_host, client_id, h, body);
+        if (vmd->halt_op == NULL) {
+            vmd->halt_op = op_new(vmd, WIRE_T_REQ_HALT, origin_host, client_id, h->id, 0);
+            if (vmd->halt_op == NULL) {
+                answer(vmd, origin_host, client_id, h->id, -ENOMEM, NULL);
+                return 0;
+            }
+        } else {
+            answer(vmd, origin_host, client_id, h->id, WIRE_EHALTED, NULL);
+            return 0;
+        }
+        vmd_halt_vm(vmd);
+        return 0;
+    default:
+        return WIRE_EFRAME;
+    }
+}
+
+/* The halt is done (every peer gone, or the wait ran out): answer it. */
+void
+vmd_ops_halt_done(struct vmd *vmd, int stragglers)
+{
+    struct vmd_op *op = vmd->halt_op;
+    if (op == NULL)
+        return;
+    vmd->halt_op = NULL;
+    struct wire_wbuf b;
+    wire_wbuf_init(&b);
+    wire_put_u32(&b, (uint32_t)stragglers);
+    answer(vmd, op->origin_host, op->client_id, op->req_id, 0, &b);
+    wire_wbuf_free(&b);
+    vmd_list_remove(&op->link);
+    free(op->items);
+    free(op);
+}

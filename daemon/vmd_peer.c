@@ -1,0 +1,483 @@
+/*
+ * vmd_peer.c - TLS links between daemons: the glue between a libuv TCP
+ * stream and the TLS engine of vmd_tls.c (STYLE.md 5.4, 5.5).
+ *
+ * read_cb feeds ciphertext to the engine, which appends plaintext to the
+ * link's frame buffer; complete frames go to vmd_proto.c.  After every feed
+ * or write the engine's ciphertext is taken and handed to uv_write with a
+ * request that owns it.  A link is freed only in the close callback of its
+ * last handle; anything that goes wrong marks it CLOSING first.
+ *
+ * Who dials whom: the master dials a host it is adding; otherwise the lower
+ * host index dials the higher, and the heartbeat tick redials links that are
+ * missing, so a refused or broken link heals while both hosts are listed.
+ */
+#define LOG_TAG "peer"
+#include "log.h"
+#include "vmd.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct peer_wreq {
+    uv_write_t req;
+    struct vmd_peer *peer;
+    char *buf;
+    size_t len;
+};
+
+static void peer_on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf);
+static void peer_process(struct vmd_peer *p);
+
+static void
+peer_on_close(uv_handle_t *handle)
+{
+    struct vmd_peer *p = handle->data;
+    if (--p->handles > 0)
+        return;
+    struct vmd *vmd = p->vmd;
+    vmd_list_remove(&p->link);
+    if (p->tls)
+        vmd_tls_free(p->tls);
+    wire_rx_free(&p->rx);
+    free(p);
+    if (vmd->halting_vm)
+        vmd_halt_check(vmd);
+}
+
+static void
+peer_close_handles(struct vmd_peer *p)
+{
+    if (!uv_is_closing((uv_handle_t *)&p->tcp))
+        uv_close((uv_handle_t *)&p->tcp, peer_on_close);
+    if (!uv_is_closing((uv_handle_t *)&p->timer))
+        uv_close((uv_handle_t *)&p->timer, peer_on_close);
+}
+
+static void
+peer_on_timeout(uv_timer_t *t)
+{
+    struct vmd_peer *p = t->data;
+    if (p->state == VMD_PEER_CLOSING)
+        peer_close_handles(p);      /* the shutdown did not finish in time */
+    else
+        vmd_peer_close(p, -ETIMEDOUT, "did not finish the handshake in time");
+}
+
+static struct vmd_peer *
+peer_new(struct vmd *vmd, int outbound)
+{
+    struct vmd_peer *p = calloc(1, sizeof(*p));
+    if (p == NULL)
+        return NULL;
+    p->vmd = vmd;
+    p->outbound = outbound;
+    uv_tcp_init(vmd->loop, &p->tcp);
+    uv_timer_init(vmd->loop, &p->timer);
+    p->tcp.data = p;
+    p->timer.data = p;
+    p->handles = 2;
+    wire_rx_init(&p->rx, (uint32_t)vmd->conf.max_message);
+    vmd_list_insert(&vmd->peers, &p->link);
+    uv_timer_start(&p->timer, peer_on_timeout, VMD_HANDSHAKE_TIMEOUT_MS, 0);
+    p->last_rx = uv_now(vmd->loop);
+    return p;
+}
+
+static void
+peer_on_plain(void *arg, const void *buf, size_t len)
+{
+    struct vmd_peer *p = arg;
+    if (p->err == 0 && p->state != VMD_PEER_CLOSING)
+        p->err = wire_rx_append(&p->rx, buf, len);
+}
+
+static void
+peer_on_write(uv_write_t *req, int status)
+{
+    struct peer_wreq *w = vmd_container_of(req, struct peer_wreq, req);
+    struct vmd_peer *p = w->peer;
+    p->queued -= w->len;
+    free(w->buf);
+    free(w);
+    if (status < 0 && status != UV_ECANCELED && p->state != VMD_PEER_CLOSING)
+        vmd_peer_close(p, status == UV_EPIPE ? -EPIPE : -ECONNRESET, "write failed");
+}
+
+/* Hand every ciphertext byte the engine has to uv_write. */
+static int
+peer_flush(struct vmd_peer *p)
+{
+    for (;;) {
+        char *out;
+        ssize_t n = vmd_tls_take(p->tls, &out);
+        if (n <= 0)
+            return (int)n;
+        struct peer_wreq *w = malloc(sizeof(*w));
+        if (w == NULL) {
+            free(out);
+            return -ENOMEM;
+        }
+        w->peer = p;
+        w->buf = out;
+        w->len = (size_t)n;
+        uv_buf_t b = uv_buf_init(out, (unsigned)n);
+        int rc = uv_write(&w->req, (uv_stream_t *)&p->tcp, &b, 1, peer_on_write);
+        if (rc != 0) {
+            free(out);
+            free(w);
+            return rc;
+        }
+        p->queued += (size_t)n;
+    }
+}
+
+static void
+peer_on_shutdown(uv_shutdown_t *req, int status)
+{
+    struct vmd_peer *p = req->data;
+    (void)status;
+    free(req);
+    peer_close_handles(p);
+}
+
+void
+vmd_peer_close(struct vmd_peer *p, int err, const char *why)
+{
+    struct vmd *vmd = p->vmd;
+    if (p->state == VMD_PEER_CLOSING)
+        return;
+    enum vmd_peer_state was = p->state;
+    p->state = VMD_PEER_CLOSING;
+    p->err = err;
+    if (err)
+        log_code(err, "peer %s (%s): %s; closing", p->name[0] ? p->name : "?", p->addr, why);
+    else
+        log_info("peer %s (%s): %s; closing", p->name[0] ? p->name : "?", p->addr, why);
+
+    struct vmd_host *h = p->host;
+    if (h) {
+        h->peer = NULL;
+        p->host = NULL;
+    }
+    uv_read_stop((uv_stream_t *)&p->tcp);
+
+    /* Let queued bytes (a HALT, an alert) leave before the socket closes,
+     * but never wait on a stalled peer for longer than the timer allows. */
+    if (was != VMD_PEER_CONNECTING && p->tls) {
+        if (err == 0 && was == VMD_PEER_UP)
+            vmd_tls_shutdown(p->tls);
+        peer_flush(p);
+        uv_shutdown_t *req = malloc(sizeof(*req));
+        if (req) {
+            req->data = p;
+            if (uv_shutdown(req, (uv_stream_t *)&p->tcp, peer_on_shutdown) == 0) {
+                uv_timer_start(&p->timer, peer_on_timeout, 2000, 0);
+                goto lost;
+            }
+            free(req);
+        }
+    }
+    peer_close_handles(p);
+lost:
+    if (h)
+        vmd_proto_peer_lost(vmd, h, err);
+}
+
+int
+vmd_peer_send(struct vmd_peer *p, struct wire_hdr *h, const void *body, size_t len)
+{
+    unsigned char hdr[WIRE_HDR_LEN];
+    int rc;
+
+    if (p->state != VMD_PEER_UP && p->state != VMD_PEER_HELLO)
+        return WIRE_EHOSTFAIL;
+    if (len > p->vmd->conf.max_message)
+        return -EMSGSIZE;
+    if (p->queued + len > p->vmd->conf.max_peer_queue)
+        return -ENOBUFS;
+    h->len = (uint32_t)len;
+    wire_hdr_pack(h, hdr);
+    if ((rc = vmd_tls_write(p->tls, hdr, sizeof(hdr))) != 0 ||
+        (len && (rc = vmd_tls_write(p->tls, body, len)) != 0) || (rc = peer_flush(p)) != 0) {
+        vmd_peer_close(p, rc, "cannot send");
+        return rc;
+    }
+    return 0;
+}
+
+/* TLS is up: settle who the peer is before any frame is believed. */
+static int
+peer_on_tls_up(struct vmd_peer *p)
+{
+    struct vmd *vmd = p->vmd;
+    const char *cn = vmd_tls_peer_name(p->tls);
+    if (cn == NULL)
+        return WIRE_ENOCERT;
+    if (!p->outbound) {
+        struct vmd_host *h = vmd_host_by_name(vmd, cn);
+        vmd_strlcpy(p->name, cn, sizeof(p->name));
+        if (strcmp(cn, vmd->name) == 0) {
+            log_warn("peer %s (%s): certificate names this host; refusing", cn, p->addr);
+            return WIRE_ENAME;
+        }
+        if (h == NULL && !(vmd->index == 0 && strcmp(cn, vmd->master_name) == 0)) {
+            log_warn("peer %s (%s): certificate name %s is not in the host table; refusing", cn,
+                     p->addr, cn);
+            return WIRE_ENAME;
+        }
+        if (h && h->peer) {
+            log_warn("peer %s (%s): already connected to %s; refusing a second link", cn,
+                     p->addr, cn);
+            return WIRE_EDUPHOST;
+        }
+    } else if (p->host && p->host->fingerprint[0] &&
+               strcmp(p->host->fingerprint, vmd_tls_peer_fingerprint(p->tls)) != 0) {
+        log_warn("peer %s (%s): certificate fingerprint differs from the one it announced; "
+                 "refusing", p->name, p->addr);
+        return WIRE_EBADCERT;
+    }
+    p->state = VMD_PEER_HELLO;
+    log_debug("peer %s (%s): TLS up", p->name, p->addr);
+    vmd_proto_send_hello(p);
+    return 0;
+}
+
+static void
+peer_process(struct vmd_peer *p)
+{
+    struct wire_hdr h;
+    const unsigned char *body;
+    int rc, n = 0;
+
+    while (p->state != VMD_PEER_CLOSING && (rc = wire_rx_next(&p->rx, &h, &body)) == 1) {
+        p->last_rx = uv_now(p->vmd->loop);
+        if ((rc = vmd_proto_dispatch(p, &h, body)) != 0) {
+            vmd_peer_close(p, rc, "sent a bad frame");
+            return;
+        }
+        n++;
+    }
+    if (p->state != VMD_PEER_CLOSING && rc < 0)
+        vmd_peer_close(p, rc, rc == -EMSGSIZE ? "announced a frame above max_message"
+                                               : "sent a malformed frame header");
+}
+
+static void
+peer_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buf)
+{
+    struct vmd_peer *p = handle->data;
+    (void)suggested;
+    buf->base = p->inbuf;
+    buf->len = sizeof(p->inbuf);
+}
+
+static void
+peer_on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+{
+    struct vmd_peer *p = s->data;
+    int rc;
+
+    if (p->state == VMD_PEER_CLOSING)
+        return;
+    if (nread == 0)
+        return;
+    if (nread < 0) {
+        vmd_peer_close(p, nread == UV_EOF ? 0 : -ECONNRESET,
+                       nread == UV_EOF ? "closed the connection" : "connection reset");
+        return;
+    }
+    rc = vmd_tls_feed(p->tls, buf->base, (size_t)nread);
+    int frc = peer_flush(p);
+    if (rc < 0) {
+        log_warn("peer %s (%s): TLS refused: %s", p->name[0] ? p->name : "?", p->addr,
+                 vmd_tls_error(p->tls));
+        vmd_peer_close(p, rc, "TLS handshake failed");
+        return;
+    }
+    if (frc < 0) {
+        vmd_peer_close(p, frc, "cannot write");
+        return;
+    }
+    if (p->err) {
+        vmd_peer_close(p, p->err, "out of memory for its frames");
+        return;
+    }
+    if (p->state == VMD_PEER_HANDSHAKE && vmd_tls_handshake_done(p->tls)) {
+        if ((rc = peer_on_tls_up(p)) != 0) {
+            vmd_peer_close(p, rc, "refused after the handshake");
+            return;
+        }
+    }
+    if (p->state == VMD_PEER_HELLO || p->state == VMD_PEER_UP)
+        peer_process(p);
+    if (rc == 1 && p->state != VMD_PEER_CLOSING)
+        vmd_peer_close(p, 0, "closed TLS");
+}
+
+static void
+peer_set_addr(struct vmd_peer *p)
+{
+    struct sockaddr_storage ss;
+    int len = sizeof(ss);
+    char ip[64] = "?";
+    int port = 0;
+    if (uv_tcp_getpeername(&p->tcp, (struct sockaddr *)&ss, &len) == 0 &&
+        ss.ss_family == AF_INET) {
+        uv_ip4_name((struct sockaddr_in *)&ss, ip, sizeof(ip));
+        port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+    }
+    snprintf(p->addr, sizeof(p->addr), "%s:%d", ip, port);
+}
+
+static void
+peer_on_connection(uv_stream_t *server, int status)
+{
+    struct vmd *vmd = server->data;
+    if (status < 0) {
+        log_warn("accept: %s", uv_strerror(status));
+        return;
+    }
+    struct vmd_peer *p = peer_new(vmd, 0);
+    if (p == NULL) {
+        log_warn("accept: out of memory");
+        return;
+    }
+    if (uv_accept(server, (uv_stream_t *)&p->tcp) != 0 || vmd->halting) {
+        vmd_peer_close(p, 0, "not accepted");
+        return;
+    }
+    peer_set_addr(p);
+    p->tls = vmd_tls_new(vmd->tls, VMD_TLS_SERVER, NULL, peer_on_plain, p);
+    if (p->tls == NULL) {
+        vmd_peer_close(p, -ENOMEM, "no TLS session");
+        return;
+    }
+    p->state = VMD_PEER_HANDSHAKE;
+    uv_tcp_nodelay(&p->tcp, 1);
+    uv_read_start((uv_stream_t *)&p->tcp, peer_alloc, peer_on_read);
+    log_debug("connection from %s", p->addr);
+}
+
+int
+vmd_peer_listen(struct vmd *vmd)
+{
+    struct sockaddr_in sa;
+    struct sockaddr_storage bound;
+    int len = sizeof(bound), rc;
+
+    if ((rc = uv_ip4_addr(vmd->conf.listen_address, vmd->conf.listen_port, &sa)) != 0)
+        return rc;
+    uv_tcp_init(vmd->loop, &vmd->listener);
+    vmd->listener.data = vmd;
+    if ((rc = uv_tcp_bind(&vmd->listener, (struct sockaddr *)&sa, 0)) != 0 ||
+        (rc = uv_listen((uv_stream_t *)&vmd->listener, 128, peer_on_connection)) != 0 ||
+        (rc = uv_tcp_getsockname(&vmd->listener, (struct sockaddr *)&bound, &len)) != 0)
+        return rc;
+    vmd->port = ntohs(((struct sockaddr_in *)&bound)->sin_port);
+    return 0;
+}
+
+static void
+peer_on_connect(uv_connect_t *req, int status)
+{
+    struct vmd_peer *p = req->data;
+    if (p->state == VMD_PEER_CLOSING)
+        return;
+    if (status < 0) {
+        vmd_peer_close(p, status == UV_ECONNREFUSED ? -ECONNREFUSED : -EHOSTUNREACH,
+                       "cannot connect");
+        return;
+    }
+    peer_set_addr(p);
+    p->tls = vmd_tls_new(p->vmd->tls, VMD_TLS_CLIENT, p->name, peer_on_plain, p);
+    if (p->tls == NULL) {
+        vmd_peer_close(p, -ENOMEM, "no TLS session");
+        return;
+    }
+    p->state = VMD_PEER_HANDSHAKE;
+    uv_tcp_nodelay(&p->tcp, 1);
+    int rc = vmd_tls_start(p->tls);
+    if (rc == 0)
+        rc = peer_flush(p);
+    if (rc < 0) {
+        vmd_peer_close(p, rc, "cannot start TLS");
+        return;
+    }
+    uv_read_start((uv_stream_t *)&p->tcp, peer_alloc, peer_on_read);
+}
+
+int
+vmd_peer_connect(struct vmd *vmd, struct vmd_host *h)
+{
+    struct sockaddr_in sa;
+    int rc;
+
+    if (vmd->halting)
+        return WIRE_EHALTED;
+    if ((rc = uv_ip4_addr(h->address, h->port, &sa)) != 0)
+        return -EINVAL;
+    struct vmd_peer *p = peer_new(vmd, 1);
+    if (p == NULL)
+        return -ENOMEM;
+    vmd_strlcpy(p->name, h->name, sizeof(p->name));
+    snprintf(p->addr, sizeof(p->addr), "%s:%d", h->address, h->port);
+    p->host = h;
+    h->peer = p;
+    p->connect_req.data = p;
+    if ((rc = uv_tcp_connect(&p->connect_req, &p->tcp, (struct sockaddr *)&sa,
+                             peer_on_connect)) != 0) {
+        p->host = NULL;
+        h->peer = NULL;
+        vmd_peer_close(p, -ECONNREFUSED, "cannot connect");
+        return rc;
+    }
+    return 0;
+}
+
+void
+vmd_peer_heartbeat_all(struct vmd *vmd)
+{
+    struct wire_hdr h = { .type = WIRE_T_HEARTBEAT, .src = VMD_HOST_TID(vmd->index) };
+    struct vmd_list *l, *next;
+    for (l = vmd->peers.next; l != &vmd->peers; l = next) {
+        next = l->next;
+        struct vmd_peer *p = vmd_container_of(l, struct vmd_peer, link);
+        if (p->state == VMD_PEER_UP)
+            vmd_peer_send(p, &h, NULL, 0);
+    }
+}
+
+void
+vmd_peer_check_liveness(struct vmd *vmd)
+{
+    uint64_t now = uv_now(vmd->loop);
+    uint64_t limit = (uint64_t)(vmd->conf.host_timeout * 1000.0);
+    struct vmd_list *l, *next;
+
+    if (vmd->halting)
+        return;
+    for (l = vmd->peers.next; l != &vmd->peers; l = next) {
+        next = l->next;
+        struct vmd_peer *p = vmd_container_of(l, struct vmd_peer, link);
+        if (p->state == VMD_PEER_UP && now - p->last_rx > limit) {
+            char why[96];
+            snprintf(why, sizeof(why), "silent for %.1f s (host_timeout %.1f s)",
+                     (double)(now - p->last_rx) / 1000.0, vmd->conf.host_timeout);
+            vmd_peer_close(p, -ETIMEDOUT, why);
+        }
+    }
+    /* A daemon started for an add that no master ever reached leaves. */
+    if (!vmd->is_master && vmd->index == 0 &&
+        now - vmd->started_ms > (uint64_t)(vmd->conf.start_timeout * 1000.0)) {
+        vmd_halt(vmd, "no master contacted this daemon within start_timeout");
+        return;
+    }
+    /* Redial missing links to higher-indexed hosts. */
+    for (int i = vmd->index + 1; vmd->index > 0 && i <= VMD_MAX_HOSTS; i++) {
+        struct vmd_host *h = vmd->hosts[i];
+        if (h && h->state == VMD_HOST_UP && h->peer == NULL && !vmd->is_master)
+            vmd_peer_connect(vmd, h);
+    }
+}

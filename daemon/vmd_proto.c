@@ -1,0 +1,205 @@
+/*
+ * vmd_proto.c - what daemons say to each other over their TLS links:
+ * HELLO (who I am), HOSTTABLE (the master's table), HEARTBEAT, HALT and
+ * RELAY (a client's request forwarded to the master, and its answer).
+ *
+ * Each frame is checked against the link's state and the sender's role
+ * before it is acted on: only the master may send a table or a halt.  A
+ * frame that fails a check returns an error, and the caller closes that
+ * one link (STYLE.md 5.3).
+ */
+#define LOG_TAG "proto"
+#include "log.h"
+#include "vmd.h"
+
+#include <errno.h>
+#include <string.h>
+
+void
+vmd_proto_send_hello(struct vmd_peer *p)
+{
+    struct vmd *vmd = p->vmd;
+    struct wire_wbuf b;
+    struct wire_hdr h = { .type = WIRE_T_HELLO, .src = VMD_HOST_TID(vmd->index) };
+
+    wire_wbuf_init(&b);
+    wire_put_u32(&b, WIRE_VERSION);
+    wire_put_str(&b, vmd->name);
+    wire_put_u32(&b, (uint32_t)vmd->index);
+    wire_put_str(&b, "LINUX64");
+    wire_put_u32(&b, (uint32_t)vmd->conf.speed);
+    wire_put_str(&b, vmd->master_name);
+    if (b.err == 0)
+        vmd_peer_send(p, &h, b.data, b.len);
+    wire_wbuf_free(&b);
+}
+
+static int
+on_hello(struct vmd_peer *p, const unsigned char *body, size_t len)
+{
+    struct vmd *vmd = p->vmd;
+    struct wire_rbuf r;
+    uint32_t version, index, speed;
+    char name[VMD_NAME_MAX], arch[16], master[VMD_NAME_MAX];
+    int rc;
+
+    if (p->state != VMD_PEER_HELLO)
+        return WIRE_EFRAME;
+    wire_rbuf_init(&r, body, len);
+    if ((rc = wire_get_u32(&r, &version)) || (rc = wire_get_str(&r, name, sizeof(name))) ||
+        (rc = wire_get_u32(&r, &index)) || (rc = wire_get_str(&r, arch, sizeof(arch))) ||
+        (rc = wire_get_u32(&r, &speed)) || (rc = wire_get_str(&r, master, sizeof(master))))
+        return rc;
+    if (version != WIRE_VERSION)
+        return WIRE_EVERSION;
+    if (strcmp(name, p->name) != 0) {
+        log_warn("peer %s (%s): says it is %s; the certificate disagrees", p->name, p->addr, name);
+        return WIRE_ENAME;
+    }
+    /* A daemon of another VM that happens to share our CA is not a peer. */
+    if (vmd->index != 0 && strcmp(master, vmd->master_name) != 0 && master[0] != '\0') {
+        log_warn("peer %s (%s): belongs to the VM of master %s, not %s", p->name, p->addr,
+                 master, vmd->master_name);
+        return WIRE_ENAME;
+    }
+    p->state = VMD_PEER_UP;
+    uv_timer_stop(&p->timer);
+    if (p->host == NULL) {
+        struct vmd_host *h = vmd_host_by_name(vmd, name);
+        if (h && h->peer == NULL) {
+            h->peer = p;
+            p->host = h;
+        }
+    }
+    if (p->host) {
+        vmd_strlcpy(p->host->arch, arch, sizeof(p->host->arch));
+        p->host->speed = (int)speed;
+    }
+    log_info("peer %s (%s): link up", p->name, p->addr);
+    vmd_proto_peer_up(p);
+    return 0;
+}
+
+/* The master is the only one whose word on the VM counts. */
+static int
+from_master(const struct vmd_peer *p)
+{
+    const struct vmd *vmd = p->vmd;
+    if (vmd->is_master)
+        return 0;
+    if (p->host)
+        return p->host->index == vmd->master_index;
+    return vmd->index == 0 && strcmp(p->name, vmd->master_name) == 0;
+}
+
+/* Bind links that came up before their host was in our table. */
+static void
+bind_unattached_peers(struct vmd *vmd)
+{
+    for (struct vmd_list *l = vmd->peers.next; l != &vmd->peers; l = l->next) {
+        struct vmd_peer *p = vmd_container_of(l, struct vmd_peer, link);
+        if (p->state != VMD_PEER_UP || p->host)
+            continue;
+        struct vmd_host *h = vmd_host_by_name(vmd, p->name);
+        if (h && h->peer == NULL) {
+            h->peer = p;
+            p->host = h;
+        }
+    }
+}
+
+static void
+on_relay(struct vmd_peer *p, const struct wire_hdr *h, const unsigned char *body)
+{
+    struct vmd *vmd = p->vmd;
+    if (h->flags & 1) {
+        vmd_ops_relay_reply(vmd, h, body);
+        return;
+    }
+    /* A request from a client on the sending host: body = client id, type, request. */
+    struct wire_rbuf r;
+    uint32_t client_id, type;
+    wire_rbuf_init(&r, body, h->len);
+    if (wire_get_u32(&r, &client_id) || wire_get_u32(&r, &type) || type > WIRE_T_MAX)
+        return;
+    struct wire_hdr req = *h;
+    req.type = (uint8_t)type;
+    req.len = (uint32_t)(r.len - r.pos);
+    vmd_ops_request(vmd, p->host ? p->host->index : -1, client_id, &req, body + r.pos);
+}
+
+int
+vmd_proto_dispatch(struct vmd_peer *p, const struct wire_hdr *h, const unsigned char *body)
+{
+    struct vmd *vmd = p->vmd;
+    int rc;
+
+    if (h->type == WIRE_T_HELLO)
+        return on_hello(p, body, h->len);
+    if (p->state != VMD_PEER_UP)
+        return WIRE_EFRAME;
+    switch (h->type) {
+    case WIRE_T_HEARTBEAT:
+        return 0;
+    case WIRE_T_HOSTTABLE:
+        if (!from_master(p))
+            return WIRE_EFRAME;
+        if ((rc = vmd_hosts_apply(vmd, body, h->len)) != 0)
+            return rc;
+        bind_unattached_peers(vmd);
+        return 0;
+    case WIRE_T_HALT:
+        if (!from_master(p))
+            return WIRE_EFRAME;
+        vmd_halt(vmd, "halted by the master");
+        return 0;
+    case WIRE_T_RELAY:
+        if (!(h->flags & 1) && !vmd->is_master)
+            return WIRE_EFRAME;
+        if ((h->flags & 1) && !from_master(p))
+            return WIRE_EFRAME;
+        on_relay(p, h, body);
+        return 0;
+    default:
+        log_warn("peer %s: unknown frame type %u", p->name, h->type);
+        return WIRE_EFRAME;
+    }
+}
+
+void
+vmd_proto_peer_up(struct vmd_peer *p)
+{
+    struct vmd *vmd = p->vmd;
+    struct vmd_host *h = p->host;
+    if (!vmd->is_master || h == NULL || h->state != VMD_HOST_STARTING)
+        return;
+    h->state = VMD_HOST_UP;
+    log_info("host %s (t%x) added at %s:%d", h->name, VMD_HOST_TID(h->index), h->address,
+             h->port);
+    vmd_hosts_broadcast(vmd);
+    vmd_hoststart_peer_ready(vmd, h, 0, NULL);
+}
+
+void
+vmd_proto_peer_lost(struct vmd *vmd, struct vmd_host *h, int err)
+{
+    if (vmd->halting || vmd->halting_vm)
+        return;
+    if (vmd->is_master) {
+        int starting = h->state == VMD_HOST_STARTING;
+        if (starting) {
+            char msg[160];
+            snprintf(msg, sizeof(msg), "the link to its daemon failed: %s",
+                     err ? wire_strerror(err) : "closed");
+            vmd_hoststart_peer_ready(vmd, h, err ? err : WIRE_ECANTSTART, msg);
+        }
+        vmd_host_remove(vmd, h, err == -ETIMEDOUT ? "timed out" : "its link closed");
+        if (!starting)
+            vmd_hosts_broadcast(vmd);
+        return;
+    }
+    if (h->index == vmd->master_index) {
+        log_warn("lost the master %s; leaving the VM", h->name);
+        vmd_halt(vmd, "the master is gone");
+    }
+}

@@ -1,0 +1,80 @@
+/*
+ * vmd_util.c - small helpers the daemon's files share: the intrusive list
+ * and shell quoting for the hoststart command line.
+ */
+#include "vmd.h"
+
+#include <errno.h>
+#include <string.h>
+
+void
+vmd_list_init(struct vmd_list *l)
+{
+    l->prev = l->next = l;
+}
+
+void
+vmd_list_insert(struct vmd_list *head, struct vmd_list *n)
+{
+    n->next = head;
+    n->prev = head->prev;
+    head->prev->next = n;
+    head->prev = n;
+}
+
+void
+vmd_list_remove(struct vmd_list *n)
+{
+    n->prev->next = n->next;
+    n->next->prev = n->prev;
+    n->prev = n->next = n;
+}
+
+int
+vmd_list_empty(const struct vmd_list *l)
+{
+    return l->next == l;
+}
+
+/*
+ * Quote s for /bin/sh: 'a b' and 'it'\''s'.  The hoststart template is run
+ * by the shell, so every value we substitute into it is quoted; a name can
+ * never inject a command.  Returns 0 or -ENAMETOOLONG.
+ */
+int
+vmd_shell_quote(const char *s, char *out, size_t cap)
+{
+    size_t n = 0;
+    if (cap < 3)
+        return -ENAMETOOLONG;
+    out[n++] = '\'';
+    for (; *s; s++) {
+        const char *piece = *s == '\'' ? "'\\''" : NULL;
+        size_t plen = piece ? 4 : 1;
+        if (n + plen + 2 > cap)
+            return -ENAMETOOLONG;
+        if (piece) {
+            memcpy(out + n, piece, plen);
+            n += plen;
+        } else {
+            out[n++] = *s;
+        }
+    }
+    out[n++] = '\'';
+    out[n] = '\0';
+    return 0;
+}
+
+/* Copy a string that must fit; -ENAMETOOLONG (and dst truncated) if not. */
+int
+vmd_strlcpy(char *dst, const char *src, size_t cap)
+{
+    size_t n = strlen(src);
+    if (n >= cap) {
+        memcpy(dst, src, cap - 1);
+        dst[cap - 1] = '\0';
+        return -ENAMETOOLONG;
+    }
+    memcpy(dst, src, n + 1);
+    return 0;
+}
