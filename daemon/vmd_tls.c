@@ -314,6 +314,9 @@ vmd_tls_ctx_new(const char *ca_path, const char *cert_path, const char *key_path
     /* A retried write carries the same bytes, but our queue may have moved
      * them when it grew. */
     SSL_CTX_set_mode(ctx->ssl, SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    /* Send only the chain in cert_path: every peer holds the CA already, and
+     * a root in the chain turns "not our CA" into "self-signed in chain". */
+    SSL_CTX_set_mode(ctx->ssl, SSL_MODE_NO_AUTO_CHAIN);
     if (fingerprint(SSL_CTX_get0_certificate(ctx->ssl), ctx->fingerprint) < 0) {
         rc = ctx_fail(err, errlen, -ENOMEM, "%s: cannot hash the certificate", cert_path);
         goto bad;
