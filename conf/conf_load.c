@@ -147,6 +147,7 @@ struct conf_ctx {
     size_t len;                 /* bytes used in diag->text */
     int omitted;                /* errors counted but not written: no room */
     bool nomem;
+    bool cut;                   /* conf_fix_source dropped the end of the file */
     /* Fields whose key was present but wrong: the cross-checks skip them. */
     size_t bad[16];
     int nbad;
@@ -516,7 +517,9 @@ conf_walk(struct conf_ctx *x, const struct conf_key *keys, const config_setting_
 
         if (name == NULL)
             continue;
-        snprintf(key, sizeof(key), "%s%s%s", prefix, *prefix != '\0' ? "." : "", name);
+        if (snprintf(key, sizeof(key), "%s%s%s", prefix, *prefix != '\0' ? "." : "", name) >=
+            (int)sizeof(key))
+            memcpy(key + sizeof(key) - 4, "...", 4);
         for (k = keys; k->name != NULL && strcmp(k->name, name) != 0; k++)
             ;
         if (k->name == NULL)
@@ -715,6 +718,18 @@ conf_fix_number(struct conf_ctx *x, struct conf_buf *b, const char *src, size_t 
 }
 
 /*
+ * Where libconfig expects a key, an unterminated string or comment makes it
+ * drop the rest of the file without a word; so it is reported here, and the
+ * text handed to libconfig ends before it.
+ */
+static void
+conf_unterminated(struct conf_ctx *x, unsigned line, const char *what)
+{
+    conf_error(x, line, "syntax error: unterminated %s", what);
+    x->cut = true;
+}
+
+/*
  * Rescan the file as libconfig's scanner would, and return a copy fixed for
  * its defects (see the top of this file).  Line breaks stay where they are,
  * so libconfig's line numbers stay right.  NULL only on ENOMEM.
@@ -755,17 +770,29 @@ conf_fix_source(struct conf_ctx *x, const char *src, size_t len)
             while (j < len && src[j] != '\n')
                 j++;
         } else if (ch == '/' && j < len && src[j] == '*') {
+            unsigned first = line;
+
             for (j = i + 2; j < len && !(src[j] == '*' && j + 1 < len && src[j + 1] == '/');
                  j++)
                 line += src[j] == '\n';
-            j = j < len ? j + 2 : len;
+            if (j >= len) {
+                conf_unterminated(x, first, "comment");
+                break;
+            }
+            j += 2;
         } else if (ch == '"') {
+            unsigned first = line;
+
             for (; j < len && src[j] != '"'; j++) {
                 if (src[j] == '\\' && j + 1 < len)
                     j++;
                 line += src[j] == '\n';
             }
-            j = j < len ? j + 1 : len;
+            if (j >= len) {
+                conf_unterminated(x, first, "string");
+                break;
+            }
+            j++;
         } else if (conf_is_name_start(ch)) {
             while (j < len && conf_is_name_char(src[j]))
                 j++;
@@ -992,8 +1019,10 @@ conf_load(const char *path, struct conf *c, struct conf_diag *diag)
     if (config_read_string(&cfg, fixed) != CONFIG_TRUE) {
         const char *what = config_error_text(&cfg);
 
-        conf_error(&x, (unsigned)config_error_line(&cfg), "%s",
-                   what != NULL ? what : "syntax error");
+        /* After a cut, libconfig's error is only the echo of the one reported. */
+        if (!x.cut)
+            conf_error(&x, (unsigned)config_error_line(&cfg), "%s",
+                       what != NULL ? what : "syntax error");
     } else {
         conf_walk(&x, conf_top_keys, config_root_setting(&cfg), "");
         conf_cross_check(&x, &cfg);
