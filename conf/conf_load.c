@@ -60,7 +60,7 @@
 
 enum conf_kind {
     CONF_K_GROUP,       /* a group of further keys: members */
-    CONF_K_ADDRESS,     /* char *: a numeric IPv4 or IPv6 address */
+    CONF_K_ADDRESS,     /* char *: a numeric IPv4 address (vmd listens on IPv4) */
     CONF_K_INT,         /* int in min..max */
     CONF_K_U64,         /* uint64_t in min..max */
     CONF_K_SECONDS,     /* double: seconds */
@@ -83,7 +83,7 @@ struct conf_key {
 
 static const struct conf_key conf_listen_keys[] = {
     { "address", CONF_K_ADDRESS, F(listen_address), 0, 0,
-      "expected an IPv4 or IPv6 address", NULL },
+      "expected an IPv4 address such as \"0.0.0.0\"", NULL },
     { "port", CONF_K_INT, F(listen_port), 0, 65535, "expected an integer 0..65535", NULL },
     { NULL, 0, 0, 0, 0, NULL, NULL }
 };
@@ -430,7 +430,7 @@ conf_get(struct conf_ctx *x, const struct conf_key *k, const config_setting_t *s
     long long n;
     double d;
     int level;
-    unsigned char addr[sizeof(struct in6_addr)];
+    struct in_addr addr;
 
     switch (k->kind) {
     case CONF_K_GROUP:
@@ -441,8 +441,7 @@ conf_get(struct conf_ctx *x, const struct conf_key *k, const config_setting_t *s
         break;
     case CONF_K_ADDRESS:
         if (config_setting_type(s) != CONFIG_TYPE_STRING ||
-            (inet_pton(AF_INET, config_setting_get_string(s), addr) != 1 &&
-             inet_pton(AF_INET6, config_setting_get_string(s), addr) != 1))
+            inet_pton(AF_INET, config_setting_get_string(s), &addr) != 1)
             conf_bad(x, k, s, key);
         else
             conf_set_str(x, (char **)(void *)field, config_setting_get_string(s));

@@ -198,7 +198,7 @@ test_conf_load_reads_every_key(void **state)
     struct conf_diag d;
 
     (void)state;
-    assert_int_equal(load_text("listen = { address = \"::1\"; port = 7000; };\n"
+    assert_int_equal(load_text("listen = { address = \"10.1.2.3\"; port = 7000; };\n"
                                "tls = { ca = \"/etc/lvm/ca.pem\"; cert = \"c/%h.crt\";"
                                " key = \"k/%h.key\"; };\n"
                                "heartbeat = 0.25; host_timeout = 2; start_timeout = 10L;\n"
@@ -212,7 +212,7 @@ test_conf_load_reads_every_key(void **state)
                                &c, &d),
                      0);
     assert_int_equal(d.nerrors, 0);
-    assert_string_equal(c.listen_address, "::1");
+    assert_string_equal(c.listen_address, "10.1.2.3");
     assert_int_equal(c.listen_port, 7000);
     assert_string_equal(c.tls_ca, "/etc/lvm/ca.pem");
     assert_string_equal(c.tls_cert, "c/%h.crt");
@@ -350,9 +350,12 @@ test_conf_load_reports_bad_listen(void **state)
     assert_one_error("listen = { port = \"80\"; };\n",
                      "$F:1: listen.port: expected an integer 0..65535, got \"80\"\n");
     assert_one_error("listen = { address = \"localhost\"; };\n",
-                     "$F:1: listen.address: expected an IPv4 or IPv6 address, got \"localhost\"\n");
+                     "$F:1: listen.address: expected an IPv4 address such as \"0.0.0.0\", got \"localhost\"\n");
+    assert_one_error("listen = { address = \"::1\"; };\n",
+                     "$F:1: listen.address: expected an IPv4 address such as \"0.0.0.0\", "
+                     "got \"::1\"\n");
     assert_one_error("listen = { address = 127; };\n",
-                     "$F:1: listen.address: expected an IPv4 or IPv6 address, got 127\n");
+                     "$F:1: listen.address: expected an IPv4 address such as \"0.0.0.0\", got 127\n");
     assert_one_error("listen = 7000;\n",
                      "$F:1: listen: expected a group { address = ...; port = ...; }, got 7000\n");
 }
@@ -757,7 +760,7 @@ test_conf_load_error_leaves_conf_unchanged(void **state)
 
     (void)state;
     assert_int_equal(load_text("listen = { port = 4000; };\nspeed = 9;\n", &c, &d), 0);
-    assert_int_equal(conf_load(write_file("bad.conf", "listen = { port = 5000; address = \"::\"; };\n"
+    assert_int_equal(conf_load(write_file("bad.conf", "listen = { port = 5000; address = \"10.0.0.9\"; };\n"
                                           "spawn_path = [ \"/x\" ];\nspeed = 0;\n"),
                                &c, &d),
                      WIRE_ECONF);
