@@ -146,6 +146,18 @@ fingerprint(X509 *x, char *out)
     return 0;
 }
 
+/* A daemon has nobody to ask: an encrypted key fails instead of waiting for
+ * OpenSSL's default prompt on a terminal that is not there. */
+static int
+no_passphrase(char *buf, int size, int rwflag, void *arg)
+{
+    (void)buf;
+    (void)size;
+    (void)rwflag;
+    (void)arg;
+    return -1;
+}
+
 /*
  * Read the key file, refusing one that group or others may read (relayd's
  * check_file_secrecy), and load it from memory so the PEM bytes can be wiped
@@ -211,7 +223,7 @@ load_key(SSL_CTX *ssl, const char *path, char *err, size_t errlen)
         rc = ctx_fail(err, errlen, -ENOMEM, "%s: out of memory", path);
         goto done;
     }
-    key = PEM_read_bio_PrivateKey(b, NULL, NULL, NULL);
+    key = PEM_read_bio_PrivateKey(b, NULL, no_passphrase, NULL);
     if (key == NULL) {
         rc = ctx_fail(err, errlen, WIRE_ECONF, "%s: not an unencrypted PEM private key", path);
         goto done;

@@ -216,9 +216,11 @@ unstage(struct staged *s)
 }
 
 /*
- * Move the staged files into place, in order.  Without force, link() refuses
- * an existing file atomically; files placed before a refusal are removed, so
- * the pair appears whole or not at all.
+ * Move the staged files into place, key first.  Without force, link() refuses
+ * an existing file atomically, and files placed before a refusal are removed,
+ * so the pair appears whole or not at all.  With force, a failure between the
+ * two renames (rare: same directory) leaves the new key beside the old
+ * certificate, which vmd_tls_ctx_new() refuses as a mismatch.
  */
 static int
 commit(struct staged *s, size_t n, int force, const char *dir, char *err, size_t errlen)
@@ -227,9 +229,22 @@ commit(struct staged *s, size_t n, int force, const char *dir, char *err, size_t
     int rc = 0, fd;
 
     for (i = 0; i < n; i++) {
-        if (force ? rename(s[i].tmp, s[i].final) == 0 : link(s[i].tmp, s[i].final) == 0) {
-            if (!force)
-                unlink(s[i].tmp);
+        int placed = 0;
+
+        if (force) {
+            placed = rename(s[i].tmp, s[i].final) == 0;
+        } else if (link(s[i].tmp, s[i].final) == 0) {
+            placed = 1;
+            unlink(s[i].tmp);
+        } else if (errno == EPERM || errno == EOPNOTSUPP || errno == ENOSYS) {
+            /* A file system without hard links: rename, trusting the check
+             * made before the keys were generated. */
+            if (exists(s[i].final))
+                errno = EEXIST;
+            else
+                placed = rename(s[i].tmp, s[i].final) == 0;
+        }
+        if (placed) {
             s[i].live = 0;
             continue;
         }
@@ -489,6 +504,18 @@ bad:
     return rc;
 }
 
+/* vmctl writes keys without a passphrase; one that has a passphrase fails
+ * here rather than stopping at OpenSSL's terminal prompt. */
+static int
+no_passphrase(char *buf, int size, int rwflag, void *arg)
+{
+    (void)buf;
+    (void)size;
+    (void)rwflag;
+    (void)arg;
+    return -1;
+}
+
 /* Load the CA certificate and key from dir and check they belong together. */
 static int
 load_ca(const char *dir, X509 **xout, EVP_PKEY **kout, char *err, size_t errlen)
@@ -524,10 +551,10 @@ load_ca(const char *dir, X509 **xout, EVP_PKEY **kout, char *err, size_t errlen)
         rc = fail(err, errlen, -ENOMEM, "%s: out of memory", kpath);
         goto done;
     }
-    k = PEM_read_bio_PrivateKey(b, NULL, NULL, NULL);
+    k = PEM_read_bio_PrivateKey(b, NULL, no_passphrase, NULL);
     if (k == NULL) {
         ERR_clear_error();
-        rc = fail(err, errlen, -EBADMSG, "%s: not a PEM private key", kpath);
+        rc = fail(err, errlen, -EBADMSG, "%s: not an unencrypted PEM private key", kpath);
         goto done;
     }
     if (X509_check_private_key(x, k) != 1) {

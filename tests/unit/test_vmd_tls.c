@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include <openssl/err.h>
+#include <openssl/pem.h>
 #include <openssl/ssl.h>
 
 #include "vmctl_ca.h"
@@ -726,6 +727,57 @@ test_vmd_tls_ctx_refuses_missing_and_mismatched_files(void **state)
     assert_null(ctx);
 }
 
+static void
+test_vmd_tls_ctx_refuses_encrypted_key_without_prompting(void **state)
+{
+    struct fixture *f = *state;
+    char ca[PATH_MAX], cert[PATH_MAX], key[PATH_MAX], enc[PATH_MAX], err[512];
+    struct vmd_tls_ctx *ctx = NULL;
+    EVP_PKEY *k;
+    FILE *fp;
+
+    path_in(ca, f->ca1, "ca.pem");
+    path_in(cert, f->ca1, "node-a.pem");
+    path_in(key, f->ca1, "node-a.key");
+    path_in(enc, f->root, "encrypted.key");
+    fp = fopen(key, "r");
+    assert_non_null(fp);
+    k = PEM_read_PrivateKey(fp, NULL, NULL, NULL);
+    fclose(fp);
+    assert_non_null(k);
+    fp = fopen(enc, "w");
+    assert_non_null(fp);
+    assert_int_equal(chmod(enc, 0600), 0);
+    assert_int_equal(PEM_write_PKCS8PrivateKey(fp, k, EVP_aes_256_cbc(), NULL, 0, NULL,
+                                               (void *)"secret"), 1);
+    fclose(fp);
+    EVP_PKEY_free(k);
+    assert_int_equal(vmd_tls_ctx_new(ca, cert, enc, &ctx, err, sizeof(err)), WIRE_ECONF);
+    assert_non_null(strstr(err, "unencrypted"));
+    assert_null(ctx);
+}
+
+static void
+test_vmd_tls_refuses_tampered_record(void **state)
+{
+    struct fixture *f = *state;
+    struct end c, s;
+    char *buf = NULL;
+    ssize_t n;
+
+    connect_pair(f, &c, &s, 0);
+    assert_int_equal(vmd_tls_write(c.tls, "pay me 100", 10), 0);
+    n = vmd_tls_take(c.tls, &buf);
+    assert_true(n > 5 + 10);
+    buf[n - 1] ^= 1;                    /* the last byte of the AEAD tag */
+    assert_int_equal(vmd_tls_feed(s.tls, buf, (size_t)n), WIRE_ETLS);
+    assert_int_equal(s.len, 0);
+    assert_true(strlen(vmd_tls_error(s.tls)) > 0);
+    free(buf);
+    end_close(&c);
+    end_close(&s);
+}
+
 int
 main(void)
 {
@@ -745,9 +797,11 @@ main(void)
         cmocka_unit_test(test_vmd_tls_refuses_record_with_bad_version),
         cmocka_unit_test(test_vmd_tls_refuses_tls12_only_client),
         cmocka_unit_test(test_vmd_tls_refuses_tls12_only_server),
+        cmocka_unit_test(test_vmd_tls_refuses_tampered_record),
         cmocka_unit_test(test_vmd_tls_close_notify_returns_one),
         cmocka_unit_test(test_vmd_tls_ctx_refuses_key_readable_by_others),
         cmocka_unit_test(test_vmd_tls_ctx_refuses_missing_and_mismatched_files),
+        cmocka_unit_test(test_vmd_tls_ctx_refuses_encrypted_key_without_prompting),
     };
 
     return cmocka_run_group_tests_name("vmd_tls", tests, setup_group, teardown_group);
