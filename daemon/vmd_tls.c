@@ -111,14 +111,19 @@ ctx_fail(char *err, size_t errlen, int code, const char *fmt, ...)
     return code;
 }
 
+static const char *
+err_text(unsigned long e)
+{
+    const char *why = e != 0 ? ERR_reason_error_string(e) : NULL;
+
+    return why != NULL ? why : "unknown OpenSSL error";
+}
+
 /* The reason of OpenSSL's newest queued error, for a message. */
 static const char *
 ssl_reason(void)
 {
-    unsigned long e = ERR_peek_last_error();
-    const char *why = e != 0 ? ERR_reason_error_string(e) : NULL;
-
-    return why != NULL ? why : "unknown OpenSSL error";
+    return err_text(ERR_peek_last_error());
 }
 
 static void
@@ -517,7 +522,11 @@ tls_classify(struct vmd_tls *tls, int ret, const char *op)
     reason = ERR_GET_REASON(e);
     vr = SSL_get_verify_result(tls->ssl);
 
-    if (lib == ERR_LIB_SSL && reason == SSL_R_PEER_DID_NOT_RETURN_A_CERTIFICATE)
+    /* Absent versus bad: with no certificate there was nothing to verify,
+     * so the verify result is still X509_V_OK; a certificate that failed
+     * leaves its reason there. */
+    if (vr == X509_V_OK && SSL_get0_peer_certificate(tls->ssl) == NULL && lib == ERR_LIB_SSL &&
+        reason == SSL_R_PEER_DID_NOT_RETURN_A_CERTIFICATE)
         return tls_fail(tls, WIRE_ENOCERT, "%s: peer sent no certificate", op);
     if (lib == ERR_LIB_SSL && reason == SSL_R_TLSV13_ALERT_CERTIFICATE_REQUIRED)
         return tls_fail(tls, WIRE_ENOCERT, "%s: peer says we sent no certificate", op);
@@ -529,13 +538,11 @@ tls_classify(struct vmd_tls *tls, int ret, const char *op)
                         X509_verify_cert_error_string(vr));
     if (lib == ERR_LIB_SSL && reason_is_peer_refusal(reason))
         return tls_fail(tls, WIRE_EBADCERT, "%s: peer refused our certificate (%s)", op,
-                        ERR_reason_error_string(e));
+                        err_text(e));
     if (lib == ERR_LIB_SSL && reason_is_not_tls13(reason))
         return tls_fail(tls, WIRE_ENOTLS, "%s: peer does not speak TLS 1.3 (%s)", op,
-                        ERR_reason_error_string(e));
-    return tls_fail(tls, WIRE_ETLS, "%s: %s", op,
-                    e != 0 && ERR_reason_error_string(e) != NULL ? ERR_reason_error_string(e)
-                                                                 : "unknown OpenSSL error");
+                        err_text(e));
+    return tls_fail(tls, WIRE_ETLS, "%s: %s", op, err_text(e));
 }
 
 /*
@@ -679,13 +686,18 @@ pump(struct vmd_tls *tls)
         ok = SSL_read_ex(tls->ssl, buf, sizeof(buf), &n);
         drain(tls);
         if (!ok) {
-            rc = tls_classify(tls, 0, "read");
+            /* Waiting, closed or dead: the state says which. */
+            tls_classify(tls, 0, "read");
             break;
         }
         /* The callback may write, but never frees the engine under us. */
         tls->on_plain(tls->arg, buf, n);
     }
     OPENSSL_cleanse(buf, sizeof(buf));
+    /* A write that OpenSSL left unfinished for want of input goes on now
+     * that input came. */
+    if (tls->state != TLS_DEAD && tls->inflight != 0)
+        flush_pending(tls);
     if (tls->state == TLS_DEAD)
         return tls->err;
     return tls->state == TLS_CLOSED ? 1 : 0;
