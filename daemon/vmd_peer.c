@@ -227,11 +227,6 @@ peer_on_tls_up(struct vmd_peer *p)
                      p->addr, cn);
             return WIRE_ENAME;
         }
-        if (h && h->peer) {
-            log_warn("peer %s (%s): already connected to %s; refusing a second link", cn,
-                     p->addr, cn);
-            return WIRE_EDUPHOST;
-        }
     } else if (p->host && p->host->fingerprint[0] &&
                strcmp(p->host->fingerprint, vmd_tls_peer_fingerprint(p->tls)) != 0) {
         log_warn("peer %s (%s): certificate fingerprint differs from the one it announced; "

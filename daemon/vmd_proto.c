@@ -62,15 +62,22 @@ on_hello(struct vmd_peer *p, const unsigned char *body, size_t len)
                  master, vmd->master_name);
         return WIRE_ENAME;
     }
-    p->state = VMD_PEER_UP;
-    uv_timer_stop(&p->timer);
+    /* The certificate proved the name; the link is bound to its host only
+     * now, so a second link for a host that has one is refused here. */
     if (p->host == NULL) {
         struct vmd_host *h = vmd_host_by_name(vmd, name);
-        if (h && h->peer == NULL) {
+        if (h && h->peer) {
+            log_warn("peer %s (%s): already linked to %s; refusing a second link", p->name,
+                     p->addr, name);
+            return WIRE_EDUPHOST;
+        }
+        if (h) {
             h->peer = p;
             p->host = h;
         }
     }
+    p->state = VMD_PEER_UP;
+    uv_timer_stop(&p->timer);
     if (p->host) {
         vmd_strlcpy(p->host->arch, arch, sizeof(p->host->arch));
         p->host->speed = (int)speed;

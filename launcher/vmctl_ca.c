@@ -367,7 +367,8 @@ stage_pair(struct staged s[2], const char *dir, const char *base, EVP_PKEY *key,
            char *err, size_t errlen)
 {
     char name[300];
-    BIO *kb = BIO_new(BIO_s_mem()), *cb = BIO_new(BIO_s_mem());
+    /* secmem: a buffer that grows is wiped, not just freed, as it moves. */
+    BIO *kb = BIO_new(BIO_s_secmem()), *cb = BIO_new(BIO_s_mem());
     char *kp = NULL, *cp = NULL;
     long kn = 0, cn = 0;
     int rc;

@@ -1,0 +1,67 @@
+/*
+ * vmctl.h - shared by the files of vmctl (launcher/); never installed.
+ *
+ * vmctl talks to one daemon over its Unix socket with the frames of
+ * wire.h: one request, one reply.  Output is text for people or, with
+ * --json, one JSON object per command on stdout.  Exit status: 0 success,
+ * 1 failure, 2 bad usage (VMCTL_EXIT_*).
+ */
+#ifndef LIQUIDVM_VMCTL_H
+#define LIQUIDVM_VMCTL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "wire.h"
+
+enum { VMCTL_EXIT_OK = 0, VMCTL_EXIT_FAIL = 1, VMCTL_EXIT_USAGE = 2 };
+
+struct vmctl {
+    char home[4096];
+    char host[256];             /* --host: which daemon to talk to ("" = the master) */
+    char conf_file[4096];       /* -c */
+    int json;
+    int quiet;
+    int console;                /* inside the interactive console */
+};
+
+/* vmctl_client.c */
+int vmctl_home_init(struct vmctl *v);
+/* The socket of the daemon to use; WIRE_ENOVM if none runs. */
+int vmctl_socket_path(const struct vmctl *v, char *out, size_t cap);
+int vmctl_connect(const struct vmctl *v);
+/* Send a request and wait for its reply (timeout_ms < 0: no limit).  The
+ * reply body is malloc'ed into *body (caller frees); returns the reply's
+ * status (0 or negative), or a negative transport error. */
+int vmctl_request(int fd, int type, const struct wire_wbuf *req, int timeout_ms,
+                  unsigned char **body, size_t *len, int *status);
+/* Connect, request, close: the common case. */
+int vmctl_call(const struct vmctl *v, int type, const struct wire_wbuf *req, int timeout_ms,
+               unsigned char **body, size_t *len, int *status);
+
+/* vmctl_json.c */
+void vmctl_json_str(FILE *fp, const char *s);
+
+/* vmctl_cmd.c: the commands; each returns a VMCTL_EXIT_* status */
+int vmctl_cmd_start(struct vmctl *v, int argc, char **argv);
+int vmctl_cmd_add(struct vmctl *v, int argc, char **argv);
+int vmctl_cmd_delete(struct vmctl *v, int argc, char **argv);
+int vmctl_cmd_conf(struct vmctl *v, int argc, char **argv);
+int vmctl_cmd_halt(struct vmctl *v, int argc, char **argv);
+int vmctl_cmd_status(struct vmctl *v, int argc, char **argv);
+int vmctl_cmd_ca(struct vmctl *v, int argc, char **argv);
+int vmctl_cmd_cert(struct vmctl *v, int argc, char **argv);
+int vmctl_cmd_version(struct vmctl *v, int argc, char **argv);
+/* Issue HOST's certificate if it is missing and the CA key is at hand. */
+int vmctl_ensure_cert(struct vmctl *v, const char *host, int init_ca);
+
+/* vmctl_console.c */
+int vmctl_console(struct vmctl *v);
+/* Run one command line's words (console and main share it). */
+int vmctl_dispatch(struct vmctl *v, int argc, char **argv);
+void vmctl_usage(FILE *fp);
+
+#define VMCTL_VERSION "0.1.0"
+
+#endif

@@ -1,0 +1,758 @@
+/*
+ * vmctl_cmd.c - vmctl's commands: start, add, delete, conf, status, halt,
+ * ca, cert, version.  Each parses its own words, asks the daemon, and
+ * prints text for people or one JSON object with --json.
+ */
+#include "vmctl.h"
+#include "vmctl_ca.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define ADD_TIMEOUT_MS (-1)     /* the daemon bounds an add by start_timeout */
+#define CTL_TIMEOUT_MS 30000
+
+static double
+now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int
+fail(struct vmctl *v, int code, const char *fmt, const char *arg)
+{
+    char msg[1024];
+    snprintf(msg, sizeof(msg), fmt, arg);
+    if (v->json) {
+        printf("{\"ok\":false,\"error\":");
+        vmctl_json_str(stdout, msg);
+        printf(",\"code\":\"%s\"}\n", wire_errname(code));
+    } else {
+        fprintf(stderr, "vmctl: %s\n", msg);
+    }
+    return VMCTL_EXIT_FAIL;
+}
+
+static int
+fail_code(struct vmctl *v, int code, const char *what)
+{
+    char msg[4600];
+    int n;
+    if (code == WIRE_ENOVM)
+        n = snprintf(msg, sizeof(msg), "%s: no virtual machine is running in %s (vmctl start)",
+                     what, v->home);
+    else
+        n = snprintf(msg, sizeof(msg), "%s: %s", what, wire_strerror(code));
+    (void)n;
+    return fail(v, code, "%s", msg);
+}
+
+static int
+usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "vmctl: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(vmctl --help for usage)\n");
+    return VMCTL_EXIT_USAGE;
+}
+
+/* Options shared by every command that takes only --json/-h. */
+static int
+simple_opts(struct vmctl *v, int argc, char **argv, const char *help, int *first_arg)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0) {
+            v->json = 1;
+        } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            printf("%s", help);
+            return -1;
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            return usage_error("unknown option %s", argv[i]);
+        } else {
+            /* Words; options may also follow them. */
+            if (*first_arg == 0)
+                *first_arg = i;
+        }
+    }
+    return 0;
+}
+
+/* Collect non-option words. */
+static int
+collect_words(int argc, char **argv, char **out, int max)
+{
+    int n = 0;
+    for (int i = 1; i < argc && n < max; i++)
+        if (argv[i][0] != '-')
+            out[n++] = argv[i];
+    return n;
+}
+
+static void
+certs_dir(const struct vmctl *v, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s/certs", v->home);
+}
+
+int
+vmctl_ensure_cert(struct vmctl *v, const char *host, int init_ca)
+{
+    char dir[4200], path[4600], err[512];
+    struct stat st;
+    int rc;
+
+    certs_dir(v, dir, sizeof(dir));
+    snprintf(path, sizeof(path), "%s/%s.pem", dir, host);
+    if (stat(path, &st) == 0)
+        return 0;
+    snprintf(path, sizeof(path), "%s/ca.key", dir);
+    if (stat(path, &st) != 0) {
+        if (!init_ca) {
+            fprintf(stderr, "vmctl: no certificate for %s and no CA key in %s: run `vmctl ca "
+                            "init` or copy %s.pem and %s.key there\n", host, dir, host, host);
+            return -ENOENT;
+        }
+        mkdir(v->home, 0700);
+        if ((rc = vmctl_ca_init(dir, 0, err, sizeof(err))) != 0 && rc != -EEXIST) {
+            fprintf(stderr, "vmctl: ca init: %s\n", err);
+            return rc;
+        }
+        if (!v->json && !v->quiet)
+            fprintf(stderr, "vmctl: created the cluster CA in %s\n", dir);
+    }
+    if ((rc = vmctl_cert_issue(dir, host, 0, err, sizeof(err))) != 0 && rc != -EEXIST) {
+        fprintf(stderr, "vmctl: cert issue %s: %s\n", host, err);
+        return rc;
+    }
+    return 0;
+}
+
+/* vmd beside this vmctl, else along PATH. */
+static void
+vmd_path(char *out, size_t cap)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n > 0) {
+        self[n] = '\0';
+        char *slash = strrchr(self, '/');
+        if (slash) {
+            *slash = '\0';
+            if (snprintf(out, cap, "%s/vmd", self) < (int)cap && access(out, X_OK) == 0)
+                return;
+        }
+    }
+    snprintf(out, cap, "vmd");
+}
+
+/* Run vmd --daemon and read its READY line; returns 0 and the line. */
+static int
+spawn_master(struct vmctl *v, char **args, char *line, size_t cap)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return -errno;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return -errno;
+    if (pid == 0) {
+        dup2(fds[1], STDOUT_FILENO);
+        close(fds[0]);
+        close(fds[1]);
+        execvp(args[0], args);
+        printf("vmd error: cannot run %s: %s\n", args[0], strerror(errno));
+        _exit(127);
+    }
+    close(fds[1]);
+    size_t n = 0;
+    while (n < cap - 1) {
+        ssize_t r = read(fds[0], line + n, cap - 1 - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+    }
+    line[n] = '\0';
+    close(fds[0]);
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    (void)v;
+    line[strcspn(line, "\n")] = '\0';
+    if (strncmp(line, "vmd ready ", 10) != 0)
+        return WIRE_ECANTSTART;
+    return 0;
+}
+
+static const char *
+field(const char *line, const char *key, char *out, size_t cap)
+{
+    const char *p = strstr(line, key);
+    out[0] = '\0';
+    if (p) {
+        p += strlen(key);
+        size_t n = strcspn(p, " ");
+        if (n >= cap)
+            n = cap - 1;
+        memcpy(out, p, n);
+        out[n] = '\0';
+    }
+    return out;
+}
+
+struct add_result {
+    int ok, failed;
+};
+
+static int do_add(struct vmctl *v, char **names, int n, struct add_result *res, int print);
+
+int
+vmctl_cmd_start(struct vmctl *v, int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "conf", required_argument, NULL, 'c' }, { "local", required_argument, NULL, 'l' },
+        { "name", required_argument, NULL, 'n' }, { "listen", required_argument, NULL, 'L' },
+        { "json", no_argument, NULL, 'j' },       { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    char *conf = v->conf_file[0] ? v->conf_file : NULL, *name = NULL, *listen = NULL;
+    long local = 0;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "+c:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'c':
+            conf = optarg;
+            break;
+        case 'l': {
+            char *end;
+            local = strtol(optarg, &end, 10);
+            if (*end || local < 1 || local > 64)
+                return usage_error("--local %s: expected a number of hosts 1..64", optarg);
+            break;
+        }
+        case 'n':
+            name = optarg;
+            break;
+        case 'L':
+            listen = optarg;
+            break;
+        case 'j':
+            v->json = 1;
+            break;
+        case 'h':
+            printf("usage: vmctl start [-c FILE] [--name NAME] [--listen ADDR[:PORT]] [--json]\n"
+                   "       vmctl start --local N [-c FILE] [--json]\n"
+                   "  Start the master daemon in the background and return once it is ready.\n"
+                   "  --local N starts a VM of N daemons on this machine, on loopback ports,\n"
+                   "  named host0..hostN-1 (a CA and certificates are made if missing).\n");
+            return VMCTL_EXIT_OK;
+        default:
+            return VMCTL_EXIT_USAGE;
+        }
+    }
+    if (optind < argc)
+        return usage_error("start: unexpected argument %s", argv[optind]);
+    if (name && !vmctl_host_name_ok(name))
+        return usage_error("--name %s: not a valid host name", name);
+
+    char sock[4300], hn[256], local0[] = "host0";
+    if (vmctl_socket_path(v, sock, sizeof(sock)) == 0)
+        return fail(v, WIRE_EBUSY, "a virtual machine is already running in %s (vmctl halt)",
+                    v->home);
+    if (local)
+        name = local0;
+    if (name == NULL) {
+        if (gethostname(hn, sizeof(hn)) != 0)
+            return fail(v, -errno, "gethostname: %s", strerror(errno));
+        hn[sizeof(hn) - 1] = '\0';
+        name = hn;
+    }
+
+    double t0 = now_s();
+    if (mkdir(v->home, 0700) != 0 && errno != EEXIST)
+        return fail(v, -errno, "cannot create %s", v->home);
+    int rc = vmctl_ensure_cert(v, name, 1);
+    for (long i = 1; rc == 0 && i < local; i++) {
+        char h[32];
+        snprintf(h, sizeof(h), "host%ld", i);
+        rc = vmctl_ensure_cert(v, h, 1);
+    }
+    if (rc != 0)
+        return fail(v, rc, "cannot prepare certificates in %s/certs", v->home);
+
+    char vmd[PATH_MAX], conf_abs[PATH_MAX], line[1024];
+    char *args[16];
+    int a = 0;
+    vmd_path(vmd, sizeof(vmd));
+    args[a++] = vmd;
+    args[a++] = "--daemon";
+    args[a++] = "--home";
+    args[a++] = v->home;
+    args[a++] = "--name";
+    args[a++] = name;
+    if (conf) {
+        if (realpath(conf, conf_abs) == NULL)
+            return fail(v, -errno, "%s: no such configuration file", conf);
+        args[a++] = "-c";
+        args[a++] = conf_abs;
+    }
+    if (local) {
+        args[a++] = "--listen";
+        args[a++] = "127.0.0.1";
+        args[a++] = "--hoststart";
+        args[a++] = "%v --listen 127.0.0.1";
+    } else if (listen) {
+        args[a++] = "--listen";
+        args[a++] = listen;
+    }
+    args[a] = NULL;
+    if (!v->json && !v->quiet)
+        fprintf(stderr, "starting the master %s...\n", name);
+    if ((rc = spawn_master(v, args, line, sizeof(line))) != 0)
+        return fail(v, rc, "the master did not start: %s",
+                    line[0] ? line : "no output (see the log in LIQUIDVM_HOME/logs)");
+
+    char addr[64], port[16], pid[16];
+    field(line, "address=", addr, sizeof(addr));
+    field(line, "port=", port, sizeof(port));
+    field(line, "pid=", pid, sizeof(pid));
+    struct add_result res = { 0, 0 };
+    if (local > 1) {
+        char *names[64], bufs[64][32];
+        for (long i = 1; i < local; i++) {
+            snprintf(bufs[i], sizeof(bufs[i]), "host%ld", i);
+            names[i - 1] = bufs[i];
+        }
+        if (!v->json && !v->quiet)
+            fprintf(stderr, "adding %ld hosts...\n", local - 1);
+        rc = do_add(v, names, (int)local - 1, &res, 0);
+        if (rc != 0 || res.failed)
+            return fail(v, rc ? rc : WIRE_ECANTSTART,
+                        "the local VM is incomplete: %s (vmctl conf shows what is up)",
+                        rc ? wire_strerror(rc) : "some hosts failed to start");
+    }
+    double dt = now_s() - t0;
+    if (v->json) {
+        printf("{\"ok\":true,\"master\":");
+        vmctl_json_str(stdout, name);
+        printf(",\"address\":\"%s:%s\",\"pid\":%s,\"hosts\":%d,\"seconds\":%.3f,\"home\":", addr,
+               port, pid, 1 + res.ok, dt);
+        vmctl_json_str(stdout, v->home);
+        printf("}\n");
+    } else {
+        printf("virtual machine ready: master %s at %s:%s (pid %s), %d host%s, %.2f s\n", name,
+               addr, port, pid, 1 + res.ok, res.ok ? "s" : "", dt);
+    }
+    return VMCTL_EXIT_OK;
+}
+
+/* Ask the daemon to add or delete names; print per host. */
+static int
+hosts_op(struct vmctl *v, int type, char **names, int n, struct add_result *res, int print)
+{
+    struct wire_wbuf req;
+    unsigned char *body;
+    size_t len;
+    int status, rc;
+
+    wire_wbuf_init(&req);
+    wire_put_u32(&req, (uint32_t)n);
+    for (int i = 0; i < n; i++)
+        wire_put_str(&req, names[i]);
+    rc = vmctl_call(v, type, &req, type == WIRE_T_REQ_ADD ? ADD_TIMEOUT_MS : CTL_TIMEOUT_MS,
+                    &body, &len, &status);
+    wire_wbuf_free(&req);
+    if (rc != 0)
+        return rc;
+    struct wire_rbuf r;
+    uint32_t count;
+    wire_rbuf_init(&r, body, len);
+    if (len == 0 || wire_get_u32(&r, &count) != 0 || count != (uint32_t)n) {
+        free(body);
+        return status ? status : WIRE_EFRAME;
+    }
+    const char *verb = type == WIRE_T_REQ_ADD ? "added" : "deleted";
+    struct {
+        char name[256];
+        int32_t st;
+        uint32_t tid;
+        char msg[256];
+    } *it = calloc(count, sizeof(*it));
+    if (it == NULL) {
+        free(body);
+        return -ENOMEM;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        if (wire_get_str(&r, it[i].name, sizeof(it[i].name)) || wire_get_i32(&r, &it[i].st) ||
+            wire_get_u32(&r, &it[i].tid) || wire_get_str(&r, it[i].msg, sizeof(it[i].msg))) {
+            free(it);
+            free(body);
+            return WIRE_EFRAME;
+        }
+        if (it[i].st == 0)
+            res->ok++;
+        else
+            res->failed++;
+    }
+    if (print && v->json) {
+        printf("{\"ok\":%s,\"%s\":[", res->failed ? "false" : "true", verb);
+        for (uint32_t i = 0; i < count; i++) {
+            printf("%s{\"name\":", i ? "," : "");
+            vmctl_json_str(stdout, it[i].name);
+            printf(",\"tid\":%u,\"status\":\"%s\"", it[i].tid,
+                   it[i].st ? wire_errname(it[i].st) : "ok");
+            if (it[i].st) {
+                printf(",\"error\":");
+                vmctl_json_str(stdout, it[i].msg[0] ? it[i].msg : wire_strerror(it[i].st));
+            }
+            printf("}");
+        }
+        printf("],\"succeeded\":%d,\"failed\":%d}\n", res->ok, res->failed);
+    } else if (print) {
+        printf("%d successful\n", res->ok);
+        if (res->ok)
+            printf("%24s %8s\n", "HOST", "DTID");
+        for (uint32_t i = 0; i < count; i++)
+            if (it[i].st == 0)
+                printf("%24s %8x\n", it[i].name, it[i].tid);
+        for (uint32_t i = 0; i < count; i++)
+            if (it[i].st)
+                fprintf(stderr, "vmctl: %s: %s\n", it[i].name,
+                        it[i].msg[0] ? it[i].msg : wire_strerror(it[i].st));
+    }
+    free(it);
+    free(body);
+    return 0;
+}
+
+static int
+do_add(struct vmctl *v, char **names, int n, struct add_result *res, int print)
+{
+    for (int i = 0; i < n; i++) {
+        if (!vmctl_host_name_ok(names[i]))
+            return -EINVAL;
+        int rc = vmctl_ensure_cert(v, names[i], 0);
+        if (rc != 0)
+            return rc;
+    }
+    return hosts_op(v, WIRE_T_REQ_ADD, names, n, res, print);
+}
+
+static int
+names_cmd(struct vmctl *v, int argc, char **argv, int type)
+{
+    static char help_add[] =
+        "usage: vmctl add HOST... [--json]\n"
+        "  Start a daemon on each HOST through the hoststart command and add it to the VM.\n"
+        "  The certificate HOST.pem is issued first if missing and the CA key is here.\n";
+    static char help_del[] = "usage: vmctl delete HOST... [--json]\n"
+                             "  Stop the daemon on each HOST and remove it from the VM.\n";
+    int first = 0, rc;
+    char *names[4096];
+    if ((rc = simple_opts(v, argc, argv, type == WIRE_T_REQ_ADD ? help_add : help_del, &first)))
+        return rc < 0 ? VMCTL_EXIT_OK : rc;
+    int n = collect_words(argc, argv, names, 4096);
+    if (n == 0)
+        return usage_error("%s: name at least one host", argv[0]);
+    for (int i = 0; i < n; i++)
+        if (!vmctl_host_name_ok(names[i]))
+            return usage_error("%s: not a valid host name", names[i]);
+    struct add_result res = { 0, 0 };
+    rc = type == WIRE_T_REQ_ADD ? do_add(v, names, n, &res, 1)
+                                : hosts_op(v, type, names, n, &res, 1);
+    if (rc != 0)
+        return fail_code(v, rc, argv[0]);
+    return res.failed ? VMCTL_EXIT_FAIL : VMCTL_EXIT_OK;
+}
+
+int
+vmctl_cmd_add(struct vmctl *v, int argc, char **argv)
+{
+    return names_cmd(v, argc, argv, WIRE_T_REQ_ADD);
+}
+
+int
+vmctl_cmd_delete(struct vmctl *v, int argc, char **argv)
+{
+    return names_cmd(v, argc, argv, WIRE_T_REQ_DELETE);
+}
+
+int
+vmctl_cmd_conf(struct vmctl *v, int argc, char **argv)
+{
+    int first = 0, rc, status;
+    unsigned char *body;
+    size_t len;
+    if ((rc = simple_opts(v, argc, argv,
+                          "usage: vmctl conf [--json]\n  List the hosts of the VM.\n", &first)))
+        return rc < 0 ? VMCTL_EXIT_OK : rc;
+    if (first)
+        return usage_error("conf: unexpected argument %s", argv[first]);
+    if ((rc = vmctl_call(v, WIRE_T_REQ_CONF, NULL, CTL_TIMEOUT_MS, &body, &len, &status)) != 0)
+        return fail_code(v, rc, "conf");
+    if (status != 0) {
+        free(body);
+        return fail_code(v, status, "conf");
+    }
+    struct wire_rbuf r;
+    uint32_t serial, n;
+    char master[256];
+    wire_rbuf_init(&r, body, len);
+    if (wire_get_u32(&r, &serial) || wire_get_str(&r, master, sizeof(master)) ||
+        wire_get_u32(&r, &n) || n > 4095) {
+        free(body);
+        return fail_code(v, WIRE_EFRAME, "conf");
+    }
+    if (v->json)
+        printf("{\"master\":");
+    if (v->json)
+        vmctl_json_str(stdout, master);
+    if (v->json)
+        printf(",\"hosts\":[");
+    else
+        printf("%u host%s\n%24s %8s %8s %7s  %-21s %s\n", n, n == 1 ? "" : "s", "HOST", "DTID",
+               "ARCH", "SPEED", "ADDRESS", "STATE");
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t tid, port, speed;
+        char name[256], addr[64], arch[16], state[16], ap[96];
+        if (wire_get_u32(&r, &tid) || wire_get_str(&r, name, sizeof(name)) ||
+            wire_get_str(&r, addr, sizeof(addr)) || wire_get_u32(&r, &port) ||
+            wire_get_str(&r, arch, sizeof(arch)) || wire_get_u32(&r, &speed) ||
+            wire_get_str(&r, state, sizeof(state))) {
+            free(body);
+            if (v->json)
+                printf("]}\n");
+            return fail_code(v, WIRE_EFRAME, "conf");
+        }
+        snprintf(ap, sizeof(ap), "%s:%u", addr, port);
+        if (v->json) {
+            printf("%s{\"name\":", i ? "," : "");
+            vmctl_json_str(stdout, name);
+            printf(",\"tid\":%u,\"arch\":", tid);
+            vmctl_json_str(stdout, arch);
+            printf(",\"speed\":%u,\"address\":", speed);
+            vmctl_json_str(stdout, ap);
+            printf(",\"state\":");
+            vmctl_json_str(stdout, state);
+            printf("}");
+        } else {
+            printf("%24s %8x %8s %7u  %-21s %s\n", name, tid, arch, speed, ap, state);
+        }
+    }
+    if (v->json)
+        printf("]}\n");
+    free(body);
+    return VMCTL_EXIT_OK;
+}
+
+int
+vmctl_cmd_status(struct vmctl *v, int argc, char **argv)
+{
+    int first = 0, rc, status;
+    unsigned char *body;
+    size_t len;
+    if ((rc = simple_opts(v, argc, argv,
+                          "usage: vmctl status [--json]\n"
+                          "  Say whether a VM runs in LIQUIDVM_HOME, and its master and size.\n"
+                          "  Exit status 0 if it runs, 1 if not.\n", &first)))
+        return rc < 0 ? VMCTL_EXIT_OK : rc;
+    if (first)
+        return usage_error("status: unexpected argument %s", argv[first]);
+    rc = vmctl_call(v, WIRE_T_REQ_STATUS, NULL, CTL_TIMEOUT_MS, &body, &len, &status);
+    if (rc == WIRE_ENOVM) {
+        if (v->json) {
+            printf("{\"running\":false,\"home\":");
+            vmctl_json_str(stdout, v->home);
+            printf("}\n");
+        } else {
+            printf("no virtual machine is running in %s\n", v->home);
+        }
+        return VMCTL_EXIT_FAIL;
+    }
+    if (rc != 0 || status != 0) {
+        free(body);
+        return fail_code(v, rc ? rc : status, "status");
+    }
+    struct wire_rbuf r;
+    char name[256], master[256], version[32], addr[64], home[4096];
+    uint32_t tid, is_master, nhosts, pid, port;
+    uint64_t up;
+    wire_rbuf_init(&r, body, len);
+    if (wire_get_str(&r, name, sizeof(name)) || wire_get_u32(&r, &tid) ||
+        wire_get_u32(&r, &is_master) || wire_get_str(&r, master, sizeof(master)) ||
+        wire_get_u32(&r, &nhosts) || wire_get_u64(&r, &up) || wire_get_u32(&r, &pid) ||
+        wire_get_str(&r, version, sizeof(version)) || wire_get_str(&r, addr, sizeof(addr)) ||
+        wire_get_u32(&r, &port) || wire_get_str(&r, home, sizeof(home))) {
+        free(body);
+        return fail_code(v, WIRE_EFRAME, "status");
+    }
+    free(body);
+    if (v->json) {
+        printf("{\"running\":true,\"daemon\":");
+        vmctl_json_str(stdout, name);
+        printf(",\"tid\":%u,\"master\":", tid);
+        vmctl_json_str(stdout, master);
+        printf(",\"is_master\":%s,\"hosts\":%u,\"uptime_ms\":%llu,\"pid\":%u,\"version\":",
+               is_master ? "true" : "false", nhosts, (unsigned long long)up, pid);
+        vmctl_json_str(stdout, version);
+        printf(",\"address\":\"%s:%u\",\"home\":", addr, port);
+        vmctl_json_str(stdout, home);
+        printf("}\n");
+    } else {
+        printf("virtual machine running: master %s, %u host%s; this daemon %s (t%x) at %s:%u, "
+               "pid %u, up %.1f s, vmd %s, home %s\n", master, nhosts, nhosts == 1 ? "" : "s",
+               name, tid, addr, port, pid, (double)up / 1000.0, version, home);
+    }
+    return VMCTL_EXIT_OK;
+}
+
+int
+vmctl_cmd_halt(struct vmctl *v, int argc, char **argv)
+{
+    int first = 0, rc, status = 0;
+    unsigned char *body = NULL;
+    size_t len = 0;
+    if ((rc = simple_opts(v, argc, argv,
+                          "usage: vmctl halt [--json]\n"
+                          "  Stop every daemon of the VM (and their tasks).\n", &first)))
+        return rc < 0 ? VMCTL_EXIT_OK : rc;
+    if (first)
+        return usage_error("halt: unexpected argument %s", argv[first]);
+    int fd = vmctl_connect(v);
+    if (fd < 0)
+        return fail_code(v, fd, "halt");
+    rc = vmctl_request(fd, WIRE_T_REQ_HALT, NULL, CTL_TIMEOUT_MS, &body, &len, &status);
+    /* The daemon we asked may go before it can answer (a relayed halt):
+     * its socket closing is the answer. */
+    if (rc == -ECONNRESET)
+        rc = 0;
+    uint32_t stragglers = 0;
+    if (rc == 0 && body && len >= 4) {
+        struct wire_rbuf r;
+        wire_rbuf_init(&r, body, len);
+        wire_get_u32(&r, &stragglers);
+    }
+    free(body);
+    if (rc == 0 && status == 0) {
+        /* Wait for the daemon to close the socket: it has stopped then. */
+        unsigned char b;
+        struct timespec ts = { 0, 10 * 1000 * 1000 };
+        for (int i = 0; i < 500 && read(fd, &b, 1) > 0; i++)
+            nanosleep(&ts, NULL);
+    }
+    close(fd);
+    if (rc != 0 || status != 0)
+        return fail_code(v, rc ? rc : status, "halt");
+    if (v->json)
+        printf("{\"ok\":true,\"halted\":true,\"unconfirmed\":%u}\n", stragglers);
+    else if (stragglers)
+        printf("halted; %u daemon%s did not confirm\n", stragglers, stragglers == 1 ? "" : "s");
+    else
+        printf("halted\n");
+    return stragglers ? VMCTL_EXIT_FAIL : VMCTL_EXIT_OK;
+}
+
+int
+vmctl_cmd_ca(struct vmctl *v, int argc, char **argv)
+{
+    char dir[4200], err[512];
+    int force = 0, init = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "init") == 0)
+            init = 1;
+        else if (strcmp(argv[i], "--force") == 0)
+            force = 1;
+        else if (strcmp(argv[i], "--json") == 0)
+            v->json = 1;
+        else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            printf("usage: vmctl ca init [--force] [--json]\n"
+                   "  Create the cluster CA in LIQUIDVM_HOME/certs (ca.pem, ca.key).\n");
+            return VMCTL_EXIT_OK;
+        } else
+            return usage_error("ca: unexpected argument %s", argv[i]);
+    }
+    if (!init)
+        return usage_error("%s", "ca: expected `vmctl ca init`");
+    certs_dir(v, dir, sizeof(dir));
+    mkdir(v->home, 0700);
+    int rc = vmctl_ca_init(dir, force, err, sizeof(err));
+    if (rc != 0)
+        return fail(v, rc, "ca init: %s", rc == -EEXIST ? "a CA exists already (--force replaces "
+                                                         "it and invalidates every certificate)"
+                                                       : err);
+    if (v->json) {
+        printf("{\"ok\":true,\"ca\":");
+        vmctl_json_str(stdout, dir);
+        printf("}\n");
+    } else {
+        printf("cluster CA created in %s\n", dir);
+    }
+    return VMCTL_EXIT_OK;
+}
+
+int
+vmctl_cmd_cert(struct vmctl *v, int argc, char **argv)
+{
+    char dir[4200], err[512];
+    int force = 0, issue = 0;
+    const char *host = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "issue") == 0 && !issue)
+            issue = 1;
+        else if (strcmp(argv[i], "--force") == 0)
+            force = 1;
+        else if (strcmp(argv[i], "--json") == 0)
+            v->json = 1;
+        else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            printf("usage: vmctl cert issue HOST [--force] [--json]\n"
+                   "  Issue HOST.pem and HOST.key in LIQUIDVM_HOME/certs, signed by the CA.\n");
+            return VMCTL_EXIT_OK;
+        } else if (issue && host == NULL && argv[i][0] != '-')
+            host = argv[i];
+        else
+            return usage_error("cert: unexpected argument %s", argv[i]);
+    }
+    if (!issue || host == NULL)
+        return usage_error("%s", "cert: expected `vmctl cert issue HOST`");
+    if (!vmctl_host_name_ok(host))
+        return usage_error("cert issue %s: not a valid host name", host);
+    certs_dir(v, dir, sizeof(dir));
+    int rc = vmctl_cert_issue(dir, host, force, err, sizeof(err));
+    if (rc != 0)
+        return fail(v, rc, "cert issue: %s", err);
+    if (v->json) {
+        printf("{\"ok\":true,\"host\":");
+        vmctl_json_str(stdout, host);
+        printf(",\"dir\":");
+        vmctl_json_str(stdout, dir);
+        printf("}\n");
+    } else {
+        printf("certificate for %s issued in %s\n", host, dir);
+    }
+    return VMCTL_EXIT_OK;
+}
+
+int
+vmctl_cmd_version(struct vmctl *v, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    if (v->json)
+        printf("{\"version\":\"%s\",\"pvm\":\"3.4.6\"}\n", VMCTL_VERSION);
+    else
+        printf("LiquidVM %s (PVM 3.4.6 compatible)\n", VMCTL_VERSION);
+    return VMCTL_EXIT_OK;
+}

@@ -1,0 +1,94 @@
+/*
+ * vmctl_main.c - the entry point of vmctl: global options, then one
+ * command, or the interactive console when there is none.
+ */
+#include "vmctl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void
+vmctl_usage(FILE *fp)
+{
+    fprintf(fp,
+            "usage: vmctl [--home DIR] [--host NAME] [--json] [COMMAND [ARGS...]]\n"
+            "\n"
+            "  The LiquidVM console.  Without a command it reads commands interactively.\n"
+            "\n"
+            "  ca init                   create the cluster CA in LIQUIDVM_HOME/certs\n"
+            "  cert issue HOST           issue a host certificate signed by the CA\n"
+            "  start [-c FILE]           start the master daemon; return when it is ready\n"
+            "  start --local N           a VM of N daemons on this machine (host0...)\n"
+            "  add HOST...               add hosts (runs hoststart on each)\n"
+            "  delete HOST...            remove hosts\n"
+            "  conf                      list the hosts\n"
+            "  status                    does a VM run here? (exit 1 if not)\n"
+            "  halt                      stop every daemon\n"
+            "  version                   print the version\n"
+            "\n"
+            "  --home DIR    the VM's state directory (default $LIQUIDVM_HOME or ~/.liquidvm)\n"
+            "  --host NAME   talk to the daemon NAME of this home instead of the master\n"
+            "  --json        machine-readable output: one JSON object per command\n"
+            "  -c FILE       configuration file for start (see vmd.conf(5))\n"
+            "\n"
+            "  Every command takes --help.  Exit status: 0 success, 1 failure, 2 bad usage.\n");
+}
+
+int
+vmctl_dispatch(struct vmctl *v, int argc, char **argv)
+{
+    static const struct {
+        const char *name;
+        int (*fn)(struct vmctl *, int, char **);
+    } cmds[] = {
+        { "start", vmctl_cmd_start },   { "add", vmctl_cmd_add },
+        { "delete", vmctl_cmd_delete }, { "conf", vmctl_cmd_conf },
+        { "halt", vmctl_cmd_halt },     { "status", vmctl_cmd_status },
+        { "ca", vmctl_cmd_ca },         { "cert", vmctl_cmd_cert },
+        { "version", vmctl_cmd_version },
+    };
+    for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+        if (strcmp(argv[0], cmds[i].name) == 0)
+            return cmds[i].fn(v, argc, argv);
+    fprintf(stderr, "vmctl: unknown command '%s' (vmctl --help lists them)\n", argv[0]);
+    return VMCTL_EXIT_USAGE;
+}
+
+int
+main(int argc, char **argv)
+{
+    struct vmctl v;
+    int i;
+
+    memset(&v, 0, sizeof(v));
+    for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            vmctl_usage(stdout);
+            return VMCTL_EXIT_OK;
+        } else if (strcmp(a, "--json") == 0) {
+            v.json = 1;
+        } else if (strcmp(a, "--version") == 0) {
+            return vmctl_cmd_version(&v, 0, NULL);
+        } else if ((strcmp(a, "--home") == 0 || strcmp(a, "--host") == 0 ||
+                    strcmp(a, "-c") == 0) && i + 1 < argc) {
+            char *dst = a[2] == 'h' && a[4] == 'm' ? v.home : a[1] == 'c' ? v.conf_file : v.host;
+            size_t cap = dst == v.host ? sizeof(v.host) : sizeof(v.home);
+            if (strlen(argv[i + 1]) >= cap || argv[i + 1][0] == '\0') {
+                fprintf(stderr, "vmctl: %s: value empty or too long\n", a);
+                return VMCTL_EXIT_USAGE;
+            }
+            strcpy(dst, argv[++i]);
+        } else {
+            fprintf(stderr, "vmctl: unknown option %s (vmctl --help)\n", a);
+            return VMCTL_EXIT_USAGE;
+        }
+    }
+    if (vmctl_home_init(&v) != 0) {
+        fprintf(stderr, "vmctl: set LIQUIDVM_HOME or HOME\n");
+        return VMCTL_EXIT_USAGE;
+    }
+    if (i == argc)
+        return vmctl_console(&v);
+    return vmctl_dispatch(&v, argc - i, argv + i);
+}
