@@ -1,0 +1,66 @@
+# Sourced by every integration test: a fresh LIQUIDVM_HOME in a temp
+# directory, TAP-style results ("ok N - what", "not ok N - what",
+# "# SKIP why"), and a cleanup that halts the VM and kills any daemon of
+# this test that is left.
+set -u
+VMD=${VMD:-$(pwd)/build/bin/vmd}
+VMCTL=${VMCTL:-$(pwd)/build/bin/vmctl}
+T=$(mktemp -d /tmp/lvm-test.XXXXXX)
+export LIQUIDVM_HOME=$T/home
+unset LIQUIDVM_HOST
+_n=0
+
+ok() { _n=$((_n + 1)); echo "ok $_n - $*"; }
+notok() { _n=$((_n + 1)); echo "not ok $_n - $*"; }
+
+# check "what" command...: ok if the command succeeds; its output is shown if not.
+check() {
+    local what=$1; shift
+    if "$@" >"$T/out" 2>&1; then ok "$what"; else notok "$what"; sed 's/^/#   /' "$T/out" | tail -25; fi
+}
+
+# Skip the whole script (missing root, ip netns, ...).
+skip_all() { echo "# SKIP $(basename "$0"): $*"; exit 0; }
+
+# Daemons of this test that are alive (zombies excluded), one pid a line.
+vmd_pids() {
+    ps -eo pid=,stat=,args= | awk -v h="--home $LIQUIDVM_HOME" \
+        '$2 !~ /^Z/ && index($0, h) && $3 ~ /vmd$/ { print $1 }'
+}
+vmd_count() { vmd_pids | wc -l; }
+
+# wait_for SECONDS command...: poll every 50 ms until the command succeeds.
+wait_for() {
+    local limit=$1; shift
+    local end=$((SECONDS + limit))
+    while ! "$@" >/dev/null 2>&1; do
+        [ $SECONDS -lt $end ] || return 1
+        sleep 0.05
+    done
+}
+
+# The number of hosts `vmctl conf --json` lists.
+host_count() { "$VMCTL" conf --json | grep -o '"name":' | wc -l; }
+hosts_are() { [ "$(host_count)" = "$1" ]; }
+
+# A test configuration with short timers, so failures show within seconds.
+write_conf() {
+    cat >"$T/test.conf" <<CONF
+heartbeat = 0.2;
+host_timeout = ${1:-1.5};
+start_timeout = 10.0;
+log = { level = "debug"; file = "logs/%h.log"; };
+${2:-}
+CONF
+}
+
+_cleanup() {
+    "$VMCTL" halt >/dev/null 2>&1
+    local pids
+    pids=$(vmd_pids)
+    [ -z "$pids" ] || kill -9 $pids 2>/dev/null
+    [ -n "${KEEP:-}" ] || rm -rf "$T"
+    type cleanup_extra >/dev/null 2>&1 && cleanup_extra
+    return 0
+}
+trap _cleanup EXIT
