@@ -1,0 +1,129 @@
+/*
+ * kern_rbgs.c - red-black Gauss-Seidel, the 7-point kernel of seed 000.
+ *
+ * The reference is the thesis's untiled RedBlack3D (Figure 2), one call per
+ * colour; the tiled kernel is its auto-blocked Figure 5, called once per
+ * tile per colour by the Autoblocker (s3.7, j tiles outermost).  Colours
+ * are by global parity (kern.h), so any box at any offset agrees.
+ *
+ * The fast kernel fuses the two colours of an iteration into one pass over
+ * memory: a red point reads only black points and a black point only red
+ * ones, so once red is done on planes k-2..k, black can run on plane k-1
+ * while those planes are still in cache.  With row blocks the black rows
+ * trail the red rows by one, so a black row never waits for red from the
+ * next block; every point still reads exactly the values it reads in the
+ * reference order, hence bit-identical results.
+ */
+#include "kern_int.h"
+
+#include <errno.h>
+
+static int check2(const struct kern_box *u, const struct kern_box *rhs, int colour)
+{
+    if (kern__same_shape(u, rhs) != 0 || (colour != KERN_RED && colour != KERN_BLACK))
+        return -EINVAL;
+    return 0;
+}
+
+int kern_rbgs_ref(struct kern_box *u, const struct kern_box *rhs, double c, double c2,
+                  int colour)
+{
+    if (check2(u, rhs, colour) != 0)
+        return -EINVAL;
+    for (int k = 1; k <= u->nk; k++) {
+        for (int j = 1; j <= u->nj; j++) {
+            double *a = kern_at(u, 0, j, k);
+            const double *ujm = kern_at(u, 0, j - 1, k), *ujp = kern_at(u, 0, j + 1, k);
+            const double *ukm = kern_at(u, 0, j, k - 1), *ukp = kern_at(u, 0, j, k + 1);
+            const double *r = kern_at(rhs, 0, j, k);
+
+            for (int i = kern__first(u, 1, j, k, colour); i <= u->ni; i += 2)
+                a[i] = kern__point(a[i - 1], a[i + 1], ujm[i], ujp[i], ukm[i], ukp[i], r[i], c,
+                                   c2);
+        }
+    }
+    return 0;
+}
+
+/* One row of one colour over i0..i1. */
+static void rb_row(struct kern_box *u, const struct kern_box *rhs, double c, double c2,
+                   int colour, int i0, int i1, int j, int k, unsigned flags)
+{
+    struct kern__nbr nb;
+    int first = kern__first(u, i0, j, k, colour);
+
+    if (first > i1)
+        return;
+    kern__nbr_box(&nb, u, rhs, j, k);
+    kern__rbrow(kern_at(u, 0, j, k), &nb, i0, i1, first, c, c2, flags);
+}
+
+int kern_rbgs_tile(struct kern_box *u, const struct kern_box *rhs, double c, double c2,
+                   int colour, int i0, int i1, int j0, int j1, unsigned flags)
+{
+    if (check2(u, rhs, colour) != 0)
+        return -EINVAL;
+    if (i0 < 1 || i1 > u->ni || i0 > i1 || j0 < 1 || j1 > u->nj || j0 > j1)
+        return -EINVAL;
+    flags &= KERN_PLAN_SIMD;
+    for (int k = 1; k <= u->nk; k++)
+        for (int j = j0; j <= j1; j++)
+            rb_row(u, rhs, c, c2, colour, i0, i1, j, k, flags);
+    return 0;
+}
+
+int kern_rbgs_sweep(struct kern_box *u, const struct kern_box *rhs, double c, double c2,
+                    int colour, const struct kern_plan *p)
+{
+    if (check2(u, rhs, colour) != 0 || p == NULL || p->tile_i < 1 || p->tile_j < 1)
+        return -EINVAL;
+    for (int jj = 1; jj <= u->nj; jj += p->tile_j) {
+        int j1 = jj + p->tile_j - 1 < u->nj ? jj + p->tile_j - 1 : u->nj;
+
+        for (int ii = 1; ii <= u->ni; ii += p->tile_i) {
+            int i1 = ii + p->tile_i - 1 < u->ni ? ii + p->tile_i - 1 : u->ni;
+
+            (void)kern_rbgs_tile(u, rhs, c, c2, colour, ii, i1, jj, j1, p->flags);
+        }
+    }
+    return 0;
+}
+
+/*
+ * One fused iteration.  Block rows j0..j1 get red; black runs on rows
+ * j0-1..j1-1 (from row 1 in the first block, to row nj in the last), so the
+ * red rows a black row reads (j-1..j+1) are all done, and the black rows a
+ * red row reads are all still old.  Along k, red on plane k precedes black
+ * on plane k-1 for the same reason.
+ */
+static void fused_iteration(struct kern_box *u, const struct kern_box *rhs, double c, double c2,
+                            int block, unsigned flags)
+{
+    int ni = u->ni, nj = u->nj, nk = u->nk;
+
+    for (int j0 = 1; j0 <= nj; j0 += block) {
+        int j1 = j0 + block - 1 < nj ? j0 + block - 1 : nj;
+        int bl = j0 == 1 ? 1 : j0 - 1;
+        int bh = j1 == nj ? nj : j1 - 1;
+
+        for (int k = 1; k <= nk + 1; k++) {
+            if (k <= nk)
+                for (int j = j0; j <= j1; j++)
+                    rb_row(u, rhs, c, c2, KERN_RED, 1, ni, j, k, flags);
+            if (k >= 2)
+                for (int j = bl; j <= bh; j++)
+                    rb_row(u, rhs, c, c2, KERN_BLACK, 1, ni, j, k - 1, flags);
+        }
+    }
+}
+
+int kern_rbgs_run(struct kern_box *u, const struct kern_box *rhs, double c, double c2,
+                  int iters, const struct kern_plan *p)
+{
+    if (check2(u, rhs, KERN_RED) != 0 || p == NULL || iters < 0)
+        return -EINVAL;
+    for (int it = 0; it < iters; it++)
+        fused_iteration(u, rhs, c, c2, p->rb_rows < 1 ? 1 : p->rb_rows,
+                        p->flags & KERN_PLAN_SIMD);
+    return 0;
+}
