@@ -23,7 +23,7 @@ median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a
 starts=() halts=() one=()
 for ((i = 0; i < runs; i++)); do
     printf '\rrun %d/%d' $((i + 1)) "$runs" >&2
-    t0=$(ms); "$VMCTL" start --local "$n" >/dev/null 2>&1 || { echo "start failed" >&2; exit 1; }
+    t0=$(ms); "$VMCTL" start --local "$n" >"$LIQUIDVM_HOME/../start.out" 2>&1 || { echo "start failed:" >&2; cat "$LIQUIDVM_HOME/../start.out" >&2; "$VMCTL" halt >/dev/null 2>&1; exit 1; }
     t1=$(ms)
     [ "$("$VMCTL" conf --json | grep -o '"state":"up"' | wc -l)" = "$n" ] || { echo "not $n hosts" >&2; exit 1; }
     t2=$(ms); "$VMCTL" halt >/dev/null; t3=$(ms)
@@ -51,9 +51,10 @@ s=$(printf '%s\n' "${starts[@]}" | median)
 h=$(printf '%s\n' "${halts[@]}" | median)
 o=$(printf '%s\n' "${one[@]}" | median)
 if [ $json = 1 ]; then
+    pj=null
+    [ -n "$pvm_us" ] && pj=$(printf '%.1f' "$(echo "$pvm_us/1000" | bc -l)")
     printf '{"runs":%d,"hosts":%d,"start_ms":%.1f,"halt_ms":%.1f,"start1_ms":%.1f,"pvm_start1_ms":%s}\n' \
-        "$runs" "$n" "$(echo "$s/1000" | bc -l)" "$(echo "$h/1000" | bc -l)" "$(echo "$o/1000" | bc -l)" \
-        "${pvm_us:+$(echo "$pvm_us/1000" | bc -l)}${pvm_us:-null}"
+        "$runs" "$n" "$(echo "$s/1000" | bc -l)" "$(echo "$h/1000" | bc -l)" "$(echo "$o/1000" | bc -l)" "$pj"
 else
     printf 'median of %d runs\n' "$runs"
     printf '  LiquidVM  vmctl start --local %d to ready: %8.1f ms\n' "$n" "$(echo "$s/1000" | bc -l)"

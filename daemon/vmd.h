@@ -124,7 +124,8 @@ struct vmd_start {
     uv_timer_t timer;           /* start_timeout */
     int handles;
     int done;                   /* the add item is settled */
-    int exited;
+    int exited, exit_status, exit_signal;
+    int out_eof;                /* stdout reached EOF */
     int got_line;
     char line[1024];
     size_t linelen;

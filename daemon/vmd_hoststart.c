@@ -136,7 +136,32 @@ start_settle(struct vmd_start *s, int status, const char *msg)
     }
     s->host = NULL;
     vmd_op_item_done(vmd, s->op, s->item, status, msg);
-    if (s->exited)
+    if (s->exited && s->out_eof)
+        start_close(s);
+}
+
+/*
+ * The command is over only when it has exited *and* its stdout has reached
+ * EOF: libuv may report the exit before the last bytes of the pipe are read,
+ * and the READY line may be among them.
+ */
+static void
+start_check_over(struct vmd_start *s)
+{
+    if (!s->exited || !s->out_eof)
+        return;
+    if (!s->done && !s->got_line) {
+        char msg[512];
+        if (s->errlen)
+            snprintf(msg, sizeof(msg), "hoststart exited (status %d) without a READY line: %.*s",
+                     s->exit_status, (int)s->errlen, s->errtail);
+        else
+            snprintf(msg, sizeof(msg), "hoststart exited (status %d%s) without a READY line",
+                     s->exit_status, s->exit_signal ? ", killed" : "");
+        start_settle(s, WIRE_ECANTSTART, msg);
+        return;
+    }
+    if (s->done)
         start_close(s);
 }
 
@@ -145,19 +170,9 @@ start_on_exit(uv_process_t *proc, int64_t status, int signo)
 {
     struct vmd_start *s = proc->data;
     s->exited = 1;
-    if (!s->done && !s->got_line) {
-        char msg[512];
-        if (s->errlen)
-            snprintf(msg, sizeof(msg), "hoststart exited (status %d) without a READY line: %.*s",
-                     (int)status, (int)s->errlen, s->errtail);
-        else
-            snprintf(msg, sizeof(msg), "hoststart exited (status %d%s) without a READY line",
-                     (int)status, signo ? ", killed" : "");
-        start_settle(s, WIRE_ECANTSTART, msg);
-        return;
-    }
-    if (s->done)
-        start_close(s);
+    s->exit_status = (int)status;
+    s->exit_signal = signo;
+    start_check_over(s);
 }
 
 static void
@@ -227,8 +242,11 @@ start_on_stdout(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 {
     struct vmd_start *s = stream->data;
     if (nread <= 0) {
-        if (nread < 0)
+        if (nread < 0) {
             uv_read_stop(stream);
+            s->out_eof = 1;
+            start_check_over(s);
+        }
         return;
     }
     if (s->done || s->got_line)

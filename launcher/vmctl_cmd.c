@@ -98,6 +98,26 @@ collect_words(int argc, char **argv, char **out, int max)
     return n;
 }
 
+/* mkdir -p, the last component private. */
+static int
+mkdir_parents(const char *path)
+{
+    char p[4096];
+    if (snprintf(p, sizeof(p), "%s", path) >= (int)sizeof(p))
+        return -ENAMETOOLONG;
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        if (mkdir(p, 0755) != 0 && errno != EEXIST)
+            return -errno;
+        *s = '/';
+    }
+    if (mkdir(p, 0700) != 0 && errno != EEXIST)
+        return -errno;
+    return 0;
+}
+
 static void
 certs_dir(const struct vmctl *v, char *out, size_t cap)
 {
@@ -122,7 +142,7 @@ vmctl_ensure_cert(struct vmctl *v, const char *host, int init_ca)
                             "init` or copy %s.pem and %s.key there\n", host, dir, host, host);
             return -ENOENT;
         }
-        mkdir(v->home, 0700);
+        mkdir_parents(v->home);
         if ((rc = vmctl_ca_init(dir, 0, err, sizeof(err))) != 0 && rc != -EEXIST) {
             fprintf(stderr, "vmctl: ca init: %s\n", err);
             return rc;
@@ -282,7 +302,7 @@ vmctl_cmd_start(struct vmctl *v, int argc, char **argv)
     }
 
     double t0 = now_s();
-    if (mkdir(v->home, 0700) != 0 && errno != EEXIST)
+    if (mkdir_parents(v->home) != 0)
         return fail(v, -errno, "cannot create %s", v->home);
     int rc = vmctl_ensure_cert(v, name, 1);
     for (long i = 1; rc == 0 && i < local; i++) {
@@ -338,7 +358,7 @@ vmctl_cmd_start(struct vmctl *v, int argc, char **argv)
         }
         if (!v->json && !v->quiet)
             fprintf(stderr, "adding %ld hosts...\n", local - 1);
-        rc = do_add(v, names, (int)local - 1, &res, 0);
+        rc = do_add(v, names, (int)local - 1, &res, v->json ? 0 : -1);
         if (rc != 0 || res.failed)
             return fail(v, rc ? rc : WIRE_ECANTSTART,
                         "the local VM is incomplete: %s (vmctl conf shows what is up)",
@@ -421,6 +441,11 @@ hosts_op(struct vmctl *v, int type, char **names, int n, struct add_result *res,
             printf("}");
         }
         printf("],\"succeeded\":%d,\"failed\":%d}\n", res->ok, res->failed);
+    } else if (print < 0) {
+        for (uint32_t i = 0; i < count; i++)
+            if (it[i].st)
+                fprintf(stderr, "vmctl: %s: %s\n", it[i].name,
+                        it[i].msg[0] ? it[i].msg : wire_strerror(it[i].st));
     } else if (print) {
         printf("%d successful\n", res->ok);
         if (res->ok)
@@ -687,7 +712,7 @@ vmctl_cmd_ca(struct vmctl *v, int argc, char **argv)
     if (!init)
         return usage_error("%s", "ca: expected `vmctl ca init`");
     certs_dir(v, dir, sizeof(dir));
-    mkdir(v->home, 0700);
+    mkdir_parents(v->home);
     int rc = vmctl_ca_init(dir, force, err, sizeof(err));
     if (rc != 0)
         return fail(v, rc, "ca init: %s", rc == -EEXIST ? "a CA exists already (--force replaces "
