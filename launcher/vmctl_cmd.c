@@ -5,6 +5,7 @@
  */
 #include "vmctl.h"
 #include "vmctl_ca.h"
+#include "conf.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -249,7 +250,7 @@ vmctl_cmd_start(struct vmctl *v, int argc, char **argv)
     };
     char *conf = v->conf_file[0] ? v->conf_file : NULL, *name = NULL, *listen = NULL;
     long local = 0;
-    int c;
+    int c, rc;
     optind = 1;
     while ((c = getopt_long(argc, argv, "+c:h", opts, NULL)) != -1) {
         switch (c) {
@@ -288,6 +289,24 @@ vmctl_cmd_start(struct vmctl *v, int argc, char **argv)
     if (name && !vmctl_host_name_ok(name))
         return usage_error("--name %s: not a valid host name", name);
 
+    if (conf) {
+        /* A wrong file is the user's to fix: report every error, exit 2. */
+        struct conf cf;
+        struct conf_diag diag = { 0 };
+        conf_defaults(&cf);
+        rc = conf_load(conf, &cf, &diag);
+        conf_free(&cf);
+        if (rc != 0) {
+            fputs(diag.text, stderr);
+            if (v->json) {
+                printf("{\"ok\":false,\"error\":");
+                vmctl_json_str(stdout, diag.text);
+                printf(",\"code\":\"%s\"}\n", wire_errname(rc));
+            }
+            return VMCTL_EXIT_USAGE;
+        }
+    }
+
     char sock[4300], hn[256], local0[] = "host0";
     if (vmctl_socket_path(v, sock, sizeof(sock)) == 0)
         return fail(v, WIRE_EBUSY, "a virtual machine is already running in %s (vmctl halt)",
@@ -304,7 +323,7 @@ vmctl_cmd_start(struct vmctl *v, int argc, char **argv)
     double t0 = now_s();
     if (mkdir_parents(v->home) != 0)
         return fail(v, -errno, "cannot create %s", v->home);
-    int rc = vmctl_ensure_cert(v, name, 1);
+    rc = vmctl_ensure_cert(v, name, 1);
     for (long i = 1; rc == 0 && i < local; i++) {
         char h[32];
         snprintf(h, sizeof(h), "host%ld", i);
