@@ -65,15 +65,21 @@ LIBVMD    := $(O)/libvmd.a
 LIBVMCTL  := $(O)/libvmctl.a
 ARCHIVES  := $(LIBVMD) $(LIBVMCTL) $(LIBWIRE) $(LIBCONF) $(LIBDECOMP) $(LIBKERN)
 
+LIBPVM_SO := $(O)/lib/libpvm3.so.3
+LIBPVM_A  := $(O)/lib/libpvm3.a
+
 VMD    := $(O)/bin/vmd
 VMCTL  := $(O)/bin/vmctl
 TESTS  := $(patsubst tests/unit/%.c,$(O)/tests/%,$(TEST_SRC))
 BENCHES:= $(patsubst bench/%.c,$(O)/bench/%,$(BENCH_SRC))
 
 .PHONY: all check unit integ demo deps install clean bench
-all: $(VMD) $(VMCTL) $(TESTS) $(BENCHES)
+all: $(VMD) $(VMCTL) $(if $(PVM_SRC),$(LIBPVM_SO) $(LIBPVM_A)) $(TESTS) $(BENCHES)
 
 $(O)/kernels/%.o: CFLAGS += $(KERN_CFLAGS)
+# libpvm3 exports PVM's names only (STYLE.md 5.2): hidden by default,
+# the API marked visible in pvm3.h.
+$(O)/lib/pvm_%.o: CFLAGS += -fvisibility=hidden
 $(O)/decomp/%.o: CFLAGS += $(DECOMP_CFLAGS)
 $(O)/bench/%.o: CFLAGS += $(BENCH_CFLAGS)
 
@@ -94,6 +100,18 @@ $(eval $(call archive,$(LIBKERN),$(KERN_SRC)))
 $(eval $(call archive,$(LIBDECOMP),$(DECOMP_SRC)))
 $(eval $(call archive,$(LIBVMD),$(VMD_SRC)))
 $(eval $(call archive,$(LIBVMCTL),$(VMCTL_SRC)))
+
+# libpvm3: the PVM 3.4 API, with the wire format and logging inside it.
+$(LIBPVM_SO): $(call obj,$(PVM_SRC) $(WIRE_SRC))
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,libpvm3.so.3 -o $@ $^ $(LDLIBS)
+	$(Q)ln -sf libpvm3.so.3 $(O)/lib/libpvm3.so
+
+$(LIBPVM_A): $(call obj,$(PVM_SRC) $(WIRE_SRC))
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
 
 $(VMD): $(O)/daemon/vmd_main.o $(LIBVMD) $(LIBWIRE) $(LIBCONF)
 	@mkdir -p $(dir $@)
@@ -149,6 +167,15 @@ install: all
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 	install -m 644 conf/vmd.conf $(DESTDIR)$(PREFIX)/share/liquidvm/
+	@if [ -f $(LIBPVM_SO) ]; then \
+	    install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig && \
+	    install -m 755 $(LIBPVM_SO) $(DESTDIR)$(PREFIX)/lib/ && \
+	    ln -sf libpvm3.so.3 $(DESTDIR)$(PREFIX)/lib/libpvm3.so && \
+	    install -m 644 $(LIBPVM_A) $(DESTDIR)$(PREFIX)/lib/ && \
+	    install -m 644 lib/pvm3.h $(DESTDIR)$(PREFIX)/include/ && \
+	    sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' lib/libpvm3.pc.in \
+	        > $(DESTDIR)$(PREFIX)/lib/pkgconfig/libpvm3.pc; \
+	fi
 
 clean:
 	rm -rf build
