@@ -28,6 +28,12 @@ vmd_pids() {
         '$2 !~ /^Z/ && index($0, h) && $3 ~ /vmd$/ { print $1 }'
 }
 vmd_count() { vmd_pids | wc -l; }
+# The pid of this test's daemon named $1.
+vmd_pid_of() {
+    ps -eo pid=,stat=,args= | awk -v h="--home $LIQUIDVM_HOME" -v n="$1" \
+        '$2 !~ /^Z/ && $3 ~ /vmd$/ && index($0, h) {
+             for (i = 4; i < NF; i++) if ($i == "--name" && $(i + 1) == n) print $1 }'
+}
 
 # wait_for SECONDS command...: poll every 50 ms until the command succeeds.
 wait_for() {

@@ -5,18 +5,15 @@
 . "$(dirname "$0")/lib.sh"
 write_conf 1.5
 
-pid_of() { ps -eo pid=,args= | awk -v h="--home $LIQUIDVM_HOME" -v n="--name $1" \
-    'index($0, h) && index($0, n" ") || (index($0, h) && $0 ~ n"$") { print $1 }' | head -1; }
-
 check "start a local VM of 4 hosts" "$VMCTL" start --local 4 -c "$T/test.conf"
-p2=$(pid_of host2)
+p2=$(vmd_pid_of host2)
 check "host2's daemon found" test -n "$p2"
 kill -9 "$p2"
 check "kill -9 host2: the master drops it within host_timeout (1.5 s)" wait_for 2 hosts_are 3
 check "the other daemons learn it too" wait_for 2 bash -c \
     '[ "$("$0" --host host1 conf --json | grep -o "\"name\":" | wc -l)" = 3 ]' "$VMCTL"
 
-p3=$(pid_of host3)
+p3=$(vmd_pid_of host3)
 kill -STOP "$p3"
 start=$(date +%s.%N)
 check "SIGSTOP host3: dropped once silent past host_timeout" wait_for 6 hosts_are 2
@@ -30,5 +27,5 @@ check "conf lists host0, host1, host4" bash -c \
     '"$0" conf --json | grep -q host4 && [ "$("$0" conf --json | grep -o "\"name\":" | wc -l)" = 3 ]' "$VMCTL"
 check "host1 and host4 linked: host4 answers status with 3 hosts" bash -c \
     '"$0" --host host4 status --json | grep -q "\"hosts\":3"' "$VMCTL"
-check "halt stops the rest" "$VMCTL" halt
+check "halt through a non-master (relayed) stops the rest" "$VMCTL" --host host1 halt
 check "no vmd process is left" wait_for 5 test "$(vmd_count)" = 0

@@ -23,6 +23,11 @@ check "every daemon then lists 4 hosts" bash -c 'for h in host0 host1 host2 host
 check "the console runs conf and help from a script" \
     bash -c 'printf "conf\nhelp\nquit\n" | "$0" | grep -q "host5"' "$VMCTL"
 check "bad usage exits 2" bash -c '"$0" frobnicate; [ $? = 2 ]' "$VMCTL"
-check "vmctl halt succeeds" "$VMCTL" halt
+p5=$(vmd_pid_of host5)
+kill -TERM "$p5"
+check "SIGTERM to a non-master daemon: it leaves and the master drops it" wait_for 5 hosts_are 3
+check "add --json reports each host" bash -c '"$0" add --json host6 | grep -q "{\"ok\":true,\"added\":\[{\"name\":\"host6\",\"tid\":[0-9]*,\"status\":\"ok\"}\]"' "$VMCTL"
+check "delete --json of an unknown host says why, status 1" bash -c '"$0" delete --json nosuch | grep -q "\"status\":\"WIRE_ENOHOST\""; [ ${PIPESTATUS[0]} = 1 ]' "$VMCTL"
+check "vmctl halt --json succeeds" bash -c '"$0" halt --json | grep -q "\"halted\":true"' "$VMCTL"
 check "no vmd process is left" wait_for 5 test "$(vmd_count)" = 0
 check "status after halt exits 1" bash -c '"$0" status; [ $? = 1 ]' "$VMCTL"
