@@ -128,9 +128,12 @@ decomp__grid_split(const struct decomp__tctx *t, const struct decomp__span *sp, 
 {
     int ax = 0;
 
-    for (int a = 1; a < DECOMP_MAX_DIM; a++)
-        if (sp->shape[a] > sp->shape[ax])
-            ax = a;
+    /* The lowest axis still to cut goes first, so owners are numbered down
+     * each column of blocks and a block's owner is one div and one mod away
+     * from its coordinates (the thesis's lookup); the order of the cuts does
+     * not change the blocks. */
+    while (ax < DECOMP_MAX_DIM - 1 && sp->shape[ax] < 2)
+        ax++;
     /* Peel one slab of parts off along ax: a chain of equal cuts gives the
      * a x b (x c) grid of blocks, exactly aligned in exact mode and aligned
      * after rounding when weights are uniform. */
