@@ -258,8 +258,8 @@ decomp_advice_table(const struct decomp_advice *a, char *buf, size_t len)
             put_time(&o, r->cost.transfer, 10);
             put(&o, "%10" PRIu64 "  %7.3f\n", r->cost.messages, r->cost.balance);
         } else {
-            put(&o, "   -  %-11s     n/a  (cannot place this grid on %d owners)\n",
-                decomp_method_name(r->method), a->nowners);
+            put(&o, "   -  %-11s %7s   (cannot place this grid on %d owners)\n",
+                decomp_method_name(r->method), "n/a", a->nowners);
         }
     }
     return finish(&o);
