@@ -70,6 +70,8 @@ int
 vmd_strlcpy(char *dst, const char *src, size_t cap)
 {
     size_t n = strlen(src);
+    if (cap == 0)
+        return -ENAMETOOLONG;
     if (n >= cap) {
         memcpy(dst, src, cap - 1);
         dst[cap - 1] = '\0';

@@ -35,6 +35,9 @@ wire_rx_reserve(struct wire_rx *rx, size_t want, void **p, size_t *avail)
         rx->len -= rx->off;
         rx->off = 0;
     }
+    /* Doubling the capacity must not wrap around. */
+    if (want > SIZE_MAX / 2 - rx->len)
+        return -ENOMEM;
     if (rx->cap - rx->len < want) {
         size_t cap = rx->cap ? rx->cap : 4096;
         while (cap - rx->len < want)
@@ -61,6 +64,9 @@ wire_rx_append(struct wire_rx *rx, const void *data, size_t n)
 {
     void *p;
     size_t avail;
+    /* Nothing to copy, and the buffer may not exist yet (memcpy to NULL). */
+    if (n == 0)
+        return 0;
     int rc = wire_rx_reserve(rx, n, &p, &avail);
     if (rc != 0)
         return rc;

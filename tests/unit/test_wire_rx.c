@@ -501,6 +501,8 @@ test_wire_rx_reserve_refuses_impossible_size(void **state)
     assert_int_equal(wire_rx_reserve(&rx, SIZE_MAX, &p, &avail), -ENOMEM);
     assert_int_equal(wire_rx_reserve(&rx, SIZE_MAX / 2 + 1, &p, &avail), -ENOMEM);
     assert_int_equal(wire_rx_reserve(&rx, SIZE_MAX / 2 - 10, &p, &avail), -ENOMEM);
+    /* One that passes the size checks but that realloc cannot satisfy. */
+    assert_int_equal(wire_rx_reserve(&rx, SIZE_MAX / 4, &p, &avail), -ENOMEM);
     /* And the buffer is still whole and usable. */
     assert_int_equal(pending(&rx), 30);
     assert_int_equal(wire_rx_append(&rx, s.data + 30, s.len - 30), 0);
@@ -508,6 +510,28 @@ test_wire_rx_reserve_refuses_impossible_size(void **state)
     assert_int_equal(k.got, 1);
     wire_rx_free(&rx);
     free(s.data);
+}
+
+static void
+test_wire_rx_append_of_nothing_is_a_no_op(void **state)
+{
+    static const unsigned char byte = 0x4c;
+    struct wire_hdr h;
+    const unsigned char *body;
+    struct wire_rx rx;
+
+    (void)state;
+    /* Before any buffer exists (no memcpy into NULL under UBSan) ... */
+    wire_rx_init(&rx, 100);
+    assert_int_equal(wire_rx_append(&rx, &byte, 0), 0);
+    assert_int_equal(pending(&rx), 0);
+    assert_int_equal(wire_rx_next(&rx, &h, &body), 0);
+    /* ... and after. */
+    assert_int_equal(wire_rx_append(&rx, &byte, 1), 0);
+    assert_int_equal(wire_rx_append(&rx, &byte, 0), 0);
+    assert_int_equal(pending(&rx), 1);
+    assert_int_equal(rx.buf[0], 0x4c);
+    wire_rx_free(&rx);
 }
 
 /*
@@ -661,6 +685,7 @@ main(void)
         cmocka_unit_test(test_wire_rx_refuses_bad_magic_in_second_frame),
         cmocka_unit_test(test_wire_rx_reserve_commit_keeps_partial_frames),
         cmocka_unit_test(test_wire_rx_reserve_refuses_impossible_size),
+        cmocka_unit_test(test_wire_rx_append_of_nothing_is_a_no_op),
         cmocka_unit_test(test_wire_rx_random_chunking_keeps_frames_intact_and_in_order),
         cmocka_unit_test(test_wire_rx_random_garbage_never_crashes),
     };
