@@ -1,0 +1,212 @@
+/*
+ * pvm_int.h - libpvm3's internals, shared by lib/pvm_*.c only.  Never
+ * installed; programs see pvm3.h alone.
+ *
+ * All of libpvm3's mutable state lives in one struct pvm__ctx, the task's
+ * one library context (DESIGN.md, Conventions).  The only exception is
+ * pvm_errno, a variable PVM's libpvm3.so exports and that binaries built
+ * against it may read; it is written where the context records an error.
+ * Like PVM, the library is single-threaded: callers serialise.
+ *
+ * Errors inside the library are 0 or a negative code of the project
+ * (-errno, the WIRE_E* codes of wire.h) or, for the conditions only PVM
+ * knows (no current buffer, no such buffer...), a PVM__E* code below.
+ * Only the public pvm_* entry points turn them into PVM's codes, through
+ * pvm__err() and its table in pvm_err.c; an internal function never
+ * returns a bare Pvm* value, because PvmBadParam (-2) and -ENOENT, and
+ * their neighbours, share numbers.
+ *
+ * Message buffers (pvm_buf.c, pvm_pack.c) are growable, fragment-free byte
+ * arrays: the body as it travels, in the buffer's encoding.  PvmDataInPlace
+ * buffers hold a list of segments instead, each a reference to the caller's
+ * array or a few bytes of their own, and are flattened into native bytes at
+ * send time (pvm__buf_flatten).  Body layouts, all integers in the
+ * buffer's encoding:
+ *
+ *   encoding  item                      bytes on the wire
+ *   XDR       byte[n]                   n, then zero padding to a multiple of 4
+ *   XDR       short, ushort, int, uint  4, big-endian, short sign-extended
+ *   XDR       long, ulong               4, big-endian; values beyond 32 bits
+ *                                       are refused with PvmOverflow
+ *   XDR       float, double             4, 8: IEEE big-endian
+ *   XDR       cplx, dcplx               2 floats, 2 doubles (re, im)
+ *   XDR/Raw   string                    int length (strlen + 1), then bytes
+ *                                       with the NUL, as byte[length]
+ *   Raw       any                       native bytes, no padding
+ *   any       nested message (pkmesg)   int len, ctx, tag, wid, enc, crc, src,
+ *                                       dst, then one fragment (int length,
+ *                                       byte[length]) if len > 0
+ *
+ * These are PVM 3.4.6's encodings byte for byte (its XDR padding bytes are
+ * uninitialised; ours are zero).
+ */
+#ifndef LIQUIDVM_PVM_INT_H
+#define LIQUIDVM_PVM_INT_H
+
+#include "pvm3.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+
+/*
+ * PVM conditions that have no errno: the PVM code offset into a range of
+ * their own, below the WIRE_E* codes (-4001..-4100).  They never leave the
+ * library (they are not wire codes); pvm__errcode() maps them back.
+ */
+#define PVM__EBASE (-4200)
+#define PVM__ECODE(pvmcode) (PVM__EBASE + (pvmcode))
+#define PVM__ENOBUF PVM__ECODE(PvmNoBuf)
+#define PVM__ENOSUCHBUF PVM__ECODE(PvmNoSuchBuf)
+#define PVM__EMISMATCH PVM__ECODE(PvmMismatch)
+#define PVM__ENOTASK PVM__ECODE(PvmNoTask)
+#define PVM__ENOPARENT PVM__ECODE(PvmNoParent)
+
+/* PVM's encoding words (struct pvmminfo.enc, nested messages). */
+#define PVM__ENCWORD_XDR 0x10000000
+#define PVM__ENCWORD_INPLACE 0x20000000
+
+enum pvm__enc {
+    PVM__ENC_XDR = 0,           /* PvmDataDefault */
+    PVM__ENC_RAW,               /* PvmDataRaw, our native layout */
+    PVM__ENC_INPLACE,           /* PvmDataInPlace: segments, pack only */
+    PVM__ENC_ALIEN              /* another layout: only bytes unpack */
+};
+
+/* One piece of a PvmDataInPlace body. */
+struct pvm__seg {
+    const void *ref;            /* the caller's array, or NULL: owned bytes */
+    size_t off;                 /* owned bytes: offset in the buffer's data */
+    size_t len;
+};
+
+struct pvm__buf {
+    int id;                     /* the bufid programs see, >= 1 */
+    enum pvm__enc enc;
+    int encword;                /* PVM's word for enc; an alien's own word */
+    unsigned char *data;        /* the body (InPlace: owned segment bytes) */
+    size_t len;
+    size_t cap;
+    size_t pos;                 /* next byte to unpack */
+    int unpacking;              /* set by pvm_setrbuf; cleared by pvm_setsbuf */
+    struct pvm__seg *segs;      /* InPlace only, in packing order */
+    size_t nsegs;
+    size_t segcap;
+    size_t seglen;              /* InPlace: the body length */
+    unsigned char *flat;        /* InPlace: the copy pvm__buf_flatten made */
+    /* The header: set by pvm_mkbuf, pvm_setminfo, or the receive path. */
+    int src;
+    int dst;
+    int tag;
+    int ctx;
+    int wid;
+    int crc;
+};
+
+struct pvm__ctx {
+    int mytid;                  /* -1 until the task enrolls, as in PVM */
+    int autoerr;                /* PvmAutoErr: 0 quiet, 1 print (default), 2 exit, 3 abort */
+    /*
+     * What pvm_exit() must do before PvmAutoErr 2 ends the process; the
+     * enrollment code sets it once there is a daemon to leave.
+     */
+    void (*exit_hook)(void);
+    struct pvm__buf **bufs;     /* indexed by bufid; slot 0 unused */
+    int nbufs;                  /* slots in bufs */
+    struct pvm__buf *sbuf;      /* the active send buffer, or NULL */
+    struct pvm__buf *rbuf;      /* the active receive buffer, or NULL */
+    /*
+     * Fault injection for tests (SQLite's fault.c): when > 0, counts down
+     * on every allocation and the one that brings it to 0 fails.
+     */
+    int fault_after;
+};
+
+/* The task's one library context (pvm_ctx.c). */
+extern struct pvm__ctx pvm__ctx;
+
+/* PVM's exported error variables (pvm_err.c), kept for binary compatibility. */
+extern PVM_API int pvm_errno;
+extern PVM_API char *const pvm_errlist[];
+extern PVM_API const int pvm_nerr;
+
+/* PVM exports these two va_list forms; binaries may call them. */
+PVM_API int pvm_vpackf(const char *fmt, va_list ap);
+PVM_API int pvm_vunpackf(const char *fmt, va_list ap);
+
+/* ---- pvm_ctx.c ---- */
+
+/* Free every buffer and return the context to its initial state. */
+void pvm__ctx_reset(void);
+/* malloc/realloc/calloc that honour fault_after. */
+void *pvm__malloc(size_t n);
+void *pvm__realloc(void *p, size_t n);
+void *pvm__calloc(size_t nmemb, size_t size);
+/* PVM's data signature of our native layout (0x408c41 on x86-64). */
+int pvm__dsig(void);
+
+/* ---- pvm_err.c ---- */
+
+/* The PVM code for one of our codes; 0 and positive values pass through. */
+int pvm__errcode(int code);
+/* PVM's text for a PVM code ("Bad parameter"), "Unknown Error" if none. */
+const char *pvm__errtext(int pvmcode);
+/*
+ * The exit path of every pvm_* function: a code >= 0 is returned as is;
+ * a negative one is mapped to PVM's code, recorded in pvm_errno, reported
+ * as PvmAutoErr says ("libpvm [t40001]: fn(): Bad parameter"), and
+ * returned.  fn is the public function's name.
+ */
+int pvm__err(int code, const char *fn);
+
+/* ---- pvm_buf.c ---- */
+
+/* The buffer with that id, or NULL. */
+struct pvm__buf *pvm__buf_get(int id);
+/* A new, registered buffer: encoding is PvmDataDefault/Raw/InPlace. */
+int pvm__buf_new(int encoding, struct pvm__buf **out);
+/* Unregister and free b; it stops being the send or receive buffer. */
+void pvm__buf_free(struct pvm__buf *b);
+/*
+ * A new buffer of received bytes for the receive path: encword is the
+ * sender's PVM encoding word (pvm__buf_encword at the sender).  With
+ * copy != 0 the bytes are copied; otherwise the buffer takes data, which
+ * must come from pvm__malloc or pvm__realloc with room for cap bytes.
+ * The buffer is not made the receive buffer.
+ */
+int pvm__buf_adopt(int encword, unsigned char *data, size_t len, size_t cap, int copy,
+                   struct pvm__buf **out);
+/* Set the header fields a receive fills: src, dst, tag, ctx, wid, crc. */
+void pvm__buf_set_info(struct pvm__buf *b, const struct pvmminfo *mi);
+/* The PVM encoding word a receiver needs for b's flattened bytes. */
+int pvm__buf_encword(const struct pvm__buf *b);
+/* The body length (bufinfo's bytes). */
+size_t pvm__buf_len(const struct pvm__buf *b);
+/*
+ * The body as bytes, for the send path: a pointer into b, valid until b
+ * changes or is freed.  An InPlace buffer is copied from the caller's
+ * arrays now, which is the "copy at send time" of PvmDataInPlace.
+ * Returns 0 or -ENOMEM.
+ */
+int pvm__buf_flatten(struct pvm__buf *b, const unsigned char **p, size_t *len);
+/* Room for n more bytes at the end of b's data; *p points at them. */
+int pvm__buf_grow(struct pvm__buf *b, size_t n, unsigned char **p);
+/* Append an InPlace segment: ref != NULL refers, else n owned bytes at *owned. */
+int pvm__buf_add_seg(struct pvm__buf *b, const void *ref, size_t n, unsigned char **owned);
+/* Which encoding a PVM word names. */
+enum pvm__enc pvm__enc_of_word(int encword);
+
+/* ---- pvm_pack.c ---- */
+
+/*
+ * Pack or unpack nitem items of a PVM_* data type (PVM_STR excepted)
+ * taken every stride-th one of p, in b's encoding.  Both are atomic: on
+ * error nothing was packed, or the unpack position has not moved.  Used by
+ * the pvm_pk and pvm_upk functions and by pvm_psend/pvm_precv.
+ */
+int pvm__pack(struct pvm__buf *b, int type, const void *p, int nitem, int stride);
+int pvm__unpack(struct pvm__buf *b, int type, void *p, int nitem, int stride);
+/* A NUL-terminated string, as pvm_pkstr/pvm_upkstr. */
+int pvm__pack_str(struct pvm__buf *b, const char *s);
+int pvm__unpack_str(struct pvm__buf *b, char *s);
+
+#endif
