@@ -66,6 +66,8 @@ vmd_hoststart_expand(struct vmd *vmd, const char *tmpl, const char *host, char *
     char v[HS_CMD_MAX];
     size_t n = 0;
     int rc = 0;
+    if (cap == 0)
+        return -ENAMETOOLONG;
     out[0] = '\0';
     for (const char *t = tmpl; *t && rc == 0; t++) {
         if (*t != '%' || t[1] == '\0') {
