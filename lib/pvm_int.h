@@ -170,8 +170,9 @@ void pvm__buf_free(struct pvm__buf *b);
  * A new buffer of received bytes for the receive path: encword is the
  * sender's PVM encoding word (pvm__buf_encword at the sender).  With
  * copy != 0 the bytes are copied; otherwise the buffer takes data, which
- * must come from pvm__malloc or pvm__realloc with room for cap bytes.
- * The buffer is not made the receive buffer.
+ * must come from malloc, pvm__malloc or pvm__realloc with room for cap
+ * bytes, and frees it with the buffer.  On error nothing was taken.  The
+ * buffer is not made the receive buffer.
  */
 int pvm__buf_adopt(int encword, unsigned char *data, size_t len, size_t cap, int copy,
                    struct pvm__buf **out);

@@ -51,7 +51,7 @@ struct pvm__mark {
 };
 
 static void
-pvm__mark(const struct pvm__buf *b, struct pvm__mark *m)
+pvm__save(const struct pvm__buf *b, struct pvm__mark *m)
 {
     m->len = b->len;
     m->nsegs = b->nsegs;
@@ -122,16 +122,16 @@ pvm__xdr_long_fits(int type, const unsigned char *p, int nitem, ptrdiff_t step)
 {
     int i;
 
-    for (i = 0; i < nitem; i++, p += step) {
+    for (i = 0; i < nitem; i++) {
         long l;
         unsigned long u;
 
         if (type == PVM_LONG) {
-            memcpy(&l, p, sizeof l);
+            memcpy(&l, p + i * step, sizeof l);
             if (l < INT32_MIN || l > INT32_MAX)
                 return -ERANGE;
         } else {
-            memcpy(&u, p, sizeof u);
+            memcpy(&u, p + i * step, sizeof u);
             if (u > UINT32_MAX)
                 return -ERANGE;
         }
@@ -376,7 +376,7 @@ pvm__pack_str(struct pvm__buf *b, const char *s)
     if (n > INT_MAX)
         return -EMSGSIZE;
     len = (int)n;
-    pvm__mark(b, &m);
+    pvm__save(b, &m);
     rc = pvm__pack_any(b, PVM_INT, &len, 1, 1, 1);
     if (rc == 0)
         rc = pvm__pack_any(b, PVM_BYTE, s, len, 1, 1);
@@ -393,7 +393,7 @@ pvm__unpack_str(struct pvm__buf *b, char *s)
 
     if (s == NULL)
         return -EINVAL;
-    pvm__mark(b, &m);
+    pvm__save(b, &m);
     rc = pvm__unpack(b, PVM_INT, &len, 1, 1);
     if (rc == 0 && len < 0)
         rc = -EBADMSG;
@@ -671,7 +671,7 @@ pvm__vpackf(const char *fmt, va_list *ap)
     }
     if ((b = pvm__ctx.sbuf) == NULL)
         return PVM__ENOBUF;
-    pvm__mark(b, &m);
+    pvm__save(b, &m);
     while (*p != '\0') {
         if (*p++ != '%')
             continue;
@@ -701,7 +701,7 @@ pvm__vunpackf(const char *fmt, va_list *ap)
         return -EINVAL;
     if ((b = pvm__ctx.rbuf) == NULL)
         return PVM__ENOBUF;
-    pvm__mark(b, &m);
+    pvm__save(b, &m);
     while (*p != '\0') {
         if (*p++ != '%')
             continue;
@@ -809,7 +809,7 @@ pvm__pkmesg(int bufid)
     hdr[6] = in->src;
     hdr[7] = in->dst;
     frag = (int)blen;
-    pvm__mark(b, &m);
+    pvm__save(b, &m);
     rc = pvm__pack_any(b, PVM_INT, hdr, 8, 1, 1);
     if (rc == 0 && blen > 0)
         rc = pvm__pack_any(b, PVM_INT, &frag, 1, 1, 1);
@@ -871,7 +871,7 @@ pvm__upkmesg(void)
 
     if (r == NULL)
         return PVM__ENOBUF;
-    pvm__mark(r, &m);
+    pvm__save(r, &m);
     rc = pvm__unpack(r, PVM_INT, hdr, 8, 1);
     if (rc < 0)
         return rc;
