@@ -102,10 +102,11 @@ $(eval $(call archive,$(LIBVMD),$(VMD_SRC)))
 $(eval $(call archive,$(LIBVMCTL),$(VMCTL_SRC)))
 
 # libpvm3: the PVM 3.4 API, with the wire format and logging inside it.
-$(LIBPVM_SO): $(call obj,$(PVM_SRC) $(WIRE_SRC))
+$(LIBPVM_SO): $(call obj,$(PVM_SRC) $(WIRE_SRC)) lib/libpvm3.map
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,libpvm3.so.3 -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,libpvm3.so.3 -Wl,--version-script=lib/libpvm3.map \
+	    -o $@ $(filter %.o,$^) $(LDLIBS)
 	$(Q)ln -sf libpvm3.so.3 $(O)/lib/libpvm3.so
 
 $(LIBPVM_A): $(call obj,$(PVM_SRC) $(WIRE_SRC))
