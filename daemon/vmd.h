@@ -89,6 +89,8 @@ struct vmd_client {
     struct vmd_list link;       /* in vmd->clients */
     uv_pipe_t pipe;
     uint32_t id;                /* for relayed replies */
+    uint32_t tid;               /* a PVM task's tid once it enrolled, else 0 */
+    long pid;                   /* the task's process id */
     int closing;
     struct wire_rx rx;
 };
@@ -162,6 +164,8 @@ struct vmd {
 
     struct vmd_list peers, clients, ops, starts;
     uint32_t next_client_id, next_op_id;
+    uint32_t next_task;         /* the local part of the last tid given out */
+    int ntasks;
     int halting;                /* closing everything; the loop ends when all is closed */
     int halting_vm;             /* master: HALT sent, waiting for the peers to go */
     struct vmd_op *halt_op;     /* the halt request to answer when done */
@@ -203,6 +207,16 @@ int vmd_client_listen(struct vmd *vmd);
 int vmd_client_reply(struct vmd *vmd, uint32_t client_id, uint32_t req_id, int status,
                      const struct wire_wbuf *body);
 void vmd_client_close_all(struct vmd *vmd);
+
+/* vmd_task.c: PVM tasks enrolled on this host and their messages */
+int vmd_task_enroll(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
+                    const unsigned char *body);
+int vmd_task_route(struct vmd *vmd, struct vmd_client *from, const struct wire_hdr *h,
+                   const unsigned char *body);
+void vmd_task_gone(struct vmd *vmd, struct vmd_client *c);
+int vmd_client_send(struct vmd_client *c, const struct wire_hdr *h, const void *body,
+                    size_t len);
+struct vmd_client *vmd_client_by_tid(struct vmd *vmd, uint32_t tid);
 
 /* vmd_ops.c: requests (conf, add, delete, halt, status) */
 int vmd_ops_request(struct vmd *vmd, int origin_host, uint32_t client_id,

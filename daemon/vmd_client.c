@@ -28,6 +28,8 @@ static void
 client_on_close(uv_handle_t *handle)
 {
     struct vmd_client *c = handle->data;
+    if (c->tid)
+        vmd_task_gone(c->vmd, c);
     vmd_list_remove(&c->link);
     wire_rx_free(&c->rx);
     free(c);
@@ -92,6 +94,47 @@ client_by_id(struct vmd *vmd, uint32_t id)
     return NULL;
 }
 
+struct vmd_client *
+vmd_client_by_tid(struct vmd *vmd, uint32_t tid)
+{
+    for (struct vmd_list *l = vmd->clients.next; l != &vmd->clients; l = l->next) {
+        struct vmd_client *c = vmd_container_of(l, struct vmd_client, link);
+        if (c->tid == tid && tid != 0 && !c->closing)
+            return c;
+    }
+    return NULL;
+}
+
+/* Queue one frame to a client; the bytes are copied. */
+int
+vmd_client_send(struct vmd_client *c, const struct wire_hdr *h, const void *body, size_t len)
+{
+    if (c->closing)
+        return -EPIPE;
+    struct client_wreq *w = malloc(sizeof(*w));
+    char *buf = malloc(WIRE_HDR_LEN + len);
+    if (w == NULL || buf == NULL) {
+        free(w);
+        free(buf);
+        client_close(c, "out of memory for a frame");
+        return -ENOMEM;
+    }
+    struct wire_hdr hh = *h;
+    hh.len = (uint32_t)len;
+    wire_hdr_pack(&hh, (unsigned char *)buf);
+    if (len)
+        memcpy(buf + WIRE_HDR_LEN, body, len);
+    w->buf = buf;
+    uv_buf_t b = uv_buf_init(buf, (unsigned)(WIRE_HDR_LEN + len));
+    if (uv_write(&w->req, (uv_stream_t *)&c->pipe, &b, 1, client_on_write) != 0) {
+        free(buf);
+        free(w);
+        client_close(c, "write failed");
+        return -EPIPE;
+    }
+    return 0;
+}
+
 int
 vmd_client_reply(struct vmd *vmd, uint32_t client_id, uint32_t req_id, int status,
                  const struct wire_wbuf *body)
@@ -102,28 +145,9 @@ vmd_client_reply(struct vmd *vmd, uint32_t client_id, uint32_t req_id, int statu
         return -ENOENT;
     if (body && body->err)
         status = body->err, blen = 0;
-    struct client_wreq *w = malloc(sizeof(*w));
-    char *buf = malloc(WIRE_HDR_LEN + blen);
-    if (w == NULL || buf == NULL) {
-        free(w);
-        free(buf);
-        client_close(c, "out of memory for a reply");
-        return -ENOMEM;
-    }
     struct wire_hdr h = { .type = WIRE_T_REPLY, .src = VMD_HOST_TID(vmd->index), .tag = status,
-                          .id = req_id, .len = (uint32_t)blen };
-    wire_hdr_pack(&h, (unsigned char *)buf);
-    if (blen)
-        memcpy(buf + WIRE_HDR_LEN, body->data, blen);
-    w->buf = buf;
-    uv_buf_t b = uv_buf_init(buf, (unsigned)(WIRE_HDR_LEN + blen));
-    if (uv_write(&w->req, (uv_stream_t *)&c->pipe, &b, 1, client_on_write) != 0) {
-        free(buf);
-        free(w);
-        client_close(c, "write failed");
-        return -EPIPE;
-    }
-    return 0;
+                          .id = req_id };
+    return vmd_client_send(c, &h, blen ? body->data : NULL, blen);
 }
 
 static void
@@ -159,7 +183,13 @@ client_on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     }
     wire_rx_commit(&c->rx, (size_t)nread);
     while (!c->closing && (rc = wire_rx_next(&c->rx, &h, &body)) == 1) {
-        if ((rc = vmd_ops_request(c->vmd, 0, c->id, &h, body)) != 0) {
+        if (h.type == WIRE_T_TASK_ENROLL)
+            rc = vmd_task_enroll(c->vmd, c, &h, body);
+        else if (h.type == WIRE_T_MSG)
+            rc = vmd_task_route(c->vmd, c, &h, body);
+        else
+            rc = vmd_ops_request(c->vmd, 0, c->id, &h, body);
+        if (rc != 0) {
             log_code(rc, "client %u: bad request type %u", c->id, h.type);
             client_close(c, "bad request");
             return;
@@ -186,7 +216,7 @@ client_on_connection(uv_stream_t *server, int status)
         return;
     c->vmd = vmd;
     c->id = ++vmd->next_client_id;
-    wire_rx_init(&c->rx, VMD_CTL_MAX_BODY);
+    wire_rx_init(&c->rx, (uint32_t)vmd->conf.max_message);
     uv_pipe_init(vmd->loop, &c->pipe, 0);
     c->pipe.data = c;
     vmd_list_insert(&vmd->clients, &c->link);

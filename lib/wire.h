@@ -90,7 +90,13 @@ enum wire_type {
     WIRE_T_REQ_DELETE = 34,
     WIRE_T_REQ_HALT = 35,
     WIRE_T_REQ_STATUS = 36,
+    WIRE_T_TASK_ENROLL = 40,    /* task -> daemon: pid, parent tid, name; reply: u32 tid */
     WIRE_T_REPLY = 63,
+
+    /* A PVM message: src and dst tids, tag, ctx; flags = the PVM encoding
+     * word of the body.  Routed task -> daemon [-> daemon] -> task; the
+     * first daemon stamps src with the sending task's tid. */
+    WIRE_T_MSG = 64,
 
     WIRE_T_MAX = 255
 };
@@ -184,5 +190,31 @@ int wire_rx_append(struct wire_rx *rx, const void *data, size_t n);
  * header (the stream is then unusable).
  */
 int wire_rx_next(struct wire_rx *rx, struct wire_hdr *h, const unsigned char **body);
+
+/*
+ * Blocking I/O for the clients of a daemon (vmctl, libpvm3): finding the
+ * daemon's socket in LIQUIDVM_HOME and moving whole frames.
+ *
+ * wire_sock_find: host names a daemon of that home ("" or NULL: the master
+ * named by run/master, else the only daemon there).  Returns 0 with its
+ * socket path in out, or WIRE_ENOVM.  wire_sock_connect returns a
+ * connected fd or a negative code.
+ */
+int wire_sock_find(const char *home, const char *host, char *out, size_t cap);
+int wire_sock_connect(const char *path);
+/* LIQUIDVM_HOME, else ~/.liquidvm. */
+int wire_home(char *out, size_t cap);
+/* Write all n bytes; 0 or -errno. */
+int wire_write_full(int fd, const void *buf, size_t n);
+/* Write one frame: header h (len filled in) and body. */
+int wire_write_frame(int fd, struct wire_hdr *h, const void *body, size_t len);
+/*
+ * Read one frame within timeout_ms (< 0: wait for ever; 0: only if bytes
+ * are there).  Returns 1 with *body malloc'ed (caller frees; NULL if empty),
+ * 0 on timeout before any byte of it, or a negative code (-ECONNRESET at
+ * EOF, a header error).  A frame once begun is read to its end.
+ */
+int wire_read_frame(int fd, uint32_t max_body, int timeout_ms, struct wire_hdr *h,
+                    unsigned char **body);
 
 #endif

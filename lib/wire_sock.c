@@ -1,0 +1,198 @@
+/*
+ * wire_sock.c - the client side of a daemon's Unix socket, shared by vmctl
+ * and libpvm3: where the socket is (LIQUIDVM_HOME/run), connecting, and
+ * blocking frame I/O with a deadline.
+ */
+#include "wire.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+int
+wire_home(char *out, size_t cap)
+{
+    const char *h = getenv("LIQUIDVM_HOME");
+    int n;
+    if (h && h[0])
+        n = snprintf(out, cap, "%s", h);
+    else if ((h = getenv("HOME")) != NULL)
+        n = snprintf(out, cap, "%s/.liquidvm", h);
+    else
+        return -ENOENT;
+    return n >= 0 && (size_t)n < cap ? 0 : -ENAMETOOLONG;
+}
+
+int
+wire_sock_connect(const char *path)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    if (strlen(path) >= sizeof(sa.sun_path))
+        return -ENAMETOOLONG;
+    memcpy(sa.sun_path, path, strlen(path) + 1);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -errno;
+    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+        close(fd);
+        return WIRE_ENOVM;
+    }
+    return fd;
+}
+
+static int
+sock_alive(const char *path)
+{
+    int fd = wire_sock_connect(path);
+    if (fd < 0)
+        return 0;
+    close(fd);
+    return 1;
+}
+
+int
+wire_sock_find(const char *home, const char *host, char *out, size_t cap)
+{
+    char name[256] = "", path[4200];
+    int n;
+
+    if (host && host[0]) {
+        n = snprintf(out, cap, "%s/run/%s.sock", home, host);
+        return n >= 0 && (size_t)n < cap && sock_alive(out) ? 0 : WIRE_ENOVM;
+    }
+    snprintf(path, sizeof(path), "%s/run/master", home);
+    FILE *fp = fopen(path, "r");
+    if (fp) {
+        if (fgets(name, sizeof(name), fp))
+            name[strcspn(name, "\n")] = '\0';
+        fclose(fp);
+        n = snprintf(out, cap, "%s/run/%s.sock", home, name);
+        if (name[0] && n >= 0 && (size_t)n < cap && sock_alive(out))
+            return 0;
+    }
+    /* No master here (its home is on another workstation): the one local
+     * daemon, if there is exactly one. */
+    snprintf(path, sizeof(path), "%s/run", home);
+    DIR *d = opendir(path);
+    int found = 0;
+    if (d == NULL)
+        return WIRE_ENOVM;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        size_t l = strlen(e->d_name);
+        char p[4600];
+        if (l <= 5 || strcmp(e->d_name + l - 5, ".sock") != 0)
+            continue;
+        n = snprintf(p, sizeof(p), "%s/%s", path, e->d_name);
+        if (n >= 0 && (size_t)n < sizeof(p) && sock_alive(p) &&
+            (size_t)snprintf(out, cap, "%s", p) < cap)
+            found++;
+    }
+    closedir(d);
+    return found == 1 ? 0 : WIRE_ENOVM;
+}
+
+static int64_t
+now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Read exactly n bytes by the deadline (-1: none).  1 done, 0 timed out
+ * before the first byte (only when may_time_out), negative on error. */
+static int
+read_full(int fd, unsigned char *buf, size_t n, int64_t deadline, int may_time_out)
+{
+    size_t got = 0;
+    while (got < n) {
+        int wait = -1;
+        if (deadline >= 0) {
+            int64_t left = deadline - now_ms();
+            wait = left > 0 ? (int)left : 0;
+        }
+        /* Once a frame has begun, finish it: the daemon sends whole frames. */
+        if (got > 0 || !may_time_out)
+            wait = -1;
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        int r = poll(&p, 1, wait);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return -errno;
+        if (r == 0)
+            return 0;
+        ssize_t k = read(fd, buf + got, n - got);
+        if (k < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (k < 0)
+            return -errno;
+        if (k == 0)
+            return -ECONNRESET;
+        got += (size_t)k;
+    }
+    return 1;
+}
+
+int
+wire_write_full(int fd, const void *buf, size_t n)
+{
+    const unsigned char *p = buf;
+    while (n > 0) {
+        ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            return -errno;
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+int
+wire_write_frame(int fd, struct wire_hdr *h, const void *body, size_t len)
+{
+    unsigned char hdr[WIRE_HDR_LEN];
+    int rc;
+    if (len > UINT32_MAX)
+        return -EMSGSIZE;
+    h->len = (uint32_t)len;
+    wire_hdr_pack(h, hdr);
+    if ((rc = wire_write_full(fd, hdr, sizeof(hdr))) != 0)
+        return rc;
+    return len ? wire_write_full(fd, body, len) : 0;
+}
+
+int
+wire_read_frame(int fd, uint32_t max_body, int timeout_ms, struct wire_hdr *h,
+                unsigned char **body)
+{
+    unsigned char hdr[WIRE_HDR_LEN];
+    int64_t deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+    int rc;
+
+    *body = NULL;
+    if ((rc = read_full(fd, hdr, sizeof(hdr), deadline, timeout_ms >= 0)) <= 0)
+        return rc;
+    if ((rc = wire_hdr_unpack(hdr, max_body, h)) != 0)
+        return rc;
+    if (h->len == 0)
+        return 1;
+    unsigned char *b = malloc(h->len);
+    if (b == NULL)
+        return -ENOMEM;
+    if ((rc = read_full(fd, b, h->len, -1, 0)) <= 0) {
+        free(b);
+        return rc < 0 ? rc : -ECONNRESET;
+    }
+    *body = b;
+    return 1;
+}
