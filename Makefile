@@ -51,6 +51,7 @@ VMCTL_SRC  := $(filter-out launcher/vmctl_main.c,$(wildcard launcher/vmctl_*.c))
 PVM_SRC    := $(wildcard lib/pvm_*.c)
 TEST_SRC   := $(wildcard tests/unit/test_*.c)
 BENCH_SRC  := $(wildcard bench/*.c)
+PVMPROG_SRC:= $(wildcard tests/integ/*.c)
 
 # Folder-specific flags (e.g. KERN_CFLAGS) live beside the code.
 -include kernels/build.mk decomp/build.mk
@@ -72,9 +73,11 @@ VMD    := $(O)/bin/vmd
 VMCTL  := $(O)/bin/vmctl
 TESTS  := $(patsubst tests/unit/%.c,$(O)/tests/%,$(TEST_SRC))
 BENCHES:= $(patsubst bench/%.c,$(O)/bench/%,$(BENCH_SRC))
+# PVM programs for the integration tests, built against our pvm3.h and libpvm3.so.3.
+PVMPROGS := $(patsubst tests/integ/%.c,$(O)/tests/integ/%,$(PVMPROG_SRC))
 
 .PHONY: all check unit integ demo deps install clean bench
-all: $(VMD) $(VMCTL) $(if $(PVM_SRC),$(LIBPVM_SO) $(LIBPVM_A)) $(TESTS) $(BENCHES)
+all: $(VMD) $(VMCTL) $(if $(PVM_SRC),$(LIBPVM_SO) $(LIBPVM_A) $(PVMPROGS)) $(TESTS) $(BENCHES)
 
 $(O)/kernels/%.o: CFLAGS += $(KERN_CFLAGS)
 # libpvm3 exports PVM's names only (STYLE.md 5.2): hidden by default,
@@ -128,6 +131,11 @@ $(O)/tests/%: $(O)/tests/unit/%.o $(ARCHIVES)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(ARCHIVES) $(LDLIBS) $(shell pkg-config --libs cmocka libedit 2>/dev/null)
+
+$(O)/tests/integ/%: $(O)/tests/integ/%.o $(LIBPVM_SO)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< -L$(O)/lib -lpvm3 -Wl,-rpath,'$$ORIGIN/../../lib'
 
 $(O)/bench/%: $(O)/bench/%.o $(ARCHIVES)
 	@mkdir -p $(dir $@)

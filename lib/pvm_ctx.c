@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PVM__CTX_INIT { .mytid = -1, .autoerr = 1 }
+#define PVM__CTX_INIT { .mytid = -1, .autoerr = 1, .fd = -1 }
 
 struct pvm__ctx pvm__ctx = PVM__CTX_INIT;
 

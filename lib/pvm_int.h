@@ -47,6 +47,9 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "wire.h"
 
 /*
  * PVM conditions that have no errno: the PVM code offset into a range of
@@ -119,6 +122,21 @@ struct pvm__ctx {
      * on every allocation and the one that brings it to 0 fails.
      */
     int fault_after;
+
+    /* The link to the local daemon (pvm_task.c), once enrolled. */
+    int fd;                     /* -1 until enrolled */
+    uint32_t next_req;          /* request ids */
+    /* Messages read from the daemon and not yet received, oldest first. */
+    struct pvm__msg *inq_head, *inq_tail;
+};
+
+/* A message that arrived and waits for pvm_recv (pvm_msg.c). */
+struct pvm__msg {
+    struct pvm__msg *next;
+    int src, dst, tag, ctx;
+    int encword;
+    unsigned char *data;        /* malloc'ed, len bytes; NULL if empty */
+    size_t len;
 };
 
 /* The task's one library context (pvm_ctx.c). */
@@ -195,6 +213,19 @@ int pvm__buf_grow(struct pvm__buf *b, size_t n, unsigned char **p);
 int pvm__buf_add_seg(struct pvm__buf *b, const void *ref, size_t n, unsigned char **owned);
 /* Which encoding a PVM word names. */
 enum pvm__enc pvm__enc_of_word(int encword);
+
+/* ---- pvm_task.c ---- */
+/* Enroll with the local daemon if not yet done; 0 or a negative code. */
+int pvm__enroll(void);
+/* A request to the daemon and its reply (messages that arrive meanwhile
+ * are queued).  *body is malloc'ed; returns the reply's status or an error. */
+int pvm__request(int type, const struct wire_wbuf *req, unsigned char **body, size_t *len);
+
+/* ---- pvm_msg.c ---- */
+/* Read one frame from the daemon within timeout_ms and queue it if it is a
+ * message; 1 if a frame was handled, 0 on timeout, negative on error. */
+int pvm__pump(int timeout_ms, struct wire_hdr *reply, unsigned char **reply_body);
+void pvm__inq_free(void);
 
 /* ---- pvm_pack.c ---- */
 

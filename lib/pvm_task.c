@@ -1,0 +1,149 @@
+/*
+ * pvm_task.c - a task's enrollment with its local daemon: pvm_mytid,
+ * pvm_exit, pvm_parent, and the request path to the daemon.
+ *
+ * The daemon is found through LIQUIDVM_SOCK (set for tasks the daemon
+ * spawns), else LIQUIDVM_HOST / LIQUIDVM_HOME as vmctl finds it (a program
+ * started from the shell enrolls with the VM of LIQUIDVM_HOME).  The first
+ * call that needs a tid enrolls, as in PVM.
+ */
+#include "pvm_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The program's name for the daemon's log. */
+static const char *
+prog_name(void)
+{
+    static char name[256];
+    ssize_t n = readlink("/proc/self/exe", name, sizeof(name) - 1);
+    if (n <= 0)
+        return "";
+    name[n] = '\0';
+    const char *slash = strrchr(name, '/');
+    return slash ? slash + 1 : name;
+}
+
+static int
+pvm__connect(void)
+{
+    char home[4096], path[4400];
+    const char *sock = getenv("LIQUIDVM_SOCK");
+    int rc;
+    if (sock && sock[0])
+        return wire_sock_connect(sock);
+    if ((rc = wire_home(home, sizeof(home))) != 0)
+        return rc;
+    if ((rc = wire_sock_find(home, getenv("LIQUIDVM_HOST"), path, sizeof(path))) != 0)
+        return rc;
+    return wire_sock_connect(path);
+}
+
+int
+pvm__request(int type, const struct wire_wbuf *req, unsigned char **body, size_t *len)
+{
+    struct wire_hdr h = { .type = (uint8_t)type, .id = ++pvm__ctx.next_req };
+    int rc;
+
+    *body = NULL;
+    *len = 0;
+    if (req && req->err)
+        return req->err;
+    if ((rc = wire_write_frame(pvm__ctx.fd, &h, req ? req->data : NULL, req ? req->len : 0)) != 0)
+        return WIRE_ENOVM;
+    for (;;) {
+        struct wire_hdr r;
+        unsigned char *b = NULL;
+        rc = pvm__pump(-1, &r, &b);
+        if (rc < 0)
+            return rc;
+        if (rc == 2) {
+            if (r.id != h.id) {
+                free(b);
+                continue;
+            }
+            *body = b;
+            *len = r.len;
+            return r.tag;
+        }
+    }
+}
+
+static void
+pvm__leave(void)
+{
+    if (pvm__ctx.fd >= 0)
+        close(pvm__ctx.fd);
+    pvm__ctx.fd = -1;
+    pvm__ctx.mytid = -1;
+    pvm__inq_free();
+}
+
+int
+pvm__enroll(void)
+{
+    struct wire_wbuf req;
+    unsigned char *body;
+    size_t len;
+    uint32_t tid;
+    const char *parent = getenv("LIQUIDVM_PARENT");
+    int fd, rc;
+
+    if (pvm__ctx.fd >= 0)
+        return 0;
+    if ((fd = pvm__connect()) < 0)
+        return fd == WIRE_ENOVM || fd == -ENOENT ? WIRE_ENOVM : fd;
+    pvm__ctx.fd = fd;
+    wire_wbuf_init(&req);
+    wire_put_u32(&req, (uint32_t)getpid());
+    wire_put_u32(&req, parent ? (uint32_t)strtoul(parent, NULL, 0) : 0);
+    wire_put_str(&req, prog_name());
+    rc = pvm__request(WIRE_T_TASK_ENROLL, &req, &body, &len);
+    wire_wbuf_free(&req);
+    if (rc == 0) {
+        struct wire_rbuf r;
+        wire_rbuf_init(&r, body, len);
+        rc = wire_get_u32(&r, &tid);
+    }
+    free(body);
+    if (rc != 0) {
+        pvm__leave();
+        return rc;
+    }
+    pvm__ctx.mytid = (int)tid;
+    pvm__ctx.exit_hook = pvm__leave;
+    return 0;
+}
+
+int
+pvm_mytid(void)
+{
+    int rc = pvm__enroll();
+    return rc ? pvm__err(rc, "pvm_mytid") : pvm__ctx.mytid;
+}
+
+int
+pvm_exit(void)
+{
+    if (pvm__ctx.fd < 0)
+        return PvmOk;
+    fflush(stdout);
+    pvm__leave();
+    return PvmOk;
+}
+
+int
+pvm_parent(void)
+{
+    const char *parent = getenv("LIQUIDVM_PARENT");
+    int rc = pvm__enroll();
+    if (rc)
+        return pvm__err(rc, "pvm_parent");
+    if (parent == NULL || strtoul(parent, NULL, 0) == 0)
+        return PvmNoParent;     /* not an error report: PVM returns it quietly */
+    return (int)strtoul(parent, NULL, 0);
+}
