@@ -83,23 +83,39 @@ static inline double *kern_at(const struct kern_box *b, int i, int j, int k)
 }
 
 /*
- * A host's plan for one box shape: tile sizes and padding from its cache
- * (GcdPad3D), and the blocking of the fast kernels.  kern_plan_make() fills
- * it; it is plain data, so a test may set any field by hand afterwards.
- * A plan is recomputed when a box moves to a host with another cache: the
- * receiver makes its own plan and copies the box into a fresh layout
- * (kern_box_alloc + kern_box_copy, or kern_box_repad).
+ * A host's plan for one box shape: tiles and padding from its cache, and
+ * the blocking of the fast kernels.  kern_plan_make() fills it; it is plain
+ * data, so a test may set any field by hand afterwards.  A plan is
+ * recomputed when a box moves to a host with another cache: the receiver
+ * makes its own plan and copies the box into a fresh layout (kern_box_alloc
+ * + kern_box_copy, or kern_box_repad).
+ *
+ * Two layouts and two tile shapes:
+ *   KERN_PLAN_PAD    the thesis's: GcdPad3D leading dimensions for the cache;
+ *   KERN_PLAN_ALIGN  line padding: rows start on 64-byte lines (and never
+ *                    4 KiB apart), no plane padding.  On caches of 8 ways
+ *                    and more the conflicts GcdPad3D removes are rare, and
+ *                    its wide column padding (up to 2 TI - 1 per row) costs
+ *                    bandwidth: measured, see bench/kernels;
+ *   (neither)        unpadded, bi = ni+2 and bj = nj+2 (the thesis's pad(false));
+ *   tiles            TI-2 x TJ-2 from GcdPad3D (the thesis's Autoblocker), or
+ *   KERN_PLAN_ROWS   whole rows, as many as fill the cache 4 planes deep:
+ *                    one plane of a tile is then one contiguous run of memory.
+ * KERN_PLAN_FAST is what runs fastest on current x86 CPUs.
  */
-#define KERN_PLAN_PAD    0x1u   /* pad leading dimensions by GcdPad3D */
-#define KERN_PLAN_SIMD   0x2u   /* use vector instructions when the CPU has them */
-#define KERN_PLAN_STREAM 0x4u   /* non-temporal stores for the last Jacobi sweep of a pass */
+#define KERN_PLAN_PAD    0x01u  /* GcdPad3D leading dimensions */
+#define KERN_PLAN_SIMD   0x02u  /* vector instructions when the CPU has them */
+#define KERN_PLAN_STREAM 0x04u  /* non-temporal stores for the last Jacobi sweep of a pass */
+#define KERN_PLAN_ALIGN  0x08u  /* line padding (ignored with KERN_PLAN_PAD) */
+#define KERN_PLAN_ROWS   0x10u  /* tiles of whole rows */
+#define KERN_PLAN_FAST \
+    (KERN_PLAN_ALIGN | KERN_PLAN_ROWS | KERN_PLAN_SIMD | KERN_PLAN_STREAM)
 
 struct kern_plan {
     size_t cache_elems; /* C: the cache in doubles, a power of two */
     int ti, tj;         /* GcdPad3D tile, ghost layer included (TI, TJ) */
     int bi, bj;         /* leading dimensions for the box */
-    int tile_i, tile_j; /* interior points per tile: TI-2, TJ-2, at least 1 */
-    int rb_rows;        /* rows per block of the fused red-black kernel */
+    int tile_i, tile_j; /* interior points per tile, at least 1 */
     int jac_rows;       /* rows per block of the temporal Jacobi kernel */
     int jac_steps;      /* Jacobi sweeps per pass over memory (1: no temporal blocking) */
     unsigned flags;     /* KERN_PLAN_* */
@@ -107,10 +123,10 @@ struct kern_plan {
 
 /*
  * Choose tiles, padding and blocking for an ni x nj x nk box on a host whose
- * cache holds cache_bytes (configuration or kern_cache_detect()).  flags:
- * KERN_PLAN_PAD to pad (otherwise bi = ni+2, bj = nj+2 and the tiles stay,
- * the thesis's pad(false)), KERN_PLAN_SIMD, KERN_PLAN_STREAM (kept only if
- * the box is too large to stay in cache between passes).
+ * cache holds cache_bytes (configuration or kern_cache_detect()).  The
+ * GcdPad3D fields (ti, tj) are always filled; flags choose the layout and
+ * tile shape as above.  KERN_PLAN_STREAM is kept only if the box is too
+ * large to stay in cache between passes.
  */
 int kern_plan_make(struct kern_plan *p, size_t cache_bytes, int ni, int nj, int nk,
                    unsigned flags);
@@ -255,9 +271,10 @@ int kern_rbgs_sweep(struct kern_box *u, const struct kern_box *rhs, double c, do
                     int colour, const struct kern_plan *p);
 
 /*
- * The fast kernel: iters full iterations (red then black), with the red
- * sweep of plane k and the black sweep of plane k-1 fused into one pass over
- * memory, blocked by plan->rb_rows rows with the black rows one behind.
+ * The fast kernel: iters full iterations (red then black), one call per
+ * plan tile per iteration: in each tile the red sweep of plane k and the
+ * black sweep of plane k-1 are fused into one pass over memory, black
+ * running one row and one column behind red.  flags: KERN_PLAN_SIMD.
  */
 int kern_rbgs_run(struct kern_box *u, const struct kern_box *rhs, double c, double c2,
                   int iters, const struct kern_plan *p);

@@ -90,29 +90,30 @@ int kern_rbgs_sweep(struct kern_box *u, const struct kern_box *rhs, double c, do
 }
 
 /*
- * One fused iteration.  Block rows j0..j1 get red; black runs on rows
- * j0-1..j1-1 (from row 1 in the first block, to row nj in the last), so the
- * red rows a black row reads (j-1..j+1) are all done, and the black rows a
- * red row reads are all still old.  Along k, red on plane k precedes black
- * on plane k-1 for the same reason.
+ * One fused iteration over one tile.  Red runs on the tile's points; black
+ * runs on the tile shifted back by one in i and in j (from 1 in the first
+ * tiles, to ni and nj in the last ones), and on plane k-1 while red is on
+ * plane k.  So every red neighbour a black point reads is already done
+ * (here, or in an earlier tile), and every black neighbour a red point
+ * reads is still old (it belongs here and comes later, or to a later tile).
+ * The shifted regions partition the interior as the tiles do, so each
+ * point is updated once per colour.
  */
-static void fused_iteration(struct kern_box *u, const struct kern_box *rhs, double c, double c2,
-                            int block, unsigned flags)
+static void fused_tile(struct kern_box *u, const struct kern_box *rhs, double c, double c2,
+                       int i0, int i1, int j0, int j1, unsigned flags)
 {
-    int ni = u->ni, nj = u->nj, nk = u->nk;
+    int bi0 = i0 == 1 ? 1 : i0 - 1, bi1 = i1 == u->ni ? u->ni : i1 - 1;
+    int bj0 = j0 == 1 ? 1 : j0 - 1, bj1 = j1 == u->nj ? u->nj : j1 - 1;
 
-    for (int j0 = 1; j0 <= nj; j0 += block) {
-        int j1 = j0 + block - 1 < nj ? j0 + block - 1 : nj;
-        int bl = j0 == 1 ? 1 : j0 - 1;
-        int bh = j1 == nj ? nj : j1 - 1;
-
-        for (int k = 1; k <= nk + 1; k++) {
-            if (k <= nk)
-                for (int j = j0; j <= j1; j++)
-                    rb_row(u, rhs, c, c2, KERN_RED, 1, ni, j, k, flags);
-            if (k >= 2)
-                for (int j = bl; j <= bh; j++)
-                    rb_row(u, rhs, c, c2, KERN_BLACK, 1, ni, j, k - 1, flags);
+    for (int k = 1; k <= u->nk + 1; k++) {
+        /* Red row j of plane k, then black row j-1 of plane k-1: mixing the
+         * rows that stream from memory (red reads plane k+1 first) with
+         * rows that hit the cache keeps both busy. */
+        for (int j = j0; j <= j1 + 1; j++) {
+            if (k <= u->nk && j <= j1)
+                rb_row(u, rhs, c, c2, KERN_RED, i0, i1, j, k, flags);
+            if (k >= 2 && j - 1 >= bj0 && j - 1 <= bj1 && bi0 <= bi1)
+                rb_row(u, rhs, c, c2, KERN_BLACK, bi0, bi1, j - 1, k - 1, flags);
         }
     }
 }
@@ -120,10 +121,19 @@ static void fused_iteration(struct kern_box *u, const struct kern_box *rhs, doub
 int kern_rbgs_run(struct kern_box *u, const struct kern_box *rhs, double c, double c2,
                   int iters, const struct kern_plan *p)
 {
-    if (check2(u, rhs, KERN_RED) != 0 || p == NULL || iters < 0)
+    if (check2(u, rhs, KERN_RED) != 0 || p == NULL || iters < 0 || p->tile_i < 1
+        || p->tile_j < 1)
         return -EINVAL;
-    for (int it = 0; it < iters; it++)
-        fused_iteration(u, rhs, c, c2, p->rb_rows < 1 ? 1 : p->rb_rows,
-                        p->flags & KERN_PLAN_SIMD);
+    for (int it = 0; it < iters; it++) {
+        for (int jj = 1; jj <= u->nj; jj += p->tile_j) {
+            int j1 = jj + p->tile_j - 1 < u->nj ? jj + p->tile_j - 1 : u->nj;
+
+            for (int ii = 1; ii <= u->ni; ii += p->tile_i) {
+                int i1 = ii + p->tile_i - 1 < u->ni ? ii + p->tile_i - 1 : u->ni;
+
+                fused_tile(u, rhs, c, c2, ii, i1, jj, j1, p->flags & KERN_PLAN_SIMD);
+            }
+        }
+    }
     return 0;
 }

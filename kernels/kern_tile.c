@@ -5,29 +5,45 @@
  * the host that holds the box, never from the box alone, and recomputed
  * when the box moves.  The thesis's tiles come from GcdPad3D (TI x TJ with
  * 4 planes in the cache, ghost layer included, so TI-2 x TJ-2 interior
- * points are updated per tile); the fast kernels add a row blocking of their
- * own, sized from the same cache (see block_rows() and temporal_steps()).
+ * points are updated per tile), and so does its padding.
+ *
+ * What we measured on a current CPU (Zen 4, 32 KiB 8-way L1, 1 MiB 8-way
+ * L2; bench/kernels) changed two choices for the fast kernels, offered as
+ * flags beside the thesis's scheme:
+ *  - tiles narrower than a row cut each plane into short runs of memory
+ *    that the hardware prefetchers stream badly, so KERN_PLAN_ROWS keeps
+ *    whole rows and spends the same cache budget on more of them;
+ *  - GcdPad3D pads each column to an odd multiple of TI (384 for N = 200,
+ *    768 for N = 512 with TI = 256), and the gaps cost bandwidth, while
+ *    8-way caches rarely see the conflicts padding cures; KERN_PLAN_ALIGN
+ *    only rounds rows up to whole cache lines.
  */
 #include "kern_int.h"
 
 #include <errno.h>
 #include <string.h>
 
-/*
- * The fused red-black kernel keeps planes k-2..k+1 of u and k-1..k of rhs
- * busy at once: six planes of block rows (full i rows, for long vector
- * loops and a prefetcher that sees long streams).  Size the block so they
- * fill the cache.
- */
-static int block_rows(size_t cache_elems, int ai, int nj, int planes)
-{
-    size_t rows = cache_elems / ((size_t)planes * (size_t)ai);
+#define KERN_LINE_ELEMS 8       /* doubles per 64-byte cache line */
 
-    if (rows < 4)
-        rows = 4;
-    if (rows > (size_t)nj)
-        rows = (size_t)nj;
-    return (int)rows;
+/* Line padding: rows start on a cache line, and never a multiple of 4 KiB
+ * apart (rows that far apart share L1 sets and alias in the load/store
+ * disambiguation of many CPUs). */
+static int align_row(int ai)
+{
+    int bi = (ai + KERN_LINE_ELEMS - 1) / KERN_LINE_ELEMS * KERN_LINE_ELEMS;
+
+    if (bi % 512 == 0)
+        bi += KERN_LINE_ELEMS;
+    return bi;
+}
+
+static int clamp(size_t v, int lo, int hi)
+{
+    if (v < (size_t)lo)
+        return lo;
+    if (v > (size_t)hi)
+        return hi;
+    return (int)v;
 }
 
 int kern_plan_make(struct kern_plan *p, size_t cache_bytes, int ni, int nj, int nk,
@@ -39,7 +55,7 @@ int kern_plan_make(struct kern_plan *p, size_t cache_bytes, int ni, int nj, int 
 
     if (p == NULL || cache_bytes == 0 || ni < 1 || nj < 1 || nk < 1)
         return -EINVAL;
-    if (ni > INT32_MAX - 2 || nj > INT32_MAX - 2 || nk > INT32_MAX - 2)
+    if (ni > INT32_MAX - 2 * KERN_LINE_ELEMS || nj > INT32_MAX - 2 || nk > INT32_MAX - 2)
         return -ERANGE;
     memset(p, 0, sizeof(*p));
     p->cache_elems = kern_cache_elems(cache_bytes);
@@ -48,37 +64,45 @@ int kern_plan_make(struct kern_plan *p, size_t cache_bytes, int ni, int nj, int 
         return rc;
     p->ti = g.ti;
     p->tj = g.tj;
+    p->flags = flags & (KERN_PLAN_PAD | KERN_PLAN_SIMD | KERN_PLAN_ROWS);
     if (flags & KERN_PLAN_PAD) {
         p->bi = g.bi;
         p->bj = g.bj;
+    } else if (flags & KERN_PLAN_ALIGN) {
+        p->bi = align_row(ni + 2);
+        p->bj = nj + 2;
+        p->flags |= KERN_PLAN_ALIGN;
     } else {
         p->bi = ni + 2;
         p->bj = nj + 2;
     }
-    p->tile_i = g.ti > 2 ? g.ti - 2 : 1;
-    p->tile_j = g.tj > 2 ? g.tj - 2 : 1;
 
-    p->rb_rows = block_rows(p->cache_elems, ni + 2, nj, 6);
+    if (flags & KERN_PLAN_ROWS) {
+        /* The thesis's budget, TK planes of the tile in C, spent on rows. */
+        p->tile_i = ni;
+        p->tile_j = clamp(p->cache_elems / ((size_t)KERN_TK * (size_t)(ni + 2)), 3, nj + 2) - 2;
+    } else {
+        p->tile_i = g.ti > 2 ? g.ti - 2 : 1;
+        p->tile_j = g.tj > 2 ? g.tj - 2 : 1;
+    }
 
     /*
-     * Temporal blocking: four sweeps per pass cut the memory traffic per
-     * update to about a quarter; more sweeps make the overlapped halos and
-     * the scratch planes grow faster than the traffic shrinks (measured on
-     * a Zen 4, bench/kernels).  The blocks are sized for 8x the cache: the
-     * scratch planes of one level are read back one plane later, from the
-     * next cache level, which costs far less than memory.
+     * Temporal blocking: six sweeps per pass cut the memory traffic per
+     * update to a sixth, and the kernel becomes bound by the cache levels
+     * instead; more sweeps make the overlapped halos and the scratch planes
+     * grow faster than that gains (measured at 512^3: 4 sweeps 73%, 6 and 8
+     * about 80% of the triad roofline, 10 worse).  A block's scratch planes
+     * (3 per sweep in flight) then overflow L2 into L3, which costs far less
+     * than memory.
      */
-    p->jac_steps = 4;
-    p->jac_rows = block_rows(p->cache_elems * 8, ni + 2, nj, 3 + 3 * (p->jac_steps - 1)
-                                                                 + p->jac_steps);
+    p->jac_steps = 6;
+    p->jac_rows = clamp(p->cache_elems / (5 * (size_t)(ni + 2)), 4, nj);
 
     /*
      * Non-temporal stores pay off only when the box will be evicted before
-     * it is read again anyway: when the three boxes of a Jacobi sweep are
-     * far larger than this cache.
+     * it is read again anyway: when it is far larger than this cache.
      */
     box_bytes = (size_t)(ni + 2) * (size_t)(nj + 2) * (size_t)(nk + 2) * sizeof(double);
-    p->flags = flags & (KERN_PLAN_PAD | KERN_PLAN_SIMD);
     if ((flags & KERN_PLAN_STREAM) && box_bytes / 32 > p->cache_elems * sizeof(double))
         p->flags |= KERN_PLAN_STREAM;
     return 0;

@@ -184,7 +184,7 @@ static void test_kern_jacobi_run_with_made_plans(void **state)
 
     (void)state;
     for (size_t x = 0; x < sizeof(caches) / sizeof(caches[0]); x++) {
-        for (unsigned f = 0; f < 8; f++) {
+        for (unsigned f = 0; f < 32; f++) {
             struct jcase jc;
             struct kern_box ref, u, tmp;
             struct kern_plan p;

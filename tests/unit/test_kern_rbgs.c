@@ -137,7 +137,8 @@ static void test_kern_rbgs_run_matches_reference(void **state)
         alloc_any(&u, rc.ni, rc.nj, rc.nk, &s);
         assert_int_equal(kern_box_copy(&u, &rc.u0), 0);
         memset(&p, 0, sizeof(p));
-        p.rb_rows = pick(&s, 1, rc.nj + 2);
+        p.tile_i = pick(&s, 1, rc.ni + 2);
+        p.tile_j = pick(&s, 1, rc.nj + 2);
         p.flags = n % 2 ? KERN_PLAN_SIMD : 0;
         assert_int_equal(kern_rbgs_run(&u, &rc.rhs, C, C2, iters, &p), 0);
         assert_int_equal(kern_box_equal(&u, &ref), 1);
@@ -154,7 +155,7 @@ static void test_kern_rbgs_run_with_made_plans(void **state)
 
     (void)state;
     for (size_t x = 0; x < sizeof(caches) / sizeof(caches[0]); x++) {
-        for (unsigned f = 0; f < 8; f++) {
+        for (unsigned f = 0; f < 32; f++) {
             struct rcase rc;
             struct kern_box ref, u;
             struct kern_plan p;

@@ -66,6 +66,32 @@ static void test_kern_plan_without_padding_keeps_tiles(void **state)
     assert_false(b.flags & KERN_PLAN_PAD);
 }
 
+/* Row tiles: whole rows, TK planes of them in the cache; line padding. */
+static void test_kern_plan_row_tiles_and_line_padding(void **state)
+{
+    struct kern_plan p;
+
+    (void)state;
+    assert_int_equal(kern_plan_make(&p, 1 << 20, 512, 512, 512, KERN_PLAN_FAST), 0);
+    assert_int_equal(p.tile_i, 512);
+    assert_int_equal(p.tile_j, 131072 / (4 * 514) - 2);
+    assert_int_equal(p.bi, 520);        /* 514 rounded up to a line */
+    assert_int_equal(p.bj, 514);        /* no plane padding */
+    assert_true(p.flags & KERN_PLAN_ALIGN);
+    assert_true(p.flags & KERN_PLAN_ROWS);
+    /* A row of exactly 4 KiB would alias its neighbours: one line more. */
+    assert_int_equal(kern_plan_make(&p, 1 << 20, 510, 510, 510, KERN_PLAN_ALIGN), 0);
+    assert_int_equal(p.bi, 520);
+    /* GcdPad3D wins over line padding. */
+    assert_int_equal(kern_plan_make(&p, 262144, 150, 150, 150, KERN_PLAN_PAD | KERN_PLAN_ALIGN),
+                     0);
+    assert_int_equal(p.bi, 384);
+    assert_false(p.flags & KERN_PLAN_ALIGN);
+    /* Few rows fit: at least one. */
+    assert_int_equal(kern_plan_make(&p, 4096, 2000, 9, 9, KERN_PLAN_ROWS), 0);
+    assert_int_equal(p.tile_j, 1);
+}
+
 /* Blocks fit the box; streaming stores only for boxes far beyond the cache. */
 static void test_kern_plan_blocking_and_streaming(void **state)
 {
@@ -74,14 +100,12 @@ static void test_kern_plan_blocking_and_streaming(void **state)
 
     (void)state;
     assert_int_equal(kern_plan_make(&p, 1 << 20, 16, 5, 16, all), 0);
-    assert_true(p.rb_rows >= 1 && p.rb_rows <= 5);
     assert_true(p.jac_rows >= 1 && p.jac_rows <= 5);
     assert_true(p.jac_steps >= 1);
     assert_false(p.flags & KERN_PLAN_STREAM);
     assert_true(p.flags & KERN_PLAN_SIMD);
     assert_int_equal(kern_plan_make(&p, 1 << 20, 512, 512, 512, all), 0);
     assert_true(p.flags & KERN_PLAN_STREAM);
-    assert_true(p.rb_rows >= 4 && p.rb_rows <= 512);
     assert_true(p.jac_rows >= 4 && p.jac_rows <= 512);
 }
 
@@ -103,6 +127,7 @@ int main(void)
         cmocka_unit_test(test_kern_plan_thesis_quantum),
         cmocka_unit_test(test_kern_plan_differs_by_host_cache),
         cmocka_unit_test(test_kern_plan_without_padding_keeps_tiles),
+        cmocka_unit_test(test_kern_plan_row_tiles_and_line_padding),
         cmocka_unit_test(test_kern_plan_blocking_and_streaming),
         cmocka_unit_test(test_kern_plan_rejects_bad_input),
     };
