@@ -11,7 +11,8 @@ unset LIQUIDVM_HOST
 _n=0
 
 ok() { _n=$((_n + 1)); echo "ok $_n - $*"; }
-notok() { _n=$((_n + 1)); echo "not ok $_n - $*"; }
+_failed=0
+notok() { _n=$((_n + 1)); _failed=$((_failed + 1)); echo "not ok $_n - $*"; }
 
 # check "what" command...: ok if the command succeeds; its output is shown if not.
 check() {
@@ -28,6 +29,8 @@ vmd_pids() {
         '$2 !~ /^Z/ && index($0, h) && $3 ~ /vmd$/ { print $1 }'
 }
 vmd_count() { vmd_pids | wc -l; }
+# For wait_for, which must re-count on every try.
+vmd_count_is() { [ "$(vmd_count)" = "$1" ]; }
 # The pid of this test's daemon named $1.
 vmd_pid_of() {
     ps -eo pid=,stat=,args= | awk -v h="--home $LIQUIDVM_HOME" -v n="$1" \
@@ -61,6 +64,15 @@ CONF
 }
 
 _cleanup() {
+    # On a failure, show the daemons' last words and what is still running.
+    if [ "$_failed" -gt 0 ]; then
+        for f in "$LIQUIDVM_HOME"/logs/*.log; do
+            [ -f "$f" ] || continue
+            echo "# --- $(basename "$f")"
+            tail -15 "$f" | sed 's/^/#   /'
+        done
+        ps -eo pid=,stat=,args= | grep "[v]md.*$LIQUIDVM_HOME" | sed 's/^/#   running: /'
+    fi
     "$VMCTL" halt >/dev/null 2>&1
     local pids
     pids=$(vmd_pids)

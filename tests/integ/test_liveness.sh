@@ -28,4 +28,4 @@ check "conf lists host0, host1, host4" bash -c \
 check "host1 and host4 linked: host4 answers status with 3 hosts" bash -c \
     '"$0" --host host4 status --json | grep -q "\"hosts\":3"' "$VMCTL"
 check "halt through a non-master (relayed) stops the rest" "$VMCTL" --host host1 halt
-check "no vmd process is left" wait_for 5 test "$(vmd_count)" = 0
+check "no vmd process is left" wait_for 5 vmd_count_is 0

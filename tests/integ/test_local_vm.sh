@@ -12,7 +12,7 @@ check "conf --json has the documented fields" \
 check "a second start is refused with status 1" bash -c '"$0" start --local 2; [ $? = 1 ]' "$VMCTL"
 check "vmctl delete host3 succeeds" "$VMCTL" delete host3
 check "vmctl conf --json then lists 3 hosts" hosts_are 3
-check "the deleted daemon exits" wait_for 5 test "$(vmd_count)" = 3
+check "the deleted daemon exits" wait_for 5 vmd_count_is 3
 check "deleting the master is refused" bash -c '"$0" delete host0; [ $? = 1 ]' "$VMCTL"
 check "deleting an unknown host is refused" bash -c '"$0" delete nosuch; [ $? = 1 ]' "$VMCTL"
 check "adding an existing host is refused" bash -c '"$0" add host1; [ $? = 1 ]' "$VMCTL"
@@ -29,5 +29,5 @@ check "SIGTERM to a non-master daemon: it leaves and the master drops it" wait_f
 check "add --json reports each host" bash -c '"$0" add --json host6 | grep -q "{\"ok\":true,\"added\":\[{\"name\":\"host6\",\"tid\":[0-9]*,\"status\":\"ok\"}\]"' "$VMCTL"
 check "delete --json of an unknown host says why, status 1" bash -c '"$0" delete --json nosuch | grep -q "\"status\":\"WIRE_ENOHOST\""; [ ${PIPESTATUS[0]} = 1 ]' "$VMCTL"
 check "vmctl halt --json succeeds" bash -c '"$0" halt --json | grep -q "\"halted\":true"' "$VMCTL"
-check "no vmd process is left" wait_for 5 test "$(vmd_count)" = 0
+check "no vmd process is left" wait_for 5 vmd_count_is 0
 check "status after halt exits 1" bash -c '"$0" status; [ $? = 1 ]' "$VMCTL"

@@ -58,4 +58,4 @@ check "the rest still works: delete ${hosts[2]}" "$VMCTL" delete "${hosts[2]}"
 check "conf lists 2 hosts" hosts_are 2
 check "halt" "$VMCTL" halt
 ip link set "lv${tag}a2" up
-check "no vmd process is left (the cut-off host leaves on its own)" wait_for 12 test "$(vmd_count)" = 0
+check "no vmd process is left (the cut-off host leaves on its own)" wait_for 12 vmd_count_is 0

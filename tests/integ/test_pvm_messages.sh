@@ -26,4 +26,4 @@ check "8 MB messages cross hosts intact" pingpong host2 host1 4 1000000
 check "a program with no VM gets PvmSysErr, not a hang" bash -c \
     'LIQUIDVM_HOME=/nonexistent timeout 10 "$0" server; [ $? = 1 ]' "$P"
 check "halt" "$VMCTL" halt
-check "no vmd process is left" wait_for 5 test "$(vmd_count)" = 0
+check "no vmd process is left" wait_for 5 vmd_count_is 0

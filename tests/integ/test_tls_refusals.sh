@@ -66,4 +66,4 @@ check "host2's own link was not disturbed: 3 hosts, still after host_timeout" \
     bash -c 'sleep 2; [ "$("$0" conf --json | grep -o "\"state\":\"up\"" | wc -l)" = 3 ]' "$VMCTL"
 check "the VM still works: add host3" "$VMCTL" add host3
 check "halt" "$VMCTL" halt
-check "no vmd process is left" wait_for 5 test "$(vmd_count)" = 0
+check "no vmd process is left" wait_for 5 vmd_count_is 0
