@@ -165,6 +165,7 @@ struct vmd {
     struct vmd_list peers, clients, ops, starts;
     uint32_t next_client_id, next_op_id;
     uint32_t next_task;         /* the local part of the last tid given out */
+    uint32_t next_ctx;          /* the local part of the last context id given out */
     int ntasks;
     int halting;                /* closing everything; the loop ends when all is closed */
     int halting_vm;             /* master: HALT sent, waiting for the peers to go */
@@ -214,6 +215,7 @@ int vmd_task_enroll(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr
 int vmd_task_route(struct vmd *vmd, struct vmd_client *from, const struct wire_hdr *h,
                    const unsigned char *body);
 void vmd_task_gone(struct vmd *vmd, struct vmd_client *c);
+int vmd_task_newctx(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h);
 int vmd_client_send(struct vmd_client *c, const struct wire_hdr *h, const void *body,
                     size_t len);
 struct vmd_client *vmd_client_by_tid(struct vmd *vmd, uint32_t tid);

@@ -185,6 +185,8 @@ client_on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     while (!c->closing && (rc = wire_rx_next(&c->rx, &h, &body)) == 1) {
         if (h.type == WIRE_T_TASK_ENROLL)
             rc = vmd_task_enroll(c->vmd, c, &h, body);
+        else if (h.type == WIRE_T_TASK_NEWCTX)
+            rc = vmd_task_newctx(c->vmd, c, &h);
         else if (h.type == WIRE_T_MSG)
             rc = vmd_task_route(c->vmd, c, &h, body);
         else

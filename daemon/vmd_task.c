@@ -112,3 +112,21 @@ vmd_task_route(struct vmd *vmd, struct vmd_client *from, const struct wire_hdr *
         log_code(rc, "message t%x -> t%x: cannot forward to %s", m.src, m.dst, dh->name);
     return 0;
 }
+
+/*
+ * A context id unique in the VM: our host index in bits 18-29, like a tid,
+ * and a counter below.  Context 0 is PVM's base context, never given out.
+ */
+int
+vmd_task_newctx(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h)
+{
+    struct wire_wbuf b;
+    if (c->tid == 0)
+        return WIRE_EFRAME;
+    vmd->next_ctx = (vmd->next_ctx % VMD_TID_LOCAL_MASK) + 1;
+    wire_wbuf_init(&b);
+    wire_put_u32(&b, VMD_HOST_TID(vmd->index) | vmd->next_ctx);
+    vmd_client_reply(vmd, c->id, h->id, 0, &b);
+    wire_wbuf_free(&b);
+    return 0;
+}

@@ -91,6 +91,12 @@ enum wire_type {
     WIRE_T_REQ_HALT = 35,
     WIRE_T_REQ_STATUS = 36,
     WIRE_T_TASK_ENROLL = 40,    /* task -> daemon: pid, parent tid, name; reply: u32 tid */
+    WIRE_T_TASK_NEWCTX = 41,    /* task -> daemon: (empty); reply: u32 a VM-unique context id */
+    WIRE_T_TASK_SPAWN = 42,     /* see vmd_spawn.c */
+    WIRE_T_TASK_KILL = 43,      /* u32 tid, u32 signal (0: kill the task) */
+    WIRE_T_TASK_LIST = 44,      /* u32 where (0 all, a host's dtid, a tid); reply: tasks */
+    WIRE_T_TASK_NOTIFY = 45,    /* u32 what, i32 tag, u32 n, u32 tids[n] */
+    WIRE_T_TASK_OUTPUT = 46,    /* u32 tid to send spawned children's output to (0: log) */
     WIRE_T_REPLY = 63,
 
     /* A PVM message: src and dst tids, tag, ctx; flags = the PVM encoding
