@@ -118,6 +118,7 @@ struct kern_plan {
     int tile_i, tile_j; /* interior points per tile, at least 1 */
     int jac_rows;       /* rows per block of the temporal Jacobi kernel */
     int jac_steps;      /* Jacobi sweeps per pass over memory (1: no temporal blocking) */
+    int rb_steps;       /* red-black iterations per pass over memory */
     unsigned flags;     /* KERN_PLAN_* */
 };
 
@@ -272,9 +273,11 @@ int kern_rbgs_sweep(struct kern_box *u, const struct kern_box *rhs, double c, do
 
 /*
  * The fast kernel: iters full iterations (red then black), one call per
- * plan tile per iteration: in each tile the red sweep of plane k and the
- * black sweep of plane k-1 are fused into one pass over memory, black
- * running one row and one column behind red.  flags: KERN_PLAN_SIMD.
+ * plan tile per plan->rb_steps iterations.  In a tile the half-sweeps
+ * (red, black, red, ...) run as a wavefront in one pass over memory, each
+ * one plane, one row and one column behind the one before it, so a pass
+ * moves the box through the cache once for rb_steps iterations.  flags:
+ * KERN_PLAN_SIMD.
  */
 int kern_rbgs_run(struct kern_box *u, const struct kern_box *rhs, double c, double c2,
                   int iters, const struct kern_plan *p);

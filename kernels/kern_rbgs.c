@@ -90,30 +90,35 @@ int kern_rbgs_sweep(struct kern_box *u, const struct kern_box *rhs, double c, do
 }
 
 /*
- * One fused iteration over one tile.  Red runs on the tile's points; black
- * runs on the tile shifted back by one in i and in j (from 1 in the first
- * tiles, to ni and nj in the last ones), and on plane k-1 while red is on
- * plane k.  So every red neighbour a black point reads is already done
- * (here, or in an earlier tile), and every black neighbour a red point
- * reads is still old (it belongs here and comes later, or to a later tile).
- * The shifted regions partition the interior as the tiles do, so each
- * point is updated once per colour.
+ * Half-sweeps h = 0 .. 2*iters-1 (red, black, red, ...) over one tile, in
+ * one pass over memory.  Half-sweep h runs on the tile shifted back by h in
+ * i and in j (clipped at 1, and extended to ni and nj in the last tiles),
+ * on plane k - h while half-sweep 0 is on plane k, and on row j - h while
+ * half-sweep 0 is on row j.  A point read by half-sweep h belongs to the
+ * other colour, whose last update is half-sweep h-1 and next is h+1; the
+ * shifts make h-1's region, plane and row one ahead of h's and h+1's one
+ * behind, so every point reads exactly the values it reads when the
+ * colours sweep the whole box one after the other (kern_rbgs_ref), in this
+ * tile and across tiles, which run in order.  The shifted regions of each
+ * half-sweep partition the interior as the tiles do.  With iters = 1 this
+ * is the red-black fusion; more iterations are temporal blocking.
  */
 static void fused_tile(struct kern_box *u, const struct kern_box *rhs, double c, double c2,
-                       int i0, int i1, int j0, int j1, unsigned flags)
+                       int i0, int i1, int j0, int j1, int iters, unsigned flags)
 {
-    int bi0 = i0 == 1 ? 1 : i0 - 1, bi1 = i1 == u->ni ? u->ni : i1 - 1;
-    int bj0 = j0 == 1 ? 1 : j0 - 1, bj1 = j1 == u->nj ? u->nj : j1 - 1;
+    int ni = u->ni, nj = u->nj, nk = u->nk, halves = 2 * iters;
 
-    for (int k = 1; k <= u->nk + 1; k++) {
-        /* Red row j of plane k, then black row j-1 of plane k-1: mixing the
-         * rows that stream from memory (red reads plane k+1 first) with
-         * rows that hit the cache keeps both busy. */
-        for (int j = j0; j <= j1 + 1; j++) {
-            if (k <= u->nk && j <= j1)
-                rb_row(u, rhs, c, c2, KERN_RED, i0, i1, j, k, flags);
-            if (k >= 2 && j - 1 >= bj0 && j - 1 <= bj1 && bi0 <= bi1)
-                rb_row(u, rhs, c, c2, KERN_BLACK, bi0, bi1, j - 1, k - 1, flags);
+    for (int kk = 1; kk <= nk + halves - 1; kk++) {
+        for (int j = j0; j <= j1 + halves - 1; j++) {
+            for (int h = 0; h < halves; h++) {
+                int k = kk - h, row = j - h;
+                int lo_j = j0 - h > 1 ? j0 - h : 1, hi_j = j1 == nj ? nj : j1 - h;
+                int lo_i = i0 - h > 1 ? i0 - h : 1, hi_i = i1 == ni ? ni : i1 - h;
+
+                if (k < 1 || k > nk || row < lo_j || row > hi_j || lo_i > hi_i)
+                    continue;
+                rb_row(u, rhs, c, c2, h % 2 ? KERN_BLACK : KERN_RED, lo_i, hi_i, row, k, flags);
+            }
         }
     }
 }
@@ -121,17 +126,22 @@ static void fused_tile(struct kern_box *u, const struct kern_box *rhs, double c,
 int kern_rbgs_run(struct kern_box *u, const struct kern_box *rhs, double c, double c2,
                   int iters, const struct kern_plan *p)
 {
+    int steps;
+
     if (check2(u, rhs, KERN_RED) != 0 || p == NULL || iters < 0 || p->tile_i < 1
         || p->tile_j < 1)
         return -EINVAL;
-    for (int it = 0; it < iters; it++) {
+    steps = p->rb_steps < 1 ? 1 : p->rb_steps;
+    for (int done = 0; done < iters; done += steps) {
+        int now = iters - done < steps ? iters - done : steps;
+
         for (int jj = 1; jj <= u->nj; jj += p->tile_j) {
             int j1 = jj + p->tile_j - 1 < u->nj ? jj + p->tile_j - 1 : u->nj;
 
             for (int ii = 1; ii <= u->ni; ii += p->tile_i) {
                 int i1 = ii + p->tile_i - 1 < u->ni ? ii + p->tile_i - 1 : u->ni;
 
-                fused_tile(u, rhs, c, c2, ii, i1, jj, j1, p->flags & KERN_PLAN_SIMD);
+                fused_tile(u, rhs, c, c2, ii, i1, jj, j1, now, p->flags & KERN_PLAN_SIMD);
             }
         }
     }

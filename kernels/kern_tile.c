@@ -105,6 +105,12 @@ int kern_plan_make(struct kern_plan *p, size_t cache_bytes, int ni, int nj, int 
      * (3 per sweep in flight) then overflow L2 into L3, which costs far less
      * than memory.
      */
+    /* Red-black: one iteration per pass.  More are correct (the wavefront
+     * of kern_rbgs.c) but measured no faster at 160..512: the fused kernel
+     * is bound by the latency of its two streams from memory, not by
+     * their bandwidth. */
+    p->rb_steps = 1;
+
     box_bytes = (size_t)(ni + 2) * (size_t)(nj + 2) * (size_t)(nk + 2) * sizeof(double);
     p->jac_steps = 6;
     p->jac_rows = balance(nj, clamp(p->cache_elems / (5 * (size_t)(ni + 2)), 4, nj));

@@ -139,6 +139,7 @@ static void test_kern_rbgs_run_matches_reference(void **state)
         memset(&p, 0, sizeof(p));
         p.tile_i = pick(&s, 1, rc.ni + 2);
         p.tile_j = pick(&s, 1, rc.nj + 2);
+        p.rb_steps = pick(&s, 0, 4);
         p.flags = n % 2 ? KERN_PLAN_SIMD : 0;
         assert_int_equal(kern_rbgs_run(&u, &rc.rhs, C, C2, iters, &p), 0);
         assert_int_equal(kern_box_equal(&u, &ref), 1);
