@@ -89,10 +89,55 @@ struct vmd_client {
     struct vmd_list link;       /* in vmd->clients */
     uv_pipe_t pipe;
     uint32_t id;                /* for relayed replies */
-    uint32_t tid;               /* a PVM task's tid once it enrolled, else 0 */
-    long pid;                   /* the task's process id */
+    struct vmd_task *task;      /* once it enrolled as a PVM task */
     int closing;
     struct wire_rx rx;
+};
+
+/* A message held for a spawned task that has not connected yet. */
+struct vmd_qmsg {
+    struct vmd_qmsg *next;
+    struct wire_hdr h;
+    unsigned char *body;
+};
+
+/* Who wants a message when a task exits (pvm_notify PvmTaskExit). */
+struct vmd_watch {
+    struct vmd_watch *next;
+    uint32_t tid;               /* the task to tell */
+    int32_t tag, ctx;
+};
+
+/* pvm_notify PvmHostDelete / PvmHostAdd of a local task. */
+struct vmd_hostwatch {
+    struct vmd_list link;       /* in vmd->hostwatch */
+    int what;                   /* PvmHostDelete (2) or PvmHostAdd (3) */
+    uint32_t tid;
+    int32_t tag, ctx;
+    uint32_t dtid;              /* HostDelete: the host watched */
+    int count;                  /* HostAdd: notifications left, -1 for ever */
+};
+
+/* A PVM task of this host (vmd_task.c). */
+struct vmd_task {
+    struct vmd *vmd;
+    struct vmd_list link;       /* in vmd->tasks */
+    uint32_t tid, ptid;
+    uint32_t out_tid;           /* where its output goes; 0: our log */
+    long pid;
+    char name[256];
+    struct vmd_client *client;  /* its connection, once enrolled */
+    int spawned;                /* we started the process */
+    int ended;                  /* left the VM (pvm_exit, death, kill): tid no longer valid */
+    int proc_exited;
+    int handles;                /* open handles of a spawned task (process, 2 pipes) */
+    uv_process_t proc;
+    uv_pipe_t out[2];           /* its stdout, stderr */
+    char line[2][1024];
+    size_t linelen[2];
+    struct vmd_qmsg *qhead, *qtail;
+    size_t qbytes;
+    struct vmd_watch *watch;
 };
 
 /* A request that waits for something (hoststart, the master, peers). */
@@ -163,6 +208,8 @@ struct vmd {
     uv_timer_t halt_timer;
 
     struct vmd_list peers, clients, ops, starts;
+    struct vmd_list tasks, hostwatch, fwds;
+    uint32_t spawn_rr;          /* round-robin start for default placement */
     uint32_t next_client_id, next_op_id;
     uint32_t next_task;         /* the local part of the last tid given out */
     uint32_t next_ctx;          /* the local part of the last context id given out */
@@ -209,16 +256,38 @@ int vmd_client_reply(struct vmd *vmd, uint32_t client_id, uint32_t req_id, int s
                      const struct wire_wbuf *body);
 void vmd_client_close_all(struct vmd *vmd);
 
-/* vmd_task.c: PVM tasks enrolled on this host and their messages */
+/* vmd_task.c: PVM tasks of this host, their messages, exits and output */
 int vmd_task_enroll(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
                     const unsigned char *body);
 int vmd_task_route(struct vmd *vmd, struct vmd_client *from, const struct wire_hdr *h,
                    const unsigned char *body);
-void vmd_task_gone(struct vmd *vmd, struct vmd_client *c);
+void vmd_task_deliver(struct vmd *vmd, struct wire_hdr *h, const void *body);
+void vmd_task_client_gone(struct vmd *vmd, struct vmd_client *c);
 int vmd_task_newctx(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h);
+struct vmd_task *vmd_task_by_tid(struct vmd *vmd, uint32_t tid);
+struct vmd_task *vmd_task_new(struct vmd *vmd, uint32_t ptid, const char *name);
+void vmd_task_end(struct vmd_task *t, const char *why);
+void vmd_task_release(struct vmd_task *t);
+int vmd_task_kill(struct vmd *vmd, uint32_t tid, int sig);
+int vmd_task_watch_exit(struct vmd *vmd, uint32_t watcher, int32_t tag, int32_t ctx, uint32_t tid);
+int vmd_task_list(struct vmd *vmd, uint32_t where, struct wire_wbuf *b);
+void vmd_task_host_event(struct vmd *vmd, int what, uint32_t dtid);
+int vmd_task_notify_req(struct vmd *vmd, uint32_t from, const struct wire_hdr *h,
+                        const unsigned char *body);
+void vmd_task_kill_all(struct vmd *vmd);
 int vmd_client_send(struct vmd_client *c, const struct wire_hdr *h, const void *body,
                     size_t len);
-struct vmd_client *vmd_client_by_tid(struct vmd *vmd, uint32_t tid);
+
+/* vmd_spawn.c: pvm_spawn: placement, starting processes, their output */
+int vmd_spawn_local(struct vmd *vmd, uint32_t ptid, uint32_t out_tid, const char *file,
+                    char **argv, int argc, char **env, int envc, uint32_t *tid_out);
+void vmd_spawn_close_all(struct vmd *vmd);
+
+/* vmd_fwd.c: task requests that span hosts (spawn, kill, notify, tasks) */
+int vmd_fwd_request(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
+                    const unsigned char *body);
+int vmd_fwd_on_peer(struct vmd_peer *p, const struct wire_hdr *h, const unsigned char *body);
+void vmd_fwd_sweep(struct vmd *vmd);
 
 /* vmd_ops.c: requests (conf, add, delete, halt, status) */
 int vmd_ops_request(struct vmd *vmd, int origin_host, uint32_t client_id,

@@ -28,8 +28,7 @@ static void
 client_on_close(uv_handle_t *handle)
 {
     struct vmd_client *c = handle->data;
-    if (c->tid)
-        vmd_task_gone(c->vmd, c);
+    vmd_task_client_gone(c->vmd, c);
     vmd_list_remove(&c->link);
     wire_rx_free(&c->rx);
     free(c);
@@ -89,17 +88,6 @@ client_by_id(struct vmd *vmd, uint32_t id)
     for (struct vmd_list *l = vmd->clients.next; l != &vmd->clients; l = l->next) {
         struct vmd_client *c = vmd_container_of(l, struct vmd_client, link);
         if (c->id == id)
-            return c;
-    }
-    return NULL;
-}
-
-struct vmd_client *
-vmd_client_by_tid(struct vmd *vmd, uint32_t tid)
-{
-    for (struct vmd_list *l = vmd->clients.next; l != &vmd->clients; l = l->next) {
-        struct vmd_client *c = vmd_container_of(l, struct vmd_client, link);
-        if (c->tid == tid && tid != 0 && !c->closing)
             return c;
     }
     return NULL;
@@ -189,6 +177,8 @@ client_on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
             rc = vmd_task_newctx(c->vmd, c, &h);
         else if (h.type == WIRE_T_MSG)
             rc = vmd_task_route(c->vmd, c, &h, body);
+        else if (h.type >= WIRE_T_TASK_SPAWN && h.type <= WIRE_T_TASK_NOTIFY)
+            rc = vmd_fwd_request(c->vmd, c, &h, body);
         else
             rc = vmd_ops_request(c->vmd, 0, c->id, &h, body);
         if (rc != 0) {

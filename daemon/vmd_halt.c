@@ -46,6 +46,9 @@ vmd_halt(struct vmd *vmd, const char *why)
     log_info("stopping: %s", why);
     vmd_ops_halt_done(vmd, 0);
     vmd_hoststart_cancel_all(vmd);
+    vmd_task_kill_all(vmd);
+    vmd_spawn_close_all(vmd);
+    vmd_fwd_sweep(vmd);
     for (l = vmd->peers.next; l != &vmd->peers; l = next) {
         next = l->next;
         vmd_peer_close(vmd_container_of(l, struct vmd_peer, link), 0, "stopping");

@@ -181,6 +181,8 @@ vmd_hosts_apply(struct vmd *vmd, const void *body, size_t len)
                 goto done;
             }
             log_info("host %s (t%x) joined the VM", h->name, VMD_HOST_TID(h->index));
+            if (h->index != self)
+                vmd_task_host_event(vmd, 3, VMD_HOST_TID(h->index));
         }
         vmd_strlcpy(h->address, in[j].address, sizeof(h->address));
         h->port = in[j].port;
@@ -232,6 +234,7 @@ vmd_host_remove(struct vmd *vmd, struct vmd_host *h, const char *why)
 {
     struct vmd_peer *p = h->peer;
     log_info("host %s (t%x) removed: %s", h->name, VMD_HOST_TID(h->index), why);
+    vmd_task_host_event(vmd, 2, VMD_HOST_TID(h->index));
     if (p) {
         p->host = NULL;
         h->peer = NULL;

@@ -375,6 +375,7 @@ on_hb_timer(uv_timer_t *t)
     struct vmd *vmd = t->data;
     vmd_peer_heartbeat_all(vmd);
     vmd_peer_check_liveness(vmd);
+    vmd_fwd_sweep(vmd);
 }
 
 int
@@ -390,6 +391,9 @@ main(int argc, char **argv)
     vmd_list_init(&vmd->clients);
     vmd_list_init(&vmd->ops);
     vmd_list_init(&vmd->starts);
+    vmd_list_init(&vmd->tasks);
+    vmd_list_init(&vmd->hostwatch);
+    vmd_list_init(&vmd->fwds);
     signal(SIGPIPE, SIG_IGN);
 
     parse_args(vmd, argc, argv, &detach);

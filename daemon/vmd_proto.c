@@ -153,6 +153,9 @@ vmd_proto_dispatch(struct vmd_peer *p, const struct wire_hdr *h, const unsigned 
         if (p->host == NULL || ((h->src >> VMD_TID_HOST_SHIFT) & 0xfff) != (uint32_t)p->host->index)
             return WIRE_EFRAME;
         return vmd_task_route(vmd, NULL, h, body);
+    case WIRE_T_FWD:
+    case WIRE_T_FWD_REPLY:
+        return vmd_fwd_on_peer(p, h, body);
     case WIRE_T_HOSTTABLE:
         if (!from_master(p))
             return WIRE_EFRAME;
@@ -189,6 +192,7 @@ vmd_proto_peer_up(struct vmd_peer *p)
     log_info("host %s (t%x) added at %s:%d", h->name, VMD_HOST_TID(h->index), h->address,
              h->port);
     vmd_hosts_broadcast(vmd);
+    vmd_task_host_event(vmd, 3, VMD_HOST_TID(h->index));
     vmd_hoststart_peer_ready(vmd, h, 0, NULL);
 }
 

@@ -1,81 +1,249 @@
 /*
- * vmd_task.c - PVM tasks on this host and the routing of their messages
- * (DESIGN.md, Task ids and Routing).
+ * vmd_task.c - the PVM tasks of this host: their tids, their messages,
+ * their exits and the notifications those trigger (DESIGN.md, Task ids and
+ * Routing).
  *
- * A task is a local client that sent TASK_ENROLL; it gets a tid in PVM's
- * layout, our host index in bits 18-29 and a local part in bits 0-17.  A
- * message goes task -> this daemon -> (the destination host's daemon over
- * its TLS link) -> task.  Each link is ordered, so messages between a pair
- * of tasks keep their order.  The first daemon stamps the source tid, so a
- * task cannot speak for another; a daemon accepts from a peer only messages
- * whose source is on that peer's host.
+ * A task is either a program started from the shell that enrolled over the
+ * local socket, or a process we spawned (vmd_spawn.c), which has its tid
+ * from the start and claims it when it enrolls; messages sent to it before
+ * that wait in its queue.  A task ends at pvm_exit (its connection closes),
+ * when its process dies, or when it is killed; then every task that asked
+ * with pvm_notify(PvmTaskExit) gets a message.  Tids follow PVM's layout:
+ * our host index in bits 18-29 and a local part in bits 0-17.
+ *
+ * Routing: a message goes task -> this daemon -> (the destination host's
+ * daemon over its TLS link) -> task.  Links are ordered, so messages between
+ * a pair of tasks keep their order.  The first daemon stamps the source tid,
+ * so a task cannot speak for another; a daemon accepts from a peer only
+ * messages whose source is on that peer's host (vmd_proto.c).
  */
 #define LOG_TAG "task"
 #include "log.h"
 #include "vmd.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define VMD_TID_LOCAL_MASK 0x3ffffu
+#define VMD_TID_HOST(tid) ((int)(((tid) >> VMD_TID_HOST_SHIFT) & 0xfff))
+
+struct vmd_task *
+vmd_task_by_tid(struct vmd *vmd, uint32_t tid)
+{
+    for (struct vmd_list *l = vmd->tasks.next; l != &vmd->tasks; l = l->next) {
+        struct vmd_task *t = vmd_container_of(l, struct vmd_task, link);
+        if (t->tid == tid && !t->ended)
+            return t;
+    }
+    return NULL;
+}
+
+/* A new task with the next free tid, or NULL (no tid free, no memory). */
+struct vmd_task *
+vmd_task_new(struct vmd *vmd, uint32_t ptid, const char *name)
+{
+    uint32_t tid = 0;
+    if (vmd->index == 0 || (uint64_t)vmd->ntasks >= vmd->conf.max_tasks)
+        return NULL;
+    for (uint32_t tries = 0; tries < VMD_TID_LOCAL_MASK && tid == 0; tries++) {
+        vmd->next_task = (vmd->next_task % VMD_TID_LOCAL_MASK) + 1;
+        uint32_t cand = VMD_HOST_TID(vmd->index) | vmd->next_task;
+        if (vmd_task_by_tid(vmd, cand) == NULL)
+            tid = cand;
+    }
+    struct vmd_task *t = tid ? calloc(1, sizeof(*t)) : NULL;
+    if (t == NULL)
+        return NULL;
+    t->vmd = vmd;
+    t->tid = tid;
+    t->ptid = ptid;
+    vmd_strlcpy(t->name, name, sizeof(t->name));
+    vmd_list_insert(&vmd->tasks, &t->link);
+    vmd->ntasks++;
+    return t;
+}
+
+/* Free t once it has ended and its process (if ours) is gone. */
+void
+vmd_task_release(struct vmd_task *t)
+{
+    if (!t->ended || t->handles > 0)
+        return;
+    vmd_list_remove(&t->link);
+    free(t);
+}
+
+static void
+send_int_msg(struct vmd *vmd, uint32_t to, int32_t tag, int32_t ctx, const uint32_t *v, int n)
+{
+    unsigned char body[4 * 64];
+    int k = n > 64 ? 64 : n;
+    for (int i = 0; i < k; i++) {
+        body[4 * i] = (unsigned char)(v[i] >> 24);
+        body[4 * i + 1] = (unsigned char)(v[i] >> 16);
+        body[4 * i + 2] = (unsigned char)(v[i] >> 8);
+        body[4 * i + 3] = (unsigned char)v[i];
+    }
+    struct wire_hdr h = { .type = WIRE_T_MSG, .src = VMD_HOST_TID(vmd->index), .dst = to,
+                          .tag = tag, .ctx = ctx, .flags = WIRE_ENC_XDR, .len = (uint32_t)(4 * k) };
+    vmd_task_deliver(vmd, &h, body);
+}
+
+void
+vmd_task_end(struct vmd_task *t, const char *why)
+{
+    struct vmd *vmd = t->vmd;
+    if (t->ended)
+        return;
+    t->ended = 1;
+    vmd->ntasks--;
+    log_info("task t%x (pid %ld, %s) %s", t->tid, t->pid, t->name[0] ? t->name : "-", why);
+    for (struct vmd_qmsg *q = t->qhead, *n; q; q = n) {
+        n = q->next;
+        free(q->body);
+        free(q);
+    }
+    t->qhead = t->qtail = NULL;
+    /* The notifications are PVM's: an XDR int, the tid that exited. */
+    for (struct vmd_watch *w = t->watch, *n; w; w = n) {
+        n = w->next;
+        send_int_msg(vmd, w->tid, w->tag, w->ctx, &t->tid, 1);
+        free(w);
+    }
+    t->watch = NULL;
+    if (t->client) {
+        t->client->task = NULL;
+        t->client = NULL;
+    }
+    vmd_task_release(t);
+}
+
+void
+vmd_task_client_gone(struct vmd *vmd, struct vmd_client *c)
+{
+    (void)vmd;
+    if (c->task)
+        vmd_task_end(c->task, "left the VM");
+}
 
 int
 vmd_task_enroll(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
                 const unsigned char *body)
 {
     struct wire_rbuf r;
-    uint32_t pid, parent;
+    uint32_t pid, parent, claim = 0;
     char name[256];
     struct wire_wbuf b;
+    struct vmd_task *t = NULL;
     int rc;
 
     wire_rbuf_init(&r, body, h->len);
     if ((rc = wire_get_u32(&r, &pid)) || (rc = wire_get_u32(&r, &parent)) ||
         (rc = wire_get_str(&r, name, sizeof(name))))
         return rc;
-    if (c->tid != 0)
+    if (r.pos < r.len && (rc = wire_get_u32(&r, &claim)) != 0)
+        return rc;
+    if (c->task != NULL)
         return WIRE_EFRAME;     /* enrolls once */
     if (vmd->index == 0 || vmd->halting || vmd->halting_vm) {
         vmd_client_reply(vmd, c->id, h->id, WIRE_ENOVM, NULL);
         return 0;
     }
-    if ((uint64_t)vmd->ntasks >= vmd->conf.max_tasks) {
-        vmd_client_reply(vmd, c->id, h->id, -EAGAIN, NULL);
-        return 0;
+    if (claim) {
+        /* A task we spawned takes the tid pvm_spawn already returned. */
+        t = vmd_task_by_tid(vmd, claim);
+        if (t == NULL || !t->spawned || t->client) {
+            log_warn("pid %u claims tid t%x, which is not one of our spawned tasks", pid, claim);
+            vmd_client_reply(vmd, c->id, h->id, WIRE_ENOTASK, NULL);
+            return 0;
+        }
+    } else {
+        t = vmd_task_new(vmd, parent, name);
+        if (t == NULL) {
+            vmd_client_reply(vmd, c->id, h->id, -EAGAIN, NULL);
+            return 0;
+        }
+        t->pid = (long)pid;
     }
-    /* The next free local part; 0 is never a task's. */
-    uint32_t tid = 0;
-    for (uint32_t tries = 0; tries < VMD_TID_LOCAL_MASK && tid == 0; tries++) {
-        vmd->next_task = (vmd->next_task % VMD_TID_LOCAL_MASK) + 1;
-        uint32_t t = VMD_HOST_TID(vmd->index) | vmd->next_task;
-        if (vmd_client_by_tid(vmd, t) == NULL)
-            tid = t;
-    }
-    if (tid == 0) {
-        vmd_client_reply(vmd, c->id, h->id, -EAGAIN, NULL);
-        return 0;
-    }
-    c->tid = tid;
-    c->pid = (long)pid;
-    vmd->ntasks++;
-    log_info("task t%x enrolled: pid %u, %s, parent t%x", tid, pid, name[0] ? name : "-", parent);
+    t->client = c;
+    c->task = t;
+    log_info("task t%x enrolled: pid %u, %s, parent t%x", t->tid, pid, name[0] ? name : "-",
+             t->ptid);
     wire_wbuf_init(&b);
-    wire_put_u32(&b, tid);
+    wire_put_u32(&b, t->tid);
+    wire_put_u32(&b, t->ptid);
     vmd_client_reply(vmd, c->id, h->id, 0, &b);
     wire_wbuf_free(&b);
+    /* What was sent to it before it connected, in order. */
+    for (struct vmd_qmsg *q = t->qhead, *n; q; q = n) {
+        n = q->next;
+        vmd_client_send(c, &q->h, q->body, q->h.len);
+        free(q->body);
+        free(q);
+    }
+    t->qhead = t->qtail = NULL;
+    t->qbytes = 0;
     return 0;
 }
 
-void
-vmd_task_gone(struct vmd *vmd, struct vmd_client *c)
+/* Deliver a message to a task of this host, or hold it until it connects. */
+static void
+deliver_local(struct vmd *vmd, struct wire_hdr *h, const void *body)
 {
-    log_info("task t%x (pid %ld) exited", c->tid, c->pid);
-    vmd->ntasks--;
-    c->tid = 0;
+    struct vmd_task *t = vmd_task_by_tid(vmd, h->dst);
+    if (t == NULL) {
+        log_debug("message t%x -> t%x tag %d: no such task; dropped", h->src, h->dst, h->tag);
+        return;
+    }
+    if (t->client) {
+        vmd_client_send(t->client, h, body, h->len);
+        return;
+    }
+    if (t->qbytes + h->len > vmd->conf.max_peer_queue) {
+        log_warn("task t%x has not connected and holds %zu bytes; message from t%x dropped",
+                 t->tid, t->qbytes, h->src);
+        return;
+    }
+    struct vmd_qmsg *q = calloc(1, sizeof(*q));
+    if (q == NULL || (h->len && (q->body = malloc(h->len)) == NULL)) {
+        free(q);
+        log_warn("out of memory holding a message for t%x", t->tid);
+        return;
+    }
+    q->h = *h;
+    if (h->len)
+        memcpy(q->body, body, h->len);
+    if (t->qtail)
+        t->qtail->next = q;
+    else
+        t->qhead = q;
+    t->qtail = q;
+    t->qbytes += h->len;
+}
+
+/* Send a message to any task of the VM: here, or over the link to its host. */
+void
+vmd_task_deliver(struct vmd *vmd, struct wire_hdr *h, const void *body)
+{
+    int host = VMD_TID_HOST(h->dst);
+    if (host == vmd->index) {
+        deliver_local(vmd, h, body);
+        return;
+    }
+    struct vmd_host *dh = host > 0 && host <= VMD_MAX_HOSTS ? vmd->hosts[host] : NULL;
+    if (dh == NULL || dh->peer == NULL || dh->peer->state != VMD_PEER_UP) {
+        log_debug("message t%x -> t%x: host %d unreachable; dropped", h->src, h->dst, host);
+        return;
+    }
+    int rc = vmd_peer_send(dh->peer, h, body, h->len);
+    if (rc != 0)
+        log_code(rc, "message t%x -> t%x: cannot forward to %s", h->src, h->dst, dh->name);
 }
 
 /*
- * from: the local task that sent it, or NULL for a frame from a peer.
+ * from: the local client that sent it, or NULL for a frame from a peer.
  * Messages to a task that does not exist are dropped, as PVM drops them.
  */
 int
@@ -84,33 +252,184 @@ vmd_task_route(struct vmd *vmd, struct vmd_client *from, const struct wire_hdr *
 {
     struct wire_hdr m = *h;
     if (from) {
-        if (from->tid == 0)
+        if (from->task == NULL)
             return WIRE_EFRAME;  /* enroll first */
-        m.src = from->tid;
+        m.src = from->task->tid;
+        /* The daemons' own contexts are not for tasks to forge. */
+        if ((m.ctx & 0x7fff0000) == 0x7fff0000)
+            return WIRE_EFRAME;
     }
-    int host = (int)((m.dst >> VMD_TID_HOST_SHIFT) & 0xfff);
-    if ((m.dst & VMD_TID_LOCAL_MASK) == 0 || host == 0)
+    if ((m.dst & VMD_TID_LOCAL_MASK) == 0 || VMD_TID_HOST(m.dst) == 0)
         return from ? 0 : WIRE_EFRAME;
-    if (host == vmd->index) {
-        struct vmd_client *to = vmd_client_by_tid(vmd, m.dst);
-        if (to == NULL) {
-            log_debug("message t%x -> t%x tag %d: no such task; dropped", m.src, m.dst, m.tag);
-            return 0;
-        }
-        vmd_client_send(to, &m, body, m.len);
-        return 0;
-    }
-    if (from == NULL)
+    if (from == NULL && VMD_TID_HOST(m.dst) != vmd->index)
         return WIRE_EFRAME;     /* peers deliver only to our own tasks */
-    struct vmd_host *dh = host <= VMD_MAX_HOSTS ? vmd->hosts[host] : NULL;
-    if (dh == NULL || dh->peer == NULL || dh->peer->state != VMD_PEER_UP) {
-        log_debug("message t%x -> t%x: host %d unreachable; dropped", m.src, m.dst, host);
+    vmd_task_deliver(vmd, &m, body);
+    return 0;
+}
+
+/*
+ * pvm_kill (sig 0: SIGTERM, and the task leaves the VM at once) and
+ * pvm_sendsig, for a task of this host.
+ */
+int
+vmd_task_kill(struct vmd *vmd, uint32_t tid, int sig)
+{
+    struct vmd_task *t = vmd_task_by_tid(vmd, tid);
+    if (t == NULL)
+        return WIRE_ENOTASK;
+    if (sig < 0 || sig >= 65)
+        return -EINVAL;
+    int s = sig ? sig : SIGTERM;
+    int rc = 0;
+    if (t->spawned && !t->proc_exited)
+        rc = uv_process_kill(&t->proc, s);
+    else if (t->pid > 0)
+        rc = uv_kill((int)t->pid, s);
+    if (sig == 0)
+        vmd_task_end(t, "killed");
+    return rc == 0 || rc == UV_ESRCH ? 0 : -EPERM;
+}
+
+int
+vmd_task_watch_exit(struct vmd *vmd, uint32_t watcher, int32_t tag, int32_t ctx, uint32_t tid)
+{
+    struct vmd_task *t = vmd_task_by_tid(vmd, tid);
+    if (t == NULL) {
+        /* Already gone: PVM tells at once. */
+        send_int_msg(vmd, watcher, tag, ctx, &tid, 1);
         return 0;
     }
-    int rc = vmd_peer_send(dh->peer, &m, body, m.len);
-    if (rc != 0)
-        log_code(rc, "message t%x -> t%x: cannot forward to %s", m.src, m.dst, dh->name);
+    struct vmd_watch *w = calloc(1, sizeof(*w));
+    if (w == NULL)
+        return -ENOMEM;
+    w->tid = watcher;
+    w->tag = tag;
+    w->ctx = ctx;
+    w->next = t->watch;
+    t->watch = w;
     return 0;
+}
+
+/*
+ * A local task's pvm_notify for hosts: PvmHostDelete for the dtids given,
+ * PvmHostAdd for the next n additions (n = -1: all).  Body: u32 what,
+ * i32 tag, u32 n, u32 tids[n] (HostAdd: n is the count, no tids).
+ */
+int
+vmd_task_notify_req(struct vmd *vmd, uint32_t from, const struct wire_hdr *h,
+                    const unsigned char *body)
+{
+    struct wire_rbuf r;
+    uint32_t what, n;
+    int32_t tag;
+    int rc;
+    wire_rbuf_init(&r, body, h->len);
+    if ((rc = wire_get_u32(&r, &what)) || (rc = wire_get_i32(&r, &tag)) ||
+        (rc = wire_get_u32(&r, &n)))
+        return rc;
+    if (what == 3) {
+        struct vmd_hostwatch *w = calloc(1, sizeof(*w));
+        if (w == NULL)
+            return -ENOMEM;
+        w->what = 3;
+        w->tid = from;
+        w->tag = tag;
+        w->ctx = h->ctx;
+        w->count = (int32_t)n;
+        vmd_list_insert(&vmd->hostwatch, &w->link);
+        return 0;
+    }
+    if (what != 2 || n > VMD_MAX_HOSTS)
+        return -EINVAL;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t dtid;
+        if ((rc = wire_get_u32(&r, &dtid)) != 0)
+            return rc;
+        int idx = VMD_TID_HOST(dtid);
+        if (idx < 1 || vmd->hosts[idx] == NULL) {
+            send_int_msg(vmd, from, tag, h->ctx, &dtid, 1);
+            continue;
+        }
+        struct vmd_hostwatch *w = calloc(1, sizeof(*w));
+        if (w == NULL)
+            return -ENOMEM;
+        w->what = 2;
+        w->tid = from;
+        w->tag = tag;
+        w->ctx = h->ctx;
+        w->dtid = VMD_HOST_TID(idx);
+        vmd_list_insert(&vmd->hostwatch, &w->link);
+    }
+    return 0;
+}
+
+/* A host joined (what 3) or left (what 2): tell the local tasks that asked. */
+void
+vmd_task_host_event(struct vmd *vmd, int what, uint32_t dtid)
+{
+    struct vmd_list *l, *next;
+    for (l = vmd->hostwatch.next; l != &vmd->hostwatch; l = next) {
+        next = l->next;
+        struct vmd_hostwatch *w = vmd_container_of(l, struct vmd_hostwatch, link);
+        if (w->what != what || (what == 2 && w->dtid != dtid))
+            continue;
+        if (what == 3) {
+            uint32_t v[2] = { 1, dtid };
+            send_int_msg(vmd, w->tid, w->tag, w->ctx, v, 2);
+            if (w->count > 0 && --w->count == 0) {
+                vmd_list_remove(&w->link);
+                free(w);
+            }
+        } else {
+            send_int_msg(vmd, w->tid, w->tag, w->ctx, &dtid, 1);
+            vmd_list_remove(&w->link);
+            free(w);
+        }
+    }
+}
+
+/*
+ * Append this host's tasks matching where (0: all; our dtid: all; a tid)
+ * to b as u32 tid, u32 ptid, u32 host dtid, u32 flags, str name, u32 pid.
+ * Returns how many.
+ */
+int
+vmd_task_list(struct vmd *vmd, uint32_t where, struct wire_wbuf *b)
+{
+    int n = 0;
+    for (struct vmd_list *l = vmd->tasks.next; l != &vmd->tasks; l = l->next) {
+        struct vmd_task *t = vmd_container_of(l, struct vmd_task, link);
+        if (t->ended)
+            continue;
+        if (where != 0 && (where & VMD_TID_LOCAL_MASK) != 0 && where != t->tid)
+            continue;
+        wire_put_u32(b, t->tid);
+        wire_put_u32(b, t->ptid);
+        wire_put_u32(b, VMD_HOST_TID(vmd->index));
+        wire_put_u32(b, t->client ? 4 : 0);     /* PVM's TF_CONN: enrolled */
+        wire_put_str(b, t->name);
+        wire_put_u32(b, (uint32_t)t->pid);
+        n++;
+    }
+    return n;
+}
+
+/* halt: every task of this host is told to stop, as PVM's halt does. */
+void
+vmd_task_kill_all(struct vmd *vmd)
+{
+    struct vmd_list *l, *next;
+    for (l = vmd->tasks.next; l != &vmd->tasks; l = next) {
+        next = l->next;
+        struct vmd_task *t = vmd_container_of(l, struct vmd_task, link);
+        if (!t->ended)
+            vmd_task_kill(vmd, t->tid, 0);
+    }
+    while (!vmd_list_empty(&vmd->hostwatch)) {
+        struct vmd_list *w = vmd->hostwatch.next;
+        vmd_list_remove(w);
+        free(vmd_container_of(w, struct vmd_hostwatch, link));
+    }
 }
 
 /*
@@ -121,7 +440,7 @@ int
 vmd_task_newctx(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h)
 {
     struct wire_wbuf b;
-    if (c->tid == 0)
+    if (c->task == NULL)
         return WIRE_EFRAME;
     vmd->next_ctx = (vmd->next_ctx % VMD_TID_LOCAL_MASK) + 1;
     wire_wbuf_init(&b);

@@ -61,7 +61,8 @@
     X(EMASTER, -4013, "operation not allowed on the master host")             \
     X(ETLS, -4014, "TLS failure")                                             \
     X(EBUSY, -4015, "another operation is in progress")                       \
-    X(EHALTED, -4016, "the virtual machine is halting")
+    X(EHALTED, -4016, "the virtual machine is halting")                      \
+    X(ENOTASK, -4017, "no such task")
 
 enum wire_err {
 #define WIRE_ERR_ENUM(name, val, msg) WIRE_##name = (val),
@@ -82,6 +83,9 @@ enum wire_type {
     WIRE_T_HEARTBEAT = 3,
     WIRE_T_HALT = 4,        /* stop this daemon (and its tasks) */
     WIRE_T_RELAY = 5,       /* a client request forwarded to the master, or its reply */
+    WIRE_T_FWD = 6,         /* a task request for the host that owns its object:
+                             * u32 op id, u32 origin tid, u32 type, the request */
+    WIRE_T_FWD_REPLY = 7,   /* u32 op id, then the reply body; tag = status */
 
     /* client (vmctl, task) <-> local daemon; replies carry the request's id,
      * the status in tag (0 or a negative code) and a body */
@@ -96,7 +100,6 @@ enum wire_type {
     WIRE_T_TASK_KILL = 43,      /* u32 tid, u32 signal (0: kill the task) */
     WIRE_T_TASK_LIST = 44,      /* u32 where (0 all, a host's dtid, a tid); reply: tasks */
     WIRE_T_TASK_NOTIFY = 45,    /* u32 what, i32 tag, u32 n, u32 tids[n] */
-    WIRE_T_TASK_OUTPUT = 46,    /* u32 tid to send spawned children's output to (0: log) */
     WIRE_T_REPLY = 63,
 
     /* A PVM message: src and dst tids, tag, ctx; flags = the PVM encoding
@@ -106,6 +109,20 @@ enum wire_type {
 
     WIRE_T_MAX = 255
 };
+
+/*
+ * Message contexts the daemons use for their own messages to tasks; PVM
+ * programs get contexts from pvm_newcontext, which never yields these.
+ * WIRE_CTX_OUTPUT carries a line of a spawned task's output (body: the
+ * bytes, no newline; src: the task) to the task that catches it;
+ * WIRE_CTX_SYSTEM carries the sibling list (tag WIRE_TAG_SIBLINGS, body:
+ * u32 n, u32 tids[n]) to each task of one pvm_spawn.
+ */
+#define WIRE_CTX_SYSTEM 0x7fff0000
+#define WIRE_CTX_OUTPUT 0x7fff0001
+#define WIRE_TAG_SIBLINGS 1
+/* PVM's encoding word of an XDR body (notify messages are XDR ints). */
+#define WIRE_ENC_XDR 0x10000000
 
 struct wire_hdr {
     uint8_t version;

@@ -1,0 +1,595 @@
+/*
+ * vmd_fwd.c - task requests that reach other hosts: pvm_spawn (placement
+ * over the hosts, a part per host), pvm_kill / pvm_sendsig, pvm_notify
+ * (PvmTaskExit is watched where the task lives), pvm_tasks.
+ *
+ * The daemon of the requesting task is the origin.  It does its own part
+ * at once and sends each other host a FWD frame (op id, origin tid, type,
+ * request); that daemon does its part as if the origin task had asked
+ * locally and answers with FWD_REPLY.  When every part has answered, or
+ * the op's deadline passes (a host died), the origin answers the task.
+ * A spawn then sends every new task its sibling list (pvm_siblings).
+ */
+#define LOG_TAG "fwd"
+#include "log.h"
+#include "vmd.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define VMD_TID_HOST(tid) ((int)(((tid) >> VMD_TID_HOST_SHIFT) & 0xfff))
+#define SPAWN_MAX 4096
+#define FWD_ARGS_MAX 256
+
+/* PVM's spawn flags that matter for placement. */
+#define PVM_TASK_HOST 1
+#define PVM_TASK_ARCH 2
+#define PVM_HOST_COMPL 32
+
+struct vmd_fwd {
+    struct vmd_list link;       /* in vmd->fwds */
+    uint32_t id;
+    uint32_t client_id, req_id;
+    uint32_t origin;            /* the requesting task */
+    int type;
+    int pending;
+    int status;
+    uint64_t deadline;
+    int ntask;                  /* spawn: slots */
+    int32_t *tids;              /* spawn: a tid or a negative code per slot */
+    uint32_t count;             /* tasks: items in acc */
+    struct wire_wbuf acc;       /* tasks: the items */
+};
+
+/* A spawn request: str file, u32 flags, str where, u32 ntask, u32 out_tid,
+ * u32 argc, argv, u32 envc, env (as "NAME=value"). */
+struct spawn_req {
+    char file[1024];
+    uint32_t flags;
+    char where[256];
+    uint32_t ntask;
+    uint32_t out_tid;
+    uint32_t argc, envc;
+    char *argv[FWD_ARGS_MAX];
+    char *env[FWD_ARGS_MAX];
+    char *strings;              /* one block holding argv and env */
+};
+
+static void
+spawn_req_free(struct spawn_req *s)
+{
+    free(s->strings);
+}
+
+static int
+get_strs(struct wire_rbuf *r, uint32_t *n, char **out, char **block, size_t *used, size_t cap)
+{
+    int rc;
+    if ((rc = wire_get_u32(r, n)) != 0)
+        return rc;
+    if (*n > FWD_ARGS_MAX)
+        return -E2BIG;
+    for (uint32_t i = 0; i < *n; i++) {
+        uint32_t len;
+        const void *p;
+        if ((rc = wire_get_u32(r, &len)) || len > WIRE_STR_MAX || *used + len + 1 > cap ||
+            (rc = wire_get_bytes(r, &p, len)))
+            return rc ? rc : WIRE_EFRAME;
+        if (memchr(p, '\0', len))
+            return WIRE_EFRAME;
+        out[i] = *block + *used;
+        memcpy(out[i], p, len);
+        out[i][len] = '\0';
+        *used += len + 1;
+    }
+    return 0;
+}
+
+static int
+spawn_req_parse(struct wire_rbuf *r, struct spawn_req *s, int with_placement)
+{
+    int rc;
+    memset(s, 0, sizeof(*s));
+    if ((rc = wire_get_str(r, s->file, sizeof(s->file))))
+        return rc;
+    if (with_placement &&
+        ((rc = wire_get_u32(r, &s->flags)) || (rc = wire_get_str(r, s->where, sizeof(s->where)))))
+        return rc;
+    if ((rc = wire_get_u32(r, &s->ntask)) || (rc = wire_get_u32(r, &s->out_tid)))
+        return rc;
+    size_t cap = r->len - r->pos + 2 * FWD_ARGS_MAX, used = 0;
+    if ((s->strings = malloc(cap)) == NULL)
+        return -ENOMEM;
+    if ((rc = get_strs(r, &s->argc, s->argv, &s->strings, &used, cap)) ||
+        (rc = get_strs(r, &s->envc, s->env, &s->strings, &used, cap)))
+        return rc;
+    if (s->ntask < 1 || s->ntask > SPAWN_MAX)
+        return -EINVAL;
+    for (uint32_t i = 0; i < s->envc; i++)
+        if (strchr(s->env[i], '=') == NULL || strncmp(s->env[i], "LIQUIDVM_", 9) == 0)
+            return -EINVAL;
+    return 0;
+}
+
+static void
+put_strs(struct wire_wbuf *b, char **v, uint32_t n)
+{
+    wire_put_u32(b, n);
+    for (uint32_t i = 0; i < n; i++)
+        wire_put_str(b, v[i]);
+}
+
+static struct vmd_fwd *
+fwd_new(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h)
+{
+    struct vmd_fwd *f = calloc(1, sizeof(*f));
+    if (f == NULL)
+        return NULL;
+    f->id = ++vmd->next_op_id;
+    f->client_id = c->id;
+    f->req_id = h->id;
+    f->origin = c->task->tid;
+    f->type = h->type;
+    f->pending = 1;             /* released once every part is sent */
+    f->deadline = uv_now(vmd->loop) + (uint64_t)(vmd->conf.start_timeout * 1000.0) + 5000;
+    wire_wbuf_init(&f->acc);
+    vmd_list_insert(&vmd->fwds, &f->link);
+    return f;
+}
+
+static void
+fwd_finish(struct vmd *vmd, struct vmd_fwd *f)
+{
+    struct wire_wbuf b;
+    wire_wbuf_init(&b);
+    if (f->type == WIRE_T_TASK_SPAWN) {
+        uint32_t ok[SPAWN_MAX];
+        uint32_t nok = 0;
+        wire_put_u32(&b, (uint32_t)f->ntask);
+        for (int i = 0; i < f->ntask; i++) {
+            wire_put_i32(&b, f->tids[i]);
+            if (f->tids[i] > 0)
+                ok[nok++] = (uint32_t)f->tids[i];
+        }
+        /* pvm_siblings: each new task learns the whole set. */
+        struct wire_wbuf s;
+        wire_wbuf_init(&s);
+        wire_put_u32(&s, nok);
+        for (uint32_t i = 0; i < nok; i++)
+            wire_put_u32(&s, ok[i]);
+        for (uint32_t i = 0; i < nok && s.err == 0; i++) {
+            struct wire_hdr h = { .type = WIRE_T_MSG, .src = VMD_HOST_TID(vmd->index),
+                                  .dst = ok[i], .ctx = WIRE_CTX_SYSTEM,
+                                  .tag = WIRE_TAG_SIBLINGS, .len = (uint32_t)s.len };
+            vmd_task_deliver(vmd, &h, s.data);
+        }
+        wire_wbuf_free(&s);
+    } else if (f->type == WIRE_T_TASK_LIST) {
+        wire_put_u32(&b, f->count);
+        wire_put_bytes(&b, f->acc.data, f->acc.len);
+    }
+    vmd_client_reply(vmd, f->client_id, f->req_id, f->status, &b);
+    wire_wbuf_free(&b);
+    vmd_list_remove(&f->link);
+    wire_wbuf_free(&f->acc);
+    free(f->tids);
+    free(f);
+}
+
+static void
+fwd_release(struct vmd *vmd, struct vmd_fwd *f)
+{
+    if (--f->pending == 0)
+        fwd_finish(vmd, f);
+}
+
+/* Send part of a request to host h; the reply releases one pending. */
+static int
+fwd_send(struct vmd *vmd, struct vmd_fwd *f, struct vmd_host *h, int type,
+         const struct wire_wbuf *req)
+{
+    if (h->peer == NULL || h->peer->state != VMD_PEER_UP)
+        return WIRE_EHOSTFAIL;
+    struct wire_wbuf b;
+    wire_wbuf_init(&b);
+    wire_put_u32(&b, f->id);
+    wire_put_u32(&b, f->origin);
+    wire_put_u32(&b, (uint32_t)type);
+    wire_put_bytes(&b, req->data, req->len);
+    struct wire_hdr hh = { .type = WIRE_T_FWD, .src = VMD_HOST_TID(vmd->index) };
+    int rc = b.err ? b.err : vmd_peer_send(h->peer, &hh, b.data, b.len);
+    wire_wbuf_free(&b);
+    if (rc == 0)
+        f->pending++;
+    return rc;
+}
+
+/* The hosts a spawn may use, in table order. */
+static int
+spawn_candidates(struct vmd *vmd, const struct spawn_req *s, struct vmd_host **out)
+{
+    int n = 0;
+    const char *where = s->where;
+    struct vmd_host *named = NULL;
+    if (s->flags & PVM_TASK_HOST) {
+        named = (strcmp(where, ".") == 0) ? vmd->hosts[vmd->index] : vmd_host_by_name(vmd, where);
+        if (named == NULL)
+            return WIRE_ENOHOST;
+    }
+    for (int i = 1; i <= VMD_MAX_HOSTS; i++) {
+        struct vmd_host *h = vmd->hosts[i];
+        if (h == NULL || h->state != VMD_HOST_UP)
+            continue;
+        if (s->flags & PVM_TASK_HOST) {
+            int is = h == named;
+            if ((s->flags & PVM_HOST_COMPL) ? is : !is)
+                continue;
+        } else if ((s->flags & PVM_TASK_ARCH) && strcmp(h->arch, where) != 0) {
+            continue;
+        }
+        out[n++] = h;
+    }
+    return n ? n : WIRE_ENOHOST;
+}
+
+static int
+do_spawn(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
+         const unsigned char *body)
+{
+    struct wire_rbuf r;
+    struct spawn_req s;
+    struct vmd_host *cand[VMD_MAX_HOSTS];
+    int rc;
+
+    wire_rbuf_init(&r, body, h->len);
+    if ((rc = spawn_req_parse(&r, &s, 1)) != 0) {
+        spawn_req_free(&s);
+        if (rc == WIRE_EFRAME)
+            return rc;
+        vmd_client_reply(vmd, c->id, h->id, rc, NULL);
+        return 0;
+    }
+    struct vmd_fwd *f = fwd_new(vmd, c, h);
+    if (f == NULL || (f->tids = calloc(s.ntask, sizeof(*f->tids))) == NULL) {
+        if (f) {
+            vmd_list_remove(&f->link);
+            free(f);
+        }
+        spawn_req_free(&s);
+        vmd_client_reply(vmd, c->id, h->id, -ENOMEM, NULL);
+        return 0;
+    }
+    f->ntask = (int)s.ntask;
+    int nc = spawn_candidates(vmd, &s, cand);
+    if (nc < 0) {
+        for (int i = 0; i < f->ntask; i++)
+            f->tids[i] = nc;
+        spawn_req_free(&s);
+        fwd_release(vmd, f);
+        return 0;
+    }
+    /* Round robin over the candidates, from where the last spawn stopped,
+     * so successive spawns spread over the hosts. */
+    int *slot_host = calloc(s.ntask, sizeof(int));
+    if (slot_host == NULL) {
+        spawn_req_free(&s);
+        f->status = -ENOMEM;
+        fwd_release(vmd, f);
+        return 0;
+    }
+    for (uint32_t i = 0; i < s.ntask; i++)
+        slot_host[i] = (int)((vmd->spawn_rr + i) % (uint32_t)nc);
+    vmd->spawn_rr += s.ntask;
+    for (int k = 0; k < nc; k++) {
+        struct vmd_host *host = cand[k];
+        uint32_t nslots = 0;
+        for (uint32_t i = 0; i < s.ntask; i++)
+            nslots += slot_host[i] == k;
+        if (nslots == 0)
+            continue;
+        if (host->index == vmd->index) {
+            for (uint32_t i = 0; i < s.ntask; i++) {
+                if (slot_host[i] != k)
+                    continue;
+                uint32_t tid;
+                rc = vmd_spawn_local(vmd, f->origin, s.out_tid, s.file, s.argv, (int)s.argc,
+                                     s.env, (int)s.envc, &tid);
+                f->tids[i] = rc ? rc : (int32_t)tid;
+            }
+            continue;
+        }
+        struct wire_wbuf part;
+        wire_wbuf_init(&part);
+        wire_put_str(&part, s.file);
+        wire_put_u32(&part, nslots);
+        wire_put_u32(&part, s.out_tid);
+        put_strs(&part, s.argv, s.argc);
+        put_strs(&part, s.env, s.envc);
+        for (uint32_t i = 0; i < s.ntask; i++)
+            if (slot_host[i] == k)
+                wire_put_u32(&part, i);
+        rc = fwd_send(vmd, f, host, WIRE_T_TASK_SPAWN, &part);
+        wire_wbuf_free(&part);
+        for (uint32_t i = 0; rc != 0 && i < s.ntask; i++)
+            if (slot_host[i] == k)
+                f->tids[i] = rc;
+    }
+    free(slot_host);
+    spawn_req_free(&s);
+    fwd_release(vmd, f);
+    return 0;
+}
+
+/* A part of a spawn for this host, from a peer: returns slot/tid pairs. */
+static int
+spawn_part(struct vmd *vmd, uint32_t origin, struct wire_rbuf *r, struct wire_wbuf *out)
+{
+    struct spawn_req s;
+    int rc = spawn_req_parse(r, &s, 0);
+    if (rc == 0 && s.ntask > SPAWN_MAX)
+        rc = WIRE_EFRAME;
+    if (rc == 0) {
+        wire_put_u32(out, s.ntask);
+        for (uint32_t i = 0; i < s.ntask; i++) {
+            uint32_t slot, tid;
+            if ((rc = wire_get_u32(r, &slot)) != 0)
+                break;
+            int e = vmd_spawn_local(vmd, origin, s.out_tid, s.file, s.argv, (int)s.argc, s.env,
+                                    (int)s.envc, &tid);
+            wire_put_u32(out, slot);
+            wire_put_i32(out, e ? e : (int32_t)tid);
+        }
+    }
+    spawn_req_free(&s);
+    return rc;
+}
+
+/* Do a request for origin on this host; the reply body goes in out. */
+static int
+exec_local(struct vmd *vmd, uint32_t origin, int type, int32_t ctx, struct wire_rbuf *r,
+           struct wire_wbuf *out)
+{
+    uint32_t a, b;
+    int32_t tag;
+    int rc;
+    switch (type) {
+    case WIRE_T_TASK_SPAWN:
+        return spawn_part(vmd, origin, r, out);
+    case WIRE_T_TASK_KILL:
+        if ((rc = wire_get_u32(r, &a)) || (rc = wire_get_u32(r, &b)))
+            return rc;
+        return vmd_task_kill(vmd, a, (int)b);
+    case WIRE_T_TASK_NOTIFY:
+        /* PvmTaskExit for one of our tasks: u32 tid, i32 tag. */
+        if ((rc = wire_get_u32(r, &a)) || (rc = wire_get_i32(r, &tag)))
+            return rc;
+        return vmd_task_watch_exit(vmd, origin, tag, ctx, a);
+    default:
+        return WIRE_EFRAME;
+    }
+}
+
+/*
+ * vmd_task_list puts its count after the items; the reply wants it first,
+ * so LIST parts are built into a scratch buffer and prefixed.
+ */
+static int
+list_part(struct vmd *vmd, uint32_t where, struct wire_wbuf *out)
+{
+    struct wire_wbuf items;
+    wire_wbuf_init(&items);
+    int n = vmd_task_list(vmd, where, &items);
+    wire_put_u32(out, (uint32_t)n);
+    wire_put_bytes(out, items.data, items.len);
+    int rc = items.err;
+    wire_wbuf_free(&items);
+    return rc;
+}
+
+static void
+acc_list(struct vmd_fwd *f, const unsigned char *p, size_t len)
+{
+    struct wire_rbuf r;
+    uint32_t n;
+    wire_rbuf_init(&r, p, len);
+    if (wire_get_u32(&r, &n) != 0)
+        return;
+    f->count += n;
+    wire_put_bytes(&f->acc, p + r.pos, r.len - r.pos);
+}
+
+int
+vmd_fwd_request(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
+                const unsigned char *body)
+{
+    struct wire_rbuf r;
+    uint32_t a, b, what, n;
+    int32_t tag;
+    int rc;
+
+    if (c->task == NULL)
+        return WIRE_EFRAME;
+    if (h->type == WIRE_T_TASK_SPAWN)
+        return do_spawn(vmd, c, h, body);
+    wire_rbuf_init(&r, body, h->len);
+    struct vmd_fwd *f = fwd_new(vmd, c, h);
+    if (f == NULL) {
+        vmd_client_reply(vmd, c->id, h->id, -ENOMEM, NULL);
+        return 0;
+    }
+    struct wire_wbuf req;
+    wire_wbuf_init(&req);
+    switch (h->type) {
+    case WIRE_T_TASK_KILL:
+        if ((rc = wire_get_u32(&r, &a)) || (rc = wire_get_u32(&r, &b)))
+            break;
+        if (VMD_TID_HOST(a) == vmd->index) {
+            f->status = vmd_task_kill(vmd, a, (int)b);
+        } else {
+            struct vmd_host *host = VMD_TID_HOST(a) ? vmd->hosts[VMD_TID_HOST(a)] : NULL;
+            wire_put_u32(&req, a);
+            wire_put_u32(&req, b);
+            f->status = host ? fwd_send(vmd, f, host, h->type, &req) : WIRE_ENOTASK;
+        }
+        break;
+    case WIRE_T_TASK_LIST:
+        if ((rc = wire_get_u32(&r, &a)) != 0)
+            break;
+        wire_put_u32(&req, a);
+        for (int i = 1; i <= VMD_MAX_HOSTS; i++) {
+            struct vmd_host *host = vmd->hosts[i];
+            if (host == NULL || host->state != VMD_HOST_UP)
+                continue;
+            if (a != 0 && VMD_TID_HOST(a) != i)
+                continue;
+            if (i == vmd->index) {
+                struct wire_wbuf part;
+                wire_wbuf_init(&part);
+                list_part(vmd, a, &part);
+                acc_list(f, part.data, part.len);
+                wire_wbuf_free(&part);
+            } else if (fwd_send(vmd, f, host, h->type, &req) != 0 && a != 0) {
+                f->status = WIRE_EHOSTFAIL;
+            }
+        }
+        if (a != 0 && (VMD_TID_HOST(a) < 1 || vmd->hosts[VMD_TID_HOST(a)] == NULL))
+            f->status = WIRE_ENOHOST;
+        break;
+    case WIRE_T_TASK_NOTIFY:
+        if ((rc = wire_get_u32(&r, &what)) || (rc = wire_get_i32(&r, &tag)) ||
+            (rc = wire_get_u32(&r, &n)))
+            break;
+        if (what != 1) {
+            f->status = vmd_task_notify_req(vmd, f->origin, h, body);
+            break;
+        }
+        if (n > 65536) {
+            rc = -EINVAL;
+            break;
+        }
+        for (uint32_t i = 0; i < n && rc == 0; i++) {
+            if ((rc = wire_get_u32(&r, &a)) != 0)
+                break;
+            int hi = VMD_TID_HOST(a);
+            if (hi == vmd->index) {
+                f->status = vmd_task_watch_exit(vmd, f->origin, tag, h->ctx, a);
+                continue;
+            }
+            struct vmd_host *host = hi > 0 ? vmd->hosts[hi] : NULL;
+            struct wire_wbuf one;
+            wire_wbuf_init(&one);
+            wire_put_u32(&one, a);
+            wire_put_i32(&one, tag);
+            /* A host we cannot reach: the task is as good as gone. */
+            if (host == NULL || fwd_send(vmd, f, host, h->type, &one) != 0)
+                vmd_task_watch_exit(vmd, f->origin, tag, h->ctx, a);
+            wire_wbuf_free(&one);
+        }
+        break;
+    default:
+        rc = WIRE_EFRAME;
+    }
+    wire_wbuf_free(&req);
+    if (rc == WIRE_EFRAME) {
+        vmd_list_remove(&f->link);
+        wire_wbuf_free(&f->acc);
+        free(f);
+        return rc;
+    }
+    if (rc != 0)
+        f->status = rc;
+    fwd_release(vmd, f);
+    return 0;
+}
+
+static struct vmd_fwd *
+fwd_by_id(struct vmd *vmd, uint32_t id)
+{
+    for (struct vmd_list *l = vmd->fwds.next; l != &vmd->fwds; l = l->next) {
+        struct vmd_fwd *f = vmd_container_of(l, struct vmd_fwd, link);
+        if (f->id == id)
+            return f;
+    }
+    return NULL;
+}
+
+int
+vmd_fwd_on_peer(struct vmd_peer *p, const struct wire_hdr *h, const unsigned char *body)
+{
+    struct vmd *vmd = p->vmd;
+    struct wire_rbuf r;
+    uint32_t id, origin, type;
+    int rc;
+
+    if (p->host == NULL)
+        return WIRE_EFRAME;
+    wire_rbuf_init(&r, body, h->len);
+    if ((rc = wire_get_u32(&r, &id)) != 0)
+        return rc;
+    if (h->type == WIRE_T_FWD_REPLY) {
+        struct vmd_fwd *f = fwd_by_id(vmd, id);
+        if (f == NULL)
+            return 0;       /* it timed out already */
+        if (h->tag != 0 && f->status == 0)
+            f->status = h->tag;
+        if (f->type == WIRE_T_TASK_LIST) {
+            acc_list(f, body + r.pos, r.len - r.pos);
+        } else if (f->type == WIRE_T_TASK_SPAWN) {
+            uint32_t n, slot;
+            int32_t tid;
+            if (wire_get_u32(&r, &n) == 0 && n <= (uint32_t)f->ntask)
+                for (uint32_t i = 0; i < n; i++)
+                    if (wire_get_u32(&r, &slot) == 0 && wire_get_i32(&r, &tid) == 0 &&
+                        slot < (uint32_t)f->ntask)
+                        f->tids[slot] = tid;
+        }
+        fwd_release(vmd, f);
+        return 0;
+    }
+    if ((rc = wire_get_u32(&r, &origin)) || (rc = wire_get_u32(&r, &type)))
+        return rc;
+    /* A host asks only on behalf of its own tasks. */
+    if (VMD_TID_HOST(origin) != p->host->index)
+        return WIRE_EFRAME;
+    struct wire_wbuf out;
+    wire_wbuf_init(&out);
+    wire_put_u32(&out, id);
+    if (type == WIRE_T_TASK_LIST) {
+        uint32_t where;
+        rc = wire_get_u32(&r, &where);
+        if (rc == 0)
+            rc = list_part(vmd, where, &out);
+    } else {
+        rc = exec_local(vmd, origin, (int)type, h->ctx, &r, &out);
+    }
+    if (rc == WIRE_EFRAME) {
+        wire_wbuf_free(&out);
+        return rc;
+    }
+    struct wire_hdr rh = { .type = WIRE_T_FWD_REPLY, .src = VMD_HOST_TID(vmd->index), .tag = rc };
+    if (out.err == 0)
+        vmd_peer_send(p, &rh, out.data, out.len);
+    wire_wbuf_free(&out);
+    return 0;
+}
+
+/* Answer requests whose hosts did not (a host died), or all when halting. */
+void
+vmd_fwd_sweep(struct vmd *vmd)
+{
+    uint64_t now = uv_now(vmd->loop);
+    struct vmd_list *l, *next;
+    for (l = vmd->fwds.next; l != &vmd->fwds; l = next) {
+        next = l->next;
+        struct vmd_fwd *f = vmd_container_of(l, struct vmd_fwd, link);
+        if (!vmd->halting && now < f->deadline)
+            continue;
+        for (int i = 0; i < f->ntask; i++)
+            if (f->tids[i] == 0)
+                f->tids[i] = WIRE_EHOSTFAIL;
+        if (f->status == 0 && f->type != WIRE_T_TASK_SPAWN && f->type != WIRE_T_TASK_LIST)
+            f->status = WIRE_EHOSTFAIL;
+        fwd_finish(vmd, f);
+    }
+}

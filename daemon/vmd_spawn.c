@@ -1,0 +1,274 @@
+/*
+ * vmd_spawn.c - starting a PVM task's process on this host (pvm_spawn),
+ * and its output.
+ *
+ * The executable is looked up along spawn_path (PVM's $HOME/pvm3/bin/
+ * $PVM_ARCH and $PVM_ROOT/bin/$PVM_ARCH among the defaults) unless the name
+ * has a '/'.  The task's tid exists before the process does: pvm_spawn
+ * returns it at once, the process finds it in LIQUIDVM_TID and claims it
+ * when it enrolls, and messages sent to it meanwhile wait (vmd_task.c).
+ * The process starts in $HOME, as PVM's tasks did.  Its stdout and stderr
+ * come back to us line by line and go to the task that catches them
+ * (pvm_catchout / PvmOutputTid) as WIRE_CTX_OUTPUT messages, else to our
+ * log (DESIGN.md, Spawning).
+ */
+#define LOG_TAG "spawn"
+#include "log.h"
+#include "vmd.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define SPAWN_ENV_MAX 1024
+
+/* Expand $NAME in a spawn_path entry; -ENOENT if a variable is unset. */
+static int
+expand_vars(const char *in, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (const char *p = in; *p;) {
+        const char *val = NULL;
+        char name[64];
+        size_t len;
+        if (*p == '$') {
+            size_t k = 0;
+            p++;
+            while ((*p == '_' || (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+                    (*p >= '0' && *p <= '9')) && k < sizeof(name) - 1)
+                name[k++] = *p++;
+            name[k] = '\0';
+            val = getenv(name);
+            if (val == NULL && strcmp(name, "PVM_ARCH") == 0)
+                val = "LINUX64";
+            if (val == NULL || val[0] == '\0')
+                return -ENOENT;
+            len = strlen(val);
+        } else {
+            val = p++;
+            len = 1;
+        }
+        if (n + len + 1 > cap)
+            return -ENAMETOOLONG;
+        memcpy(out + n, val, len);
+        n += len;
+    }
+    out[n] = '\0';
+    return 0;
+}
+
+/* The executable for file: 0 and its path, or -ENOENT. */
+static int
+find_executable(struct vmd *vmd, const char *file, char *out, size_t cap)
+{
+    if (file[0] == '\0' || strstr(file, "..") == file)
+        return -ENOENT;
+    if (strchr(file, '/')) {
+        if (vmd_strlcpy(out, file, cap) != 0)
+            return -ENAMETOOLONG;
+        return access(out, X_OK) == 0 ? 0 : -ENOENT;
+    }
+    for (int i = 0; i < vmd->conf.spawn_path_len; i++) {
+        char dir[2048];
+        if (expand_vars(vmd->conf.spawn_path[i], dir, sizeof(dir)) != 0)
+            continue;
+        int n = snprintf(out, cap, "%s/%s", dir, file);
+        if (n > 0 && (size_t)n < cap && access(out, X_OK) == 0)
+            return 0;
+    }
+    return -ENOENT;
+}
+
+static void
+task_on_close(uv_handle_t *handle)
+{
+    struct vmd_task *t = handle->data;
+    t->handles--;
+    vmd_task_release(t);
+}
+
+/* One line of a task's output: to the catching task, else to our log. */
+static void
+output_line(struct vmd_task *t, int which, const char *line, size_t len)
+{
+    struct vmd *vmd = t->vmd;
+    if (t->out_tid) {
+        struct wire_hdr h = { .type = WIRE_T_MSG, .src = t->tid, .dst = t->out_tid,
+                              .ctx = WIRE_CTX_OUTPUT, .tag = which, .len = (uint32_t)len };
+        vmd_task_deliver(vmd, &h, line);
+    } else {
+        log_info("t%x: %.*s", t->tid, (int)len, line);
+    }
+}
+
+static void
+out_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buf)
+{
+    static char scratch[8192];  /* loop thread only; copied out at once */
+    (void)handle;
+    (void)suggested;
+    buf->base = scratch;
+    buf->len = sizeof(scratch);
+}
+
+static void
+out_on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
+{
+    struct vmd_task *t = stream->data;
+    int which = stream == (uv_stream_t *)&t->out[1];
+    char *line = t->line[which];
+    size_t *ll = &t->linelen[which];
+
+    if (nread < 0) {
+        if (*ll)
+            output_line(t, which, line, *ll);
+        *ll = 0;
+        uv_read_stop(stream);
+        if (!uv_is_closing((uv_handle_t *)stream))
+            uv_close((uv_handle_t *)stream, task_on_close);
+        return;
+    }
+    for (ssize_t i = 0; i < nread; i++) {
+        char c = buf->base[i];
+        if (c == '\n' || *ll == sizeof(t->line[0])) {
+            output_line(t, which, line, *ll);
+            *ll = 0;
+            if (c == '\n')
+                continue;
+        }
+        line[(*ll)++] = c;
+    }
+}
+
+static void
+proc_on_exit(uv_process_t *proc, int64_t status, int signo)
+{
+    struct vmd_task *t = proc->data;
+    char why[96];
+    t->proc_exited = 1;
+    if (signo)
+        snprintf(why, sizeof(why), "was killed by signal %d", signo);
+    else
+        snprintf(why, sizeof(why), "exited with status %d", (int)status);
+    if (!t->ended)
+        vmd_task_end(t, why);
+    else
+        log_debug("process of t%x %s", t->tid, why);
+    if (!uv_is_closing((uv_handle_t *)proc))
+        uv_close((uv_handle_t *)proc, task_on_close);
+}
+
+/* Build the child's environment: ours without LIQUIDVM_*, then its own. */
+static int
+child_env(struct vmd *vmd, struct vmd_task *t, char **extra, int nextra, char **env,
+          char store[][128])
+{
+    int n = 0;
+    for (char **e = environ; *e && n < SPAWN_ENV_MAX - 16 - nextra; e++)
+        if (strncmp(*e, "LIQUIDVM_", 9) != 0)
+            env[n++] = *e;
+    snprintf(store[0], 128, "LIQUIDVM_TID=0x%x", t->tid);
+    snprintf(store[1], 128, "LIQUIDVM_PARENT=0x%x", t->ptid);
+    env[n++] = store[0];
+    env[n++] = store[1];
+    for (int i = 0; i < nextra && n < SPAWN_ENV_MAX - 4; i++)
+        env[n++] = extra[i];
+    env[n] = NULL;
+    (void)vmd;
+    return n;
+}
+
+int
+vmd_spawn_local(struct vmd *vmd, uint32_t ptid, uint32_t out_tid, const char *file, char **argv,
+                int argc, char **env, int envc, uint32_t *tid_out)
+{
+    char path[4096], sock[4200], home[4200];
+    char store[2][128];
+    char *cenv[SPAWN_ENV_MAX];
+    char *args[260];
+    int rc;
+
+    if (argc > 256 || envc > 256)
+        return -E2BIG;
+    if ((rc = find_executable(vmd, file, path, sizeof(path))) != 0) {
+        log_info("spawn %s for t%x: not found along spawn_path", file, ptid);
+        return rc;
+    }
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    struct vmd_task *t = vmd_task_new(vmd, ptid, base);
+    if (t == NULL)
+        return -EAGAIN;
+    t->spawned = 1;
+    t->out_tid = out_tid;
+
+    snprintf(sock, sizeof(sock), "LIQUIDVM_SOCK=%s", vmd->sock_path);
+    snprintf(home, sizeof(home), "LIQUIDVM_HOME=%s", vmd->home);
+    char *extra[260];
+    int nextra = 0;
+    extra[nextra++] = sock;
+    extra[nextra++] = home;
+    for (int i = 0; i < envc; i++)
+        extra[nextra++] = env[i];
+    child_env(vmd, t, extra, nextra, cenv, store);
+
+    args[0] = path;
+    for (int i = 0; i < argc; i++)
+        args[i + 1] = argv[i];
+    args[argc + 1] = NULL;
+
+    uv_pipe_init(vmd->loop, &t->out[0], 0);
+    uv_pipe_init(vmd->loop, &t->out[1], 0);
+    t->out[0].data = t->out[1].data = t->proc.data = t;
+    uv_stdio_container_t stdio[3] = {
+        { .flags = UV_IGNORE },
+        { .flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE, .data.stream = (uv_stream_t *)&t->out[0] },
+        { .flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE, .data.stream = (uv_stream_t *)&t->out[1] },
+    };
+    const char *cwd = getenv("HOME");
+    uv_process_options_t o = {
+        .exit_cb = proc_on_exit,
+        .file = path,
+        .args = args,
+        .env = cenv,
+        .cwd = cwd && access(cwd, X_OK) == 0 ? cwd : "/",
+        .stdio_count = 3,
+        .stdio = stdio,
+    };
+    t->handles = 3;
+    if ((rc = uv_spawn(vmd->loop, &t->proc, &o)) != 0) {
+        log_warn("spawn %s for t%x: %s", path, ptid, uv_strerror(rc));
+        t->proc_exited = 1;
+        vmd_task_end(t, "could not start");
+        uv_close((uv_handle_t *)&t->proc, task_on_close);
+        uv_close((uv_handle_t *)&t->out[0], task_on_close);
+        uv_close((uv_handle_t *)&t->out[1], task_on_close);
+        return rc == UV_ENOENT || rc == UV_EACCES ? -ENOENT : WIRE_ECANTSTART;
+    }
+    t->pid = t->proc.pid;
+    uv_read_start((uv_stream_t *)&t->out[0], out_alloc, out_on_read);
+    uv_read_start((uv_stream_t *)&t->out[1], out_alloc, out_on_read);
+    log_info("spawned t%x: %s (pid %ld) for t%x", t->tid, path, t->pid, ptid);
+    *tid_out = t->tid;
+    return 0;
+}
+
+/* Halting: stop watching our processes (they were sent SIGTERM). */
+void
+vmd_spawn_close_all(struct vmd *vmd)
+{
+    struct vmd_list *l, *next;
+    for (l = vmd->tasks.next; l != &vmd->tasks; l = next) {
+        next = l->next;
+        struct vmd_task *t = vmd_container_of(l, struct vmd_task, link);
+        if (!t->spawned)
+            continue;
+        uv_handle_t *hs[] = { (uv_handle_t *)&t->proc, (uv_handle_t *)&t->out[0],
+                              (uv_handle_t *)&t->out[1] };
+        for (int i = 0; i < 3; i++)
+            if (!uv_is_closing(hs[i]))
+                uv_close(hs[i], task_on_close);
+    }
+}
