@@ -221,6 +221,11 @@ int pvm__enroll(void);
  * are queued).  *body is malloc'ed; returns the reply's status or an error. */
 int pvm__request(int type, const struct wire_wbuf *req, unsigned char **body, size_t *len);
 
+/* ---- pvm_spawn.c ---- */
+/* A line of a child's output (WIRE_CTX_OUTPUT) arrived: print it to the
+ * pvm_catchout file as "[tXXXX] line", or drop it if none. */
+void pvm__output(const struct pvm__msg *m);
+
 /* ---- pvm_msg.c ---- */
 /* Read one frame from the daemon within timeout_ms and queue it if it is a
  * message; 1 if a frame was handled, 0 on timeout, negative on error. */

@@ -69,6 +69,14 @@ pvm__pump(int timeout_ms, struct wire_hdr *reply, unsigned char **reply_body)
     m->encword = (int)h.flags;
     m->data = body;
     m->len = h.len;
+    /* The daemon's own messages: a child's output line is printed at once
+     * (pvm_catchout); others (siblings) wait in the queue for their reader. */
+    if (m->ctx == WIRE_CTX_OUTPUT) {
+        pvm__output(m);
+        free(m->data);
+        free(m);
+        return 1;
+    }
     if (pvm__ctx.inq_tail)
         pvm__ctx.inq_tail->next = m;
     else
