@@ -113,6 +113,7 @@ static const struct {
     { WIRE_EFRAME, PvmBadMsg },
     { WIRE_EVERSION, PvmBadVersion },
     { WIRE_ENOHOST, PvmNoHost },
+    { WIRE_ENOTASK, PvmNoTask },
     { WIRE_EDUPHOST, PvmDupHost },
     { WIRE_ECANTSTART, PvmCantStart },
     { WIRE_EHOSTFAIL, PvmHostFail },

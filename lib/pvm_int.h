@@ -48,6 +48,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "wire.h"
 
@@ -128,6 +129,15 @@ struct pvm__ctx {
     uint32_t next_req;          /* request ids */
     /* Messages read from the daemon and not yet received, oldest first. */
     struct pvm__msg *inq_head, *inq_tail;
+
+    /* Task and host management (pvm_spawn.c, pvm_host.c). */
+    FILE *catchout;             /* pvm_catchout's file, or NULL */
+    int *sibs;                  /* pvm_siblings, once known */
+    int nsibs;
+    struct pvmtaskinfo *tinfo;  /* what pvm_tasks returned last */
+    int ntinfo;
+    struct pvmhostinfo *hinfo;  /* what pvm_config returned last */
+    int nhinfo;
 };
 
 /* A message that arrived and waits for pvm_recv (pvm_msg.c). */

@@ -102,6 +102,9 @@ pvm__enroll(void)
     wire_put_u32(&req, (uint32_t)getpid());
     wire_put_u32(&req, parent ? (uint32_t)strtoul(parent, NULL, 0) : 0);
     wire_put_str(&req, prog_name());
+    /* A task we were spawned as: claim the tid pvm_spawn returned. */
+    const char *claim = getenv("LIQUIDVM_TID");
+    wire_put_u32(&req, claim ? (uint32_t)strtoul(claim, NULL, 0) : 0);
     rc = pvm__request(WIRE_T_TASK_ENROLL, &req, &body, &len);
     wire_wbuf_free(&req);
     if (rc == 0) {

@@ -1,0 +1,200 @@
+/*
+ * pvm_host.c - the virtual machine seen from a task: pvm_config,
+ * pvm_mstat, pvm_addhosts, pvm_delhosts, pvm_halt, pvm_archcode,
+ * pvm_version, pvm_getfds.  The daemon answers with the same requests
+ * vmctl uses (lib/wire.h), relaying to the master what changes the VM.
+ */
+#include "pvm_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Fetch the host table into pvm__ctx.hinfo. */
+static int
+host_table(void)
+{
+    unsigned char *body;
+    size_t len;
+    int rc = pvm__enroll();
+    if (rc)
+        return rc;
+    if ((rc = pvm__request(WIRE_T_REQ_CONF, NULL, &body, &len)) != 0) {
+        free(body);
+        return rc;
+    }
+    struct wire_rbuf r;
+    uint32_t serial, n;
+    char master[256];
+    wire_rbuf_init(&r, body, len);
+    if ((rc = wire_get_u32(&r, &serial)) || (rc = wire_get_str(&r, master, sizeof(master))) ||
+        (rc = wire_get_u32(&r, &n)) || n > 4095) {
+        free(body);
+        return rc ? rc : WIRE_EFRAME;
+    }
+    for (int i = 0; i < pvm__ctx.nhinfo; i++) {
+        free(pvm__ctx.hinfo[i].hi_name);
+        free(pvm__ctx.hinfo[i].hi_arch);
+    }
+    free(pvm__ctx.hinfo);
+    pvm__ctx.nhinfo = 0;
+    if ((pvm__ctx.hinfo = calloc(n ? n : 1, sizeof(struct pvmhostinfo))) == NULL) {
+        free(body);
+        return -ENOMEM;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t tid, port, speed;
+        char name[256], addr[64], arch[16], state[16];
+        if ((rc = wire_get_u32(&r, &tid)) || (rc = wire_get_str(&r, name, sizeof(name))) ||
+            (rc = wire_get_str(&r, addr, sizeof(addr))) || (rc = wire_get_u32(&r, &port)) ||
+            (rc = wire_get_str(&r, arch, sizeof(arch))) || (rc = wire_get_u32(&r, &speed)) ||
+            (rc = wire_get_str(&r, state, sizeof(state))))
+            break;
+        if (strcmp(state, "up") != 0)
+            continue;
+        struct pvmhostinfo *hi = &pvm__ctx.hinfo[pvm__ctx.nhinfo++];
+        hi->hi_tid = (int)tid;
+        hi->hi_name = strdup(name);
+        hi->hi_arch = strdup(arch);
+        hi->hi_speed = (int)speed;
+        hi->hi_dsig = pvm__dsig();
+    }
+    free(body);
+    return rc;
+}
+
+int
+pvm_config(int *nhost, int *narch, struct pvmhostinfo **hostp)
+{
+    int rc = host_table();
+    if (rc)
+        return pvm__err(rc, "pvm_config");
+    int archs = 0;
+    for (int i = 0; i < pvm__ctx.nhinfo; i++) {
+        int seen = 0;
+        for (int j = 0; j < i; j++)
+            seen |= strcmp(pvm__ctx.hinfo[i].hi_arch, pvm__ctx.hinfo[j].hi_arch) == 0;
+        archs += !seen;
+    }
+    if (nhost)
+        *nhost = pvm__ctx.nhinfo;
+    if (narch)
+        *narch = archs;
+    if (hostp)
+        *hostp = pvm__ctx.hinfo;
+    return PvmOk;
+}
+
+int
+pvm_mstat(char *host)
+{
+    if (host == NULL)
+        return pvm__err(-EINVAL, "pvm_mstat");
+    int rc = host_table();
+    if (rc)
+        return pvm__err(rc, "pvm_mstat");
+    for (int i = 0; i < pvm__ctx.nhinfo; i++)
+        if (strcmp(pvm__ctx.hinfo[i].hi_name, host) == 0)
+            return PvmOk;
+    return PvmNoHost;   /* an answer, as in PVM, not a failure report */
+}
+
+static int
+hosts_change(int type, char **hosts, int nhost, int *infos, const char *fn)
+{
+    struct wire_wbuf req;
+    unsigned char *body;
+    size_t len;
+    int rc;
+
+    if (hosts == NULL || nhost < 1 || nhost > 4095)
+        return pvm__err(-EINVAL, fn);
+    for (int i = 0; i < nhost; i++)
+        if (hosts[i] == NULL)
+            return pvm__err(-EINVAL, fn);
+    if ((rc = pvm__enroll()) != 0)
+        return pvm__err(rc, fn);
+    wire_wbuf_init(&req);
+    wire_put_u32(&req, (uint32_t)nhost);
+    for (int i = 0; i < nhost; i++)
+        wire_put_str(&req, hosts[i]);
+    rc = pvm__request(type, &req, &body, &len);
+    wire_wbuf_free(&req);
+    struct wire_rbuf r;
+    uint32_t n;
+    int ok = 0;
+    wire_rbuf_init(&r, body, len);
+    if (len == 0 || wire_get_u32(&r, &n) != 0 || n != (uint32_t)nhost) {
+        free(body);
+        return pvm__err(rc ? rc : WIRE_EFRAME, fn);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        char name[256], msg[256];
+        int32_t st;
+        uint32_t dtid;
+        if (wire_get_str(&r, name, sizeof(name)) || wire_get_i32(&r, &st) ||
+            wire_get_u32(&r, &dtid) || wire_get_str(&r, msg, sizeof(msg)))
+            break;
+        if (infos)
+            infos[i] = st == 0 ? (int)dtid : pvm__errcode(st);
+        ok += st == 0;
+    }
+    free(body);
+    return ok;
+}
+
+int
+pvm_addhosts(char **hosts, int nhost, int *infos)
+{
+    return hosts_change(WIRE_T_REQ_ADD, hosts, nhost, infos, "pvm_addhosts");
+}
+
+int
+pvm_delhosts(char **hosts, int nhost, int *infos)
+{
+    return hosts_change(WIRE_T_REQ_DELETE, hosts, nhost, infos, "pvm_delhosts");
+}
+
+int
+pvm_halt(void)
+{
+    unsigned char *body;
+    size_t len;
+    int rc = pvm__enroll();
+    if (rc)
+        return pvm__err(rc, "pvm_halt");
+    rc = pvm__request(WIRE_T_REQ_HALT, NULL, &body, &len);
+    free(body);
+    /* The daemon may stop before it answers: that is the halt done. */
+    if (rc == WIRE_ENOVM)
+        rc = 0;
+    return rc ? pvm__err(rc, "pvm_halt") : PvmOk;
+}
+
+int
+pvm_archcode(char *arch)
+{
+    if (arch == NULL)
+        return pvm__err(-EINVAL, "pvm_archcode");
+    /* PVM answers with the architecture's data signature (0x408c41 for
+     * LINUX64, checked against PVM 3.4.6). */
+    return strcmp(arch, "LINUX64") == 0 ? pvm__dsig() : pvm__err(-EINVAL, "pvm_archcode");
+}
+
+char *
+pvm_version(void)
+{
+    static char v[] = "3.4.6";
+    return v;
+}
+
+int
+pvm_getfds(int **fds)
+{
+    int rc = pvm__enroll();
+    if (rc)
+        return pvm__err(rc, "pvm_getfds");
+    if (fds)
+        *fds = &pvm__ctx.fd;
+    return 1;
+}

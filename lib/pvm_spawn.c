@@ -1,0 +1,322 @@
+/*
+ * pvm_spawn.c - tasks: pvm_spawn, pvm_siblings, pvm_catchout, pvm_kill,
+ * pvm_sendsig, pvm_notify, pvm_tasks, pvm_pstat, pvm_tidtohost.
+ *
+ * The daemon does the work (daemon/vmd_fwd.c, vmd_spawn.c): placement over
+ * the hosts, starting processes, watching exits.  Arrays handed back to the
+ * program (pvm_tasks, pvm_siblings) live in the library context and stay
+ * valid until the next call of the same function, as in PVM.
+ */
+#include "pvm_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PVM__SPAWN_MAX 4096
+
+void
+pvm__output(const struct pvm__msg *m)
+{
+    if (pvm__ctx.catchout == NULL)
+        return;
+    fprintf(pvm__ctx.catchout, "[t%x] %.*s\n", (unsigned)m->src, (int)m->len,
+            m->data ? (const char *)m->data : "");
+    fflush(pvm__ctx.catchout);
+}
+
+int
+pvm_catchout(FILE *ff)
+{
+    pvm__ctx.catchout = ff;
+    return PvmOk;
+}
+
+/* Variables named in PVM_EXPORT (colon-separated) go to spawned tasks. */
+static void
+put_exports(struct wire_wbuf *b)
+{
+    const char *list = getenv("PVM_EXPORT");
+    char names[4096];
+    char *save = NULL;
+    uint32_t n = 0;
+    struct wire_wbuf tmp;
+    wire_wbuf_init(&tmp);
+    if (list && strlen(list) < sizeof(names)) {
+        strcpy(names, list);
+        for (char *name = strtok_r(names, ":", &save); name; name = strtok_r(NULL, ":", &save)) {
+            const char *v = getenv(name);
+            char kv[8192];
+            if (v == NULL || strncmp(name, "LIQUIDVM_", 9) == 0 || strchr(name, '=') ||
+                (size_t)snprintf(kv, sizeof(kv), "%s=%s", name, v) >= sizeof(kv) || n >= 256)
+                continue;
+            wire_put_str(&tmp, kv);
+            n++;
+        }
+    }
+    wire_put_u32(b, n);
+    wire_put_bytes(b, tmp.data, tmp.len);
+    wire_wbuf_free(&tmp);
+}
+
+int
+pvm_spawn(char *file, char **argv, int flags, char *where, int ntask, int *tids)
+{
+    struct wire_wbuf req;
+    unsigned char *body;
+    size_t len;
+    uint32_t argc = 0;
+    int rc;
+
+    if (file == NULL || file[0] == '\0' || ntask < 1 || ntask > PVM__SPAWN_MAX)
+        return pvm__err(-EINVAL, "pvm_spawn");
+    if ((rc = pvm__enroll()) != 0)
+        return pvm__err(rc, "pvm_spawn");
+    while (argv && argv[argc] && argc < 256)
+        argc++;
+    wire_wbuf_init(&req);
+    wire_put_str(&req, file);
+    wire_put_u32(&req, (uint32_t)flags);
+    wire_put_str(&req, where && (flags & (PvmTaskHost | PvmTaskArch)) ? where : "");
+    wire_put_u32(&req, (uint32_t)ntask);
+    wire_put_u32(&req, pvm__ctx.catchout ? (uint32_t)pvm__ctx.mytid : 0);
+    wire_put_u32(&req, argc);
+    for (uint32_t i = 0; i < argc; i++)
+        wire_put_str(&req, argv[i]);
+    put_exports(&req);
+    rc = pvm__request(WIRE_T_TASK_SPAWN, &req, &body, &len);
+    wire_wbuf_free(&req);
+    if (rc != 0) {
+        free(body);
+        return pvm__err(rc, "pvm_spawn");
+    }
+    struct wire_rbuf r;
+    uint32_t n;
+    int ok = 0, first_err = 0;
+    wire_rbuf_init(&r, body, len);
+    if (wire_get_u32(&r, &n) != 0 || n != (uint32_t)ntask) {
+        free(body);
+        return pvm__err(WIRE_EFRAME, "pvm_spawn");
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        int32_t t;
+        if (wire_get_i32(&r, &t) != 0)
+            t = WIRE_EFRAME;
+        /* Failed slots hold PVM's code: PvmNoFile, PvmNoHost, ... */
+        int v = t > 0 ? t : pvm__errcode(t);
+        if (tids)
+            tids[i] = v;
+        if (t > 0)
+            ok++;
+        else if (first_err == 0)
+            first_err = v;
+    }
+    free(body);
+    /* As PVM 3.4.6: the count started; failed slots hold their codes, and
+     * a spawn that started nothing returns 0 without a report. */
+    (void)first_err;
+    return ok;
+}
+
+int
+pvm_siblings(int **tids)
+{
+    int rc = pvm__enroll();
+    if (rc)
+        return pvm__err(rc, "pvm_siblings");
+    if (pvm__ctx.sibs == NULL) {
+        const char *spawned = getenv("LIQUIDVM_TID");
+        if (spawned == NULL || strtoul(spawned, NULL, 0) == 0) {
+            /* Started from the shell: its own sibling. */
+            if ((pvm__ctx.sibs = malloc(sizeof(int))) == NULL)
+                return pvm__err(-ENOMEM, "pvm_siblings");
+            pvm__ctx.sibs[0] = pvm__ctx.mytid;
+            pvm__ctx.nsibs = 1;
+        } else {
+            /* The spawning daemon sends the list once every host answered. */
+            for (;;) {
+                struct pvm__msg *prev = NULL, *m;
+                for (m = pvm__ctx.inq_head; m; prev = m, m = m->next)
+                    if (m->ctx == WIRE_CTX_SYSTEM && m->tag == WIRE_TAG_SIBLINGS)
+                        break;
+                if (m) {
+                    struct wire_rbuf r;
+                    uint32_t n;
+                    wire_rbuf_init(&r, m->data, m->len);
+                    if (wire_get_u32(&r, &n) == 0 && n <= PVM__SPAWN_MAX &&
+                        (pvm__ctx.sibs = malloc(sizeof(int) * (n ? n : 1))) != NULL) {
+                        for (uint32_t i = 0; i < n; i++) {
+                            uint32_t t = 0;
+                            wire_get_u32(&r, &t);
+                            pvm__ctx.sibs[i] = (int)t;
+                        }
+                        pvm__ctx.nsibs = (int)n;
+                    }
+                    if (prev)
+                        prev->next = m->next;
+                    else
+                        pvm__ctx.inq_head = m->next;
+                    if (pvm__ctx.inq_tail == m)
+                        pvm__ctx.inq_tail = prev;
+                    free(m->data);
+                    free(m);
+                    if (pvm__ctx.sibs == NULL)
+                        return pvm__err(-ENOMEM, "pvm_siblings");
+                    break;
+                }
+                if ((rc = pvm__pump(-1, NULL, NULL)) < 0)
+                    return pvm__err(rc, "pvm_siblings");
+            }
+        }
+    }
+    if (tids)
+        *tids = pvm__ctx.sibs;
+    return pvm__ctx.nsibs;
+}
+
+static int
+simple(int type, uint32_t a, uint32_t b, const char *fn)
+{
+    struct wire_wbuf req;
+    unsigned char *body;
+    size_t len;
+    int rc = pvm__enroll();
+    if (rc)
+        return pvm__err(rc, fn);
+    wire_wbuf_init(&req);
+    wire_put_u32(&req, a);
+    wire_put_u32(&req, b);
+    rc = pvm__request(type, &req, &body, &len);
+    wire_wbuf_free(&req);
+    free(body);
+    return rc ? pvm__err(rc, fn) : PvmOk;
+}
+
+int
+pvm_kill(int tid)
+{
+    if (tid <= 0)
+        return pvm__err(-EINVAL, "pvm_kill");
+    return simple(WIRE_T_TASK_KILL, (uint32_t)tid, 0, "pvm_kill");
+}
+
+int
+pvm_sendsig(int tid, int signum)
+{
+    if (tid <= 0 || signum <= 0 || signum >= 65)
+        return pvm__err(-EINVAL, "pvm_sendsig");
+    return simple(WIRE_T_TASK_KILL, (uint32_t)tid, (uint32_t)signum, "pvm_sendsig");
+}
+
+int
+pvm_notify(int what, int msgtag, int cnt, int *tids)
+{
+    struct wire_wbuf req;
+    unsigned char *body;
+    size_t len;
+    int kind = what & ~PvmNotifyCancel;
+    int rc;
+
+    if (kind < PvmTaskExit || kind > PvmHostAdd || (what & PvmNotifyCancel))
+        return pvm__err(-EINVAL, "pvm_notify");
+    if (kind != PvmHostAdd && (cnt < 0 || (cnt > 0 && tids == NULL)))
+        return pvm__err(-EINVAL, "pvm_notify");
+    if ((rc = pvm__enroll()) != 0)
+        return pvm__err(rc, "pvm_notify");
+    wire_wbuf_init(&req);
+    wire_put_u32(&req, (uint32_t)kind);
+    wire_put_i32(&req, msgtag);
+    wire_put_u32(&req, (uint32_t)cnt);
+    for (int i = 0; kind != PvmHostAdd && i < cnt; i++)
+        wire_put_u32(&req, (uint32_t)tids[i]);
+    rc = pvm__request(WIRE_T_TASK_NOTIFY, &req, &body, &len);
+    wire_wbuf_free(&req);
+    free(body);
+    return rc ? pvm__err(rc, "pvm_notify") : PvmOk;
+}
+
+/* Ask for the task list of where; fills pvm__ctx.tinfo. */
+static int
+task_list(uint32_t where)
+{
+    struct wire_wbuf req;
+    unsigned char *body;
+    size_t len;
+    int rc = pvm__enroll();
+    if (rc)
+        return rc;
+    wire_wbuf_init(&req);
+    wire_put_u32(&req, where);
+    rc = pvm__request(WIRE_T_TASK_LIST, &req, &body, &len);
+    wire_wbuf_free(&req);
+    if (rc != 0) {
+        free(body);
+        return rc;
+    }
+    struct wire_rbuf r;
+    uint32_t n;
+    wire_rbuf_init(&r, body, len);
+    if ((rc = wire_get_u32(&r, &n)) != 0 || n > 1u << 20) {
+        free(body);
+        return rc ? rc : WIRE_EFRAME;
+    }
+    for (int i = 0; i < pvm__ctx.ntinfo; i++)
+        free(pvm__ctx.tinfo[i].ti_a_out);
+    free(pvm__ctx.tinfo);
+    pvm__ctx.ntinfo = 0;
+    pvm__ctx.tinfo = calloc(n ? n : 1, sizeof(struct pvmtaskinfo));
+    if (pvm__ctx.tinfo == NULL) {
+        free(body);
+        return -ENOMEM;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t tid, ptid, host, flag, pid;
+        char name[256];
+        if ((rc = wire_get_u32(&r, &tid)) || (rc = wire_get_u32(&r, &ptid)) ||
+            (rc = wire_get_u32(&r, &host)) || (rc = wire_get_u32(&r, &flag)) ||
+            (rc = wire_get_str(&r, name, sizeof(name))) || (rc = wire_get_u32(&r, &pid)))
+            break;
+        struct pvmtaskinfo *ti = &pvm__ctx.tinfo[pvm__ctx.ntinfo++];
+        ti->ti_tid = (int)tid;
+        ti->ti_ptid = (int)ptid;
+        ti->ti_host = (int)host;
+        ti->ti_flag = (int)flag;
+        ti->ti_a_out = strdup(name);
+        ti->ti_pid = (int)pid;
+    }
+    free(body);
+    return rc;
+}
+
+int
+pvm_tasks(int where, int *ntask, struct pvmtaskinfo **taskp)
+{
+    int rc = task_list((uint32_t)where);
+    if (rc)
+        return pvm__err(rc, "pvm_tasks");
+    if (ntask)
+        *ntask = pvm__ctx.ntinfo;
+    if (taskp)
+        *taskp = pvm__ctx.tinfo;
+    return PvmOk;
+}
+
+int
+pvm_pstat(int tid)
+{
+    if (tid <= 0)
+        return pvm__err(-EINVAL, "pvm_pstat");
+    int rc = task_list((uint32_t)tid);
+    if (rc)
+        return pvm__err(rc, "pvm_pstat");
+    /* PVM returns PvmNoTask quietly: it is an answer, not a failure. */
+    return pvm__ctx.ntinfo > 0 ? PvmOk : PvmNoTask;
+}
+
+int
+pvm_tidtohost(int tid)
+{
+    if (tid <= 0)
+        return pvm__err(-EINVAL, "pvm_tidtohost");
+    return tid & (0xfff << 18);
+}
