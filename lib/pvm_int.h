@@ -104,6 +104,13 @@ struct pvm__buf {
     int ctx;
     int wid;
     int crc;
+    /*
+     * Messages, contexts and handlers (pvm_msg.c): the queue entry or the
+     * handler call that owns this received buffer, NULL once it is the
+     * program's.  A new buffer is zeroed, so a freed buffer whose id and
+     * address come back is never taken for the old one.
+     */
+    void *held;
 };
 
 struct pvm__ctx {
@@ -138,6 +145,22 @@ struct pvm__ctx {
     int ntinfo;
     struct pvmhostinfo *hinfo;  /* what pvm_config returned last */
     int nhinfo;
+
+    /*
+     * Contexts, options, receive matching and message handlers
+     * (pvm_context.c, pvm_opt.c, pvm_msg.c, pvm_mhf.c).
+     */
+    int msgctx;                 /* the current context; read it with pvm__context() */
+    int msgctx_known;           /* msgctx was set or inherited */
+    int *myctxs;                /* contexts pvm_newcontext gave us, not yet freed */
+    int nmyctxs;
+    int opt[32];                /* pvm_setopt values, by option number (pvm3.h) */
+    int opt_ready;              /* opt holds PVM's defaults */
+    int (*recvf)(int, int, int); /* pvm_recvf's match function, NULL: the default */
+    struct pvm__mhf *mhf;       /* handlers, indexed by mhid; func NULL: free */
+    int nmhf;                   /* slots in mhf */
+    int mhf_depth;              /* handlers running now (they do not nest) */
+    int mhf_pending;            /* queued messages waiting for their handler */
 };
 
 /* A message that arrived and waits for pvm_recv (pvm_msg.c). */
@@ -147,6 +170,14 @@ struct pvm__msg {
     int encword;
     unsigned char *data;        /* malloc'ed, len bytes; NULL if empty */
     size_t len;
+    /*
+     * Once a program has seen the message's bufid (pvm_probe, a pvm_recvf
+     * match function), the message lives in that buffer (data is NULL):
+     * buf->held points back here until the message is received.
+     */
+    struct pvm__buf *buf;
+    int bufid;
+    int mhf;                    /* a handler takes it (pvm__mhf_run_pending) */
 };
 
 /* The task's one library context (pvm_ctx.c). */
@@ -255,5 +286,52 @@ int pvm__unpack(struct pvm__buf *b, int type, void *p, int nitem, int stride);
 /* A NUL-terminated string, as pvm_pkstr/pvm_upkstr. */
 int pvm__pack_str(struct pvm__buf *b, const char *s);
 int pvm__unpack_str(struct pvm__buf *b, char *s);
+
+/* ---- contexts, options, handlers, matching (pvm_context.c, pvm_opt.c,
+ * pvm_mhf.c, pvm_msg.c, pvm_mcast.c) ---- */
+
+/* Contexts whose top bits are all set belong to the daemons (wire.h
+ * WIRE_CTX_*): a task may not send in them, and no user receive,
+ * wildcard or handler sees them. */
+#define PVM__CTX_DAEMON(c) (((unsigned)(c) & 0x7fff0000u) == 0x7fff0000u)
+/*
+ * The current context: what pvm_setcontext set, else the one inherited
+ * from the parent (LIQUIDVM_CTX in the environment, set by the spawning
+ * daemon to the parent's context at pvm_spawn time), else 0.
+ */
+int pvm__context(void);
+/* An option's value (pvm_getopt without the checks); 0 for unknown ones. */
+int pvm__opt(int what);
+/* The handler index for a message, or -1: at most one matches (addmhf
+ * refuses overlapping ones).  Daemon contexts only match a handler
+ * installed for that exact context. */
+int pvm__mhf_find(int src, int tag, int ctx);
+/*
+ * Call handler idx for the received message in b, as PVM does: the send
+ * buffer is none and the receive buffer b while it runs, the context is
+ * the message's; afterwards both are restored, and b and any buffer the
+ * handler left active are freed.  b is the handler's from here on.
+ */
+void pvm__mhf_call(int idx, struct pvm__buf *b);
+/* Forget every handler (pvm_exit, tests). */
+void pvm__mhf_reset(void);
+/* Run the handlers of queued messages that arrived when they could not
+ * run (during a daemon request); 0 or a negative code. */
+int pvm__mhf_run_pending(void);
+/* Frames already readable are read and their handlers run: the send
+ * calls do it when handlers exist, as PVM's sends read the socket. */
+int pvm__poll_input(void);
+/* 1 if a task may send to tid: a task id, or anything with PvmResvTids. */
+int pvm__tid_ok(int tid);
+/* Write one message frame in the current context: 0 or a negative code. */
+int pvm__send_frame(int tid, int tag, const void *body, size_t len, int encword);
+/* Unlink and return the oldest queued message from src with tag in
+ * exactly context ctx (-1 for src or tag: any), or NULL.  For the
+ * library's own messages; the caller frees it with pvm__msg_free. */
+struct pvm__msg *pvm__inq_take(int src, int tag, int ctx);
+void pvm__msg_free(struct pvm__msg *m);
+
+/* PVM exports it and its example programs call it (mhf_server.c). */
+PVM_API void pvmdisplaymhfinfo(char *who, char *msg, int tid);
 
 #endif
