@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# pvm_spawn and friends on a 3-host VM, with PVM programs: Debian's
+# pvm-examples built from source against our pvm3.h, and the same examples'
+# binaries as Debian built them against real PVM 3.4.6, run on our
+# libpvm3.so.3 unchanged (issue 3).
+. "$(dirname "$0")/lib.sh"
+B=$(cd "$(dirname "$VMCTL")/.." && pwd)
+SP=$B/tests/integ/pvm_spawner
+[ -x "$SP" ] || skip_all "pvm_spawner is not built"
+
+# The examples, from source, against our header and library.
+EX=$T/ex
+mkdir -p "$EX/src"
+TARBALL=/usr/share/doc/pvm-examples/examples.tar.gz
+have_src=0
+if [ -f "$TARBALL" ] && command -v cc >/dev/null; then
+    tar -xzf "$TARBALL" -C "$EX/src" && have_src=1
+    for p in hello hello_other spmd slave1 master1; do
+        cc -w -I"$(pwd)/lib" -o "$EX/$p" "$EX/src/examples/$p.c" -L"$B/lib" -lpvm3 \
+            -Wl,-rpath,"$B/lib" 2>"$T/cc.$p" || rm -f "$EX/$p"
+    done
+fi
+write_conf 2.0 "spawn_path = [ \"$EX\", \"$B/tests/integ\" ];"
+check "start a local VM of 3 hosts" "$VMCTL" start --local 3 -c "$T/test.conf"
+
+if [ $have_src = 1 ] && [ -x "$EX/hello" ]; then
+    check "hello (pvm-examples, built on our pvm3.h) spawns hello_other and gets its greeting" \
+        bash -c 'cd "$0" && timeout 20 ./hello | grep -q "^from t[0-9a-f]*: hello, world from"' "$EX"
+else
+    echo "# SKIP hello: pvm-examples sources are not installed (apt-get install pvm-examples)"
+fi
+if [ -x "$EX/spmd" ]; then
+    check "spmd x4 over 3 hosts: siblings, a token ring, output caught by the parent" \
+        bash -c 'timeout 30 "$0" -n 4 spmd >"$1" && grep -q "token ring done" "$1" &&
+                 grep -q "Pass a token through the   4 tid ring" "$1"' "$SP" "$T/spmd.out"
+    check "the 4 spmd tasks were spread over all 3 hosts" bash -c \
+        'head -1 "$0" | grep -q " t4" && head -1 "$0" | grep -q " t8" && head -1 "$0" | grep -q " tc"' "$T/spmd.out"
+fi
+check "PvmTaskHost places every task on the named host" \
+    bash -c 'timeout 30 "$0" -n 2 -h host2 pvm_pingpong >"$1"; head -1 "$1" | grep -q "^spawned 2: tc[0-9a-f]* tc[0-9a-f]*$"' "$SP" "$T/host.out"
+check "a missing executable: 0 started, PvmNoFile (-7) in every slot" \
+    bash -c 'timeout 20 "$0" -n 2 nosuchprogram | grep -q "^spawned 0: err7 err7$"' "$SP"
+check "an unknown host: PvmNoHost (-6)" \
+    bash -c 'timeout 20 "$0" -n 1 -h nohost pvm_pingpong | grep -q "^spawned 0: err6$"' "$SP"
+check "pvm_kill ends spawned tasks that never enroll, and their exit is notified" \
+    bash -c 'timeout 20 "$0" -x -n 3 /bin/sleep 60 | grep -q "all exited"' "$SP"
+check "no sleep process of the killed tasks is left" bash -c '! pgrep -f "^/bin/sleep 60$"'
+
+# Binary compatibility: Debian's binaries, linked against real libpvm3.so.3.
+if [ -x /usr/bin/hello.pvm ] && [ -x /usr/bin/hello_other ]; then
+    write_conf 2.0 'spawn_path = [ "/usr/bin" ];'
+    check "halt, then a VM whose spawn_path is /usr/bin" bash -c \
+        '"$0" halt && "$0" start --local 2 -c "$1"' "$VMCTL" "$T/test.conf"
+    check "Debian's hello.pvm (built against PVM 3.4.6) runs unchanged on our libpvm3.so.3" \
+        bash -c 'cd /tmp && PVM_EXPORT=LD_LIBRARY_PATH LD_LIBRARY_PATH="$0/lib" timeout 20 /usr/bin/hello.pvm |
+                 grep -q "^from t[0-9a-f]*: hello, world from"' "$B"
+else
+    echo "# SKIP binary compatibility: pvm-examples binaries are not installed"
+fi
+check "halt" "$VMCTL" halt
+check "no vmd process is left" wait_for 5 vmd_count_is 0
