@@ -87,10 +87,18 @@ int kern_plan_make(struct kern_plan *p, size_t cache_bytes, int ni, int nj, int 
     }
 
     if (flags & KERN_PLAN_ROWS) {
-        /* The thesis's budget, TK planes of the tile in C, spent on rows. */
+        /*
+         * The thesis's budget, TK planes of the tile in the cache, spent on
+         * whole rows, and doubled: the fused kernel reads its planes back
+         * from the next level well enough that fewer, larger tiles win
+         * (measured at 512^3: 60 to 128 rows alike, whole planes 1.4x
+         * slower; at 140..384 whole planes or halves best).  Larger tiles
+         * also keep the tile count constant over wide ranges of N, so the
+         * grind time has no steps where it changes.
+         */
         p->tile_i = ni;
-        p->tile_j = balance(nj, clamp(p->cache_elems / ((size_t)KERN_TK * (size_t)(ni + 2)), 3,
-                                      nj + 2) - 2);
+        p->tile_j = balance(nj, clamp(2 * p->cache_elems / ((size_t)KERN_TK * (size_t)(ni + 2)),
+                                      3, nj + 2) - 2);
     } else {
         p->tile_i = g.ti > 2 ? g.ti - 2 : 1;
         p->tile_j = g.tj > 2 ? g.tj - 2 : 1;

@@ -74,12 +74,17 @@ static void test_kern_plan_row_tiles_and_line_padding(void **state)
     (void)state;
     assert_int_equal(kern_plan_make(&p, 1 << 20, 512, 512, 512, KERN_PLAN_FAST), 0);
     assert_int_equal(p.tile_i, 512);
-    /* 131072 / (4 * 514) - 2 = 61 rows, balanced: 512 = 9 tiles of 57. */
-    assert_int_equal(p.tile_j, 57);
+    /* 2 * 131072 / (4 * 514) - 2 = 125 rows, balanced: 512 = 5 tiles of 103. */
+    assert_int_equal(p.tile_j, 103);
     assert_int_equal(p.bi, 520);        /* 514 rounded up to a line */
     assert_int_equal(p.bj, 514);        /* no plane padding */
     assert_true(p.flags & KERN_PLAN_ALIGN);
     assert_true(p.flags & KERN_PLAN_ROWS);
+    /* N = 140..200: one tile of whole planes. */
+    for (int n = 140; n <= 200; n++) {
+        assert_int_equal(kern_plan_make(&p, 1 << 20, n, n, n, KERN_PLAN_FAST), 0);
+        assert_int_equal(p.tile_j, n);
+    }
     /* A row of exactly 4 KiB would alias its neighbours: one line more. */
     assert_int_equal(kern_plan_make(&p, 1 << 20, 510, 510, 510, KERN_PLAN_ALIGN), 0);
     assert_int_equal(p.bi, 520);
