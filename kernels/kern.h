@@ -93,14 +93,16 @@ static inline double *kern_at(const struct kern_box *b, int i, int j, int k)
  * Two layouts and two tile shapes:
  *   KERN_PLAN_PAD    the thesis's: GcdPad3D leading dimensions for the cache;
  *   KERN_PLAN_ALIGN  line padding: rows start on 64-byte lines (and never
- *                    4 KiB apart), no plane padding.  On caches of 8 ways
- *                    and more the conflicts GcdPad3D removes are rare, and
- *                    its wide column padding (up to 2 TI - 1 per row) costs
- *                    bandwidth: measured, see bench/kernels;
+ *                    4 KiB apart), no plane padding;
  *   (neither)        unpadded, bi = ni+2 and bj = nj+2 (the thesis's pad(false));
  *   tiles            TI-2 x TJ-2 from GcdPad3D (the thesis's Autoblocker), or
- *   KERN_PLAN_ROWS   whole rows, as many as fill the cache 4 planes deep:
- *                    one plane of a tile is then one contiguous run of memory.
+ *   KERN_PLAN_ROWS   whole rows, as many as fill twice the cache 4 planes
+ *                    deep: one plane of a tile is one contiguous run of memory.
+ * GcdPad3D assumes a direct-mapped cache.  On an 8-way 1 MiB L2 (sets repeat
+ * every 128 KiB) its planes, BI*BJ = odd * TI*TJ apart, all land in the same
+ * sets, and its padded rows (up to 2 TI - 1 more per row) break the streams
+ * the hardware prefetchers follow: measured 2-3x slower than unpadded on a
+ * Zen 4 (bench/kernels), so the fast kernels use line padding instead.
  * KERN_PLAN_FAST is what runs fastest on current x86 CPUs.
  */
 #define KERN_PLAN_PAD    0x01u  /* GcdPad3D leading dimensions */

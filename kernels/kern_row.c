@@ -91,12 +91,31 @@ KERN_AVX2 static inline __m256d point4(__m256d lo, __m256d hi, struct rows n, in
 }
 
 /*
- * Walk c[i0..i1] four points at a time, calling BODY with lo, hi, cur (the
+ * Walk c[i..i1] four points at a time, calling BODY with lo, hi, cur (the
  * old c[i..i+3]) and i.  Reads never go past c[i1+1], the last neighbour,
  * so nothing beyond the row (padding, or the end of the mapping) is read.
  * Leaves i at the first point not done.
  */
-#define KERN_ROW_WALK(c, i0, i1, i, BODY)                                                             do {                                                                                                  __m256d lo_ = _mm256_loadu_pd((c) + (i)-1), cur_ = _mm256_loadu_pd((c) + (i));                   for (; (i) + 3 <= (i1); (i) += 4) {                                                                   __m256d next_, hi_, lo, hi, cur;                                                                  if ((i) + 7 <= (i1) + 1) {                                                                            next_ = _mm256_loadu_pd((c) + (i) + 4);                                                           hi_ = shift_up(cur_, next_);                                                                  } else {                                                                                              next_ = cur_;                                                                                     hi_ = _mm256_loadu_pd((c) + (i) + 1);                                                         }                                                                                                 lo = lo_;                                                                                         hi = hi_;                                                                                         cur = cur_;                                                                                       BODY;                                                                                             lo_ = shift_down(cur_, next_);                                                                    cur_ = next_;                                                                                 }                                                                                             } while (0)
+#define KERN_ROW_WALK(c, i1, i, BODY)                                                  \
+    do {                                                                               \
+        __m256d lo_ = _mm256_loadu_pd((c) + (i)-1), cur_ = _mm256_loadu_pd((c) + (i)); \
+        for (; (i) + 3 <= (i1); (i) += 4) {                                            \
+            __m256d next_, hi_, lo, hi, cur;                                           \
+            if ((i) + 7 <= (i1) + 1) {                                                 \
+                next_ = _mm256_loadu_pd((c) + (i) + 4);                                \
+                hi_ = shift_up(cur_, next_);                                           \
+            } else {                                                                   \
+                next_ = cur_;                                                          \
+                hi_ = _mm256_loadu_pd((c) + (i) + 1);                                  \
+            }                                                                          \
+            lo = lo_;                                                                  \
+            hi = hi_;                                                                  \
+            cur = cur_;                                                                \
+            BODY;                                                                      \
+            lo_ = shift_down(cur_, next_);                                             \
+            cur_ = next_;                                                              \
+        }                                                                              \
+    } while (0)
 
 KERN_AVX2 static void jrow_avx2(double *o, const double *c, const struct kern__nbr *nb, int i0,
                                 int i1, double cc, double c2, int stream)
@@ -113,10 +132,10 @@ KERN_AVX2 static void jrow_avx2(double *o, const double *c, const struct kern__n
             i++;
         }
         if (i + 3 <= i1)
-            KERN_ROW_WALK(c, i0, i1, i, (void)cur;
+            KERN_ROW_WALK(c, i1, i, (void)cur;
                           _mm256_stream_pd(o + i, point4(lo, hi, n, i, vc, vc2)));
     } else if (i + 3 <= i1) {
-        KERN_ROW_WALK(c, i0, i1, i, (void)cur;
+        KERN_ROW_WALK(c, i1, i, (void)cur;
                       _mm256_storeu_pd(o + i, point4(lo, hi, n, i, vc, vc2)));
     }
     for (; i <= i1; i++)
@@ -142,7 +161,7 @@ KERN_AVX2 static void rbrow_avx2(double *a, const struct kern__nbr *nb, int i0, 
     int i = i0;
 
     if (i + 3 <= i1)
-        KERN_ROW_WALK(a, i0, i1, i,
+        KERN_ROW_WALK(a, i1, i,
                       _mm256_storeu_pd(a + i, _mm256_blendv_pd(cur, point4(lo, hi, n, i, vc, vc2),
                                                                keep)));
     if (i <= i1)

@@ -158,6 +158,7 @@ static void test_kern_box_kernels_never_touch_padding(void **state)
     assert_int_equal(kern_plan_make(&p, 65536, 70, 45, 20,
                                      KERN_PLAN_PAD | KERN_PLAN_SIMD | KERN_PLAN_STREAM), 0);
     p.flags |= KERN_PLAN_STREAM;
+    p.rb_steps = 2;
     assert_true(p.bj > 47 && p.bi > 72);
     assert_int_equal(kern_box_alloc(&u, 70, 45, 20, p.bi, p.bj), 0);
     assert_int_equal(kern_box_alloc(&tmp, 70, 45, 20, p.bi, p.bj), 0);
@@ -169,7 +170,7 @@ static void test_kern_box_kernels_never_touch_padding(void **state)
     assert_int_equal(kern_jacobi_run(&u, &tmp, &rhs, 0.1, 0.2, 5, &p), 0);
     assert_int_equal(kern_rbgs_ref(&u, &rhs, 0.1, 0.2, KERN_RED), 0);
     assert_int_equal(kern_rbgs_sweep(&u, &rhs, 0.1, 0.2, KERN_BLACK, &p), 0);
-    assert_int_equal(kern_rbgs_run(&u, &rhs, 0.1, 0.2, 2, &p), 0);
+    assert_int_equal(kern_rbgs_run(&u, &rhs, 0.1, 0.2, 3, &p), 0);
     assert_only_data_resident(&u);
     assert_only_data_resident(&tmp);
     assert_only_data_resident(&rhs);
