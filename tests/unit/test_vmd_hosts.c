@@ -69,6 +69,9 @@ setup(void **state)
     vmd_list_init(&vmd->clients);
     vmd_list_init(&vmd->ops);
     vmd_list_init(&vmd->starts);
+    vmd_list_init(&vmd->tasks);
+    vmd_list_init(&vmd->hostwatch);
+    vmd_list_init(&vmd->fwds);
     snprintf(vmd->name, sizeof(vmd->name), "hostB");
     snprintf(vmd->master_name, sizeof(vmd->master_name), "hostA");
     snprintf(vmd->address, sizeof(vmd->address), "10.0.0.2");
