@@ -314,6 +314,9 @@ again:
         }
         if ((rc = wrap(m)) < 0)
             return rc;
+        /* Each look starts at the top: pvm_setrbuf(mid) rewinds it. */
+        if (m->buf != pvm__ctx.rbuf)
+            m->buf->unpacking = 0;
         /* A match function must not receive: the queue is ours meanwhile. */
         cc = pvm__ctx.recvf(m->bufid, tid, tag);
         if (cc < 0)
