@@ -18,7 +18,7 @@ SANFLAGS=
 nm -D "$B/lib/libpvm3.so.3" 2>/dev/null | grep -q __asan && SANFLAGS="-fsanitize=address,undefined"
 if [ -f "$TARBALL" ] && command -v cc >/dev/null; then
     tar -xzf "$TARBALL" -C "$EX/src" && have_src=1
-    for p in hello hello_other spmd slave1 master1; do
+    for p in hello hello_other spmd slave1 master1 timing timing_slave; do
         cc -w $SANFLAGS -I"$(pwd)/lib" -o "$EX/$p" "$EX/src/examples/$p.c" -L"$B/lib" -lpvm3 \
             -Wl,-rpath,"$B/lib" 2>"$T/cc.$p" || rm -f "$EX/$p"
     done
@@ -38,6 +38,17 @@ if [ -x "$EX/spmd" ]; then
                  grep -q "Pass a token through the   4 tid ring" "$1"' "$SP" "$T/spmd.out"
     check "the 4 spmd tasks were spread over all 3 hosts" bash -c \
         'head -1 "$0" | grep -q " t4" && head -1 "$0" | grep -q " t8" && head -1 "$0" | grep -q " tc"' "$T/spmd.out"
+fi
+if [ -x "$EX/master1" ] && [ -x "$EX/slave1" ]; then
+    check "master1 spawns 9 slave1 (pvm_config, pvm_mcast) and every result is as expected" \
+        bash -c 'cd "$0" && timeout 30 ./master1 >"$1" && grep -q "SUCCESSFUL" "$1" &&
+                 [ "$(grep -c "I got" "$1")" = 9 ] &&
+                 sed -n "s/I got \([0-9.]*\) from.*expecting \([0-9.]*\))/\1 \2/p" "$1" |
+                 awk "\$1 != \$2 { bad = 1 } END { exit bad }"' "$EX" "$T/m1.out"
+fi
+if [ -x "$EX/timing" ] && [ -x "$EX/timing_slave" ]; then
+    check "timing (round trips and bandwidth with timing_slave, pvm_setopt) completes" \
+        bash -c 'cd "$0" && timeout 60 ./timing | grep -q "^done"' "$EX"
 fi
 check "PvmTaskHost places every task on the named host" \
     bash -c 'timeout 30 "$0" -n 2 -h host2 pvm_pingpong >"$1"; head -1 "$1" | grep -q "^spawned 2: tc[0-9a-f]* tc[0-9a-f]*$"' "$SP" "$T/host.out"
