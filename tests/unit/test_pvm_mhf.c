@@ -260,6 +260,8 @@ test_pvm_mhf_handler_keeping_a_buffer_with_its_message_id(void **state)
 static void
 test_pvm_mhf_context_of_a_handler_selects(void **state)
 {
+    struct pvm__msg *m;
+
     (void)state;
     seen_reset();
     assert_int_equal(pvm_addmhf(-1, 9, 0x40005, h_look), 0);
@@ -278,7 +280,9 @@ test_pvm_mhf_context_of_a_handler_selects(void **state)
     assert_int_equal(hits, 2);
     assert_int_equal(seen_val, 4);
     /* The daemon's message waits for the library's own reader. */
-    assert_non_null(pvm__inq_take(-1, 9, 0x7fff0000));
+    m = pvm__inq_take(-1, 9, 0x7fff0000);
+    assert_non_null(m);
+    pvm__msg_free(m);
 }
 
 static void
