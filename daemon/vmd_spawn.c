@@ -153,7 +153,9 @@ proc_on_exit(uv_process_t *proc, int64_t status, int signo)
         snprintf(why, sizeof(why), "was killed by signal %d", signo);
     else
         snprintf(why, sizeof(why), "exited with status %d", (int)status);
-    if (!t->ended)
+    /* A connected task ends when its connection does: the last messages it
+     * sent may still be unread on the socket when the exit is reported. */
+    if (!t->ended && t->client == NULL)
         vmd_task_end(t, why);
     else
         log_debug("process of t%x %s", t->tid, why);
