@@ -290,10 +290,10 @@ int pvm__unpack_str(struct pvm__buf *b, char *s);
 /* ---- contexts, options, handlers, matching (pvm_context.c, pvm_opt.c,
  * pvm_mhf.c, pvm_msg.c, pvm_mcast.c) ---- */
 
-/* Contexts whose top bits are all set belong to the daemons (wire.h
- * WIRE_CTX_*): a task may not send in them, and no user receive,
- * wildcard or handler sees them. */
-#define PVM__CTX_DAEMON(c) (((unsigned)(c) & 0x7fff0000u) == 0x7fff0000u)
+/* Contexts with all the bits of WIRE_CTX_SYSTEM set belong to the daemons
+ * (vmd_task_route refuses them from tasks): a task may not send in them,
+ * and no user receive, wildcard or handler sees them. */
+#define PVM__CTX_DAEMON(c) (((unsigned)(c) & (unsigned)WIRE_CTX_SYSTEM) == (unsigned)WIRE_CTX_SYSTEM)
 /*
  * The current context: what pvm_setcontext set, else the one inherited
  * from the parent (LIQUIDVM_CTX in the environment, set by the spawning
