@@ -293,7 +293,8 @@ int pvm__unpack_str(struct pvm__buf *b, char *s);
 /* Contexts with all the bits of WIRE_CTX_SYSTEM set belong to the daemons
  * (vmd_task_route refuses them from tasks): a task may not send in them,
  * and no user receive, wildcard or handler sees them. */
-#define PVM__CTX_DAEMON(c) (((unsigned)(c) & (unsigned)WIRE_CTX_SYSTEM) == (unsigned)WIRE_CTX_SYSTEM)
+#define PVM__CTX_DAEMON(c)                                                    \
+    (((unsigned)(c) & (unsigned)WIRE_CTX_SYSTEM) == (unsigned)WIRE_CTX_SYSTEM)
 /*
  * The current context: what pvm_setcontext set, else the one inherited
  * from the parent (LIQUIDVM_CTX in the environment, set by the spawning
