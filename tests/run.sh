@@ -51,7 +51,7 @@ run_integ() {
         local sanlog
         sanlog=$(mktemp -d /tmp/lvm-san.XXXXXX)
         out=$(VMD="$bin/vmd" VMCTL="$bin/vmctl" \
-              ASAN_OPTIONS="log_path=$sanlog/asan:detect_leaks=1" \
+              ASAN_OPTIONS="log_path=$sanlog/asan" \
               UBSAN_OPTIONS="log_path=$sanlog/ubsan:print_stacktrace=1" \
               timeout 600 bash "$t" 2>&1)
         rc=$?

@@ -15,7 +15,12 @@ TARBALL=/usr/share/doc/pvm-examples/examples.tar.gz
 have_src=0
 # A sanitizer build's libpvm3 needs its programs built with the same runtime.
 SANFLAGS=
-nm -D "$B/lib/libpvm3.so.3" 2>/dev/null | grep -q __asan && SANFLAGS="-fsanitize=address,undefined"
+if nm -D "$B/lib/libpvm3.so.3" 2>/dev/null | grep -q __asan; then
+    # The examples are not ours to fix: their own leaks are not reported.
+    printf 'const char *__asan_default_options(void);\n%s\n' \
+        'const char *__asan_default_options(void) { return "detect_leaks=0"; }' >"$T/noleak.c"
+    SANFLAGS="-fsanitize=address,undefined $T/noleak.c"
+fi
 if [ -f "$TARBALL" ] && command -v cc >/dev/null; then
     tar -xzf "$TARBALL" -C "$EX/src" && have_src=1
     for p in hello hello_other spmd slave1 master1 timing timing_slave; do
@@ -34,8 +39,9 @@ else
 fi
 if [ -x "$EX/spmd" ]; then
     check "spmd x4 over 3 hosts: siblings, a token ring, output caught by the parent" \
-        bash -c 'timeout 30 "$0" -n 4 spmd >"$1" && grep -q "token ring done" "$1" &&
-                 grep -q "Pass a token through the   4 tid ring" "$1"' "$SP" "$T/spmd.out"
+        bash -c 'timeout 30 "$0" -n 4 spmd >"$1"; rc=$?; grep -q "token ring done" "$1" &&
+                 grep -q "Pass a token through the   4 tid ring" "$1" && [ $rc = 0 ] ||
+                 { echo "status $rc"; cat "$1"; false; }' "$SP" "$T/spmd.out"
     check "the 4 spmd tasks were spread over all 3 hosts" bash -c \
         'head -1 "$0" | grep -q " t4" && head -1 "$0" | grep -q " t8" && head -1 "$0" | grep -q " tc"' "$T/spmd.out"
 fi
