@@ -32,6 +32,7 @@ struct vmd_fwd {
     uint32_t id;
     uint32_t client_id, req_id;
     uint32_t origin;            /* the requesting task */
+    int32_t ctx;                /* its context, for notifications */
     int type;
     int pending;
     int status;
@@ -107,7 +108,8 @@ spawn_req_parse(struct wire_rbuf *r, struct spawn_req *s, int with_placement)
     if (s->ntask < 1 || s->ntask > SPAWN_MAX)
         return -EINVAL;
     for (uint32_t i = 0; i < s->envc; i++)
-        if (strchr(s->env[i], '=') == NULL || strncmp(s->env[i], "LIQUIDVM_", 9) == 0)
+        if (strchr(s->env[i], '=') == NULL ||
+            (strncmp(s->env[i], "LIQUIDVM_", 9) == 0 && strncmp(s->env[i], "LIQUIDVM_CTX=", 13) != 0))
             return -EINVAL;
     return 0;
 }
@@ -130,6 +132,7 @@ fwd_new(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h)
     f->client_id = c->id;
     f->req_id = h->id;
     f->origin = c->task->tid;
+    f->ctx = h->ctx;
     f->type = h->type;
     f->pending = 1;             /* released once every part is sent */
     f->deadline = uv_now(vmd->loop) + (uint64_t)(vmd->conf.start_timeout * 1000.0) + 5000;
@@ -197,7 +200,7 @@ fwd_send(struct vmd *vmd, struct vmd_fwd *f, struct vmd_host *h, int type,
     wire_put_u32(&b, f->origin);
     wire_put_u32(&b, (uint32_t)type);
     wire_put_bytes(&b, req->data, req->len);
-    struct wire_hdr hh = { .type = WIRE_T_FWD, .src = VMD_HOST_TID(vmd->index) };
+    struct wire_hdr hh = { .type = WIRE_T_FWD, .src = VMD_HOST_TID(vmd->index), .ctx = f->ctx };
     int rc = b.err ? b.err : vmd_peer_send(h->peer, &hh, b.data, b.len);
     wire_wbuf_free(&b);
     if (rc == 0)

@@ -54,6 +54,11 @@ put_exports(struct wire_wbuf *b)
             n++;
         }
     }
+    /* Children start in the parent's current context (pvm_context.c). */
+    char ctx[64];
+    snprintf(ctx, sizeof(ctx), "LIQUIDVM_CTX=%d", pvm__context());
+    wire_put_str(&tmp, ctx);
+    n++;
     wire_put_u32(b, n);
     wire_put_bytes(b, tmp.data, tmp.len);
     wire_wbuf_free(&tmp);

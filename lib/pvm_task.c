@@ -46,7 +46,9 @@ pvm__connect(void)
 int
 pvm__request(int type, const struct wire_wbuf *req, unsigned char **body, size_t *len)
 {
-    struct wire_hdr h = { .type = (uint8_t)type, .id = ++pvm__ctx.next_req };
+    /* Notifications the daemon sends later come in the asker's context. */
+    struct wire_hdr h = { .type = (uint8_t)type, .id = ++pvm__ctx.next_req,
+                          .ctx = type == WIRE_T_TASK_ENROLL ? 0 : pvm__context() };
     int rc;
 
     *body = NULL;
@@ -135,6 +137,7 @@ pvm_exit(void)
     if (pvm__ctx.fd < 0)
         return PvmOk;
     fflush(stdout);
+    pvm__mhf_reset();       /* PVM drops every handler at exit */
     pvm__leave();
     return PvmOk;
 }
