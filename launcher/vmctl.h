@@ -40,6 +40,16 @@ int vmctl_request(int fd, int type, const struct wire_wbuf *req, int timeout_ms,
 int vmctl_call(const struct vmctl *v, int type, const struct wire_wbuf *req, int timeout_ms,
                unsigned char **body, size_t *len, int *status);
 
+/* One host of `conf`. */
+struct vmctl_hostrow {
+    uint32_t tid, port, speed;
+    char name[256], addr[64], arch[16], state[16];
+};
+
+/* The host table from the daemon: *rows malloc'ed (caller frees). */
+int vmctl_conf_fetch(struct vmctl *v, struct vmctl_hostrow **rows, int *nrows, char *master,
+                     size_t mcap);
+
 /* vmctl_json.c */
 void vmctl_json_str(FILE *fp, const char *s);
 
@@ -53,6 +63,14 @@ int vmctl_cmd_status(struct vmctl *v, int argc, char **argv);
 int vmctl_cmd_ca(struct vmctl *v, int argc, char **argv);
 int vmctl_cmd_cert(struct vmctl *v, int argc, char **argv);
 int vmctl_cmd_version(struct vmctl *v, int argc, char **argv);
+/* vmctl_task.c: the console's task verbs */
+int vmctl_cmd_spawn(struct vmctl *v, int argc, char **argv);
+int vmctl_cmd_ps(struct vmctl *v, int argc, char **argv);
+int vmctl_cmd_kill(struct vmctl *v, int argc, char **argv);
+int vmctl_cmd_sig(struct vmctl *v, int argc, char **argv);
+int vmctl_cmd_reset(struct vmctl *v, int argc, char **argv);
+int vmctl_cmd_pstat(struct vmctl *v, int argc, char **argv);
+int vmctl_cmd_mstat(struct vmctl *v, int argc, char **argv);
 /* Issue HOST's certificate if it is missing and the CA key is at hand. */
 int vmctl_ensure_cert(struct vmctl *v, const char *host, int init_ca);
 

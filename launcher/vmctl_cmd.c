@@ -535,70 +535,88 @@ vmctl_cmd_delete(struct vmctl *v, int argc, char **argv)
 }
 
 int
-vmctl_cmd_conf(struct vmctl *v, int argc, char **argv)
+vmctl_conf_fetch(struct vmctl *v, struct vmctl_hostrow **rows, int *nrows, char *master,
+                 size_t mcap)
 {
-    int first = 0, rc, status;
+    int rc, status;
     unsigned char *body;
     size_t len;
+    *rows = NULL;
+    *nrows = 0;
+    if ((rc = vmctl_call(v, WIRE_T_REQ_CONF, NULL, CTL_TIMEOUT_MS, &body, &len, &status)) != 0)
+        return rc;
+    if (status != 0) {
+        free(body);
+        return status;
+    }
+    struct wire_rbuf r;
+    uint32_t serial, n;
+    wire_rbuf_init(&r, body, len);
+    if (wire_get_u32(&r, &serial) || wire_get_str(&r, master, mcap) || wire_get_u32(&r, &n) ||
+        n > 4095 || (*rows = calloc(n ? n : 1, sizeof(**rows))) == NULL) {
+        free(body);
+        return n > 4095 ? WIRE_EFRAME : -ENOMEM;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        struct vmctl_hostrow *h = &(*rows)[i];
+        if (wire_get_u32(&r, &h->tid) || wire_get_str(&r, h->name, sizeof(h->name)) ||
+            wire_get_str(&r, h->addr, sizeof(h->addr)) || wire_get_u32(&r, &h->port) ||
+            wire_get_str(&r, h->arch, sizeof(h->arch)) || wire_get_u32(&r, &h->speed) ||
+            wire_get_str(&r, h->state, sizeof(h->state))) {
+            free(*rows);
+            *rows = NULL;
+            free(body);
+            return WIRE_EFRAME;
+        }
+    }
+    *nrows = (int)n;
+    free(body);
+    return 0;
+}
+
+int
+vmctl_cmd_conf(struct vmctl *v, int argc, char **argv)
+{
+    int first = 0, rc, n;
+    struct vmctl_hostrow *rows;
+    char master[256];
     if ((rc = simple_opts(v, argc, argv,
                           "usage: vmctl conf [--json]\n  List the hosts of the VM.\n", &first)))
         return rc < 0 ? VMCTL_EXIT_OK : rc;
     if (first)
         return usage_error("conf: unexpected argument %s", argv[first]);
-    if ((rc = vmctl_call(v, WIRE_T_REQ_CONF, NULL, CTL_TIMEOUT_MS, &body, &len, &status)) != 0)
+    if ((rc = vmctl_conf_fetch(v, &rows, &n, master, sizeof(master))) != 0)
         return fail_code(v, rc, "conf");
-    if (status != 0) {
-        free(body);
-        return fail_code(v, status, "conf");
-    }
-    struct wire_rbuf r;
-    uint32_t serial, n;
-    char master[256];
-    wire_rbuf_init(&r, body, len);
-    if (wire_get_u32(&r, &serial) || wire_get_str(&r, master, sizeof(master)) ||
-        wire_get_u32(&r, &n) || n > 4095) {
-        free(body);
-        return fail_code(v, WIRE_EFRAME, "conf");
-    }
-    if (v->json)
+    if (v->json) {
         printf("{\"master\":");
-    if (v->json)
         vmctl_json_str(stdout, master);
-    if (v->json)
         printf(",\"hosts\":[");
-    else
-        printf("%u host%s\n%24s %8s %8s %7s  %-21s %s\n", n, n == 1 ? "" : "s", "HOST", "DTID",
+    } else {
+        printf("%d host%s\n%24s %8s %8s %7s  %-21s %s\n", n, n == 1 ? "" : "s", "HOST", "DTID",
                "ARCH", "SPEED", "ADDRESS", "STATE");
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t tid, port, speed;
-        char name[256], addr[64], arch[16], state[16], ap[96];
-        if (wire_get_u32(&r, &tid) || wire_get_str(&r, name, sizeof(name)) ||
-            wire_get_str(&r, addr, sizeof(addr)) || wire_get_u32(&r, &port) ||
-            wire_get_str(&r, arch, sizeof(arch)) || wire_get_u32(&r, &speed) ||
-            wire_get_str(&r, state, sizeof(state))) {
-            free(body);
-            if (v->json)
-                printf("]}\n");
-            return fail_code(v, WIRE_EFRAME, "conf");
-        }
-        snprintf(ap, sizeof(ap), "%s:%u", addr, port);
+    }
+    for (int i = 0; i < n; i++) {
+        const struct vmctl_hostrow *h = &rows[i];
+        char ap[96];
+        snprintf(ap, sizeof(ap), "%s:%u", h->addr, h->port);
         if (v->json) {
             printf("%s{\"name\":", i ? "," : "");
-            vmctl_json_str(stdout, name);
-            printf(",\"tid\":%u,\"arch\":", tid);
-            vmctl_json_str(stdout, arch);
-            printf(",\"speed\":%u,\"address\":", speed);
+            vmctl_json_str(stdout, h->name);
+            printf(",\"tid\":%u,\"arch\":", h->tid);
+            vmctl_json_str(stdout, h->arch);
+            printf(",\"speed\":%u,\"address\":", h->speed);
             vmctl_json_str(stdout, ap);
             printf(",\"state\":");
-            vmctl_json_str(stdout, state);
+            vmctl_json_str(stdout, h->state);
             printf("}");
         } else {
-            printf("%24s %8x %8s %7u  %-21s %s\n", name, tid, arch, speed, ap, state);
+            printf("%24s %8x %8s %7u  %-21s %s\n", h->name, h->tid, h->arch, h->speed, ap,
+                   h->state);
         }
     }
     if (v->json)
         printf("]}\n");
-    free(body);
+    free(rows);
     return VMCTL_EXIT_OK;
 }
 

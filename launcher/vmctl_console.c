@@ -19,6 +19,10 @@ static const char console_help[] =
     "  halt             stop every daemon and leave the console\n"
     "  help             this text\n"
     "  version          print the version\n"
+    "  spawn [-N] [-h HOST] [-o] PROG [ARGS]   start PVM tasks (-o: show their output)\n"
+    "  ps [-a]          the tasks of this host (-a: every host)\n"
+    "  kill TID...      kill tasks;  sig SIGNUM TID...  signal them;  reset  kill all\n"
+    "  pstat TID...     is the task running?  mstat HOST...  is the host in the VM?\n"
     "  quit             leave the console; the virtual machine goes on\n"
     "Any command also takes --json.\n";
 

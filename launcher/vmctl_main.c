@@ -25,6 +25,13 @@ vmctl_usage(FILE *fp)
             "  status                    does a VM run here? (exit 1 if not)\n"
             "  halt                      stop every daemon\n"
             "  version                   print the version\n"
+            "  spawn [-N] [-h HOST] [-o] PROG [ARGS]  start PVM tasks (-o: show their output)\n"
+            "  ps [-a]                   the tasks of this host (-a: of every host)\n"
+            "  kill TID...               kill tasks\n"
+            "  sig SIGNUM TID...         send tasks a signal\n"
+            "  reset                     kill every task of the VM\n"
+            "  pstat TID...              is the task running?\n"
+            "  mstat HOST...             is the host in the VM?\n"
             "\n"
             "  --home DIR    the VM's state directory (default $LIQUIDVM_HOME or ~/.liquidvm)\n"
             "  --host NAME   talk to the daemon NAME of this home instead of the master\n"
@@ -45,7 +52,10 @@ vmctl_dispatch(struct vmctl *v, int argc, char **argv)
         { "delete", vmctl_cmd_delete }, { "conf", vmctl_cmd_conf },
         { "halt", vmctl_cmd_halt },     { "status", vmctl_cmd_status },
         { "ca", vmctl_cmd_ca },         { "cert", vmctl_cmd_cert },
-        { "version", vmctl_cmd_version },
+        { "version", vmctl_cmd_version }, { "spawn", vmctl_cmd_spawn },
+        { "ps", vmctl_cmd_ps },           { "kill", vmctl_cmd_kill },
+        { "sig", vmctl_cmd_sig },         { "reset", vmctl_cmd_reset },
+        { "pstat", vmctl_cmd_pstat },     { "mstat", vmctl_cmd_mstat },
     };
     for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
         if (strcmp(argv[0], cmds[i].name) == 0)

@@ -1,0 +1,488 @@
+/*
+ * vmctl_task.c - the console's task verbs, as PVM's console had them:
+ * spawn, ps, kill, sig, reset, pstat, mstat.  vmctl enrolls as a task of
+ * its daemon (like PVM's console) and speaks the wire protocol directly.
+ */
+#include "vmctl.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define TASK_TIMEOUT_MS 60000
+#define NOTIFY_TAG 0x7ffe
+#define PVM_TASK_HOST 1
+#define PVM_TASK_ARCH 2
+
+struct vtask {
+    int fd;
+    uint32_t tid;
+};
+
+static int
+enroll(struct vmctl *v, struct vtask *t)
+{
+    struct wire_wbuf req;
+    unsigned char *body;
+    size_t len;
+    int status, rc;
+    t->fd = vmctl_connect(v);
+    if (t->fd < 0)
+        return t->fd;
+    wire_wbuf_init(&req);
+    wire_put_u32(&req, (uint32_t)getpid());
+    wire_put_u32(&req, 0);
+    wire_put_str(&req, "vmctl");
+    wire_put_u32(&req, 0);
+    rc = vmctl_request(t->fd, WIRE_T_TASK_ENROLL, &req, TASK_TIMEOUT_MS, &body, &len, &status);
+    wire_wbuf_free(&req);
+    if (rc == 0 && status != 0)
+        rc = status;
+    if (rc == 0) {
+        struct wire_rbuf r;
+        wire_rbuf_init(&r, body, len);
+        rc = wire_get_u32(&r, &t->tid);
+    }
+    free(body);
+    if (rc != 0) {
+        close(t->fd);
+        t->fd = -1;
+    }
+    return rc;
+}
+
+static int
+fail(struct vmctl *v, int code, const char *what)
+{
+    if (v->json) {
+        printf("{\"ok\":false,\"error\":");
+        vmctl_json_str(stdout, wire_strerror(code));
+        printf(",\"code\":\"%s\"}\n", wire_errname(code));
+    } else if (code == WIRE_ENOVM) {
+        fprintf(stderr, "vmctl: %s: no virtual machine is running in %s\n", what, v->home);
+    } else {
+        fprintf(stderr, "vmctl: %s: %s\n", what, wire_strerror(code));
+    }
+    return VMCTL_EXIT_FAIL;
+}
+
+static int
+usage(const char *text)
+{
+    fprintf(stderr, "%s", text);
+    return VMCTL_EXIT_USAGE;
+}
+
+static int
+parse_tid(const char *s, uint32_t *tid)
+{
+    char *end;
+    if (s[0] == 't')
+        s++;
+    unsigned long v = strtoul(s, &end, 16);
+    if (*s == '\0' || *end != '\0' || v == 0 || v > 0x3fffffff)
+        return -EINVAL;
+    *tid = (uint32_t)v;
+    return 0;
+}
+
+/* Tasks of where (0: all), printed or as JSON; returns an exit status. */
+static int
+list_tasks(struct vmctl *v, struct vtask *t, uint32_t where, const char *filter_host, int quiet,
+           int *count)
+{
+    struct wire_wbuf req;
+    unsigned char *body;
+    size_t len;
+    int status;
+    wire_wbuf_init(&req);
+    wire_put_u32(&req, where);
+    int rc = vmctl_request(t->fd, WIRE_T_TASK_LIST, &req, TASK_TIMEOUT_MS, &body, &len, &status);
+    wire_wbuf_free(&req);
+    if (rc == 0)
+        rc = status;
+    if (rc != 0) {
+        free(body);
+        return rc;
+    }
+    struct wire_rbuf r;
+    uint32_t n;
+    wire_rbuf_init(&r, body, len);
+    if (wire_get_u32(&r, &n) != 0) {
+        free(body);
+        return WIRE_EFRAME;
+    }
+    if (!quiet && v->json)
+        printf("{\"tasks\":[");
+    else if (!quiet)
+        printf("%8s %8s %8s %6s %s\n", "HOST", "TID", "PTID", "PID", "COMMAND");
+    int shown = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t tid, ptid, host, flag, pid;
+        char name[256];
+        if (wire_get_u32(&r, &tid) || wire_get_u32(&r, &ptid) || wire_get_u32(&r, &host) ||
+            wire_get_u32(&r, &flag) || wire_get_str(&r, name, sizeof(name)) ||
+            wire_get_u32(&r, &pid))
+            break;
+        (void)filter_host;
+        if (tid == t->tid)
+            continue;       /* not ourselves */
+        if (!quiet && v->json) {
+            printf("%s{\"tid\":%u,\"ptid\":%u,\"host\":%u,\"flag\":%u,\"pid\":%u,\"command\":",
+                   shown ? "," : "", tid, ptid, host, flag, pid);
+            vmctl_json_str(stdout, name);
+            printf("}");
+        } else if (!quiet) {
+            printf("%8x %8x %8x %6u %s\n", host, tid, ptid, pid, name);
+        }
+        shown++;
+    }
+    if (!quiet && v->json)
+        printf("]}\n");
+    free(body);
+    if (count)
+        *count = shown;
+    return 0;
+}
+
+static int
+kill_one(struct vtask *t, uint32_t tid, int sig)
+{
+    struct wire_wbuf req;
+    unsigned char *body;
+    size_t len;
+    int status;
+    wire_wbuf_init(&req);
+    wire_put_u32(&req, tid);
+    wire_put_u32(&req, (uint32_t)sig);
+    int rc = vmctl_request(t->fd, WIRE_T_TASK_KILL, &req, TASK_TIMEOUT_MS, &body, &len, &status);
+    wire_wbuf_free(&req);
+    free(body);
+    return rc ? rc : status;
+}
+
+int
+vmctl_cmd_ps(struct vmctl *v, int argc, char **argv)
+{
+    struct vtask t;
+    int all = 0, rc;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-a") == 0)
+            all = 1;
+        else if (strcmp(argv[i], "--json") == 0)
+            v->json = 1;
+        else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+            return printf("usage: vmctl ps [-a] [--json]\n  The tasks of this daemon's host, "
+                          "or of every host with -a.\n"), VMCTL_EXIT_OK;
+        else
+            return usage("usage: vmctl ps [-a] [--json]\n");
+    }
+    if ((rc = enroll(v, &t)) != 0)
+        return fail(v, rc, "ps");
+    rc = list_tasks(v, &t, all ? 0 : (t.tid & ~0x3ffffu), NULL, 0, NULL);
+    close(t.fd);
+    return rc ? fail(v, rc, "ps") : VMCTL_EXIT_OK;
+}
+
+static int
+signal_cmd(struct vmctl *v, int argc, char **argv, int sig, const char *what)
+{
+    struct vtask t;
+    uint32_t tids[256];
+    int n = 0, rc, failed = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0) {
+            v->json = 1;
+            continue;
+        }
+        if (n >= 256 || parse_tid(argv[i], &tids[n]) != 0)
+            return usage("expected task ids such as t40001\n");
+        n++;
+    }
+    if (n == 0)
+        return usage("name at least one task id\n");
+    if ((rc = enroll(v, &t)) != 0)
+        return fail(v, rc, what);
+    if (v->json)
+        printf("{\"results\":[");
+    for (int i = 0; i < n; i++) {
+        rc = kill_one(&t, tids[i], sig);
+        failed += rc != 0;
+        if (v->json)
+            printf("%s{\"tid\":%u,\"status\":\"%s\"}", i ? "," : "", tids[i],
+                   rc ? wire_errname(rc) : "ok");
+        else if (rc)
+            fprintf(stderr, "vmctl: %s t%x: %s\n", what, tids[i], wire_strerror(rc));
+    }
+    if (v->json)
+        printf("],\"ok\":%s}\n", failed ? "false" : "true");
+    close(t.fd);
+    return failed ? VMCTL_EXIT_FAIL : VMCTL_EXIT_OK;
+}
+
+int
+vmctl_cmd_kill(struct vmctl *v, int argc, char **argv)
+{
+    if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0))
+        return printf("usage: vmctl kill TID... [--json]\n"), VMCTL_EXIT_OK;
+    return signal_cmd(v, argc, argv, 0, "kill");
+}
+
+int
+vmctl_cmd_sig(struct vmctl *v, int argc, char **argv)
+{
+    char *end;
+    if (argc < 3 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)
+        return argc < 3 ? usage("usage: vmctl sig SIGNUM TID... [--json]\n")
+                        : (printf("usage: vmctl sig SIGNUM TID... [--json]\n"), VMCTL_EXIT_OK);
+    long sig = strtol(argv[1], &end, 10);
+    if (*end || sig < 1 || sig > 64)
+        return usage("sig: expected a signal number 1..64\n");
+    return signal_cmd(v, argc - 1, argv + 1, (int)sig, "sig");
+}
+
+int
+vmctl_cmd_pstat(struct vmctl *v, int argc, char **argv)
+{
+    struct vtask t;
+    int rc, failed = 0, n = 0;
+    uint32_t tids[256];
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0)
+            v->json = 1;
+        else if (n < 256 && parse_tid(argv[i], &tids[n]) == 0)
+            n++;
+        else
+            return usage("usage: vmctl pstat TID... [--json]\n");
+    }
+    if (n == 0)
+        return usage("usage: vmctl pstat TID... [--json]\n");
+    if ((rc = enroll(v, &t)) != 0)
+        return fail(v, rc, "pstat");
+    if (v->json)
+        printf("{\"tasks\":[");
+    for (int i = 0; i < n; i++) {
+        int count = 0;
+        rc = list_tasks(v, &t, tids[i], NULL, 1, &count);
+        int alive = rc == 0 && count > 0;
+        failed += !alive;
+        if (v->json)
+            printf("%s{\"tid\":%u,\"status\":\"%s\"}", i ? "," : "", tids[i],
+                   alive ? "running" : "gone");
+        else
+            printf("t%x: %s\n", tids[i], alive ? "running" : "no such task");
+    }
+    if (v->json)
+        printf("]}\n");
+    close(t.fd);
+    return failed ? VMCTL_EXIT_FAIL : VMCTL_EXIT_OK;
+}
+
+int
+vmctl_cmd_reset(struct vmctl *v, int argc, char **argv)
+{
+    struct vtask t;
+    int rc;
+    (void)argc;
+    (void)argv;
+    if ((rc = enroll(v, &t)) != 0)
+        return fail(v, rc, "reset");
+    /* Every task of the VM but ourselves, as PVM's console reset. */
+    struct wire_wbuf req;
+    unsigned char *body;
+    size_t len;
+    int status, killed = 0;
+    wire_wbuf_init(&req);
+    wire_put_u32(&req, 0);
+    rc = vmctl_request(t.fd, WIRE_T_TASK_LIST, &req, TASK_TIMEOUT_MS, &body, &len, &status);
+    wire_wbuf_free(&req);
+    if (rc == 0 && status == 0) {
+        struct wire_rbuf r;
+        uint32_t n;
+        wire_rbuf_init(&r, body, len);
+        if (wire_get_u32(&r, &n) == 0)
+            for (uint32_t i = 0; i < n; i++) {
+                uint32_t tid, ptid, host, flag, pid;
+                char name[256];
+                if (wire_get_u32(&r, &tid) || wire_get_u32(&r, &ptid) ||
+                    wire_get_u32(&r, &host) || wire_get_u32(&r, &flag) ||
+                    wire_get_str(&r, name, sizeof(name)) || wire_get_u32(&r, &pid))
+                    break;
+                if (tid != t.tid && kill_one(&t, tid, 0) == 0)
+                    killed++;
+            }
+    }
+    free(body);
+    close(t.fd);
+    if (rc || status)
+        return fail(v, rc ? rc : status, "reset");
+    if (v->json)
+        printf("{\"ok\":true,\"killed\":%d}\n", killed);
+    else
+        printf("%d task%s killed\n", killed, killed == 1 ? "" : "s");
+    return VMCTL_EXIT_OK;
+}
+
+int
+vmctl_cmd_spawn(struct vmctl *v, int argc, char **argv)
+{
+    static const char help[] =
+        "usage: vmctl spawn [-N | -n N] [-h HOST | -a ARCH] [-o] [--json] PROGRAM [ARGS...]\n"
+        "  Start N copies of PROGRAM as PVM tasks (found along spawn_path).  With -o\n"
+        "  their output is shown here, as \"[tXXXX] line\", until they all exit.\n";
+    int n = 1, flags = 0, out = 0, i, rc;
+    const char *where = "";
+    for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0)
+            return printf("%s", help), VMCTL_EXIT_OK;
+        if (strcmp(a, "--json") == 0)
+            v->json = 1;
+        else if (strcmp(a, "-o") == 0 || strcmp(a, "->") == 0)
+            out = 1;
+        else if ((strcmp(a, "-n") == 0 || strcmp(a, "-h") == 0 || strcmp(a, "-a") == 0) &&
+                 i + 1 < argc) {
+            if (a[1] == 'n')
+                n = atoi(argv[++i]);
+            else {
+                flags = a[1] == 'h' ? PVM_TASK_HOST : PVM_TASK_ARCH;
+                where = argv[++i];
+            }
+        } else if (a[1] >= '0' && a[1] <= '9')
+            n = atoi(a + 1);
+        else
+            return usage(help);
+    }
+    if (i >= argc || n < 1 || n > 4096)
+        return usage(help);
+    struct vtask t;
+    if ((rc = enroll(v, &t)) != 0)
+        return fail(v, rc, "spawn");
+    struct wire_wbuf req;
+    unsigned char *body;
+    size_t len;
+    int status;
+    wire_wbuf_init(&req);
+    wire_put_str(&req, argv[i]);
+    wire_put_u32(&req, (uint32_t)flags);
+    wire_put_str(&req, where);
+    wire_put_u32(&req, (uint32_t)n);
+    wire_put_u32(&req, out ? t.tid : 0);
+    wire_put_u32(&req, (uint32_t)(argc - i - 1));
+    for (int k = i + 1; k < argc; k++)
+        wire_put_str(&req, argv[k]);
+    wire_put_u32(&req, 0);
+    rc = vmctl_request(t.fd, WIRE_T_TASK_SPAWN, &req, TASK_TIMEOUT_MS, &body, &len, &status);
+    wire_wbuf_free(&req);
+    if (rc == 0)
+        rc = status;
+    if (rc != 0) {
+        free(body);
+        close(t.fd);
+        return fail(v, rc, "spawn");
+    }
+    struct wire_rbuf r;
+    uint32_t cnt;
+    int32_t tids[4096];
+    int ok = 0;
+    wire_rbuf_init(&r, body, len);
+    if (wire_get_u32(&r, &cnt) != 0 || cnt != (uint32_t)n)
+        cnt = 0;
+    for (uint32_t k = 0; k < cnt; k++) {
+        if (wire_get_i32(&r, &tids[k]) != 0)
+            tids[k] = WIRE_EFRAME;
+        ok += tids[k] > 0;
+    }
+    free(body);
+    if (v->json) {
+        printf("{\"ok\":%s,\"started\":%d,\"tasks\":[", ok == n ? "true" : "false", ok);
+        for (uint32_t k = 0; k < cnt; k++)
+            if (tids[k] > 0)
+                printf("%s{\"tid\":%d}", k ? "," : "", tids[k]);
+            else
+                printf("%s{\"error\":\"%s\"}", k ? "," : "", wire_errname(tids[k]));
+        printf("]}\n");
+    } else {
+        printf("%d successful\n", ok);
+        for (uint32_t k = 0; k < cnt; k++)
+            if (tids[k] > 0)
+                printf("t%x\n", (unsigned)tids[k]);
+            else
+                printf("%s\n", wire_strerror(tids[k]));
+    }
+    fflush(stdout);
+    if (out && ok > 0) {
+        /* Watch them: exits arrive as PvmTaskExit notifications. */
+        wire_wbuf_init(&req);
+        wire_put_u32(&req, 1);
+        wire_put_i32(&req, NOTIFY_TAG);
+        wire_put_u32(&req, (uint32_t)ok);
+        for (uint32_t k = 0; k < cnt; k++)
+            if (tids[k] > 0)
+                wire_put_u32(&req, (uint32_t)tids[k]);
+        rc = vmctl_request(t.fd, WIRE_T_TASK_NOTIFY, &req, TASK_TIMEOUT_MS, &body, &len, &status);
+        wire_wbuf_free(&req);
+        free(body);
+        int left = ok;
+        while (rc == 0 && left > 0) {
+            struct wire_hdr h;
+            unsigned char *b;
+            if (wire_read_frame(t.fd, 1u << 26, -1, &h, &b) != 1)
+                break;
+            if (h.type == WIRE_T_MSG && h.ctx == WIRE_CTX_OUTPUT && !v->json)
+                printf("[t%x] %.*s\n", h.src, (int)h.len, b ? (char *)b : "");
+            else if (h.type == WIRE_T_MSG && h.tag == NOTIFY_TAG)
+                left--;
+            free(b);
+            fflush(stdout);
+        }
+        /* Output lines still on their way. */
+        for (;;) {
+            struct wire_hdr h;
+            unsigned char *b;
+            if (wire_read_frame(t.fd, 1u << 26, 200, &h, &b) != 1)
+                break;
+            if (h.type == WIRE_T_MSG && h.ctx == WIRE_CTX_OUTPUT && !v->json)
+                printf("[t%x] %.*s\n", h.src, (int)h.len, b ? (char *)b : "");
+            free(b);
+        }
+    }
+    close(t.fd);
+    return ok == n ? VMCTL_EXIT_OK : VMCTL_EXIT_FAIL;
+}
+
+int
+vmctl_cmd_mstat(struct vmctl *v, int argc, char **argv)
+{
+    struct vmctl_hostrow *rows;
+    char master[256];
+    int n, rc, failed = 0, first = 1;
+    if (argc < 2)
+        return usage("usage: vmctl mstat HOST... [--json]\n");
+    if ((rc = vmctl_conf_fetch(v, &rows, &n, master, sizeof(master))) != 0)
+        return fail(v, rc, "mstat");
+    if (v->json)
+        printf("{\"hosts\":[");
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0)
+            continue;
+        int found = 0;
+        for (int k = 0; k < n; k++)
+            found |= strcmp(rows[k].name, argv[i]) == 0 && strcmp(rows[k].state, "up") == 0;
+        failed += !found;
+        if (v->json) {
+            printf("%s{\"name\":", first ? "" : ",");
+            vmctl_json_str(stdout, argv[i]);
+            printf(",\"status\":\"%s\"}", found ? "ok" : "no such host");
+        } else {
+            printf("%s: %s\n", argv[i], found ? "ok" : "no such host");
+        }
+        first = 0;
+    }
+    if (v->json)
+        printf("]}\n");
+    free(rows);
+    return failed ? VMCTL_EXIT_FAIL : VMCTL_EXIT_OK;
+}
