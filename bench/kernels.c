@@ -330,47 +330,56 @@ static void measure(struct bench *b, enum kernel k, enum variant v, int n)
 
 /*
  * A series of sizes measured in rounds: every size once per round, so that
- * a burst of load from other processes on this machine (they share its
- * memory bandwidth) lands on one sample of every size instead of on all
- * samples of a few neighbouring sizes, which would pass for a conflict
- * spike.  All boxes of the series stay allocated between rounds.
+ * a burst of load from other virtual machines (they share this one's memory
+ * bandwidth) lands on one sample of every size instead of on all samples of
+ * a few neighbouring sizes, which would pass for a conflict spike.  The
+ * boxes of all sizes stay allocated between rounds, and the series runs
+ * twice, allocated in ascending and then in descending order: the boxes
+ * allocated first after a large free get the recycled pages, and in one
+ * order only we measured those sizes 10-20% slower whatever they were.
  */
 static void measure_series(struct bench *b, enum kernel k, enum variant v, const int *ns,
                            int count, int rounds)
 {
+    int half = (rounds + 1) / 2, total = 2 * half;
     struct run *runs = calloc((size_t)count, sizeof(*runs));
-    double *times = calloc((size_t)count * (size_t)rounds, sizeof(double));
+    double *times = calloc((size_t)count * (size_t)total, sizeof(double));
     int *iters = calloc((size_t)count, sizeof(int));
 
     if (runs == NULL || times == NULL || iters == NULL) {
         fprintf(stderr, "kernels: no memory for the series\n");
         exit(1);
     }
-    for (int x = 0; x < count; x++) {
-        double t;
-        int unit = k == K_JACOBI ? 2 : 1;
+    for (int order = 0; order < 2; order++) {
+        for (int y = 0; y < count; y++) {
+            int x = order == 0 ? y : count - 1 - y, unit = k == K_JACOBI ? 2 : 1;
+            double t;
 
-        runs[x].kernel = k;
-        runs[x].variant = v;
-        setup(b, &runs[x], ns[x]);
-        if (k == K_JACOBI && v == V_FAST)
-            unit = 2 * runs[x].plan.jac_steps;
-        t = now();
-        iterate(&runs[x], unit);
-        t = now() - t;
-        iters[x] = unit * (int)(b->series_time / (t > 1e-6 ? t : 1e-6) + 0.999);
-    }
-    for (int r = 0; r < rounds; r++) {
-        for (int x = 0; x < count; x++) {
-            double pts = (double)ns[x] * ns[x] * ns[x], t = now();
-
-            iterate(&runs[x], iters[x]);
-            times[x * rounds + r] = (now() - t) / ((double)iters[x] * pts);
+            memset(&runs[x], 0, sizeof(runs[x]));
+            runs[x].kernel = k;
+            runs[x].variant = v;
+            setup(b, &runs[x], ns[x]);
+            if (k == K_JACOBI && v == V_FAST)
+                unit = 2 * runs[x].plan.jac_steps;
+            t = now();
+            iterate(&runs[x], unit);
+            t = now() - t;
+            if (order == 0)
+                iters[x] = unit * (int)(b->series_time / (t > 1e-6 ? t : 1e-6) + 0.999);
         }
+        for (int r = 0; r < half; r++) {
+            for (int x = 0; x < count; x++) {
+                double pts = (double)ns[x] * ns[x] * ns[x], t = now();
+
+                iterate(&runs[x], iters[x]);
+                times[x * total + order * half + r] = (now() - t) / ((double)iters[x] * pts);
+            }
+        }
+        for (int x = 0; x < count; x++)
+            teardown(&runs[x]);
     }
     for (int x = 0; x < count; x++) {
-        teardown(&runs[x]);
-        store(b, k, v, ns[x], iters[x], times + x * rounds, rounds);
+        store(b, k, v, ns[x], iters[x], times + x * total, total);
         print_row(b, &b->res[b->nres - 1]);
     }
     free(runs);
@@ -681,7 +690,8 @@ static void usage(FILE *f)
             "  --svg PATH      the plot (default kernels.svg)\n"
             "  --cache BYTES   cache size for tiles and padding (default: detected)\n"
             "  --reps N        repetitions per point (default 5, quick 3)\n"
-            "  --rounds N      rounds of the odd-size series (default 5, quick 3)\n"
+            "  --rounds N      rounds of the odd-size series, half in each allocation\n"
+            "                  order (default 6, quick 2)\n"
             "  --only K        run one kernel\n"
             "  --sizes LIST    the sizes of the N = 64..512 series\n"
             "  --odd A:B:S     the red-black odd-size series (default 140:200:2, quick\n"
@@ -764,7 +774,7 @@ int main(int argc, char **argv)
     b.min_time = b.quick ? 0.05 : 0.1;
     b.series_time = 0.02;
     if (b.rounds == 0)
-        b.rounds = b.quick ? 3 : 5;
+        b.rounds = b.quick ? 2 : 6;
     if (nsizes == 0) {
         const int *src = b.quick ? sizes_quick : sizes_full;
 
