@@ -19,7 +19,52 @@
 struct vtask {
     int fd;
     uint32_t tid;
+    int show_output;            /* print children's output lines */
+    int exits;                  /* PvmTaskExit notifications seen */
 };
+
+/* A frame that is not the reply we wait for: a child's output line or an
+ * exit notification, kept track of rather than dropped. */
+static void
+task_frame(struct vmctl *v, struct vtask *t, const struct wire_hdr *h, const unsigned char *b)
+{
+    if (h->type != WIRE_T_MSG)
+        return;
+    if (h->ctx == WIRE_CTX_OUTPUT && t->show_output && !v->json)
+        printf("[t%x] %.*s\n", h->src, (int)h->len, b ? (const char *)b : "");
+    else if (h->tag == NOTIFY_TAG)
+        t->exits++;
+    fflush(stdout);
+}
+
+/* vmctl_request, but frames that arrive before the reply are handled. */
+static int
+task_request(struct vmctl *v, struct vtask *t, int type, const struct wire_wbuf *req,
+             unsigned char **body, size_t *len, int *status)
+{
+    static uint32_t next_id = 1u << 30;
+    struct wire_hdr h = { .type = (uint8_t)type, .id = ++next_id };
+    int rc = wire_write_frame(t->fd, &h, req ? req->data : NULL, req ? req->len : 0);
+    *body = NULL;
+    *len = 0;
+    if (rc != 0)
+        return rc;
+    for (;;) {
+        struct wire_hdr r;
+        unsigned char *b;
+        rc = wire_read_frame(t->fd, 1u << 26, TASK_TIMEOUT_MS, &r, &b);
+        if (rc <= 0)
+            return rc == 0 ? -ETIMEDOUT : rc;
+        if (r.type == WIRE_T_REPLY && r.id == h.id) {
+            *body = b;
+            *len = r.len;
+            *status = r.tag;
+            return 0;
+        }
+        task_frame(v, t, &r, b);
+        free(b);
+    }
+}
 
 static int
 enroll(struct vmctl *v, struct vtask *t)
@@ -166,7 +211,7 @@ kill_one(struct vtask *t, uint32_t tid, int sig)
 int
 vmctl_cmd_ps(struct vmctl *v, int argc, char **argv)
 {
-    struct vtask t;
+    struct vtask t = { .fd = -1 };
     int all = 0, rc;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-a") == 0)
@@ -189,7 +234,7 @@ vmctl_cmd_ps(struct vmctl *v, int argc, char **argv)
 static int
 signal_cmd(struct vmctl *v, int argc, char **argv, int sig, const char *what)
 {
-    struct vtask t;
+    struct vtask t = { .fd = -1 };
     uint32_t tids[256];
     int n = 0, rc, failed = 0;
     for (int i = 1; i < argc; i++) {
@@ -246,7 +291,7 @@ vmctl_cmd_sig(struct vmctl *v, int argc, char **argv)
 int
 vmctl_cmd_pstat(struct vmctl *v, int argc, char **argv)
 {
-    struct vtask t;
+    struct vtask t = { .fd = -1 };
     int rc, failed = 0, n = 0;
     uint32_t tids[256];
     for (int i = 1; i < argc; i++) {
@@ -283,7 +328,7 @@ vmctl_cmd_pstat(struct vmctl *v, int argc, char **argv)
 int
 vmctl_cmd_reset(struct vmctl *v, int argc, char **argv)
 {
-    struct vtask t;
+    struct vtask t = { .fd = -1 };
     int rc;
     (void)argc;
     (void)argv;
@@ -357,7 +402,7 @@ vmctl_cmd_spawn(struct vmctl *v, int argc, char **argv)
     }
     if (i >= argc || n < 1 || n > 4096)
         return usage(help);
-    struct vtask t;
+    struct vtask t = { .fd = -1 };
     if ((rc = enroll(v, &t)) != 0)
         return fail(v, rc, "spawn");
     struct wire_wbuf req;
@@ -374,7 +419,8 @@ vmctl_cmd_spawn(struct vmctl *v, int argc, char **argv)
     for (int k = i + 1; k < argc; k++)
         wire_put_str(&req, argv[k]);
     wire_put_u32(&req, 0);
-    rc = vmctl_request(t.fd, WIRE_T_TASK_SPAWN, &req, TASK_TIMEOUT_MS, &body, &len, &status);
+    t.show_output = out;
+    rc = task_request(v, &t, WIRE_T_TASK_SPAWN, &req, &body, &len, &status);
     wire_wbuf_free(&req);
     if (rc == 0)
         rc = status;
@@ -422,21 +468,16 @@ vmctl_cmd_spawn(struct vmctl *v, int argc, char **argv)
         for (uint32_t k = 0; k < cnt; k++)
             if (tids[k] > 0)
                 wire_put_u32(&req, (uint32_t)tids[k]);
-        rc = vmctl_request(t.fd, WIRE_T_TASK_NOTIFY, &req, TASK_TIMEOUT_MS, &body, &len, &status);
+        rc = task_request(v, &t, WIRE_T_TASK_NOTIFY, &req, &body, &len, &status);
         wire_wbuf_free(&req);
         free(body);
-        int left = ok;
-        while (rc == 0 && left > 0) {
+        while (rc == 0 && t.exits < ok) {
             struct wire_hdr h;
             unsigned char *b;
             if (wire_read_frame(t.fd, 1u << 26, -1, &h, &b) != 1)
                 break;
-            if (h.type == WIRE_T_MSG && h.ctx == WIRE_CTX_OUTPUT && !v->json)
-                printf("[t%x] %.*s\n", h.src, (int)h.len, b ? (char *)b : "");
-            else if (h.type == WIRE_T_MSG && h.tag == NOTIFY_TAG)
-                left--;
+            task_frame(v, &t, &h, b);
             free(b);
-            fflush(stdout);
         }
         /* Output lines still on their way. */
         for (;;) {
@@ -444,8 +485,7 @@ vmctl_cmd_spawn(struct vmctl *v, int argc, char **argv)
             unsigned char *b;
             if (wire_read_frame(t.fd, 1u << 26, 200, &h, &b) != 1)
                 break;
-            if (h.type == WIRE_T_MSG && h.ctx == WIRE_CTX_OUTPUT && !v->json)
-                printf("[t%x] %.*s\n", h.src, (int)h.len, b ? (char *)b : "");
+            task_frame(v, &t, &h, b);
             free(b);
         }
     }

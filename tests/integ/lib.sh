@@ -68,8 +68,9 @@ _cleanup() {
     if [ "$_failed" -gt 0 ]; then
         for f in "$LIQUIDVM_HOME"/logs/*.log; do
             [ -f "$f" ] || continue
-            echo "# --- $(basename "$f")"
-            tail -15 "$f" | sed 's/^/#   /'
+            echo "# --- $(basename "$f") (warnings, then the last lines)"
+            grep -E " (warn|error) " "$f" | tail -10 | sed 's/^/#   /'
+            tail -30 "$f" | sed 's/^/#   /'
         done
         ps -eo pid=,stat=,args= | grep "[v]md.*$LIQUIDVM_HOME" | sed 's/^/#   running: /'
     fi

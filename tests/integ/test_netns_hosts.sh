@@ -48,8 +48,8 @@ check "each namespaced daemon runs inside its namespace" bash -c '
     done' "lvns$tag"
 check "the namespaced daemons are linked to each other (host 1 sees 4 hosts)" \
     bash -c '"$0" --host "$1" conf --json | grep -q "$2"' "$VMCTL" "${hosts[0]}" "${hosts[2]}"
-links=$(grep -c "link up" "$LIQUIDVM_HOME/logs/${hosts[0]}.log")
-check "host 1 has links to the master and both other hosts ($links)" test "$links" -ge 3
+three_links() { [ "$(grep -c "link up" "$LIQUIDVM_HOME/logs/${hosts[0]}.log")" -ge 3 ]; }
+check "host 1 has links to the master and both other hosts" wait_for 5 three_links
 
 # Pull a namespace's cable: its daemon goes silent without closing anything.
 ip link set "lv${tag}a2" down
