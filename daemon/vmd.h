@@ -44,6 +44,8 @@ enum vmd_host_state {
     VMD_HOST_UP,
 };
 
+struct vmd_qmsg;
+
 struct vmd_host {
     int index;                  /* 1..VMD_MAX_HOSTS; its daemon's tid is index << 18 */
     char name[VMD_NAME_MAX];
@@ -54,6 +56,9 @@ struct vmd_host {
     char fingerprint[65];       /* of its certificate, pinned from its READY line */
     enum vmd_host_state state;
     struct vmd_peer *peer;      /* our link to it; NULL for ourselves */
+    /* Task messages for it while its link is (re)connecting, oldest first. */
+    struct vmd_qmsg *qhead, *qtail;
+    size_t qbytes;
 };
 
 enum vmd_peer_state {
@@ -232,7 +237,7 @@ void vmd_host_free(struct vmd *vmd, struct vmd_host *h);
 int vmd_host_count(const struct vmd *vmd, int up_only);
 void vmd_hosts_pack(const struct vmd *vmd, struct wire_wbuf *b, const struct vmd_host *extra);
 int vmd_hosts_apply(struct vmd *vmd, const void *body, size_t len);
-void vmd_hosts_broadcast(struct vmd *vmd);
+void vmd_hosts_broadcast(struct vmd *vmd, struct vmd_host *first);
 void vmd_host_remove(struct vmd *vmd, struct vmd_host *h, const char *why);
 const char *vmd_host_state_name(enum vmd_host_state s);
 
@@ -262,6 +267,8 @@ int vmd_task_enroll(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr
 int vmd_task_route(struct vmd *vmd, struct vmd_client *from, const struct wire_hdr *h,
                    const unsigned char *body);
 void vmd_task_deliver(struct vmd *vmd, struct wire_hdr *h, const void *body);
+void vmd_task_flush_host(struct vmd *vmd, struct vmd_host *h);
+void vmd_qmsg_free_all(struct vmd_qmsg *q);
 void vmd_task_client_gone(struct vmd *vmd, struct vmd_client *c);
 int vmd_task_newctx(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h);
 struct vmd_task *vmd_task_by_tid(struct vmd *vmd, uint32_t tid);

@@ -62,6 +62,7 @@ vmd_host_free(struct vmd *vmd, struct vmd_host *h)
 {
     if (h->peer)
         h->peer->host = NULL;
+    vmd_qmsg_free_all(h->qhead);
     vmd->hosts[h->index] = NULL;
     free(h);
 }
@@ -205,9 +206,13 @@ done:
     return rc;
 }
 
-/* Master: send the table to every daemon that is up. */
+/*
+ * Master: send the table to every daemon that is up, to first before the
+ * others.  A host just added must know every member before any of them
+ * dials it: they dial on reading this table, and its copy left first.
+ */
 void
-vmd_hosts_broadcast(struct vmd *vmd)
+vmd_hosts_broadcast(struct vmd *vmd, struct vmd_host *first)
 {
     struct wire_wbuf b;
     struct wire_hdr h = { .type = WIRE_T_HOSTTABLE, .src = VMD_HOST_TID(vmd->index) };
@@ -220,9 +225,12 @@ vmd_hosts_broadcast(struct vmd *vmd)
         wire_wbuf_free(&b);
         return;
     }
+    if (first && first->peer && first->peer->state == VMD_PEER_UP)
+        vmd_peer_send(first->peer, &h, b.data, b.len);
     for (int i = 1; i <= VMD_MAX_HOSTS; i++) {
         struct vmd_host *host = vmd->hosts[i];
-        if (host && host->state == VMD_HOST_UP && host->peer && host->peer->state == VMD_PEER_UP)
+        if (host && host != first && host->state == VMD_HOST_UP && host->peer &&
+            host->peer->state == VMD_PEER_UP)
             vmd_peer_send(host->peer, &h, b.data, b.len);
     }
     wire_wbuf_free(&b);

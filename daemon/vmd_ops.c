@@ -279,7 +279,7 @@ do_delete(struct vmd *vmd, int origin, uint32_t client_id, const struct wire_hdr
         }
     }
     if (changed)
-        vmd_hosts_broadcast(vmd);
+        vmd_hosts_broadcast(vmd, NULL);
     op_release(vmd, op);
     return 0;
 }

@@ -111,6 +111,7 @@ bind_unattached_peers(struct vmd *vmd)
         if (h && h->peer == NULL) {
             h->peer = p;
             p->host = h;
+            vmd_task_flush_host(vmd, h);
         }
     }
 }
@@ -186,12 +187,14 @@ vmd_proto_peer_up(struct vmd_peer *p)
 {
     struct vmd *vmd = p->vmd;
     struct vmd_host *h = p->host;
+    if (h)
+        vmd_task_flush_host(vmd, h);
     if (!vmd->is_master || h == NULL || h->state != VMD_HOST_STARTING)
         return;
     h->state = VMD_HOST_UP;
     log_info("host %s (t%x) added at %s:%d", h->name, VMD_HOST_TID(h->index), h->address,
              h->port);
-    vmd_hosts_broadcast(vmd);
+    vmd_hosts_broadcast(vmd, h);
     vmd_task_host_event(vmd, 3, VMD_HOST_TID(h->index));
     vmd_hoststart_peer_ready(vmd, h, 0, NULL);
 }
@@ -211,7 +214,7 @@ vmd_proto_peer_lost(struct vmd *vmd, struct vmd_host *h, int err)
         }
         vmd_host_remove(vmd, h, err == -ETIMEDOUT ? "timed out" : "its link closed");
         if (!starting)
-            vmd_hosts_broadcast(vmd);
+            vmd_hosts_broadcast(vmd, NULL);
         return;
     }
     if (h->index == vmd->master_index) {

@@ -100,11 +100,7 @@ vmd_task_end(struct vmd_task *t, const char *why)
     t->ended = 1;
     vmd->ntasks--;
     log_info("task t%x (pid %ld, %s) %s", t->tid, t->pid, t->name[0] ? t->name : "-", why);
-    for (struct vmd_qmsg *q = t->qhead, *n; q; q = n) {
-        n = q->next;
-        free(q->body);
-        free(q);
-    }
+    vmd_qmsg_free_all(t->qhead);
     t->qhead = t->qtail = NULL;
     /* The notifications are PVM's: an XDR int, the tid that exited. */
     for (struct vmd_watch *w = t->watch, *n; w; w = n) {
@@ -188,6 +184,67 @@ vmd_task_enroll(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
     return 0;
 }
 
+void
+vmd_qmsg_free_all(struct vmd_qmsg *q)
+{
+    for (struct vmd_qmsg *n; q; q = n) {
+        n = q->next;
+        free(q->body);
+        free(q);
+    }
+}
+
+static struct vmd_qmsg *
+qmsg_new(const struct wire_hdr *h, const void *body)
+{
+    struct vmd_qmsg *q = calloc(1, sizeof(*q));
+    if (q == NULL || (h->len && (q->body = malloc(h->len)) == NULL)) {
+        free(q);
+        return NULL;
+    }
+    q->h = *h;
+    if (h->len)
+        memcpy(q->body, body, h->len);
+    return q;
+}
+
+static void
+hold(struct vmd *vmd, struct vmd_host *dh, const struct wire_hdr *h, const void *body)
+{
+    struct vmd_qmsg *q;
+    if (dh->qbytes + h->len > vmd->conf.max_peer_queue || (q = qmsg_new(h, body)) == NULL) {
+        log_warn("message t%x -> t%x: %zu bytes already wait for host %s; dropped", h->src,
+                 h->dst, dh->qbytes, dh->name);
+        return;
+    }
+    if (dh->qtail)
+        dh->qtail->next = q;
+    else
+        dh->qhead = q;
+    dh->qtail = q;
+    dh->qbytes += h->len;
+}
+
+/* The link to h is up: send what waited for it. */
+void
+vmd_task_flush_host(struct vmd *vmd, struct vmd_host *h)
+{
+    (void)vmd;
+    while (h->qhead && h->peer && h->peer->state == VMD_PEER_UP) {
+        struct vmd_qmsg *q = h->qhead;
+        h->qhead = q->next;
+        if (h->qhead == NULL)
+            h->qtail = NULL;
+        h->qbytes -= q->h.len;
+        int rc = vmd_peer_send(h->peer, &q->h, q->body, q->h.len);
+        if (rc != 0)
+            log_code(rc, "message t%x -> t%x: cannot forward to %s", q->h.src, q->h.dst,
+                     h->name);
+        free(q->body);
+        free(q);
+    }
+}
+
 /* Deliver a message to a task of this host, or hold it until it connects. */
 static void
 deliver_local(struct vmd *vmd, struct wire_hdr *h, const void *body)
@@ -206,15 +263,11 @@ deliver_local(struct vmd *vmd, struct wire_hdr *h, const void *body)
                  t->tid, t->qbytes, h->src);
         return;
     }
-    struct vmd_qmsg *q = calloc(1, sizeof(*q));
-    if (q == NULL || (h->len && (q->body = malloc(h->len)) == NULL)) {
-        free(q);
+    struct vmd_qmsg *q = qmsg_new(h, body);
+    if (q == NULL) {
         log_warn("out of memory holding a message for t%x", t->tid);
         return;
     }
-    q->h = *h;
-    if (h->len)
-        memcpy(q->body, body, h->len);
     if (t->qtail)
         t->qtail->next = q;
     else
@@ -233,8 +286,14 @@ vmd_task_deliver(struct vmd *vmd, struct wire_hdr *h, const void *body)
         return;
     }
     struct vmd_host *dh = host > 0 && host <= VMD_MAX_HOSTS ? vmd->hosts[host] : NULL;
-    if (dh == NULL || dh->peer == NULL || dh->peer->state != VMD_PEER_UP) {
-        log_debug("message t%x -> t%x: host %d unreachable; dropped", h->src, h->dst, host);
+    if (dh == NULL) {
+        log_debug("message t%x -> t%x: host %d is not in the VM; dropped", h->src, h->dst, host);
+        return;
+    }
+    if (dh->peer == NULL || dh->peer->state != VMD_PEER_UP || dh->qhead) {
+        /* The link is being made (a new host, a redial): hold the message,
+         * in order, until it is up; the host leaving the VM drops them. */
+        hold(vmd, dh, h, body);
         return;
     }
     int rc = vmd_peer_send(dh->peer, h, body, h->len);
