@@ -135,8 +135,7 @@ parse_tid(const char *s, uint32_t *tid)
 
 /* Tasks of where (0: all), printed or as JSON; returns an exit status. */
 static int
-list_tasks(struct vmctl *v, struct vtask *t, uint32_t where, const char *filter_host, int quiet,
-           int *count)
+list_tasks(struct vmctl *v, struct vtask *t, uint32_t where, int quiet, int *count)
 {
     struct wire_wbuf req;
     unsigned char *body;
@@ -171,7 +170,6 @@ list_tasks(struct vmctl *v, struct vtask *t, uint32_t where, const char *filter_
             wire_get_u32(&r, &flag) || wire_get_str(&r, name, sizeof(name)) ||
             wire_get_u32(&r, &pid))
             break;
-        (void)filter_host;
         if (tid == t->tid)
             continue;       /* not ourselves */
         if (!quiet && v->json) {
@@ -226,7 +224,7 @@ vmctl_cmd_ps(struct vmctl *v, int argc, char **argv)
     }
     if ((rc = enroll(v, &t)) != 0)
         return fail(v, rc, "ps");
-    rc = list_tasks(v, &t, all ? 0 : (t.tid & ~0x3ffffu), NULL, 0, NULL);
+    rc = list_tasks(v, &t, all ? 0 : (t.tid & ~0x3ffffu), 0, NULL);
     close(t.fd);
     return rc ? fail(v, rc, "ps") : VMCTL_EXIT_OK;
 }
@@ -310,7 +308,7 @@ vmctl_cmd_pstat(struct vmctl *v, int argc, char **argv)
         printf("{\"tasks\":[");
     for (int i = 0; i < n; i++) {
         int count = 0;
-        rc = list_tasks(v, &t, tids[i], NULL, 1, &count);
+        rc = list_tasks(v, &t, tids[i], 1, &count);
         int alive = rc == 0 && count > 0;
         failed += !alive;
         if (v->json)
