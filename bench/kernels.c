@@ -339,7 +339,7 @@ static void measure(struct bench *b, enum kernel k, enum variant v, int n)
  * order only we measured those sizes 10-20% slower whatever they were.
  */
 static void measure_series(struct bench *b, enum kernel k, enum variant v, const int *ns,
-                           int count, int rounds)
+                           int count, int rounds, double *best)
 {
     int half = (rounds + 1) / 2, total = 2 * half;
     struct run *runs = calloc((size_t)count, sizeof(*runs));
@@ -379,6 +379,11 @@ static void measure_series(struct bench *b, enum kernel k, enum variant v, const
             teardown(&runs[x]);
     }
     for (int x = 0; x < count; x++) {
+        if (best != NULL) {
+            qsort(times + x * total, (size_t)total, sizeof(double), cmp_double);
+            best[x] = times[x * total];
+            continue;
+        }
         store(b, k, v, ns[x], iters[x], times + x * total, total);
         print_row(b, &b->res[b->nres - 1]);
     }
@@ -407,16 +412,11 @@ static double share(const struct bench *b, double grind)
  * 5 sizes, clipped at the ends) over n0..n1: seed 000's smoothness, where
  * the untiled code varied by up to 20% and GcdPad3D was "smooth, linear".
  */
-static double spread(const struct bench *b, enum kernel k, enum variant v, int n0, int n1)
+static double spread_of(const double *g, int m)
 {
-    const struct result *r[MAX_RESULTS];
     double worst = -1.0;
-    int m = 0;
 
-    /* The measured sizes in order; the window is the 5 nearest of them. */
-    for (int n = n0; n <= n1; n++)
-        if ((r[m] = find(b, k, v, n)) != NULL)
-            m++;
+    /* The window is the 5 nearest measured sizes, clipped at the ends. */
     for (int x = 0; x < m; x++) {
         int lo = x - 2 < 0 ? 0 : x - 2, hi = lo + 4 < m ? lo + 4 : m - 1, w = 0;
         double win[5], med, dev;
@@ -424,14 +424,28 @@ static double spread(const struct bench *b, enum kernel k, enum variant v, int n
         if (hi - lo < 4)
             lo = hi - 4 < 0 ? 0 : hi - 4;
         for (int y = lo; y <= hi; y++)
-            win[w++] = r[y]->best;
+            win[w++] = g[y];
         qsort(win, (size_t)w, sizeof(double), cmp_double);
         med = w % 2 ? win[w / 2] : 0.5 * (win[w / 2 - 1] + win[w / 2]);
-        dev = med > 0 ? (r[x]->best > med ? r[x]->best - med : med - r[x]->best) / med : 0;
+        dev = med > 0 ? (g[x] > med ? g[x] - med : med - g[x]) / med : 0;
         if (dev > worst)
             worst = dev;
     }
     return m >= 5 ? worst : -1.0;
+}
+
+static double spread(const struct bench *b, enum kernel k, enum variant v, int n0, int n1)
+{
+    double g[MAX_RESULTS];
+    int m = 0;
+
+    for (int n = n0; n <= n1; n++) {
+        const struct result *r = find(b, k, v, n);
+
+        if (r != NULL)
+            g[m++] = r->best;
+    }
+    return spread_of(g, m);
 }
 
 /* ---- output ---- */
@@ -674,7 +688,7 @@ static void usage(FILE *f)
             "usage: kernels [--quick] [--json PATH|-] [--svg PATH] [--cache BYTES] [--reps N]\n"
             "               [--rounds N]"
             " [--only jacobi|rbgs] [--sizes N,N,...] [--odd N0:N1:STEP]\n"
-            "               [--steps T] [--jrows R] [--tile-j R]\n"
+            "               [--noise N] [--steps T] [--jrows R] [--tile-j R]\n"
             "\n"
             "Grind time and updates/s of the stencil kernels for N = 64..512 and\n"
             "N = 140..200, beside a STREAM triad measured in the same run; prints each\n"
@@ -696,6 +710,8 @@ static void usage(FILE *f)
             "  --sizes LIST    the sizes of the N = 64..512 series\n"
             "  --odd A:B:S     the red-black odd-size series (default 140:200:2, quick\n"
             "                  140:200:10); Jacobi uses a step 5 times as long\n"
+            "  --noise N       also measure red-black N^3 31 times as the odd series is\n"
+            "                  measured: the smoothness statistic of pure noise\n"
             "  --steps T, --jrows R, --tile-j R   override the fast plans' blocking\n");
 }
 
@@ -704,7 +720,7 @@ int main(int argc, char **argv)
     static struct bench b;
     static const int sizes_full[] = { 64, 128, 256, 384, 512 };
     static const int sizes_quick[] = { 128, 512 };
-    int sizes[32], nsizes = 0, odd0 = 140, odd1 = 200, oddstep = 0, only = -1;
+    int sizes[32], nsizes = 0, odd0 = 140, odd1 = 200, oddstep = 0, only = -1, noise = 0;
     struct goals g;
     size_t detected = 0;
     double t0 = now();
@@ -736,6 +752,8 @@ int main(int argc, char **argv)
             b.reps = atoi(val);
         } else if (strcmp(arg, "--rounds") == 0) {
             b.rounds = atoi(val);
+        } else if (strcmp(arg, "--noise") == 0) {
+            noise = atoi(val);
         } else if (strcmp(arg, "--steps") == 0) {
             b.steps = atoi(val);
         } else if (strcmp(arg, "--jrows") == 0) {
@@ -821,7 +839,26 @@ int main(int argc, char **argv)
                step, b.rounds);
         for (int v = 0; v < V_COUNT; v++)
             if (v != V_FAST1 && v != V_TILED)
-                measure_series(&b, (enum kernel)k, (enum variant)v, ns, count, b.rounds);
+                measure_series(&b, (enum kernel)k, (enum variant)v, ns, count, b.rounds, NULL);
+    }
+
+    if (noise > 0 && noise <= 1024) {
+        /*
+         * The noise floor of the smoothness goal: one size, measured as
+         * often and in the same way as the odd-size series, gets the same
+         * statistic.  Whatever it shows is this machine, not the kernel.
+         */
+        int ns[31];
+        double best[31];
+
+        for (int x = 0; x < 31; x++)
+            ns[x] = noise;
+        for (int v = V_NAIVE; v <= V_FAST; v += V_FAST - V_NAIVE) {
+            measure_series(&b, K_RBGS, (enum variant)v, ns, 31, b.rounds, best);
+            printf("noise floor: red-black %s, N = %d measured 31 times as the series: "
+                   "largest deviation from the running median %.1f%%\n",
+                   variant_name[v], noise, 100 * spread_of(best, 31));
+        }
     }
 
     /* Measured again at the end, so the roofline is the best the memory
