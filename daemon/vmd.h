@@ -214,6 +214,7 @@ struct vmd {
 
     struct vmd_list peers, clients, ops, starts;
     struct vmd_list tasks, hostwatch, fwds;
+    struct vmd_list mbox, mbox_waits;   /* the master's message mailbox (vmd_mbox.c) */
     uint32_t spawn_rr;          /* round-robin start for default placement */
     uint32_t next_client_id, next_op_id;
     uint32_t next_task;         /* the local part of the last tid given out */
@@ -302,6 +303,14 @@ int vmd_ops_request(struct vmd *vmd, int origin_host, uint32_t client_id,
 void vmd_ops_relay_reply(struct vmd *vmd, const struct wire_hdr *h, const unsigned char *body);
 void vmd_op_item_done(struct vmd *vmd, struct vmd_op *op, int item, int status, const char *msg);
 void vmd_ops_halt_done(struct vmd *vmd, int stragglers);
+void vmd_ops_answer(struct vmd *vmd, int origin_host, uint32_t client_id, uint32_t req_id,
+                    int status, struct wire_wbuf *body);
+void vmd_ops_mbox_gone(struct vmd *vmd, uint32_t tid);
+
+/* vmd_mbox.c: the message mailbox, on the master */
+int vmd_mbox_request(struct vmd *vmd, int origin, uint32_t client_id, const struct wire_hdr *h,
+                     const unsigned char *body);
+void vmd_mbox_clear(struct vmd *vmd);
 
 /* vmd_hoststart.c: starting a daemon on a new host */
 int vmd_hoststart(struct vmd *vmd, struct vmd_op *op, int item, struct vmd_host *h);

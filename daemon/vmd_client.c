@@ -154,6 +154,27 @@ client_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buf)
     buf->len = avail > 65536 ? 65536 : avail;
 }
 
+/* A mailbox request: its first word, the owner, is this task, whatever the
+ * task wrote there. */
+static int
+client_mbox(struct vmd_client *c, const struct wire_hdr *h, const unsigned char *body)
+{
+    if (c->task == NULL || h->len < 4)
+        return WIRE_EFRAME;
+    unsigned char *copy = malloc(h->len);
+    if (copy == NULL)
+        return -ENOMEM;
+    memcpy(copy, body, h->len);
+    uint32_t tid = c->task->tid;
+    copy[0] = (unsigned char)(tid >> 24);
+    copy[1] = (unsigned char)(tid >> 16);
+    copy[2] = (unsigned char)(tid >> 8);
+    copy[3] = (unsigned char)tid;
+    int rc = vmd_ops_request(c->vmd, 0, c->id, h, copy);
+    free(copy);
+    return rc;
+}
+
 static void
 client_on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 {
@@ -179,6 +200,8 @@ client_on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
             rc = vmd_task_route(c->vmd, c, &h, body);
         else if (h.type >= WIRE_T_TASK_SPAWN && h.type <= WIRE_T_TASK_NOTIFY)
             rc = vmd_fwd_request(c->vmd, c, &h, body);
+        else if (h.type >= WIRE_T_MBOX_PUT && h.type <= WIRE_T_MBOX_LIST)
+            rc = client_mbox(c, &h, body);
         else
             rc = vmd_ops_request(c->vmd, 0, c->id, &h, body);
         if (rc != 0) {

@@ -394,6 +394,8 @@ main(int argc, char **argv)
     vmd_list_init(&vmd->tasks);
     vmd_list_init(&vmd->hostwatch);
     vmd_list_init(&vmd->fwds);
+    vmd_list_init(&vmd->mbox);
+    vmd_list_init(&vmd->mbox_waits);
     signal(SIGPIPE, SIG_IGN);
 
     parse_args(vmd, argc, argv, &detach);

@@ -21,9 +21,9 @@
 #define VMD_VERSION "0.1.0"
 
 /* Send an answer to whoever asked, here or through the master's link. */
-static void
-answer(struct vmd *vmd, int origin_host, uint32_t client_id, uint32_t req_id, int status,
-       struct wire_wbuf *body)
+void
+vmd_ops_answer(struct vmd *vmd, int origin_host, uint32_t client_id, uint32_t req_id,
+               int status, struct wire_wbuf *body)
 {
     if (origin_host == 0) {
         vmd_client_reply(vmd, client_id, req_id, status, body);
@@ -148,7 +148,7 @@ op_finish(struct vmd *vmd, struct vmd_op *op)
         wire_put_str(&b, op->items[i].msg);
         failed += op->items[i].status != 0;
     }
-    answer(vmd, op->origin_host, op->client_id, op->req_id,
+    vmd_ops_answer(vmd, op->origin_host, op->client_id, op->req_id,
            failed == op->nitems && op->nitems > 0 ? op->items[0].status : 0, &b);
     wire_wbuf_free(&b);
     vmd_list_remove(&op->link);
@@ -222,7 +222,7 @@ do_add(struct vmd *vmd, int origin, uint32_t client_id, const struct wire_hdr *h
     int err;
     struct vmd_op *op = op_from_names(vmd, WIRE_T_REQ_ADD, origin, client_id, h, body, &err);
     if (op == NULL)
-        return err == -ENOMEM ? (answer(vmd, origin, client_id, h->id, err, NULL), 0) : err;
+        return err == -ENOMEM ? (vmd_ops_answer(vmd, origin, client_id, h->id, err, NULL), 0) : err;
     for (int i = 0; i < op->nitems; i++) {
         const char *name = op->items[i].name;
         struct vmd_host *host;
@@ -258,7 +258,7 @@ do_delete(struct vmd *vmd, int origin, uint32_t client_id, const struct wire_hdr
     int err, changed = 0;
     struct vmd_op *op = op_from_names(vmd, WIRE_T_REQ_DELETE, origin, client_id, h, body, &err);
     if (op == NULL)
-        return err == -ENOMEM ? (answer(vmd, origin, client_id, h->id, err, NULL), 0) : err;
+        return err == -ENOMEM ? (vmd_ops_answer(vmd, origin, client_id, h->id, err, NULL), 0) : err;
     for (int i = 0; i < op->nitems; i++) {
         struct vmd_host *host = vmd_host_by_name(vmd, op->items[i].name);
         if (host == NULL) {
@@ -298,9 +298,17 @@ vmd_ops_request(struct vmd *vmd, int origin_host, uint32_t client_id, const stru
             pack_conf(vmd, &b);
         else
             pack_status(vmd, &b);
-        answer(vmd, origin_host, client_id, h->id, 0, &b);
+        vmd_ops_answer(vmd, origin_host, client_id, h->id, 0, &b);
         wire_wbuf_free(&b);
         return 0;
+    case WIRE_T_MBOX_PUT:
+    case WIRE_T_MBOX_GET:
+    case WIRE_T_MBOX_DEL:
+    case WIRE_T_MBOX_LIST:
+    case WIRE_T_MBOX_GONE:
+        if (!vmd->is_master)
+            return origin_host != 0 ? WIRE_EFRAME : relay_to_master(vmd, client_id, h, body);
+        return vmd_mbox_request(vmd, origin_host, client_id, h, body);
     case WIRE_T_REQ_ADD:
     case WIRE_T_REQ_DELETE:
     case WIRE_T_REQ_HALT:
@@ -316,11 +324,11 @@ vmd_ops_request(struct vmd *vmd, int origin_host, uint32_t client_id, const stru
         if (vmd->halt_op == NULL) {
             vmd->halt_op = op_new(vmd, WIRE_T_REQ_HALT, origin_host, client_id, h->id, 0);
             if (vmd->halt_op == NULL) {
-                answer(vmd, origin_host, client_id, h->id, -ENOMEM, NULL);
+                vmd_ops_answer(vmd, origin_host, client_id, h->id, -ENOMEM, NULL);
                 return 0;
             }
         } else {
-            answer(vmd, origin_host, client_id, h->id, WIRE_EHALTED, NULL);
+            vmd_ops_answer(vmd, origin_host, client_id, h->id, WIRE_EHALTED, NULL);
             return 0;
         }
         vmd_halt_vm(vmd);
@@ -341,9 +349,25 @@ vmd_ops_halt_done(struct vmd *vmd, int stragglers)
     struct wire_wbuf b;
     wire_wbuf_init(&b);
     wire_put_u32(&b, (uint32_t)stragglers);
-    answer(vmd, op->origin_host, op->client_id, op->req_id, 0, &b);
+    vmd_ops_answer(vmd, op->origin_host, op->client_id, op->req_id, 0, &b);
     wire_wbuf_free(&b);
     vmd_list_remove(&op->link);
     free(op->items);
     free(op);
+}
+
+/* A task left the VM: the master drops its mailbox entries (client id 0
+ * is nobody, so the answer goes nowhere). */
+void
+vmd_ops_mbox_gone(struct vmd *vmd, uint32_t tid)
+{
+    unsigned char body[4] = { (unsigned char)(tid >> 24), (unsigned char)(tid >> 16),
+                              (unsigned char)(tid >> 8), (unsigned char)tid };
+    struct wire_hdr h = { .type = WIRE_T_MBOX_GONE, .len = 4 };
+    if (vmd->halting || vmd->halting_vm)
+        return;
+    if (vmd->is_master)
+        vmd_mbox_request(vmd, 0, 0, &h, body);
+    else
+        relay_to_master(vmd, 0, &h, body);
 }

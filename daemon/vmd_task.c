@@ -113,6 +113,7 @@ vmd_task_end(struct vmd_task *t, const char *why)
         t->client->task = NULL;
         t->client = NULL;
     }
+    vmd_ops_mbox_gone(vmd, t->tid);
     vmd_task_release(t);
 }
 

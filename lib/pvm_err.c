@@ -114,6 +114,8 @@ static const struct {
     { WIRE_EVERSION, PvmBadVersion },
     { WIRE_ENOHOST, PvmNoHost },
     { WIRE_ENOTASK, PvmNoTask },
+    { WIRE_ENOTFOUND, PvmNotFound },
+    { WIRE_EDENIED, PvmDenied },
     { WIRE_EDUPHOST, PvmDupHost },
     { WIRE_ECANTSTART, PvmCantStart },
     { WIRE_EHOSTFAIL, PvmHostFail },
@@ -201,4 +203,29 @@ pvm__err(int code, const char *fn)
         exit(pvmcode);
     }
     return pvmcode;
+}
+
+/*
+ * Two internal functions of PVM's libpvm3 that its own example programs
+ * call, so binaries and sources that use them link: lpvmerr(f, n) reports
+ * PVM code n from function f as PvmAutoErr says and returns it, and
+ * pvmsleep(secs) sleeps.
+ */
+PVM_API int lpvmerr(const char *f, int n);
+PVM_API int pvmsleep(int secs);
+
+int
+lpvmerr(const char *f, int n)
+{
+    if (n >= 0)
+        return n;
+    return pvm__err(PVM__ECODE(n), f ? f : "libpvm");
+}
+
+int
+pvmsleep(int secs)
+{
+    while (secs > 0)
+        secs = (int)sleep((unsigned)secs);
+    return 0;
 }

@@ -145,6 +145,9 @@ struct pvm__ctx {
     int ntinfo;
     struct pvmhostinfo *hinfo;  /* what pvm_config returned last */
     int nhinfo;
+    struct pvmmboxinfo *mbinfo; /* what pvm_getmboxinfo returned last */
+    int nmbinfo;
+    int mb_lastindex;           /* the index pvm_recvinfo found last */
 
     /*
      * Contexts, options, receive matching and message handlers

@@ -62,7 +62,9 @@
     X(ETLS, -4014, "TLS failure")                                             \
     X(EBUSY, -4015, "another operation is in progress")                       \
     X(EHALTED, -4016, "the virtual machine is halting")                      \
-    X(ENOTASK, -4017, "no such task")
+    X(ENOTASK, -4017, "no such task")                                        \
+    X(ENOTFOUND, -4018, "not found")                                          \
+    X(EDENIED, -4019, "permission denied")
 
 enum wire_err {
 #define WIRE_ERR_ENUM(name, val, msg) WIRE_##name = (val),
@@ -100,6 +102,13 @@ enum wire_type {
     WIRE_T_TASK_KILL = 43,      /* u32 tid, u32 signal (0: kill the task) */
     WIRE_T_TASK_LIST = 44,      /* u32 where (0 all, a host's dtid, a tid); reply: tasks */
     WIRE_T_TASK_NOTIFY = 45,    /* u32 what, i32 tag, u32 n, u32 tids[n] */
+    /* The message mailbox, kept by the master (daemon/vmd_mbox.c).  Each
+     * body starts with u32 owner, which the task's own daemon fills in. */
+    WIRE_T_MBOX_PUT = 48,       /* str name, u32 flags, u32 encword, bytes; reply i32 index */
+    WIRE_T_MBOX_GET = 49,       /* str name, i32 index, u32 flags; reply u32 owner, u32 enc, bytes */
+    WIRE_T_MBOX_DEL = 50,       /* str name, i32 index, u32 flags */
+    WIRE_T_MBOX_LIST = 51,      /* str pattern; reply: classes */
+    WIRE_T_MBOX_GONE = 52,      /* a task left the VM (daemon -> master, via RELAY) */
     WIRE_T_REPLY = 63,
 
     /* A PVM message: src and dst tids, tag, ctx; flags = the PVM encoding

@@ -72,6 +72,8 @@ setup(void **state)
     vmd_list_init(&vmd->tasks);
     vmd_list_init(&vmd->hostwatch);
     vmd_list_init(&vmd->fwds);
+    vmd_list_init(&vmd->mbox);
+    vmd_list_init(&vmd->mbox_waits);
     snprintf(vmd->name, sizeof(vmd->name), "hostB");
     snprintf(vmd->master_name, sizeof(vmd->master_name), "hostA");
     snprintf(vmd->address, sizeof(vmd->address), "10.0.0.2");
