@@ -23,9 +23,14 @@ if nm -D "$B/lib/libpvm3.so.3" 2>/dev/null | grep -q __asan; then
 fi
 if [ -f "$TARBALL" ] && command -v cc >/dev/null; then
     tar -xzf "$TARBALL" -C "$EX/src" && have_src=1
-    for p in hello hello_other spmd slave1 master1 timing timing_slave; do
-        cc -w $SANFLAGS -I"$(pwd)/lib" -o "$EX/$p" "$EX/src/examples/$p.c" -L"$B/lib" -lpvm3 \
-            -Wl,-rpath,"$B/lib" 2>"$T/cc.$p" || rm -f "$EX/$p"
+    # Linked as the examples' Makefile.aimk links them (taskf.c where it says).
+    cc -w $SANFLAGS -I"$(pwd)/lib" -c -o "$EX/taskf.o" "$EX/src/examples/taskf.c"
+    for p in hello hello_other spmd slave1 master1 timing timing_slave inherita inheritb \
+             inherit1 inherit2 inherit3 mbox task0 task1 task_end rme lmbi gmbi; do
+        extra=
+        case $p in task0|task1|task_end|rme|lmbi|gmbi) extra=$EX/taskf.o ;; esac
+        cc -w $SANFLAGS -I"$(pwd)/lib" -o "$EX/$p" "$EX/src/examples/$p.c" $extra -L"$B/lib" \
+            -lpvm3 -Wl,-rpath,"$B/lib" 2>"$T/cc.$p" || rm -f "$EX/$p"
     done
 fi
 write_conf 2.0 "spawn_path = [ \"$EX\", \"$B/tests/integ\" ];"
@@ -55,6 +60,32 @@ fi
 if [ -x "$EX/timing" ] && [ -x "$EX/timing_slave" ]; then
     check "timing (round trips and bandwidth with timing_slave, pvm_setopt) completes" \
         bash -c 'cd "$0" && timeout 60 ./timing | grep -q "^done"' "$EX"
+fi
+if [ -x "$EX/inherita" ] && [ -x "$EX/inherit1" ] && [ -x "$EX/inherit3" ]; then
+    for kid in inherit1 inherit3; do
+        check "inherita $kid: the child inherits the new context, the parent gets it back" \
+            bash -c 'cd "$0" && timeout 30 ./inherita "$1" >"$2" &&
+                     grep -q "END - sent from $1 t[0-9a-f]* on machine <[^>]*> with context [1-9]" "$2" &&
+                     grep -q "with original context 0" "$2"' "$EX" "$kid" "$T/$kid.out"
+    done
+fi
+if [ -x "$EX/task0" ] && [ -x "$EX/task1" ] && [ -x "$EX/task_end" ]; then
+    rm -f "$T/task0.out"
+    (cd "$EX" && timeout 30 ./task0 svc d >"$T/task0.out" 2>&1 &)
+    # task0's stdout is a file (buffered): task1 is retried until the service is up.
+    check "task1 finds task0 through pvm_recvinfo and is served in the service's context" \
+        wait_for 10 bash -c 'cd "$0" && timeout 20 ./task1 svc 0 d | grep -q "welcome to my server - you are service request number 1"' "$EX"
+    check "task_end stops task0 after 2 requests" \
+        bash -c 'cd "$0" && timeout 20 ./task_end svc 0 >/dev/null' "$EX"
+    check "task0 reports both requests and leaves" \
+        wait_for 10 grep -q "handled 2 service requests" "$T/task0.out"
+    check "rme then finds no service" \
+        bash -c 'cd "$0" && timeout 20 ./rme svc 0 | grep -q "no service running for <svc>"' "$EX"
+fi
+if [ -x "$EX/mbox" ]; then
+    check "mbox: a message put in the mailbox comes back intact" \
+        bash -c 'cd "$0" && timeout 30 ./mbox >"$1" 2>&1; grep -q "Retrieved Message is a Match" "$1" &&
+                 ! grep -q "Mismatch\|libpvm \[" "$1"' "$EX" "$T/mbox.out"
 fi
 check "PvmTaskHost places every task on the named host" \
     bash -c 'timeout 30 "$0" -n 2 -h host2 pvm_pingpong >"$1"; head -1 "$1" | grep -q "^spawned 2: tc[0-9a-f]* tc[0-9a-f]*$"' "$SP" "$T/host.out"
