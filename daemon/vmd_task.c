@@ -171,6 +171,7 @@ vmd_task_enroll(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
     wire_wbuf_init(&b);
     wire_put_u32(&b, t->tid);
     wire_put_u32(&b, t->ptid);
+    wire_put_u64(&b, vmd->conf.max_message);   /* libpvm3 refuses larger messages itself */
     vmd_client_reply(vmd, c->id, h->id, 0, &b);
     wire_wbuf_free(&b);
     /* What was sent to it before it connected, in order. */

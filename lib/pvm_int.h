@@ -148,6 +148,7 @@ struct pvm__ctx {
     struct pvmmboxinfo *mbinfo; /* what pvm_getmboxinfo returned last */
     int nmbinfo;
     int mb_lastindex;           /* the index pvm_recvinfo found last */
+    uint64_t max_msg;           /* the VM's max_message, from enrollment (0: unknown) */
 
     /*
      * Contexts, options, receive matching and message handlers

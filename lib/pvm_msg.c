@@ -442,7 +442,8 @@ pvm__send_frame(int tid, int tag, const void *body, size_t len, int encword)
     /* The daemon would close the link on a frame in one of its contexts. */
     if (PVM__CTX_DAEMON(ctx))
         return -EINVAL;
-    if (len > UINT32_MAX)
+    /* Above the VM's max_message the daemon would drop our link: refuse. */
+    if (len > UINT32_MAX || (pvm__ctx.max_msg && len > pvm__ctx.max_msg))
         return -EMSGSIZE;
     struct wire_hdr h = { .type = WIRE_T_MSG, .src = (uint32_t)pvm__ctx.mytid,
                           .dst = (uint32_t)tid, .tag = tag, .ctx = ctx,

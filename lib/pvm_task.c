@@ -111,8 +111,12 @@ pvm__enroll(void)
     wire_wbuf_free(&req);
     if (rc == 0) {
         struct wire_rbuf r;
+        uint32_t ptid;
+        uint64_t maxmsg;
         wire_rbuf_init(&r, body, len);
         rc = wire_get_u32(&r, &tid);
+        if (rc == 0 && wire_get_u32(&r, &ptid) == 0 && wire_get_u64(&r, &maxmsg) == 0)
+            pvm__ctx.max_msg = maxmsg;
     }
     free(body);
     if (rc != 0) {
