@@ -47,11 +47,13 @@ server(void)
 static int
 client(int peer, int rounds, int size)
 {
-    int me = pvm_mytid();
+    int me = pvm_mytid(), rc = 1;
     if (me < 0)
         return 1;
     double *d = malloc(sizeof(double) * (size_t)(size ? size : 1));
     double *e = malloc(sizeof(double) * (size_t)(size ? size : 1));
+    if (d == NULL || e == NULL)
+        goto out;
     /* Send every message first, then read the echoes: order is checked
      * across many messages in flight, not one at a time. */
     for (int seq = 0; seq < rounds; seq++) {
@@ -62,36 +64,38 @@ client(int peer, int rounds, int size)
         pvm_pkint(&size, 1, 1);
         pvm_pkdouble(d, size, 1);
         if (pvm_send(peer, 10) < 0)
-            return 1;
+            goto out;
     }
     for (int seq = 0; seq < rounds; seq++) {
         int s, n, len, tag, src;
         int buf = pvm_recv(peer, 11);
         if (buf < 0 || pvm_bufinfo(buf, &len, &tag, &src) < 0 || src != peer || tag != 11)
-            return 1;
+            goto out;
         pvm_upkint(&s, 1, 1);
         pvm_upkint(&n, 1, 1);
         if (s != seq || n != size) {
             fprintf(stderr, "echo %d: got seq %d size %d\n", seq, s, n);
-            return 1;
+            goto out;
         }
         pvm_upkdouble(e, n, 1);
         for (int i = 0; i < size; i++)
             if (e[i] != seq * 1e6 + i + 0.25) {
                 fprintf(stderr, "echo %d: item %d differs\n", seq, i);
-                return 1;
+                goto out;
             }
     }
     /* Nothing else is waiting: a non-blocking receive finds nothing. */
     if (pvm_nrecv(-1, -1) != 0)
-        return 1;
+        goto out;
     pvm_initsend(PvmDataDefault);
     pvm_send(peer, 99);
     printf("ok t%x <-> t%x: %d messages of %d doubles\n", me, peer, rounds, size);
+    rc = 0;
+out:
     free(d);
     free(e);
     pvm_exit();
-    return 0;
+    return rc;
 }
 
 int
