@@ -320,6 +320,7 @@ void vmd_hoststart_peer_ready(struct vmd *vmd, struct vmd_host *h, int status, c
 void vmd_hoststart_cancel_all(struct vmd *vmd);
 int vmd_shell_quote(const char *s, char *out, size_t cap);
 int vmd_strlcpy(char *dst, const char *src, size_t cap);
+void vmd_init_lists(struct vmd *vmd);
 
 /* vmd_halt.c */
 void vmd_halt(struct vmd *vmd, const char *why);

@@ -387,15 +387,7 @@ main(int argc, char **argv)
     int detach = 0, rc;
 
     vmd->ready_fd = STDOUT_FILENO;
-    vmd_list_init(&vmd->peers);
-    vmd_list_init(&vmd->clients);
-    vmd_list_init(&vmd->ops);
-    vmd_list_init(&vmd->starts);
-    vmd_list_init(&vmd->tasks);
-    vmd_list_init(&vmd->hostwatch);
-    vmd_list_init(&vmd->fwds);
-    vmd_list_init(&vmd->mbox);
-    vmd_list_init(&vmd->mbox_waits);
+    vmd_init_lists(vmd);
     signal(SIGPIPE, SIG_IGN);
 
     parse_args(vmd, argc, argv, &detach);

@@ -80,3 +80,14 @@ vmd_strlcpy(char *dst, const char *src, size_t cap)
     memcpy(dst, src, n + 1);
     return 0;
 }
+
+/* Every list of struct vmd empty: the first thing main (or a test) does. */
+void
+vmd_init_lists(struct vmd *vmd)
+{
+    struct vmd_list *lists[] = { &vmd->peers, &vmd->clients, &vmd->ops, &vmd->starts,
+                                 &vmd->tasks, &vmd->hostwatch, &vmd->fwds, &vmd->mbox,
+                                 &vmd->mbox_waits };
+    for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
+        vmd_list_init(lists[i]);
+}

@@ -65,15 +65,7 @@ setup(void **state)
     struct vmd *vmd = f->vmd;
     conf_defaults(&vmd->conf);
     vmd->loop = &f->loop;
-    vmd_list_init(&vmd->peers);
-    vmd_list_init(&vmd->clients);
-    vmd_list_init(&vmd->ops);
-    vmd_list_init(&vmd->starts);
-    vmd_list_init(&vmd->tasks);
-    vmd_list_init(&vmd->hostwatch);
-    vmd_list_init(&vmd->fwds);
-    vmd_list_init(&vmd->mbox);
-    vmd_list_init(&vmd->mbox_waits);
+    vmd_init_lists(vmd);
     snprintf(vmd->name, sizeof(vmd->name), "hostB");
     snprintf(vmd->master_name, sizeof(vmd->master_name), "hostA");
     snprintf(vmd->address, sizeof(vmd->address), "10.0.0.2");
