@@ -26,7 +26,7 @@ WARN := -Wall -Wextra -Werror -Wstrict-prototypes -Wmissing-prototypes -Wshadow 
 # -ffp-contract=off: results must be bit-identical on every host and in every
 # decomposition (DESIGN.md, stencil invariant), so no FMA contraction.
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=c11 -D_GNU_SOURCE -fPIC -ffp-contract=off $(WARN) -MMD -MP \
+CFLAGS  += -std=c11 -D_GNU_SOURCE -DLIQUIDVM_VERSION='"$(VERSION)"' -fPIC -ffp-contract=off $(WARN) -MMD -MP \
            -Ilib -Iconf -Idaemon -Ilauncher -Idecomp -Ikernels \
            $(shell pkg-config --cflags $(PKGS) libedit 2>/dev/null)
 LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm

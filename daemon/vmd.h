@@ -22,7 +22,8 @@
 #define VMD_ADDR_MAX 64
 #define VMD_TID_HOST_SHIFT 18
 #define VMD_HOST_TID(index) ((uint32_t)(index) << VMD_TID_HOST_SHIFT)
-#define VMD_CTL_MAX_BODY (1u << 20) /* control frames from local clients */
+#define VMD_TID_HOST(tid) ((int)(((tid) >> VMD_TID_HOST_SHIFT) & 0xfff))
+#define VMD_TID_LOCAL_MASK 0x3ffffu
 #define VMD_HANDSHAKE_TIMEOUT_MS 10000
 #define VMD_HALT_WAIT_MS 3000
 

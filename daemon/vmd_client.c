@@ -4,7 +4,7 @@
  * The socket lives in LIQUIDVM_HOME/run, a directory only its owner can
  * enter, and every connection's peer uid is checked with SO_PEERCRED
  * (DESIGN.md, Local clients).  Frames are plaintext; alloc_cb lends the tail
- * of the client's own frame buffer, capped at VMD_CTL_MAX_BODY.
+ * of the client's own frame buffer, capped at max_message.
  */
 #define LOG_TAG "client"
 #include "log.h"

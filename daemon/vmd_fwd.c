@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define VMD_TID_HOST(tid) ((int)(((tid) >> VMD_TID_HOST_SHIFT) & 0xfff))
 #define SPAWN_MAX 4096
 #define FWD_ARGS_MAX 256
 

@@ -26,8 +26,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define VMD_VERSION "0.1.0"
-
 static void
 usage(FILE *fp)
 {
@@ -193,7 +191,7 @@ parse_args(struct vmd *vmd, int argc, char **argv, int *daemonize)
             usage(stdout);
             exit(0);
         case O_VERSION:
-            printf("vmd %s (LiquidVM, PVM 3.4 compatible)\n", VMD_VERSION);
+            printf("vmd %s (LiquidVM, PVM 3.4 compatible)\n", LIQUIDVM_VERSION);
             exit(0);
         default:
             usage(stderr);

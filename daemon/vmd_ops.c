@@ -18,8 +18,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define VMD_VERSION "0.1.0"
-
 /* Send an answer to whoever asked, here or through the master's link. */
 void
 vmd_ops_answer(struct vmd *vmd, int origin_host, uint32_t client_id, uint32_t req_id,
@@ -110,7 +108,7 @@ pack_status(struct vmd *vmd, struct wire_wbuf *b)
     wire_put_u32(b, (uint32_t)vmd_host_count(vmd, 1));
     wire_put_u64(b, uv_now(vmd->loop) - vmd->started_ms);
     wire_put_u32(b, (uint32_t)getpid());
-    wire_put_str(b, VMD_VERSION);
+    wire_put_str(b, LIQUIDVM_VERSION);
     wire_put_str(b, vmd->address);
     wire_put_u32(b, (uint32_t)vmd->port);
     wire_put_str(b, vmd->home);

@@ -26,8 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define VMD_TID_LOCAL_MASK 0x3ffffu
-#define VMD_TID_HOST(tid) ((int)(((tid) >> VMD_TID_HOST_SHIFT) & 0xfff))
 
 struct vmd_task *
 vmd_task_by_tid(struct vmd *vmd, uint32_t tid)

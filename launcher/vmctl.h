@@ -80,6 +80,5 @@ int vmctl_console(struct vmctl *v);
 int vmctl_dispatch(struct vmctl *v, int argc, char **argv);
 void vmctl_usage(FILE *fp);
 
-#define VMCTL_VERSION "0.1.0"
 
 #endif

@@ -813,8 +813,8 @@ vmctl_cmd_version(struct vmctl *v, int argc, char **argv)
     (void)argc;
     (void)argv;
     if (v->json)
-        printf("{\"version\":\"%s\",\"pvm\":\"3.4.6\"}\n", VMCTL_VERSION);
+        printf("{\"version\":\"%s\",\"pvm\":\"3.4.6\"}\n", LIQUIDVM_VERSION);
     else
-        printf("LiquidVM %s (PVM 3.4.6 compatible)\n", VMCTL_VERSION);
+        printf("LiquidVM %s (PVM 3.4.6 compatible)\n", LIQUIDVM_VERSION);
     return VMCTL_EXIT_OK;
 }

@@ -48,7 +48,7 @@ vmctl_console(struct vmctl *v)
 
     v->console = 1;
     if (tty) {
-        printf("LiquidVM console %s; type help for the commands\n", VMCTL_VERSION);
+        printf("LiquidVM console %s; type help for the commands\n", LIQUIDVM_VERSION);
         using_history();
     }
     for (;;) {

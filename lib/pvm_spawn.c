@@ -97,7 +97,7 @@ pvm_spawn(char *file, char **argv, int flags, char *where, int ntask, int *tids)
     }
     struct wire_rbuf r;
     uint32_t n;
-    int ok = 0, first_err = 0;
+    int ok = 0;
     wire_rbuf_init(&r, body, len);
     if (wire_get_u32(&r, &n) != 0 || n != (uint32_t)ntask) {
         free(body);
@@ -113,13 +113,10 @@ pvm_spawn(char *file, char **argv, int flags, char *where, int ntask, int *tids)
             tids[i] = v;
         if (t > 0)
             ok++;
-        else if (first_err == 0)
-            first_err = v;
     }
     free(body);
     /* As PVM 3.4.6: the count started; failed slots hold their codes, and
      * a spawn that started nothing returns 0 without a report. */
-    (void)first_err;
     return ok;
 }
 

@@ -39,6 +39,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* The release, set by the Makefile from its VERSION. */
+#ifndef LIQUIDVM_VERSION
+#define LIQUIDVM_VERSION "unknown"
+#endif
+
 #define WIRE_MAGIC 0x4c56
 #define WIRE_VERSION 1
 #define WIRE_HDR_LEN 32
