@@ -48,6 +48,8 @@ KERN_SRC   := $(wildcard kernels/*.c)
 DECOMP_SRC := $(wildcard decomp/*.c)
 VMD_SRC    := $(filter-out daemon/vmd_main.c,$(wildcard daemon/*.c))
 VMCTL_SRC  := $(filter-out launcher/vmctl_main.c,$(wildcard launcher/vmctl_*.c))
+VMRUN_SRC  := $(filter-out launcher/vmrun_main.c,$(wildcard launcher/vmrun_*.c))
+LIQ_SRC    := $(wildcard lib/liq_*.c)
 PVM_SRC    := $(wildcard lib/pvm_*.c)
 TEST_SRC   := $(wildcard tests/unit/test_*.c)
 BENCH_SRC  := $(wildcard bench/*.c)
@@ -64,20 +66,25 @@ LIBKERN   := $(O)/libkern.a
 LIBDECOMP := $(O)/libdecomp.a
 LIBVMD    := $(O)/libvmd.a
 LIBVMCTL  := $(O)/libvmctl.a
-ARCHIVES  := $(LIBVMD) $(LIBVMCTL) $(LIBWIRE) $(LIBCONF) $(LIBDECOMP) $(LIBKERN)
+LIBVMRUN  := $(O)/libvmrun.a
+LIBLIQ    := $(O)/libliquid.a
+LIBPVM_A  := $(O)/lib/libpvm3.a
+# Unit tests and benchmarks link everything; libliquid and vmrun need libpvm3.
+ARCHIVES  := $(LIBVMD) $(LIBVMCTL) $(LIBVMRUN) $(LIBLIQ) $(LIBPVM_A) $(LIBWIRE) $(LIBCONF) \
+             $(LIBDECOMP) $(LIBKERN)
 
 LIBPVM_SO := $(O)/lib/libpvm3.so.3
-LIBPVM_A  := $(O)/lib/libpvm3.a
 
 VMD    := $(O)/bin/vmd
 VMCTL  := $(O)/bin/vmctl
+VMRUN  := $(O)/bin/vmrun
 TESTS  := $(patsubst tests/unit/%.c,$(O)/tests/%,$(TEST_SRC))
 BENCHES:= $(patsubst bench/%.c,$(O)/bench/%,$(BENCH_SRC))
 # PVM programs for the integration tests, built against our pvm3.h and libpvm3.so.3.
 PVMPROGS := $(patsubst tests/integ/%.c,$(O)/tests/integ/%,$(PVMPROG_SRC))
 
 .PHONY: all check unit integ demo deps install clean bench
-all: $(VMD) $(VMCTL) $(if $(PVM_SRC),$(LIBPVM_SO) $(LIBPVM_A) $(PVMPROGS)) $(TESTS) $(BENCHES)
+all: $(VMD) $(VMCTL) $(VMRUN) $(if $(PVM_SRC),$(LIBPVM_SO) $(LIBPVM_A) $(PVMPROGS)) $(TESTS) $(BENCHES)
 
 $(O)/kernels/%.o: CFLAGS += $(KERN_CFLAGS)
 # libpvm3 exports PVM's names only (STYLE.md 5.2): hidden by default,
@@ -103,6 +110,8 @@ $(eval $(call archive,$(LIBKERN),$(KERN_SRC)))
 $(eval $(call archive,$(LIBDECOMP),$(DECOMP_SRC)))
 $(eval $(call archive,$(LIBVMD),$(VMD_SRC)))
 $(eval $(call archive,$(LIBVMCTL),$(VMCTL_SRC)))
+$(eval $(call archive,$(LIBVMRUN),$(VMRUN_SRC)))
+$(eval $(call archive,$(LIBLIQ),$(LIQ_SRC)))
 
 # libpvm3: the PVM 3.4 API, with the wire format and logging inside it.
 $(LIBPVM_SO): $(call obj,$(PVM_SRC) $(WIRE_SRC)) lib/libpvm3.map
@@ -126,6 +135,13 @@ $(VMCTL): $(O)/launcher/vmctl_main.o $(LIBVMCTL) $(LIBWIRE) $(LIBCONF) $(LIBDECO
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell pkg-config --libs libedit 2>/dev/null)
+
+# vmrun is a PVM task (and its own workers, spawned as `vmrun worker`).
+$(VMRUN): $(O)/launcher/vmrun_main.o $(LIBVMRUN) $(LIBLIQ) $(LIBPVM_A) $(LIBCONF) $(LIBDECOMP) \
+          $(LIBKERN)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(O)/tests/%: $(O)/tests/unit/%.o $(ARCHIVES)
 	@mkdir -p $(dir $@)
@@ -172,7 +188,7 @@ deps:
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 	    $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/liquidvm
-	install -m 755 $(VMD) $(VMCTL) $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(VMD) $(VMCTL) $(VMRUN) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 	install -m 644 conf/vmd.conf $(DESTDIR)$(PREFIX)/share/liquidvm/
