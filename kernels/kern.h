@@ -258,6 +258,15 @@ int kern_jacobi_sweep(struct kern_box *out, const struct kern_box *u, const stru
 int kern_jacobi_run(struct kern_box *u, struct kern_box *tmp, const struct kern_box *rhs,
                     double c, double c2, int iters, const struct kern_plan *p);
 
+/*
+ * One sweep out <- J(u) through the fast kernel's path (blocks of
+ * plan->jac_rows whole rows, SIMD, streaming stores when planned), without
+ * temporal blocking and without copying back: the step a runtime takes when
+ * it must refresh ghosts between sweeps, swapping u and out itself.  out's
+ * ghosts are not written.
+ */
+int kern_jacobi_step(struct kern_box *out, const struct kern_box *u, const struct kern_box *rhs,
+                     double c, double c2, const struct kern_plan *p);
 /* ---- red-black Gauss-Seidel (kern_rbgs.c) ---- */
 
 /* Reference: one colour sweep over the whole interior, untiled (Figure 2). */

@@ -170,6 +170,24 @@ static void run_pass(struct pass *ps, double c, double c2, int block, unsigned f
     kern__fence(flags);
 }
 
+int kern_jacobi_step(struct kern_box *out, const struct kern_box *u, const struct kern_box *rhs,
+                     double c, double c2, const struct kern_plan *p)
+{
+    struct pass ps;
+
+    if (check3(out, u, rhs) != 0 || p == NULL)
+        return -EINVAL;
+    ps.in = u;
+    ps.out = out;
+    ps.rhs = rhs;
+    ps.steps = 1;
+    ps.rs = 0;
+    ps.rows = 0;
+    ps.ring = NULL;
+    run_pass(&ps, c, c2, p->jac_rows < 1 ? 1 : p->jac_rows, p->flags);
+    return 0;
+}
+
 int kern_jacobi_run(struct kern_box *u, struct kern_box *tmp, const struct kern_box *rhs,
                     double c, double c2, int iters, const struct kern_plan *p)
 {

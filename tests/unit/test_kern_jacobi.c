@@ -176,6 +176,43 @@ static void test_kern_jacobi_run_matches_reference(void **state)
     }
 }
 
+/* kern_jacobi_step, swapping the boxes between steps as a runtime does. */
+static void test_kern_jacobi_step_matches_reference(void **state)
+{
+    uint64_t s = 4;
+
+    (void)state;
+    for (int n = 0; n < CASES; n++) {
+        struct jcase jc;
+        struct kern_box ref, a, b, *u = &a, *v = &b, *x;
+        struct kern_plan p;
+        int iters = pick(&s, 1, 6);
+
+        make_case(&jc, &s, n % 8 == 0);
+        reference(&jc, iters, &ref);
+        alloc_any(&a, jc.ni, jc.nj, jc.nk, &s);
+        alloc_any(&b, jc.ni, jc.nj, jc.nk, &s);
+        assert_int_equal(kern_box_copy(&a, &jc.u0), 0);
+        assert_int_equal(kern_box_copy(&b, &jc.u0), 0); /* the ghosts */
+        memset(&p, 0, sizeof(p));
+        p.jac_steps = pick(&s, 1, 6); /* ignored by a step */
+        p.jac_rows = pick(&s, 1, jc.nj + 2);
+        p.flags = (unsigned)pick(&s, 0, 1) * KERN_PLAN_SIMD
+                  | (unsigned)pick(&s, 0, 1) * KERN_PLAN_STREAM;
+        for (int t = 0; t < iters; t++) {
+            assert_int_equal(kern_jacobi_step(v, u, &jc.rhs, C, C2, &p), 0);
+            x = u;
+            u = v;
+            v = x;
+        }
+        assert_int_equal(kern_box_equal(u, &ref), 1);
+        kern_box_free(&a);
+        kern_box_free(&b);
+        kern_box_free(&ref);
+        free_case(&jc);
+    }
+}
+
 /* The plan a host makes for itself must also give the reference's bits. */
 static void test_kern_jacobi_run_with_made_plans(void **state)
 {
@@ -275,6 +312,7 @@ int main(void)
         cmocka_unit_test(test_kern_jacobi_sweep_matches_reference),
         cmocka_unit_test(test_kern_jacobi_run_matches_reference),
         cmocka_unit_test(test_kern_jacobi_run_with_made_plans),
+        cmocka_unit_test(test_kern_jacobi_step_matches_reference),
         cmocka_unit_test(test_kern_jacobi_tile_writes_only_its_points),
         cmocka_unit_test(test_kern_jacobi_rejects_bad_input),
     };
