@@ -19,6 +19,7 @@
 #ifndef LIQUIDVM_CONF_H
 #define LIQUIDVM_CONF_H
 
+#include <libconfig.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -61,6 +62,15 @@ struct conf_diag {
 void conf_defaults(struct conf *c);
 int conf_load(const char *path, struct conf *c, struct conf_diag *diag);
 void conf_free(struct conf *c);
+
+/*
+ * Read and parse any libconfig file with the loader's checks: a regular
+ * file of bounded size, no NUL bytes, unterminated strings and comments
+ * reported, integers libconfig would silently wrap refused.  cfg is
+ * initialised and destroyed by the caller; on success it holds the parse
+ * and the caller walks it.  Errors as conf_load's.
+ */
+int conf_parse(const char *path, config_t *cfg, struct conf_diag *diag);
 
 /* Replace "%h" in tmpl by host; the result is malloc'ed (NULL on ENOMEM). */
 char *conf_expand(const char *tmpl, const char *host);

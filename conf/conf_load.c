@@ -975,27 +975,21 @@ conf_complete(const struct conf *c)
     return true;
 }
 
-int
-conf_load(const char *path, struct conf *c, struct conf_diag *diag)
+/*
+ * Read, check and parse path into cfg (which the caller has initialised and
+ * destroys).  Errors go into x's diag.  0 when libconfig could parse the
+ * text, even if the checks found errors (so the caller walks it and reports
+ * everything in one run); else -errno, -ENOMEM or WIRE_ECONF.
+ */
+static int
+conf_parse_ctx(struct conf_ctx *x, config_t *cfg)
 {
-    struct conf_diag scratch;
-    struct conf_ctx x;
-    struct conf tmp;
-    config_t cfg;
     char *text = NULL, *fixed = NULL;
     const char *nul;
     size_t len = 0;
     int rc;
 
-    if (diag == NULL)
-        diag = &scratch;
-    diag->nerrors = 0;
-    diag->text[0] = '\0';
-    memset(&x, 0, sizeof(x));
-    x.path = path;
-    x.diag = diag;
-
-    if ((rc = conf_read_file(&x, &text, &len)) < 0)
+    if ((rc = conf_read_file(x, &text, &len)) < 0)
         return rc;
     if ((nul = memchr(text, '\0', len)) != NULL) {
         unsigned line = 1;
@@ -1003,38 +997,80 @@ conf_load(const char *path, struct conf *c, struct conf_diag *diag)
 
         for (p = text; p < nul; p++)
             line += *p == '\n';
-        conf_error(&x, line, "syntax error: NUL byte");
+        conf_error(x, line, "syntax error: NUL byte");
         free(text);
         return WIRE_ECONF;
     }
-    fixed = conf_fix_source(&x, text, len);
+    fixed = conf_fix_source(x, text, len);
     free(text);
-    if (fixed == NULL) {
-        conf_error(&x, 0, "out of memory");
+    if (fixed == NULL || x->nomem) {
+        free(fixed);
+        conf_error(x, 0, "out of memory");
         return -ENOMEM;
     }
+    if (config_read_string(cfg, fixed) != CONFIG_TRUE) {
+        const char *what = config_error_text(cfg);
 
-    if (conf_copy(&tmp, c) < 0) {
+        /* After a cut, libconfig's error is only the echo of the one reported. */
+        if (!x->cut)
+            conf_error(x, (unsigned)config_error_line(cfg), "%s",
+                       what != NULL ? what : "syntax error");
         free(fixed);
+        return WIRE_ECONF;
+    }
+    free(fixed);
+    return 0;
+}
+
+static void
+conf_ctx_init(struct conf_ctx *x, const char *path, struct conf_diag *diag)
+{
+    diag->nerrors = 0;
+    diag->text[0] = '\0';
+    memset(x, 0, sizeof(*x));
+    x->path = path;
+    x->diag = diag;
+}
+
+int
+conf_parse(const char *path, config_t *cfg, struct conf_diag *diag)
+{
+    struct conf_ctx x;
+    int rc;
+
+    conf_ctx_init(&x, path, diag);
+    rc = conf_parse_ctx(&x, cfg);
+    conf_diag_finish(&x);
+    return rc == 0 && diag->nerrors > 0 ? WIRE_ECONF : rc;
+}
+
+int
+conf_load(const char *path, struct conf *c, struct conf_diag *diag)
+{
+    struct conf_diag scratch;
+    struct conf_ctx x;
+    struct conf tmp;
+    config_t cfg;
+    int rc;
+
+    if (diag == NULL)
+        diag = &scratch;
+    conf_ctx_init(&x, path, diag);
+    config_init(&cfg);
+    if ((rc = conf_parse_ctx(&x, &cfg)) != 0) {
+        config_destroy(&cfg);
+        conf_diag_finish(&x);
+        return rc;
+    }
+    if (conf_copy(&tmp, c) < 0) {
+        config_destroy(&cfg);
         conf_error(&x, 0, "out of memory");
         return -ENOMEM;
     }
     x.c = &tmp;
-
-    config_init(&cfg);
-    if (config_read_string(&cfg, fixed) != CONFIG_TRUE) {
-        const char *what = config_error_text(&cfg);
-
-        /* After a cut, libconfig's error is only the echo of the one reported. */
-        if (!x.cut)
-            conf_error(&x, (unsigned)config_error_line(&cfg), "%s",
-                       what != NULL ? what : "syntax error");
-    } else {
-        conf_walk(&x, conf_top_keys, config_root_setting(&cfg), "");
-        conf_cross_check(&x, &cfg);
-    }
+    conf_walk(&x, conf_top_keys, config_root_setting(&cfg), "");
+    conf_cross_check(&x, &cfg);
     config_destroy(&cfg);
-    free(fixed);
 
     if (x.nomem || !conf_complete(&tmp)) {
         rc = -ENOMEM;

@@ -1,0 +1,129 @@
+/*
+ * liq.h - libliquid, the quantum runtime of stencil jobs (DESIGN.md,
+ * "Stencil jobs: the liquid runtime").
+ *
+ * Who may include it: launcher/vmrun_*.c (the job master) and tests.  The
+ * geometry, field and face functions (liq_geom.c, liq_field.c) are pure;
+ * the worker (liq_worker.c) is a PVM task.
+ *
+ * The grid.  A job solves an NX x NY x NZ grid of interior points with one
+ * layer of Dirichlet ghosts around it.  Axis 0 is i (fastest in memory),
+ * 1 is j, 2 is k, as in kern.h; global coordinates put the ghost corner at
+ * (0,0,0) and the interior at 1..N.  Every value of the initial field and of
+ * the right-hand side is a hash of its global coordinates and the job's
+ * seed, so any box at any offset starts from the same numbers, and every
+ * decomposition, migration or host count ends with the same bits.
+ *
+ * Quanta.  The grid is cut into a qx x qy x qz quanta grid as cubic as
+ * possible (seed 000); quantum id = x + qx*(y + qy*z), the cell index of
+ * decomp.h, so decomp/ places quanta directly.  A quantum's extent along an
+ * axis is [r*N/q, (r+1)*N/q) in 0-based interior coordinates.
+ *
+ * Directions are decomp.h's: 0 = i-, 1 = i+, 2 = j-, 3 = j+, 4 = k-, 5 = k+.
+ *
+ * Errors: 0 or a negative errno (-EINVAL bad argument, -ERANGE a size that
+ * cannot be served, -ENOMEM).
+ */
+#ifndef LIQUIDVM_LIQ_H
+#define LIQUIDVM_LIQ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kern.h"
+
+enum liq_kernel { LIQ_JACOBI = 0, LIQ_RBGS = 1 };
+
+/* Largest interior extent per axis and most quanta a job may have. */
+#define LIQ_MAX_EXTENT 65536
+#define LIQ_MAX_QUANTA 65536
+
+struct liq_geom {
+    int n[3];           /* interior points per axis */
+    int q[3];           /* quanta per axis */
+    int nquanta;
+};
+
+/* Cut an n[0] x n[1] x n[2] grid into exactly nquanta quanta, the quanta
+ * grid factorisation whose quanta are closest to cubes (ties: fewer cut
+ * faces, then the first found).  -ERANGE when no factorisation gives every
+ * quantum at least one point per axis. */
+int liq_geom_make(struct liq_geom *g, const int n[3], int nquanta);
+
+/* Quantum id's interior points [lo, hi) per axis, 0-based. */
+void liq_quantum_extent(const struct liq_geom *g, int id, int lo[3], int hi[3]);
+
+/* The quantum beyond side dir of id, or -1 at the grid's boundary. */
+int liq_quantum_neighbour(const struct liq_geom *g, int id, int dir);
+
+/* Points on the face of quantum id normal to dir's axis. */
+size_t liq_face_points(const struct liq_geom *g, int id, int dir);
+
+/* The largest quantum's interior extents (for the speed probe). */
+void liq_geom_max_extent(const struct liq_geom *g, int ext[3]);
+
+/* Kernel coefficients for the grid: c = 1/6, c2 = h^2 with h = 1/(max N + 1). */
+void liq_coeffs(const int n[3], double *c, double *c2);
+
+/* ---- the field (liq_field.c) ---- */
+
+/* Fill u (ghosts included) with the initial field and rhs with the
+ * right-hand side at the boxes' global offsets.  u and rhs have one shape. */
+void liq_field_init(struct kern_box *u, struct kern_box *rhs, uint64_t seed);
+
+/* A checksum of the interior that does not depend on how the grid is cut:
+ * the sum, modulo 2^64, of a hash of every point's global coordinates and
+ * bits.  The checksums of disjoint boxes add up to the whole grid's. */
+uint64_t liq_field_checksum(const struct kern_box *b);
+
+/* The single-process reference: the whole grid as one unpadded box, iters
+ * iterations of the plain reference kernel.  *out is allocated here. */
+int liq_reference(const int n[3], enum liq_kernel kernel, int iters, uint64_t seed,
+                  struct kern_box *out);
+
+/* Copy the interior layer on side dir of b into buf (liq_face_points
+ * doubles, first index fastest), and buf into b's ghost layer on side dir. */
+void liq_face_get(const struct kern_box *b, int dir, double *buf);
+void liq_face_put(struct kern_box *b, int dir, const double *buf);
+
+/* ---- the worker (liq_worker.c) ----
+ *
+ * vmrun spawns itself as `vmrun worker` on every task slot; the worker
+ * enrolls and serves the master's requests until told to quit, the master
+ * exits, or a request fails.  Messages (all in PVM's default context):
+ *
+ *   master -> worker   LIQ_TAG_PROBE   run the kernel on a quantum-sized box
+ *                      LIQ_TAG_RING    pass messages around a ring of workers
+ *                      LIQ_TAG_JOB     run the job with this placement
+ *                      LIQ_TAG_QUIT    exit
+ *   worker -> master   LIQ_TAG_PROBED, LIQ_TAG_RINGED, LIQ_TAG_PROGRESS
+ *                      (one per iteration), LIQ_TAG_DONE, LIQ_TAG_FIELD
+ *                      (the final field, when asked), LIQ_TAG_FAIL (text)
+ *   worker <-> worker  LIQ_TAG_GHOST + phase parity, LIQ_TAG_RINGMSG
+ *
+ * A worker is at most one exchange phase ahead of a neighbour (it cannot
+ * finish phase p+1 without the neighbour's phase p+1 faces), so the parity
+ * of the phase tells two consecutive exchanges apart.
+ */
+#define LIQ_TAG_PROBE    0x4c510
+#define LIQ_TAG_RING     0x4c511
+#define LIQ_TAG_JOB      0x4c512
+#define LIQ_TAG_QUIT     0x4c513
+#define LIQ_TAG_PROBED   0x4c520
+#define LIQ_TAG_RINGED   0x4c521
+#define LIQ_TAG_PROGRESS 0x4c522
+#define LIQ_TAG_DONE     0x4c523
+#define LIQ_TAG_FIELD    0x4c524
+#define LIQ_TAG_FAIL     0x4c525
+#define LIQ_TAG_EXITED   0x4c526 /* PvmTaskExit notifications (master and workers) */
+#define LIQ_TAG_HOSTGONE 0x4c527 /* PvmHostDelete notifications (master) */
+#define LIQ_TAG_RINGMSG  0x4c530
+#define LIQ_TAG_GHOST    0x4c540 /* and 0x4c541 */
+
+/* Largest body of a LIQ_TAG_FIELD message: the field goes in slabs of planes. */
+#define LIQ_FIELD_CHUNK ((size_t)8 << 20)
+
+/* The worker's main: returns its exit status. */
+int liq_worker_main(void);
+
+#endif

@@ -1,0 +1,691 @@
+/*
+ * liq_worker.c - the worker task of a stencil job: probes the host's speed,
+ * takes part in the ring benchmark, and computes its quanta, exchanging
+ * ghost faces by memcpy between its own quanta and by PVM messages with the
+ * workers that own their neighbours, overlapped with the quanta that need
+ * nothing from another worker.
+ */
+#include "liq.h"
+#include "pvm3.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* How often a waiting worker looks for QUIT or its master's exit. */
+#define LIQ_POLL_USEC 200000
+
+struct liq_quantum {
+    int id;
+    int remote;                 /* some neighbour lives on another worker */
+    struct kern_box a, b, rhs;  /* b is Jacobi's second box */
+    struct kern_box *cur, *nxt;
+    struct kern_plan plan;
+    double seconds;             /* compute time, whole run */
+};
+
+/* One direction of the exchange with one other worker. */
+struct liq_face {
+    int q;                      /* local quantum index */
+    int dir;                    /* side of that quantum */
+    size_t points;
+};
+
+struct liq_link {
+    int tid;
+    int nface;
+    struct liq_face *face;
+    size_t points;
+    double *buf;
+};
+
+struct liq_worker {
+    int mytid, master;
+    size_t cache;
+    /* the job */
+    struct liq_geom g;
+    enum liq_kernel kernel;
+    int iters, gather, nworkers, me;
+    uint64_t seed;
+    int *tids;
+    int *owner;
+    double c, c2;
+    int nq;
+    struct liq_quantum *q;
+    int *local;                 /* quantum id -> local index, or -1 */
+    int nsend, nrecv;
+    struct liq_link *send, *recv;
+    double *facebuf;            /* one face, for copies between local quanta */
+};
+
+static double
+liq_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void liq_fail(struct liq_worker *w, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Tell the master why this worker gives up. */
+static void
+liq_fail(struct liq_worker *w, const char *fmt, ...)
+{
+    char text[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "vmrun worker t%x: %s\n", (unsigned)w->mytid, text);
+    pvm_initsend(PvmDataDefault);
+    pvm_pkstr(text);
+    pvm_send(w->master, LIQ_TAG_FAIL);
+}
+
+/*
+ * Receive a message from tid with tag (-1: any), giving up when the master
+ * says QUIT or exits.  Returns the buffer id, 0 when told to stop, or a PVM
+ * error.
+ */
+static int
+liq_wait(struct liq_worker *w, int tid, int tag)
+{
+    struct timeval tmo = { 0, LIQ_POLL_USEC };
+
+    for (;;) {
+        int b = pvm_trecv(tid, tag, &tmo);
+
+        if (b != 0)
+            return b;
+        if (pvm_nrecv(w->master, LIQ_TAG_QUIT) > 0 || pvm_nrecv(-1, LIQ_TAG_EXITED) > 0)
+            return 0;
+    }
+}
+
+static int
+liq_send_progress(struct liq_worker *w, int iter, double compute, double comm)
+{
+    pvm_initsend(PvmDataDefault);
+    pvm_pkint(&iter, 1, 1);
+    pvm_pkdouble(&compute, 1, 1);
+    pvm_pkdouble(&comm, 1, 1);
+    return pvm_send(w->master, LIQ_TAG_PROGRESS);
+}
+
+/* Allocate and fill one quantum's boxes for this host's cache. */
+static int
+liq_quantum_make(struct liq_worker *w, struct liq_quantum *q, int id, const int lo[3],
+                 const int hi[3])
+{
+    int ni = hi[0] - lo[0], nj = hi[1] - lo[1], nk = hi[2] - lo[2], rc;
+
+    memset(q, 0, sizeof(*q));
+    q->id = id;
+    if ((rc = kern_plan_make(&q->plan, w->cache, ni, nj, nk, KERN_PLAN_FAST)) != 0)
+        return rc;
+    if ((rc = kern_box_alloc(&q->a, ni, nj, nk, q->plan.bi, q->plan.bj)) != 0)
+        return rc;
+    if ((rc = kern_box_alloc(&q->rhs, ni, nj, nk, q->plan.bi, q->plan.bj)) != 0)
+        return rc;
+    q->a.oi = q->rhs.oi = lo[0];
+    q->a.oj = q->rhs.oj = lo[1];
+    q->a.ok = q->rhs.ok = lo[2];
+    liq_field_init(&q->a, &q->rhs, w->seed);
+    q->cur = &q->a;
+    if (w->kernel == LIQ_JACOBI) {
+        if ((rc = kern_box_alloc(&q->b, ni, nj, nk, q->plan.bi, q->plan.bj)) != 0)
+            return rc;
+        kern_box_copy(&q->b, &q->a); /* the Dirichlet ghosts, in both boxes */
+        q->nxt = &q->b;
+    }
+    return 0;
+}
+
+static void
+liq_quantum_free(struct liq_quantum *q)
+{
+    kern_box_free(&q->a);
+    kern_box_free(&q->b);
+    kern_box_free(&q->rhs);
+}
+
+/* One phase of the kernel on one quantum: a Jacobi sweep (into nxt) or one
+ * red-black colour (in place). */
+static void
+liq_quantum_phase(struct liq_worker *w, struct liq_quantum *q, int phase)
+{
+    if (w->kernel == LIQ_JACOBI)
+        kern_jacobi_step(q->nxt, q->cur, &q->rhs, w->c, w->c2, &q->plan);
+    else
+        kern_rbgs_sweep(q->cur, &q->rhs, w->c, w->c2, phase == 0 ? KERN_RED : KERN_BLACK,
+                        &q->plan);
+}
+
+/* ---- the speed probe ---- */
+
+static void
+liq_probe(struct liq_worker *w)
+{
+    int ext[3], kernel, lo[3] = { 0, 0, 0 }, rc;
+    double seconds, t0, t, ups;
+    long sweeps = 0;
+    struct liq_quantum q;
+
+    pvm_upkint(ext, 3, 1);
+    pvm_upkint(&kernel, 1, 1);
+    pvm_upkdouble(&seconds, 1, 1);
+    if (kernel != LIQ_JACOBI && kernel != LIQ_RBGS) {
+        liq_fail(w, "probe: bad kernel %d", kernel);
+        return;
+    }
+    w->kernel = (enum liq_kernel)kernel;
+    w->seed = 1;
+    liq_coeffs(ext, &w->c, &w->c2);
+    if ((rc = liq_quantum_make(w, &q, 0, lo, ext)) != 0) {
+        liq_quantum_free(&q);
+        liq_fail(w, "probe: cannot allocate a %dx%dx%d box: %s", ext[0], ext[1], ext[2],
+                 strerror(-rc));
+        return;
+    }
+    /* One untimed iteration faults the pages in; then iterate for the time. */
+    for (int warm = 1;; warm = 0) {
+        t0 = liq_now();
+        do {
+            for (int ph = 0; ph < (w->kernel == LIQ_RBGS ? 2 : 1); ph++)
+                liq_quantum_phase(w, &q, ph);
+            if (w->kernel == LIQ_JACOBI) {
+                struct kern_box *x = q.cur;
+
+                q.cur = q.nxt;
+                q.nxt = x;
+            }
+            sweeps++;
+            t = liq_now() - t0;
+        } while (!warm && (t < seconds || sweeps < 3));
+        if (!warm)
+            break;
+        sweeps = 0;
+    }
+    ups = (double)ext[0] * ext[1] * ext[2] * (double)sweeps / t;
+    liq_quantum_free(&q);
+    double cache = (double)w->cache;
+
+    pvm_initsend(PvmDataDefault);
+    pvm_pkdouble(&ups, 1, 1);
+    pvm_pkdouble(&cache, 1, 1);
+    pvm_send(w->master, LIQ_TAG_PROBED);
+}
+
+/* ---- the ring benchmark ---- */
+
+#define LIQ_RING_MAX_SIZES 32
+
+static void
+liq_ring(struct liq_worker *w)
+{
+    int n, nsizes, rounds, me = -1, *tids = NULL, sizes[LIQ_RING_MAX_SIZES];
+    double *times = NULL;
+    char *buf = NULL;
+    int maxsize = 0;
+
+    pvm_upkint(&n, 1, 1);
+    if (n < 2 || n > 65536) {
+        liq_fail(w, "ring: bad member count %d", n);
+        return;
+    }
+    if ((tids = calloc((size_t)n, sizeof(int))) == NULL)
+        goto nomem;
+    pvm_upkint(tids, n, 1);
+    pvm_upkint(&nsizes, 1, 1);
+    if (nsizes < 1 || nsizes > LIQ_RING_MAX_SIZES) {
+        liq_fail(w, "ring: bad size count %d", nsizes);
+        goto out;
+    }
+    pvm_upkint(sizes, nsizes, 1);
+    pvm_upkint(&rounds, 1, 1);
+    if (rounds < 1 || rounds > 1000) {
+        liq_fail(w, "ring: bad round count %d", rounds);
+        goto out;
+    }
+    for (int i = 0; i < n; i++)
+        if (tids[i] == w->mytid)
+            me = i;
+    for (int s = 0; s < nsizes; s++) {
+        if (sizes[s] < 1 || sizes[s] > (64 << 20)) {
+            liq_fail(w, "ring: bad message size %d", sizes[s]);
+            goto out;
+        }
+        if (sizes[s] > maxsize)
+            maxsize = sizes[s];
+    }
+    if (me < 0) {
+        liq_fail(w, "ring: this worker is not a member");
+        goto out;
+    }
+    if ((buf = calloc((size_t)maxsize, 1)) == NULL ||
+        (times = calloc((size_t)nsizes * (size_t)rounds, sizeof(double))) == NULL)
+        goto nomem;
+    for (int s = 0; s < nsizes; s++) {
+        /* Round -1 warms the links up and lines the members up. */
+        for (int r = -1; r < rounds; r++) {
+            double t0 = liq_now();
+
+            pvm_initsend(PvmDataRaw);
+            pvm_pkbyte(buf, sizes[s], 1);
+            if (pvm_send(tids[(me + 1) % n], LIQ_TAG_RINGMSG) < 0) {
+                liq_fail(w, "ring: send to t%x failed", (unsigned)tids[(me + 1) % n]);
+                goto out;
+            }
+            if (liq_wait(w, tids[(me + n - 1) % n], LIQ_TAG_RINGMSG) <= 0)
+                goto out;
+            if (r >= 0)
+                times[s * rounds + r] = liq_now() - t0;
+        }
+    }
+    int count = nsizes * rounds;
+
+    pvm_initsend(PvmDataDefault);
+    pvm_pkint(&count, 1, 1);
+    pvm_pkdouble(times, count, 1);
+    pvm_send(w->master, LIQ_TAG_RINGED);
+    goto out;
+nomem:
+    liq_fail(w, "ring: out of memory");
+out:
+    free(tids);
+    free(times);
+    free(buf);
+}
+
+/* ---- the job ---- */
+
+static void
+liq_job_free(struct liq_worker *w)
+{
+    for (int i = 0; i < w->nq; i++)
+        liq_quantum_free(&w->q[i]);
+    for (int i = 0; i < w->nsend; i++) {
+        free(w->send[i].face);
+        free(w->send[i].buf);
+    }
+    for (int i = 0; i < w->nrecv; i++) {
+        free(w->recv[i].face);
+        free(w->recv[i].buf);
+    }
+    free(w->send);
+    free(w->recv);
+    free(w->q);
+    free(w->local);
+    free(w->owner);
+    free(w->tids);
+    free(w->facebuf);
+    w->send = w->recv = NULL;
+    w->q = NULL;
+    w->local = w->owner = w->tids = NULL;
+    w->facebuf = NULL;
+    w->nq = w->nsend = w->nrecv = 0;
+}
+
+/*
+ * The faces worker `from` sends worker `to` in one exchange, in the order
+ * both sides compute alike: quanta of `from` by id, then direction.  On the
+ * sending side the entries are (own quantum, side); on the receiving side
+ * (own neighbour quantum, opposite side).
+ */
+static int
+liq_link_make(struct liq_worker *w, struct liq_link *l, int from, int to, int receiving)
+{
+    int cap = 0;
+
+    memset(l, 0, sizeof(*l));
+    l->tid = w->tids[receiving ? from : to];
+    for (int a = 0; a < w->g.nquanta; a++) {
+        if (w->owner[a] != from)
+            continue;
+        for (int d = 0; d < 6; d++) {
+            int b = liq_quantum_neighbour(&w->g, a, d);
+
+            if (b < 0 || w->owner[b] != to)
+                continue;
+            if (l->nface == cap) {
+                struct liq_face *f;
+
+                cap = cap ? 2 * cap : 16;
+                if ((f = realloc(l->face, (size_t)cap * sizeof(*f))) == NULL)
+                    return -ENOMEM;
+                l->face = f;
+            }
+            l->face[l->nface].q = w->local[receiving ? b : a];
+            l->face[l->nface].dir = receiving ? (d ^ 1) : d;
+            l->face[l->nface].points = liq_face_points(&w->g, a, d);
+            l->points += l->face[l->nface].points;
+            l->nface++;
+        }
+    }
+    if (l->nface > 0 && (l->buf = malloc(l->points * sizeof(double))) == NULL)
+        return -ENOMEM;
+    return 0;
+}
+
+/* Read the JOB message and build the quanta and links. */
+static int
+liq_job_setup(struct liq_worker *w)
+{
+    int hdr[7], seed[2], lo[3], hi[3], rc;
+    size_t maxface = 0;
+
+    pvm_upkint(hdr, 7, 1);
+    pvm_upkint(seed, 2, 1);
+    w->kernel = (enum liq_kernel)hdr[4];
+    w->iters = hdr[5];
+    w->gather = hdr[6] & 1;
+    w->seed = (uint64_t)(unsigned)seed[0] | (uint64_t)(unsigned)seed[1] << 32;
+    if ((rc = liq_geom_make(&w->g, hdr, hdr[3])) != 0 ||
+        (w->kernel != LIQ_JACOBI && w->kernel != LIQ_RBGS) || w->iters < 0) {
+        liq_fail(w, "job: bad description (grid %dx%dx%d, %d quanta, kernel %d, %d iterations)",
+                 hdr[0], hdr[1], hdr[2], hdr[3], hdr[4], hdr[5]);
+        return -EINVAL;
+    }
+    liq_coeffs(w->g.n, &w->c, &w->c2);
+    pvm_upkint(&w->nworkers, 1, 1);
+    if (w->nworkers < 1 || w->nworkers > 65536) {
+        liq_fail(w, "job: bad worker count %d", w->nworkers);
+        return -EINVAL;
+    }
+    w->tids = calloc((size_t)w->nworkers, sizeof(int));
+    w->owner = calloc((size_t)w->g.nquanta, sizeof(int));
+    w->local = calloc((size_t)w->g.nquanta, sizeof(int));
+    if (w->tids == NULL || w->owner == NULL || w->local == NULL)
+        goto nomem;
+    pvm_upkint(w->tids, w->nworkers, 1);
+    pvm_upkint(w->owner, w->g.nquanta, 1);
+    w->me = -1;
+    for (int i = 0; i < w->nworkers; i++)
+        if (w->tids[i] == w->mytid)
+            w->me = i;
+    if (w->me < 0) {
+        liq_fail(w, "job: this worker is not in the job's worker list");
+        return -EINVAL;
+    }
+    for (int a = 0; a < w->g.nquanta; a++) {
+        if (w->owner[a] < 0 || w->owner[a] >= w->nworkers) {
+            liq_fail(w, "job: quantum %d has no valid owner (%d)", a, w->owner[a]);
+            return -EINVAL;
+        }
+        w->local[a] = w->owner[a] == w->me ? w->nq++ : -1;
+    }
+    if (w->nq > 0 && (w->q = calloc((size_t)w->nq, sizeof(*w->q))) == NULL)
+        goto nomem;
+    for (int a = 0, i = 0; a < w->g.nquanta; a++) {
+        if (w->owner[a] != w->me)
+            continue;
+        liq_quantum_extent(&w->g, a, lo, hi);
+        if ((rc = liq_quantum_make(w, &w->q[i], a, lo, hi)) != 0) {
+            liq_fail(w, "job: cannot allocate quantum %d: %s", a, strerror(-rc));
+            return rc;
+        }
+        for (int d = 0; d < 6; d++) {
+            int b = liq_quantum_neighbour(&w->g, a, d);
+
+            if (b >= 0 && w->owner[b] != w->me)
+                w->q[i].remote = 1;
+            if (liq_face_points(&w->g, a, d) > maxface)
+                maxface = liq_face_points(&w->g, a, d);
+        }
+        i++;
+    }
+    if (maxface > 0 && (w->facebuf = malloc(maxface * sizeof(double))) == NULL)
+        goto nomem;
+    w->send = calloc((size_t)w->nworkers, sizeof(*w->send));
+    w->recv = calloc((size_t)w->nworkers, sizeof(*w->recv));
+    if (w->send == NULL || w->recv == NULL)
+        goto nomem;
+    for (int p = 0; p < w->nworkers; p++) {
+        if (p == w->me)
+            continue;
+        if (liq_link_make(w, &w->send[w->nsend], w->me, p, 0) != 0 ||
+            liq_link_make(w, &w->recv[w->nrecv], p, w->me, 1) != 0) {
+            w->nsend++;
+            w->nrecv++;
+            goto nomem;
+        }
+        if (w->send[w->nsend].nface > 0)
+            w->nsend++;
+        else
+            free(w->send[w->nsend].face);
+        if (w->recv[w->nrecv].nface > 0)
+            w->nrecv++;
+        else
+            free(w->recv[w->nrecv].face);
+    }
+    return 0;
+nomem:
+    liq_fail(w, "job: out of memory");
+    return -ENOMEM;
+}
+
+/* Send every remote face, copy every local one.  Returns 0 or -1. */
+static int
+liq_exchange_start(struct liq_worker *w, int tag)
+{
+    for (int l = 0; l < w->nsend; l++) {
+        struct liq_link *k = &w->send[l];
+        double *p = k->buf;
+
+        for (int f = 0; f < k->nface; f++) {
+            liq_face_get(w->q[k->face[f].q].cur, k->face[f].dir, p);
+            p += k->face[f].points;
+        }
+        pvm_initsend(PvmDataInPlace);
+        pvm_pkdouble(k->buf, (int)k->points, 1);
+        if (pvm_send(k->tid, tag) < 0) {
+            liq_fail(w, "ghost faces to t%x could not be sent", (unsigned)k->tid);
+            return -1;
+        }
+    }
+    for (int i = 0; i < w->nq; i++) {
+        struct liq_quantum *q = &w->q[i];
+
+        for (int d = 0; d < 6; d++) {
+            int b = liq_quantum_neighbour(&w->g, q->id, d);
+
+            if (b < 0 || w->local[b] < 0)
+                continue;
+            liq_face_get(q->cur, d, w->facebuf);
+            liq_face_put(w->q[w->local[b]].cur, d ^ 1, w->facebuf);
+        }
+    }
+    return 0;
+}
+
+/* Receive every remote face into the ghosts.  Returns 0, or -1 to stop. */
+static int
+liq_exchange_finish(struct liq_worker *w, int tag)
+{
+    for (int l = 0; l < w->nrecv; l++) {
+        struct liq_link *k = &w->recv[l];
+        const double *p = k->buf;
+        int b = liq_wait(w, k->tid, tag), bytes, rtag, rtid;
+
+        if (b <= 0)
+            return -1;
+        pvm_bufinfo(b, &bytes, &rtag, &rtid);
+        if ((size_t)bytes != k->points * sizeof(double) ||
+            pvm_upkdouble(k->buf, (int)k->points, 1) < 0) {
+            liq_fail(w, "ghost faces from t%x: %d bytes, expected %zu", (unsigned)k->tid,
+                     bytes, k->points * sizeof(double));
+            return -1;
+        }
+        for (int f = 0; f < k->nface; f++) {
+            liq_face_put(w->q[k->face[f].q].cur, k->face[f].dir, p);
+            p += k->face[f].points;
+        }
+    }
+    return 0;
+}
+
+static double
+liq_compute(struct liq_worker *w, int remote, int phase)
+{
+    double total = 0;
+
+    for (int i = 0; i < w->nq; i++) {
+        struct liq_quantum *q = &w->q[i];
+        double t0;
+
+        if (q->remote != remote)
+            continue;
+        t0 = liq_now();
+        liq_quantum_phase(w, q, phase);
+        t0 = liq_now() - t0;
+        q->seconds += t0;
+        total += t0;
+    }
+    return total;
+}
+
+/* The final field, quantum by quantum, in slabs of planes. */
+static int
+liq_send_field(struct liq_worker *w)
+{
+    for (int i = 0; i < w->nq; i++) {
+        const struct kern_box *b = w->q[i].cur;
+        size_t plane = (size_t)b->ni * (size_t)b->nj;
+        int per = (int)(LIQ_FIELD_CHUNK / sizeof(double) / plane);
+        double *buf;
+
+        if (per < 1)
+            per = 1;
+        if ((buf = malloc((size_t)per * plane * sizeof(double))) == NULL) {
+            liq_fail(w, "field: out of memory");
+            return -1;
+        }
+        for (int k0 = 1; k0 <= b->nk; k0 += per) {
+            int k1 = k0 + per - 1 < b->nk ? k0 + per - 1 : b->nk, hdr[3] = { w->q[i].id, k0, k1 };
+            size_t n = 0;
+
+            for (int k = k0; k <= k1; k++)
+                for (int j = 1; j <= b->nj; j++, n += (size_t)b->ni)
+                    memcpy(buf + n, kern_at(b, 1, j, k), (size_t)b->ni * sizeof(double));
+            pvm_initsend(PvmDataRaw);
+            pvm_pkint(hdr, 3, 1);
+            pvm_pkdouble(buf, (int)n, 1);
+            if (pvm_send(w->master, LIQ_TAG_FIELD) < 0) {
+                free(buf);
+                liq_fail(w, "field: send failed");
+                return -1;
+            }
+        }
+        free(buf);
+    }
+    return 0;
+}
+
+static void
+liq_job(struct liq_worker *w)
+{
+    double t_start = liq_now(), t_setup, compute_all = 0, comm_all = 0;
+    int phases;
+    uint64_t sum = 0;
+
+    if (liq_job_setup(w) != 0)
+        goto out;
+    t_setup = liq_now() - t_start;
+    phases = w->kernel == LIQ_RBGS ? 2 : 1;
+    for (int it = 0; it < w->iters; it++) {
+        double compute = 0, t0 = liq_now();
+
+        for (int ph = 0; ph < phases; ph++) {
+            int tag = LIQ_TAG_GHOST + ((it * phases + ph) & 1);
+
+            if (liq_exchange_start(w, tag) != 0)
+                goto out;
+            compute += liq_compute(w, 0, ph);
+            if (liq_exchange_finish(w, tag) != 0)
+                goto out;
+            compute += liq_compute(w, 1, ph);
+        }
+        if (w->kernel == LIQ_JACOBI)
+            for (int i = 0; i < w->nq; i++) {
+                struct kern_box *x = w->q[i].cur;
+
+                w->q[i].cur = w->q[i].nxt;
+                w->q[i].nxt = x;
+            }
+        double comm = liq_now() - t0 - compute;
+
+        compute_all += compute;
+        comm_all += comm;
+        if (liq_send_progress(w, it + 1, compute, comm) < 0) {
+            liq_fail(w, "progress could not be sent to the master");
+            goto out;
+        }
+    }
+    for (int i = 0; i < w->nq; i++)
+        sum += liq_field_checksum(w->q[i].cur);
+
+    double run = liq_now() - t_start - t_setup;
+    unsigned cs[2] = { (unsigned)sum, (unsigned)(sum >> 32) };
+
+    pvm_initsend(PvmDataDefault);
+    pvm_pkdouble(&t_setup, 1, 1);
+    pvm_pkdouble(&run, 1, 1);
+    pvm_pkdouble(&compute_all, 1, 1);
+    pvm_pkdouble(&comm_all, 1, 1);
+    pvm_pkuint(cs, 2, 1);
+    pvm_pkint(&w->nq, 1, 1);
+    for (int i = 0; i < w->nq; i++) {
+        pvm_pkint(&w->q[i].id, 1, 1);
+        pvm_pkdouble(&w->q[i].seconds, 1, 1);
+    }
+    if (pvm_send(w->master, LIQ_TAG_DONE) < 0)
+        goto out;
+    if (w->gather)
+        liq_send_field(w);
+out:
+    liq_job_free(w);
+}
+
+int
+liq_worker_main(void)
+{
+    struct liq_worker w;
+    const char *cache = getenv("LIQUIDVM_CACHE");
+
+    memset(&w, 0, sizeof(w));
+    if ((w.mytid = pvm_mytid()) < 0) {
+        fprintf(stderr, "vmrun worker: cannot enroll in the VM (%d)\n", w.mytid);
+        return 1;
+    }
+    if ((w.master = pvm_parent()) < 0) {
+        fprintf(stderr, "vmrun worker: no parent task; workers are started by vmrun\n");
+        pvm_exit();
+        return 2;
+    }
+    w.cache = kern_cache_bytes(cache != NULL ? strtoull(cache, NULL, 10) : 0);
+    pvm_notify(PvmTaskExit, LIQ_TAG_EXITED, 1, &w.master);
+    for (;;) {
+        int b = liq_wait(&w, w.master, -1), bytes, tag, tid;
+
+        if (b <= 0)
+            break;
+        pvm_bufinfo(b, &bytes, &tag, &tid);
+        if (tag == LIQ_TAG_PROBE)
+            liq_probe(&w);
+        else if (tag == LIQ_TAG_RING)
+            liq_ring(&w);
+        else if (tag == LIQ_TAG_JOB)
+            liq_job(&w);
+        else if (tag == LIQ_TAG_QUIT)
+            break;
+    }
+    pvm_exit();
+    return 0;
+}
