@@ -11,11 +11,100 @@
 #ifndef LIQUIDVM_VMRUN_H
 #define LIQUIDVM_VMRUN_H
 
+#include <stddef.h>
+#include <stdint.h>
+
+#include "decomp.h"
+#include "liq.h"
+
 #define VMRUN_EXIT_OK 0
 #define VMRUN_EXIT_FAIL 1
 #define VMRUN_EXIT_USAGE 2
 
 /* vmrun_advise.c: the offline advisor (seed 001 chapter 7). */
 int vmrun_advise_main(int argc, char **argv);
+
+/* ---- options and job files (vmrun_opts.c) ---- */
+
+#define VMRUN_PATH_MAX 1024
+
+struct vmrun_opts {
+    int n[3];                   /* grid interior points per axis */
+    int iters;
+    enum liq_kernel kernel;
+    int quanta;                 /* quanta per host */
+    char hosts[VMRUN_PATH_MAX]; /* comma-separated host names; "" = every host */
+    int tasks_per_host;
+    int decomp;                 /* enum decomp_method, or -1 for the advisor's best */
+    int verify;
+    char json[VMRUN_PATH_MAX];  /* report file; "-" = stdout; "" = none */
+    char output[VMRUN_PATH_MAX];/* final field file; "" = none */
+    uint64_t seed;
+    enum decomp_netkind net;
+    double probe_seconds;
+    int quiet;
+};
+
+void vmrun_opts_defaults(struct vmrun_opts *o);
+/* Set one option by its long name (no dashes; '_' and '-' alike) from text.
+ * Flags take "true"/"false" (or NULL for true).  0, or -1 with err set. */
+int vmrun_opt_set(struct vmrun_opts *o, const char *name, const char *value, char *err,
+                  size_t errlen);
+/* Apply a libconfig job file whose keys are the option names.  0, or -1
+ * with every error in err ("file:line: key: what"). */
+int vmrun_job_file(struct vmrun_opts *o, const char *path, char *err, size_t errlen);
+/* Parse argv (argv[0] is the command): --job first, then the rest, which
+ * override it.  allowed: the option names this command takes, NULL-ended.
+ * Returns 0, VMRUN_EXIT_USAGE after printing why, or -1 when --help was
+ * given (the caller prints its usage). */
+int vmrun_parse_args(struct vmrun_opts *o, int argc, char **argv, const char *const *allowed);
+
+/* ---- the VM session: workers, benchmarks, failures (vmrun_vm.c) ---- */
+
+struct vmrun_host {
+    char name[256];
+    int dtid;                   /* the host's daemon tid */
+    int first, count;           /* its workers: index range in vmrun_vm.tids */
+    double speed;               /* updates/s of all its workers together */
+    double cache;               /* bytes the kernels tile for */
+};
+
+#define VMRUN_RING_SIZES 5
+
+struct vmrun_vm {
+    int mytid;
+    int nhosts;
+    struct vmrun_host *host;
+    int nworkers;
+    int *tids;
+    int *whost;                 /* host index of each worker */
+    double *wspeed;             /* updates/s of each worker, probed */
+    int done;                   /* bit set when workers may exit: no failure then */
+    int ringn;                  /* ring members (0: no ring) */
+    int ring_bytes[VMRUN_RING_SIZES];
+    double ring_s[VMRUN_RING_SIZES]; /* median round time per size */
+    double lambda, tau, r2;
+    int fit_ok;                 /* 0: the fit was not physical; two-point estimate */
+    enum decomp_netkind net;
+    char why[512];              /* what failed */
+    int progress;               /* print progress on stderr */
+};
+
+int vmrun_vm_start(struct vmrun_vm *vm, const struct vmrun_opts *o);
+/* The speed probe on every worker at once, then the ring.  ext: box shape. */
+int vmrun_vm_bench(struct vmrun_vm *vm, const int ext[3], enum liq_kernel k, double seconds);
+/* The next message from a worker: its buffer id, with tag and source; -1
+ * when a worker failed, died or lost its host (vm->why says which). */
+int vmrun_vm_next(struct vmrun_vm *vm, int *tag, int *src);
+/* The worker index of a tid, or -1. */
+int vmrun_vm_worker(const struct vmrun_vm *vm, int tid);
+/* Tell the workers to quit (kill them after a failure) and leave the VM. */
+void vmrun_vm_stop(struct vmrun_vm *vm, int failed);
+void vmrun_vm_free(struct vmrun_vm *vm);
+double vmrun_now(void);
+
+/* ---- subcommands ---- */
+int vmrun_stencil_main(int argc, char **argv);
+int vmrun_bench_main(int argc, char **argv);
 
 #endif

@@ -14,8 +14,10 @@ vmrun_usage(FILE *fp)
             "\n"
             "  Run 3D stencil jobs on the LiquidVM virtual machine.\n"
             "\n"
-            "  advise     rank decompositions offline from given speeds, lambda and tau\n"
+            "  stencil    run a stencil job: benchmark, decompose, run, report\n"
+            "  bench      only the host and ring benchmarks\n"
             "  version    print the version\n"
+            "  worker     (internal) a job's worker task, spawned by vmrun itself\n"
             "\n"
             "  Every command takes --help.  Exit status: 0 success, 1 failure, 2 bad usage.\n");
 }
@@ -29,6 +31,17 @@ vmrun_version(int argc, char **argv)
     return VMRUN_EXIT_OK;
 }
 
+static int
+vmrun_worker(int argc, char **argv)
+{
+    (void)argv;
+    if (argc != 1) {
+        fprintf(stderr, "vmrun worker: takes no arguments; vmrun spawns it\n");
+        return VMRUN_EXIT_USAGE;
+    }
+    return liq_worker_main();
+}
+
 int
 main(int argc, char **argv)
 {
@@ -36,6 +49,9 @@ main(int argc, char **argv)
         const char *name;
         int (*fn)(int, char **);
     } cmds[] = {
+        { "stencil", vmrun_stencil_main },
+        { "bench", vmrun_bench_main },
+        { "worker", vmrun_worker },
         { "version", vmrun_version },
     };
 

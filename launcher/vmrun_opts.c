@@ -1,0 +1,387 @@
+/*
+ * vmrun_opts.c - the options of vmrun's job commands, from the command line
+ * and from libconfig job files that use the same names (grid, iters,
+ * kernel, quanta, hosts, tasks_per_host, decomp, verify, json, output, seed,
+ * network, probe_seconds, quiet).  One setter validates both.
+ */
+#include "vmrun.h"
+
+#include <errno.h>
+#include <libconfig.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+
+void
+vmrun_opts_defaults(struct vmrun_opts *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->n[0] = o->n[1] = o->n[2] = 64;
+    o->iters = 20;
+    o->kernel = LIQ_JACOBI;
+    o->quanta = 8;
+    o->tasks_per_host = 1;
+    o->decomp = -1;
+    o->seed = 1;
+    o->net = DECOMP_NET_SWITCHED;
+    o->probe_seconds = 0.25;
+}
+
+static int opt_error(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int
+opt_error(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* A whole decimal integer in lo..hi. */
+static int
+opt_int(const char *s, long long lo, long long hi, long long *out)
+{
+    char *end;
+    long long v;
+
+    if (s == NULL || *s == '\0')
+        return -1;
+    errno = 0;
+    v = strtoll(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* N, or NXxNYxNZ. */
+static int
+opt_grid(const char *s, int n[3])
+{
+    char buf[128], *p, *save = NULL;
+    int count = 0;
+    long long v;
+
+    if (s == NULL || strlen(s) >= sizeof(buf))
+        return -1;
+    strcpy(buf, s);
+    for (p = strtok_r(buf, "x", &save); p != NULL; p = strtok_r(NULL, "x", &save)) {
+        if (count == 3 || opt_int(p, 1, LIQ_MAX_EXTENT, &v) != 0)
+            return -1;
+        n[count++] = (int)v;
+    }
+    if (count == 1)
+        n[1] = n[2] = n[0];
+    else if (count != 3)
+        return -1;
+    /* "8xx8" and trailing x's slip through strtok. */
+    for (const char *q = s; *q; q++)
+        if (*q == 'x' && (q == s || q[1] == '\0' || q[1] == 'x'))
+            return -1;
+    return 0;
+}
+
+static int
+opt_bool(const char *s, int *out)
+{
+    if (s == NULL || strcmp(s, "true") == 0 || strcmp(s, "1") == 0 || strcmp(s, "yes") == 0)
+        *out = 1;
+    else if (strcmp(s, "false") == 0 || strcmp(s, "0") == 0 || strcmp(s, "no") == 0)
+        *out = 0;
+    else
+        return -1;
+    return 0;
+}
+
+static int
+opt_path(char *dst, const char *s)
+{
+    if (s == NULL || *s == '\0' || strlen(s) >= VMRUN_PATH_MAX)
+        return -1;
+    strcpy(dst, s);
+    return 0;
+}
+
+/* Host names: letters, digits, '-', '_', '.', separated by commas. */
+static int
+opt_hosts(char *dst, const char *s)
+{
+    if (s == NULL || *s == '\0' || strlen(s) >= VMRUN_PATH_MAX || *s == ',' ||
+        s[strlen(s) - 1] == ',' || strstr(s, ",,") != NULL)
+        return -1;
+    for (const char *p = s; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '-' || *p == '_' || *p == '.' || *p == ','))
+            return -1;
+    strcpy(dst, s);
+    return 0;
+}
+
+int
+vmrun_opt_set(struct vmrun_opts *o, const char *name, const char *value, char *err,
+              size_t errlen)
+{
+    char key[64];
+    long long v;
+    size_t i;
+
+    if (strlen(name) >= sizeof(key))
+        return opt_error(err, errlen, "unknown option '%.60s...'", name);
+    for (i = 0; name[i]; i++)
+        key[i] = name[i] == '_' ? '-' : name[i];
+    key[i] = '\0';
+    if (value == NULL && strcmp(key, "verify") != 0 && strcmp(key, "quiet") != 0)
+        return opt_error(err, errlen, "--%s needs a value", key);
+
+    if (strcmp(key, "grid") == 0) {
+        if (opt_grid(value, o->n) != 0)
+            return opt_error(err, errlen, "--grid: expected N or NXxNYxNZ with each 1..%d, got '%s'",
+                             LIQ_MAX_EXTENT, value);
+    } else if (strcmp(key, "iters") == 0) {
+        if (opt_int(value, 0, 10000000, &v) != 0)
+            return opt_error(err, errlen, "--iters: expected an integer 0..10000000, got '%s'",
+                             value);
+        o->iters = (int)v;
+    } else if (strcmp(key, "kernel") == 0) {
+        if (strcmp(value, "jacobi") == 0)
+            o->kernel = LIQ_JACOBI;
+        else if (strcmp(value, "rbgs") == 0)
+            o->kernel = LIQ_RBGS;
+        else
+            return opt_error(err, errlen, "--kernel: expected jacobi or rbgs, got '%s'", value);
+    } else if (strcmp(key, "quanta") == 0) {
+        if (opt_int(value, 1, 4096, &v) != 0)
+            return opt_error(err, errlen, "--quanta: expected an integer 1..4096, got '%s'", value);
+        o->quanta = (int)v;
+    } else if (strcmp(key, "tasks-per-host") == 0) {
+        if (opt_int(value, 1, 256, &v) != 0)
+            return opt_error(err, errlen, "--tasks-per-host: expected an integer 1..256, got '%s'",
+                             value);
+        o->tasks_per_host = (int)v;
+    } else if (strcmp(key, "hosts") == 0) {
+        if (opt_hosts(o->hosts, value) != 0)
+            return opt_error(err, errlen, "--hosts: expected NAME,NAME,..., got '%s'", value);
+    } else if (strcmp(key, "decomp") == 0) {
+        enum decomp_method m;
+
+        if (strcmp(value, "auto") == 0)
+            o->decomp = -1;
+        else if (decomp_method_parse(value, &m) == 0)
+            o->decomp = (int)m;
+        else
+            return opt_error(err, errlen,
+                             "--decomp: expected auto or one of row, point, hilbert, "
+                             "interleaved, scatter, block, brbd, fbrd, phd, orb; got '%s'",
+                             value);
+    } else if (strcmp(key, "verify") == 0) {
+        if (opt_bool(value, &o->verify) != 0)
+            return opt_error(err, errlen, "verify: expected true or false, got '%s'", value);
+    } else if (strcmp(key, "quiet") == 0) {
+        if (opt_bool(value, &o->quiet) != 0)
+            return opt_error(err, errlen, "quiet: expected true or false, got '%s'", value);
+    } else if (strcmp(key, "json") == 0) {
+        if (opt_path(o->json, value) != 0)
+            return opt_error(err, errlen, "--json: expected a file name (or -)");
+    } else if (strcmp(key, "output") == 0) {
+        if (opt_path(o->output, value) != 0 || strcmp(value, "-") == 0)
+            return opt_error(err, errlen, "--output: expected a file name");
+    } else if (strcmp(key, "seed") == 0) {
+        if (opt_int(value, 0, INT64_MAX, &v) != 0)
+            return opt_error(err, errlen, "--seed: expected an integer >= 0, got '%s'", value);
+        o->seed = (uint64_t)v;
+    } else if (strcmp(key, "network") == 0) {
+        if (strcmp(value, "switched") == 0)
+            o->net = DECOMP_NET_SWITCHED;
+        else if (strcmp(value, "shared") == 0)
+            o->net = DECOMP_NET_SHARED;
+        else
+            return opt_error(err, errlen, "--network: expected shared or switched, got '%s'",
+                             value);
+    } else if (strcmp(key, "probe-seconds") == 0) {
+        char *end;
+        double d;
+
+        errno = 0;
+        d = strtod(value, &end);
+        if (errno != 0 || end == value || *end != '\0' || !isfinite(d) || d < 0.01 || d > 60)
+            return opt_error(err, errlen, "--probe-seconds: expected 0.01..60, got '%s'", value);
+        o->probe_seconds = d;
+    } else {
+        return opt_error(err, errlen, "unknown option '--%s'", key);
+    }
+    return 0;
+}
+
+/* A setting's value as the text the command line would carry. */
+static int
+job_value(const config_setting_t *s, char *buf, size_t len)
+{
+    switch (config_setting_type(s)) {
+    case CONFIG_TYPE_INT:
+    case CONFIG_TYPE_INT64:
+        snprintf(buf, len, "%lld", config_setting_get_int64(s));
+        return 0;
+    case CONFIG_TYPE_FLOAT:
+        snprintf(buf, len, "%.17g", config_setting_get_float(s));
+        return 0;
+    case CONFIG_TYPE_BOOL:
+        snprintf(buf, len, "%s", config_setting_get_bool(s) ? "true" : "false");
+        return 0;
+    case CONFIG_TYPE_STRING:
+        if (strlen(config_setting_get_string(s)) >= len)
+            return -1;
+        snprintf(buf, len, "%s", config_setting_get_string(s));
+        return 0;
+    case CONFIG_TYPE_ARRAY:
+    case CONFIG_TYPE_LIST: {
+        /* A list of host names, or of 3 grid extents. */
+        size_t o = 0;
+
+        buf[0] = '\0';
+        for (int i = 0; i < config_setting_length(s); i++) {
+            const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+            char part[256];
+            int n;
+
+            if (config_setting_type(e) == CONFIG_TYPE_STRING)
+                n = snprintf(part, sizeof(part), "%s", config_setting_get_string(e));
+            else if (config_setting_type(e) == CONFIG_TYPE_INT ||
+                     config_setting_type(e) == CONFIG_TYPE_INT64)
+                n = snprintf(part, sizeof(part), "%lld", config_setting_get_int64(e));
+            else
+                return -1;
+            if (n < 0 || (size_t)n >= sizeof(part) || o + (size_t)n + 2 > len)
+                return -1;
+            o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? "," : "", part);
+        }
+        return 0;
+    }
+    default:
+        return -1;
+    }
+}
+
+int
+vmrun_job_file(struct vmrun_opts *o, const char *path, char *err, size_t errlen)
+{
+    struct conf_diag diag;
+    config_t cfg;
+    config_setting_t *root;
+    size_t used = 0;
+    int nerr = 0;
+
+    err[0] = '\0';
+    config_init(&cfg);
+    if (conf_parse(path, &cfg, &diag) != 0) {
+        snprintf(err, errlen, "%s", diag.text[0] ? diag.text : "cannot read the job file\n");
+        config_destroy(&cfg);
+        return -1;
+    }
+    root = config_root_setting(&cfg);
+    for (int i = 0; i < config_setting_length(root); i++) {
+        config_setting_t *s = config_setting_get_elem(root, (unsigned)i);
+        const char *name = config_setting_name(s);
+        char value[VMRUN_PATH_MAX], why[512];
+        int line = (int)config_setting_source_line(s), n;
+
+        if (job_value(s, value, sizeof(value)) != 0)
+            snprintf(why, sizeof(why), "%s: expected a number, string, boolean or list", name);
+        else if (strcmp(name, "grid") == 0 && strchr(value, ',') != NULL) {
+            /* grid = [NX, NY, NZ] */
+            for (char *c = value; *c; c++)
+                if (*c == ',')
+                    *c = 'x';
+            if (vmrun_opt_set(o, name, value, why, sizeof(why)) == 0)
+                continue;
+        } else if (vmrun_opt_set(o, name, value, why, sizeof(why)) == 0) {
+            continue;
+        }
+        nerr++;
+        n = snprintf(err + used, errlen - used, "%s:%d: %s\n", path, line, why);
+        if (n > 0 && used + (size_t)n < errlen)
+            used += (size_t)n;
+    }
+    config_destroy(&cfg);
+    return nerr > 0 ? -1 : 0;
+}
+
+static int
+allowed_has(const char *const *allowed, const char *name)
+{
+    for (; *allowed; allowed++)
+        if (strcmp(*allowed, name) == 0)
+            return 1;
+    return 0;
+}
+
+int
+vmrun_parse_args(struct vmrun_opts *o, int argc, char **argv, const char *const *allowed)
+{
+    char err[4096];
+
+    /* The job file first, so the command line overrides it. */
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--job") == 0 || strncmp(argv[i], "--job=", 6) == 0) {
+            const char *path = argv[i][5] == '=' ? argv[i] + 6 : (i + 1 < argc ? argv[++i] : NULL);
+
+            if (path == NULL) {
+                fprintf(stderr, "vmrun %s: --job needs a file name\n", argv[0]);
+                return VMRUN_EXIT_USAGE;
+            }
+            if (vmrun_job_file(o, path, err, sizeof(err)) != 0) {
+                fprintf(stderr, "%s", err);
+                return VMRUN_EXIT_USAGE;
+            }
+        }
+    }
+    for (int i = 1; i < argc; i++) {
+        char name[64];
+        const char *a = argv[i], *eq, *value = NULL;
+        size_t len;
+
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
+            return -1;
+        if (strncmp(a, "--", 2) != 0) {
+            fprintf(stderr, "vmrun %s: unexpected argument '%s' (vmrun %s --help)\n", argv[0], a,
+                    argv[0]);
+            return VMRUN_EXIT_USAGE;
+        }
+        a += 2;
+        eq = strchr(a, '=');
+        len = eq ? (size_t)(eq - a) : strlen(a);
+        if (len >= sizeof(name) || len == 0) {
+            fprintf(stderr, "vmrun %s: unknown option '%s'\n", argv[0], argv[i]);
+            return VMRUN_EXIT_USAGE;
+        }
+        memcpy(name, a, len);
+        name[len] = '\0';
+        if (strcmp(name, "job") == 0) {
+            i += eq == NULL;
+            continue;
+        }
+        if (!allowed_has(allowed, name)) {
+            fprintf(stderr, "vmrun %s: unknown option '--%s' (vmrun %s --help)\n", argv[0], name,
+                    argv[0]);
+            return VMRUN_EXIT_USAGE;
+        }
+        if (eq != NULL)
+            value = eq + 1;
+        else if (strcmp(name, "json") == 0 && (i + 1 >= argc || strncmp(argv[i + 1], "--", 2) == 0))
+            value = "-"; /* a bare --json: the report on stdout */
+        else if (strcmp(name, "verify") != 0 && strcmp(name, "quiet") != 0)
+            value = i + 1 < argc ? argv[++i] : NULL;
+        if (vmrun_opt_set(o, name, value, err, sizeof(err)) != 0) {
+            fprintf(stderr, "vmrun %s: %s\n", argv[0], err);
+            return VMRUN_EXIT_USAGE;
+        }
+    }
+    return 0;
+}

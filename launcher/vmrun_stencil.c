@@ -1,0 +1,709 @@
+/*
+ * vmrun_stencil.c - `vmrun stencil`: benchmark the hosts, cut the grid into
+ * quanta, rank the decompositions with the measured speeds, lambda and tau,
+ * place the quanta by the best (or the one asked for), run the job with a
+ * live progress line, gather and verify, and report (summary and JSON).
+ * Also `vmrun bench` (only the benchmarks) and `vmrun worker`.
+ */
+#include "vmrun.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pvm3.h"
+
+/* What a job measured, for the summary and the report. */
+struct job_stats {
+    struct liq_geom g;
+    int32_t *owner;
+    double *qweight;            /* points per quantum */
+    struct decomp_advice adv;
+    int advised;
+    enum decomp_method method;
+    int *wquanta;               /* quanta per worker */
+    int *witer;                 /* iterations each worker reported */
+    double *wcompute, *wcomm;   /* per worker, summed over the run */
+    double *wsetup, *wrun;
+    uint64_t checksum;
+    int ndone;
+    double t_bench, t_decomp, t_run, t_gather, t_verify, t_total;
+    int verified;               /* 1 identical, 0 differs, -1 not checked */
+    size_t diffs;
+    struct kern_box field;      /* the gathered field, when asked */
+    size_t field_points;
+};
+
+static const char stencil_usage[] =
+    "usage: vmrun stencil [--grid N|NXxNYxNZ] [--iters K] [--kernel jacobi|rbgs]\n"
+    "                     [--quanta Q] [--hosts NAME,...] [--tasks-per-host T]\n"
+    "                     [--decomp METHOD|auto] [--verify] [--json FILE] [--output FILE]\n"
+    "                     [--job FILE] [--seed S] [--network shared|switched]\n"
+    "                     [--probe-seconds S] [--quiet]\n"
+    "\n"
+    "  Run a 3D 7-point stencil job on the virtual machine of LIQUIDVM_HOME: probe\n"
+    "  every host's speed and the ring network (lambda, tau), cut the grid into Q\n"
+    "  quanta per host, rank the decompositions by predicted time, place the quanta\n"
+    "  by the best, run, report.\n"
+    "\n"
+    "  --grid N|NXxNYxNZ    grid of interior points (default 64)\n"
+    "  --iters K            iterations (default 20)\n"
+    "  --kernel K           jacobi (default) or rbgs (red-black Gauss-Seidel)\n"
+    "  --quanta Q           quanta per host (default 8)\n"
+    "  --hosts LIST         run on these hosts only (default: every host)\n"
+    "  --tasks-per-host T   workers per host (default 1)\n"
+    "  --decomp METHOD      row, point, hilbert, interleaved, scatter, block, brbd,\n"
+    "                       fbrd, phd, orb, or auto (default: the advisor's best)\n"
+    "  --verify             also run the single-process reference; exit 1 if any bit\n"
+    "                       of the final field differs\n"
+    "  --json FILE          write the JSON report to FILE (- for stdout)\n"
+    "  --output FILE        write the final field: NX*NY*NZ native doubles, i fastest\n"
+    "  --job FILE           a libconfig job file with these keys (grid, iters, kernel,\n"
+    "                       quanta, hosts, tasks_per_host, decomp, verify, json, output,\n"
+    "                       seed, network, probe_seconds, quiet); options override it\n"
+    "  --seed S             seed of the initial field (default 1)\n"
+    "  --network KIND       switched (default) or shared, for the cost model\n"
+    "  --probe-seconds S    how long each speed probe runs (default 0.25)\n"
+    "  --quiet              no progress lines\n"
+    "\n"
+    "  Exit status: 0 done (and verified), 1 the job failed or the field differs,\n"
+    "  2 bad options or job file.\n";
+
+static const char *const stencil_opts[] = {
+    "grid", "iters", "kernel", "quanta", "hosts", "tasks-per-host", "decomp", "verify", "json",
+    "output", "seed", "network", "probe-seconds", "quiet", NULL
+};
+
+static void
+stats_free(struct job_stats *st)
+{
+    free(st->owner);
+    free(st->qweight);
+    free(st->wquanta);
+    free(st->witer);
+    free(st->wcompute);
+    free(st->wcomm);
+    free(st->wsetup);
+    free(st->wrun);
+    kern_box_free(&st->field);
+}
+
+/* ---- decomposition ---- */
+
+static int
+decompose(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
+{
+    struct decomp_job job;
+    struct decomp_spec spec;
+    int ext[3], rc, phases = o->kernel == LIQ_RBGS ? 2 : 1;
+
+    liq_geom_max_extent(&st->g, ext);
+    if ((st->owner = calloc((size_t)st->g.nquanta, sizeof(int32_t))) == NULL ||
+        (st->qweight = calloc((size_t)st->g.nquanta, sizeof(double))) == NULL) {
+        snprintf(vm->why, sizeof(vm->why), "out of memory");
+        return -1;
+    }
+    for (int q = 0; q < st->g.nquanta; q++) {
+        int lo[3], hi[3];
+
+        liq_quantum_extent(&st->g, q, lo, hi);
+        st->qweight[q] = (double)(hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
+    }
+    memset(&job, 0, sizeof(job));
+    job.name = o->kernel == LIQ_RBGS ? "rbgs" : "jacobi";
+    job.grid.ndim = 3;
+    for (int a = 0; a < 3; a++)
+        job.grid.dim[a] = (uint32_t)st->g.q[a];
+    job.grid.weight = st->qweight;
+    job.nowners = vm->nworkers;
+    job.speed = vm->wspeed;
+    /* Quanta are the cells: a face normal to axis a carries the quantum's
+     * face of points, once per exchange phase. */
+    job.work.face_bytes[0] = 8.0 * phases * (double)st->g.n[1] / st->g.q[1] * st->g.n[2] / st->g.q[2];
+    job.work.face_bytes[1] = 8.0 * phases * (double)st->g.n[0] / st->g.q[0] * st->g.n[2] / st->g.q[2];
+    job.work.face_bytes[2] = 8.0 * phases * (double)st->g.n[0] / st->g.q[0] * st->g.n[1] / st->g.q[1];
+    job.work.work_per_cell = 1.0; /* weights are points; speeds are points per second */
+    job.net.lambda = vm->lambda * phases;
+    job.net.tau = vm->ringn >= 2 ? vm->tau : 1e-12;
+    job.net.payload = DECOMP_ETH_PAYLOAD;
+    job.net.overhead = DECOMP_ETH_OVERHEAD;
+    job.net.kind = vm->net;
+    job.seed = o->seed;
+    if ((rc = decomp_advise(&job, &st->adv)) != 0) {
+        snprintf(vm->why, sizeof(vm->why), "the advisor failed: %s", strerror(-rc));
+        return -1;
+    }
+    st->advised = 1;
+    if (o->decomp >= 0) {
+        st->method = (enum decomp_method)o->decomp;
+    } else if (st->adv.nranked > 0) {
+        st->method = st->adv.rank[0].method;
+    } else {
+        snprintf(vm->why, sizeof(vm->why), "no decomposition can place %d quanta on %d workers",
+                 st->g.nquanta, vm->nworkers);
+        return -1;
+    }
+    memset(&spec, 0, sizeof(spec));
+    spec.method = st->method;
+    spec.nowners = vm->nworkers;
+    spec.speed = vm->wspeed;
+    spec.seed = o->seed;
+    if ((rc = decomp_place(&job.grid, &spec, st->owner, NULL)) != 0) {
+        snprintf(vm->why, sizeof(vm->why), "%s cannot place %d quanta (%dx%dx%d) on %d workers%s",
+                 decomp_method_name(st->method), st->g.nquanta, st->g.q[0], st->g.q[1], st->g.q[2],
+                 vm->nworkers, rc == -ERANGE ? "" : ": bad input");
+        /* A method asked for that cannot serve the job is a usage error. */
+        return o->decomp >= 0 && rc == -ERANGE ? -2 : -1;
+    }
+    return 0;
+}
+
+/* ---- the run ---- */
+
+static void
+progress_line(const struct vmrun_vm *vm, const struct vmrun_opts *o, const struct job_stats *st,
+              double elapsed, int final)
+{
+    int low = o->iters;
+    double sum = 0, max = 0;
+    int busy = 0;
+
+    for (int w = 0; w < vm->nworkers; w++) {
+        if (st->witer[w] < low)
+            low = st->witer[w];
+        if (st->wquanta[w] > 0) {
+            sum += st->wcompute[w];
+            busy++;
+            if (st->wcompute[w] > max)
+                max = st->wcompute[w];
+        }
+    }
+    double points = (double)st->g.n[0] * st->g.n[1] * st->g.n[2];
+
+    fprintf(stderr, "%siteration %d/%d  %.1f Mupdates/s  BE %.2f%s",
+            isatty(2) ? "\r" : "", low, o->iters, elapsed > 0 ? points * low / elapsed / 1e6 : 0.0,
+            max > 0 ? sum / busy / max : 1.0, isatty(2) && !final ? "   " : "\n");
+}
+
+static int
+take_field(struct vmrun_vm *vm, struct job_stats *st)
+{
+    int hdr[3], lo[3], hi[3], bytes, tag, src;
+    size_t plane;
+
+    pvm_bufinfo(pvm_getrbuf(), &bytes, &tag, &src);
+    pvm_upkint(hdr, 3, 1);
+    if (hdr[0] < 0 || hdr[0] >= st->g.nquanta || st->owner[hdr[0]] != vmrun_vm_worker(vm, src))
+        goto bad;
+    liq_quantum_extent(&st->g, hdr[0], lo, hi);
+    if (hdr[1] < 1 || hdr[2] < hdr[1] || hdr[2] > hi[2] - lo[2])
+        goto bad;
+    plane = (size_t)(hi[0] - lo[0]) * (size_t)(hi[1] - lo[1]);
+    if ((size_t)bytes != 3 * sizeof(int) + plane * (size_t)(hdr[2] - hdr[1] + 1) * sizeof(double))
+        goto bad;
+    for (int k = hdr[1]; k <= hdr[2]; k++)
+        for (int j = 1; j <= hi[1] - lo[1]; j++) {
+            if (pvm_upkdouble(kern_at(&st->field, lo[0] + 1, lo[1] + j, lo[2] + k),
+                              hi[0] - lo[0], 1) < 0)
+                goto bad;
+            st->field_points += (size_t)(hi[0] - lo[0]);
+        }
+    return 0;
+bad:
+    snprintf(vm->why, sizeof(vm->why), "worker t%x sent a malformed field message", (unsigned)src);
+    return -1;
+}
+
+static int
+take_done(struct vmrun_vm *vm, struct job_stats *st, int w)
+{
+    unsigned cs[2];
+    int nq;
+
+    pvm_upkdouble(&st->wsetup[w], 1, 1);
+    pvm_upkdouble(&st->wrun[w], 1, 1);
+    pvm_upkdouble(&st->wcompute[w], 1, 1);
+    pvm_upkdouble(&st->wcomm[w], 1, 1);
+    pvm_upkuint(cs, 2, 1);
+    pvm_upkint(&nq, 1, 1);
+    if (nq != st->wquanta[w]) {
+        snprintf(vm->why, sizeof(vm->why), "worker t%x reports %d quanta, it was given %d",
+                 (unsigned)vm->tids[w], nq, st->wquanta[w]);
+        return -1;
+    }
+    st->checksum += (uint64_t)cs[0] | (uint64_t)cs[1] << 32;
+    st->ndone++;
+    return 0;
+}
+
+static int
+run_job(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
+{
+    int hdr[7], seed[2], gather = o->verify || o->output[0] != '\0', rc;
+    size_t want = (size_t)st->g.n[0] * st->g.n[1] * st->g.n[2];
+    double t0 = vmrun_now(), last = t0;
+    int *owner = malloc((size_t)st->g.nquanta * sizeof(int));
+
+    if (owner == NULL) {
+        snprintf(vm->why, sizeof(vm->why), "out of memory");
+        return -1;
+    }
+    for (int q = 0; q < st->g.nquanta; q++)
+        owner[q] = st->owner[q];
+    if (gather) {
+        struct kern_box rhs;
+
+        /* Ghosts hold the Dirichlet values the reference has too. */
+        if (kern_box_alloc(&st->field, st->g.n[0], st->g.n[1], st->g.n[2], 0, 0) != 0 ||
+            kern_box_alloc(&rhs, st->g.n[0], st->g.n[1], st->g.n[2], 0, 0) != 0) {
+            free(owner);
+            snprintf(vm->why, sizeof(vm->why), "out of memory for the %dx%dx%d field",
+                     st->g.n[0], st->g.n[1], st->g.n[2]);
+            return -1;
+        }
+        liq_field_init(&st->field, &rhs, o->seed);
+        kern_box_free(&rhs);
+    }
+    memcpy(hdr, st->g.n, sizeof(st->g.n));
+    hdr[3] = st->g.nquanta;
+    hdr[4] = (int)o->kernel;
+    hdr[5] = o->iters;
+    hdr[6] = gather;
+    seed[0] = (int)(uint32_t)o->seed;
+    seed[1] = (int)(uint32_t)(o->seed >> 32);
+    pvm_initsend(PvmDataDefault);
+    pvm_pkint(hdr, 7, 1);
+    pvm_pkint(seed, 2, 1);
+    pvm_pkint(&vm->nworkers, 1, 1);
+    pvm_pkint(vm->tids, vm->nworkers, 1);
+    pvm_pkint(owner, st->g.nquanta, 1);
+    free(owner);
+    if ((rc = pvm_mcast(vm->tids, vm->nworkers, LIQ_TAG_JOB)) < 0) {
+        snprintf(vm->why, sizeof(vm->why), "the job could not be sent to the workers (%d)", rc);
+        return -1;
+    }
+    while (st->ndone < vm->nworkers || (gather && st->field_points < want)) {
+        int tag, src, w;
+
+        if (vmrun_vm_next(vm, &tag, &src) < 0)
+            return -1;
+        w = vmrun_vm_worker(vm, src);
+        if (tag == LIQ_TAG_PROGRESS) {
+            int it;
+            double c, m;
+
+            pvm_upkint(&it, 1, 1);
+            pvm_upkdouble(&c, 1, 1);
+            pvm_upkdouble(&m, 1, 1);
+            st->witer[w] = it;
+            st->wcompute[w] += c;
+            st->wcomm[w] += m;
+            if (vm->progress && vmrun_now() - last > (isatty(2) ? 0.25 : 2.0)) {
+                last = vmrun_now();
+                progress_line(vm, o, st, last - t0, 0);
+            }
+        } else if (tag == LIQ_TAG_DONE) {
+            if (take_done(vm, st, w) != 0)
+                return -1;
+            if (st->ndone == vm->nworkers)
+                st->t_run = vmrun_now() - t0;
+        } else if (tag == LIQ_TAG_FIELD) {
+            if (take_field(vm, st) != 0)
+                return -1;
+        }
+    }
+    if (vm->progress)
+        progress_line(vm, o, st, st->t_run, 1);
+    st->t_gather = vmrun_now() - t0 - st->t_run;
+    return 0;
+}
+
+static int
+verify(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
+{
+    struct kern_box ref;
+    double t0 = vmrun_now();
+    int rc;
+
+    if (vm->progress)
+        fprintf(stderr, "vmrun: verifying against the single-process reference (%d iterations)\n",
+                o->iters);
+    if ((rc = liq_reference(st->g.n, o->kernel, o->iters, o->seed, &ref)) != 0) {
+        snprintf(vm->why, sizeof(vm->why), "the reference run failed: %s", strerror(-rc));
+        return -1;
+    }
+    st->diffs = 0;
+    for (int k = 1; k <= st->g.n[2]; k++)
+        for (int j = 1; j <= st->g.n[1]; j++)
+            if (memcmp(kern_at(&ref, 1, j, k), kern_at(&st->field, 1, j, k),
+                       (size_t)st->g.n[0] * sizeof(double)) != 0)
+                for (int i = 1; i <= st->g.n[0]; i++)
+                    st->diffs += memcmp(kern_at(&ref, i, j, k), kern_at(&st->field, i, j, k),
+                                        sizeof(double)) != 0;
+    st->verified = st->diffs == 0 && liq_field_checksum(&ref) == st->checksum;
+    kern_box_free(&ref);
+    st->t_verify = vmrun_now() - t0;
+    return 0;
+}
+
+static int
+write_field(struct vmrun_vm *vm, const struct vmrun_opts *o, const struct job_stats *st)
+{
+    FILE *fp = fopen(o->output, "wb");
+    int ok = fp != NULL;
+
+    for (int k = 1; ok && k <= st->g.n[2]; k++)
+        for (int j = 1; ok && j <= st->g.n[1]; j++)
+            ok = fwrite(kern_at(&st->field, 1, j, k), sizeof(double), (size_t)st->g.n[0], fp) ==
+                 (size_t)st->g.n[0];
+    if (fp != NULL && fclose(fp) != 0)
+        ok = 0;
+    if (!ok) {
+        snprintf(vm->why, sizeof(vm->why), "cannot write %.400s: %s", o->output, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- reports ---- */
+
+static double
+job_be(const struct vmrun_vm *vm, const struct job_stats *st)
+{
+    double sum = 0, max = 0;
+    int busy = 0;
+
+    for (int w = 0; w < vm->nworkers; w++)
+        if (st->wquanta[w] > 0) {
+            sum += st->wcompute[w];
+            busy++;
+            if (st->wcompute[w] > max)
+                max = st->wcompute[w];
+        }
+    return max > 0 ? sum / busy / max : 1.0;
+}
+
+static double
+job_comm_share(const struct vmrun_vm *vm, const struct job_stats *st)
+{
+    double c = 0, m = 0;
+
+    for (int w = 0; w < vm->nworkers; w++) {
+        c += st->wcompute[w];
+        m += st->wcomm[w];
+    }
+    return c + m > 0 ? m / (c + m) : 0;
+}
+
+static void
+print_bench(FILE *fp, const struct vmrun_vm *vm)
+{
+    fprintf(fp, "hosts (updates/s under current load, %d worker%s each):\n",
+            vm->host[0].count, vm->host[0].count == 1 ? "" : "s");
+    for (int h = 0; h < vm->nhosts; h++)
+        fprintf(fp, "  %-16s %10.2f Mupdates/s   cache %.0f KiB\n", vm->host[h].name,
+                vm->host[h].speed / 1e6, vm->host[h].cache / 1024);
+    if (vm->ringn < 2) {
+        fprintf(fp, "ring: one worker, no network term\n");
+        return;
+    }
+    fprintf(fp, "ring of %d (median round):", vm->ringn);
+    for (int z = 0; z < VMRUN_RING_SIZES; z++)
+        fprintf(fp, "  %d B %.1f us", vm->ring_bytes[z], vm->ring_s[z] * 1e6);
+    fprintf(fp, "\nlambda %.1f us/message, tau %.3f ns/byte (%s, %s)\n", vm->lambda * 1e6,
+            vm->tau * 1e9, vm->net == DECOMP_NET_SHARED ? "shared" : "switched",
+            vm->fit_ok ? "least squares" : "fit not physical: two-point estimate");
+}
+
+static void
+json_str(FILE *fp, const char *s)
+{
+    fputc('"', fp);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+
+        if (c == '"' || c == '\\')
+            fprintf(fp, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(fp, "\\u%04x", c);
+        else
+            fputc(c, fp);
+    }
+    fputc('"', fp);
+}
+
+static void
+json_bench(FILE *fp, const struct vmrun_vm *vm)
+{
+    fprintf(fp, "\"hosts\":[");
+    for (int h = 0; h < vm->nhosts; h++) {
+        fprintf(fp, "%s{\"name\":", h ? "," : "");
+        json_str(fp, vm->host[h].name);
+        fprintf(fp, ",\"workers\":%d,\"updates_per_s\":%.6g,\"cache_bytes\":%.0f,\"tids\":[",
+                vm->host[h].count, vm->host[h].speed, vm->host[h].cache);
+        for (int i = 0; i < vm->host[h].count; i++)
+            fprintf(fp, "%s%d", i ? "," : "", vm->tids[vm->host[h].first + i]);
+        fprintf(fp, "]}");
+    }
+    fprintf(fp, "],\"ring\":{\"members\":%d,\"network\":\"%s\",\"sizes\":[", vm->ringn,
+            vm->net == DECOMP_NET_SHARED ? "shared" : "switched");
+    for (int z = 0; vm->ringn >= 2 && z < VMRUN_RING_SIZES; z++)
+        fprintf(fp, "%s{\"bytes\":%d,\"median_s\":%.6g}", z ? "," : "", vm->ring_bytes[z],
+                vm->ring_s[z]);
+    fprintf(fp, "],\"lambda_s\":%.6g,\"tau_s_per_byte\":%.6g,\"r2\":%.4f,\"fit\":\"%s\"}",
+            vm->lambda, vm->tau, vm->r2,
+            vm->ringn < 2 ? "none" : vm->fit_ok ? "least-squares" : "two-point");
+}
+
+static void
+json_report(FILE *fp, const struct vmrun_vm *vm, const struct vmrun_opts *o,
+            const struct job_stats *st)
+{
+    double points = (double)st->g.n[0] * st->g.n[1] * st->g.n[2];
+
+    fprintf(fp, "{\"job\":{\"grid\":[%d,%d,%d],\"iters\":%d,\"kernel\":\"%s\",\"quanta_per_host\":%d,"
+                "\"tasks_per_host\":%d,\"seed\":%" PRIu64 "},",
+            st->g.n[0], st->g.n[1], st->g.n[2], o->iters, o->kernel == LIQ_RBGS ? "rbgs" : "jacobi",
+            o->quanta, o->tasks_per_host, o->seed);
+    json_bench(fp, vm);
+    fprintf(fp, ",\"quanta\":{\"grid\":[%d,%d,%d],\"count\":%d},\"ranking\":[", st->g.q[0],
+            st->g.q[1], st->g.q[2], st->g.nquanta);
+    for (int r = 0; st->advised && r < st->adv.nranked; r++)
+        fprintf(fp, "%s{\"method\":\"%s\",\"rating\":%.4f,\"predicted_s\":%.6g}", r ? "," : "",
+                decomp_method_name(st->adv.rank[r].method), st->adv.rank[r].rating,
+                st->adv.rank[r].cost.total);
+    fprintf(fp, "],\"method\":\"%s\",\"placement\":[", decomp_method_name(st->method));
+    for (int q = 0; q < st->g.nquanta; q++)
+        fprintf(fp, "%s%d", q ? "," : "", (int)st->owner[q]);
+    fprintf(fp, "],\"workers\":[");
+    for (int w = 0; w < vm->nworkers; w++)
+        fprintf(fp, "%s{\"tid\":%d,\"host\":\"%s\",\"quanta\":%d,\"compute_s\":%.6g,\"comm_s\":%.6g}",
+                w ? "," : "", vm->tids[w], vm->host[vm->whost[w]].name, st->wquanta[w],
+                st->wcompute[w], st->wcomm[w]);
+    fprintf(fp, "],\"time_s\":%.6g,\"run_s\":%.6g,\"time_per_iter_s\":%.6g,\"updates_per_s\":%.6g,"
+                "\"be\":%.4f,\"comm_share\":%.4f,",
+            st->t_total, st->t_run, o->iters ? st->t_run / o->iters : 0.0,
+            st->t_run > 0 ? points * o->iters / st->t_run : 0.0, job_be(vm, st),
+            job_comm_share(vm, st));
+    fprintf(fp, "\"phases\":{\"benchmark_s\":%.6g,\"decompose_s\":%.6g,\"run_s\":%.6g,"
+                "\"gather_s\":%.6g,\"verify_s\":%.6g},",
+            st->t_bench, st->t_decomp, st->t_run, st->t_gather, st->t_verify);
+    fprintf(fp, "\"checksum\":\"%016" PRIx64 "\",\"verified\":%s}\n", st->checksum,
+            st->verified < 0 ? "null" : st->verified ? "true" : "false");
+}
+
+static void
+summary(FILE *fp, const struct vmrun_vm *vm, const struct vmrun_opts *o, const struct job_stats *st)
+{
+    double points = (double)st->g.n[0] * st->g.n[1] * st->g.n[2];
+
+    fprintf(fp, "job: %s %dx%dx%d, %d iterations, %d quanta (%dx%dx%d) on %d worker%s, method %s\n",
+            o->kernel == LIQ_RBGS ? "rbgs" : "jacobi", st->g.n[0], st->g.n[1], st->g.n[2], o->iters,
+            st->g.nquanta, st->g.q[0], st->g.q[1], st->g.q[2], vm->nworkers,
+            vm->nworkers == 1 ? "" : "s", decomp_method_name(st->method));
+    fprintf(fp, "run: %.3f s, %.2f ms/iteration, %.1f Mupdates/s, BE %.2f, communication %.0f%%\n",
+            st->t_run, o->iters ? st->t_run / o->iters * 1e3 : 0.0,
+            st->t_run > 0 ? points * o->iters / st->t_run / 1e6 : 0.0, job_be(vm, st),
+            100 * job_comm_share(vm, st));
+    fprintf(fp, "phases: benchmark %.3f s, decompose %.3f s, run %.3f s, gather %.3f s, "
+                "verify %.3f s; total %.3f s\n",
+            st->t_bench, st->t_decomp, st->t_run, st->t_gather, st->t_verify, st->t_total);
+    fprintf(fp, "  %-10s %-16s %7s %10s %10s\n", "worker", "host", "quanta", "compute s", "comm s");
+    for (int w = 0; w < vm->nworkers; w++)
+        fprintf(fp, "  t%-9x %-16s %7d %10.3f %10.3f\n", (unsigned)vm->tids[w],
+                vm->host[vm->whost[w]].name, st->wquanta[w], st->wcompute[w], st->wcomm[w]);
+    fprintf(fp, "checksum %016" PRIx64, st->checksum);
+    if (st->verified == 1)
+        fprintf(fp, "; verify: bit-identical to the single-process reference\n");
+    else if (st->verified == 0)
+        fprintf(fp, "; verify: %zu points DIFFER from the single-process reference\n", st->diffs);
+    else
+        fputc('\n', fp);
+}
+
+static int
+write_report(const struct vmrun_vm *vm, const struct vmrun_opts *o, const struct job_stats *st)
+{
+    FILE *fp = strcmp(o->json, "-") == 0 ? stdout : fopen(o->json, "w");
+
+    if (fp == NULL) {
+        fprintf(stderr, "vmrun stencil: cannot write %s: %s\n", o->json, strerror(errno));
+        return -1;
+    }
+    json_report(fp, vm, o, st);
+    if (fp != stdout && fclose(fp) != 0) {
+        fprintf(stderr, "vmrun stencil: cannot write %s: %s\n", o->json, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int
+vmrun_stencil_main(int argc, char **argv)
+{
+    struct vmrun_opts o;
+    struct vmrun_vm vm;
+    struct job_stats st;
+    int rc, ext[3], failed = 1, nw, usage = 0;
+    double t0 = vmrun_now(), t;
+    FILE *out;
+
+    vmrun_opts_defaults(&o);
+    if ((rc = vmrun_parse_args(&o, argc, argv, stencil_opts)) != 0) {
+        if (rc < 0) {
+            fputs(stencil_usage, stdout);
+            return VMRUN_EXIT_OK;
+        }
+        return rc;
+    }
+    out = strcmp(o.json, "-") == 0 ? stderr : stdout;
+    memset(&st, 0, sizeof(st));
+    st.verified = -1;
+    if (vmrun_vm_start(&vm, &o) != 0)
+        goto out;
+    nw = vm.nworkers;
+    /* The quanta grid is checked before any benchmark runs. */
+    if ((rc = liq_geom_make(&st.g, o.n, vm.nhosts * o.quanta)) != 0) {
+        snprintf(vm.why, sizeof(vm.why),
+                 "a %dx%dx%d grid cannot be cut into %d quanta (%d hosts x %d) of at least one "
+                 "point per axis",
+                 o.n[0], o.n[1], o.n[2], vm.nhosts * o.quanta, vm.nhosts, o.quanta);
+        vmrun_vm_stop(&vm, 1);
+        vmrun_vm_free(&vm);
+        fprintf(stderr, "vmrun stencil: %s\n", vm.why);
+        return VMRUN_EXIT_USAGE;
+    }
+    st.wquanta = calloc((size_t)nw, sizeof(int));
+    st.witer = calloc((size_t)nw, sizeof(int));
+    st.wcompute = calloc((size_t)nw, sizeof(double));
+    st.wcomm = calloc((size_t)nw, sizeof(double));
+    st.wsetup = calloc((size_t)nw, sizeof(double));
+    st.wrun = calloc((size_t)nw, sizeof(double));
+    if (!st.wquanta || !st.witer || !st.wcompute || !st.wcomm || !st.wsetup || !st.wrun) {
+        snprintf(vm.why, sizeof(vm.why), "out of memory");
+        goto out;
+    }
+    liq_geom_max_extent(&st.g, ext);
+    t = vmrun_now();
+    if (vmrun_vm_bench(&vm, ext, o.kernel, o.probe_seconds) != 0)
+        goto out;
+    st.t_bench = vmrun_now() - t;
+    if (!o.quiet)
+        print_bench(out, &vm);
+    t = vmrun_now();
+    if ((rc = decompose(&vm, &o, &st)) != 0) {
+        usage = rc == -2;
+        goto out;
+    }
+    st.t_decomp = vmrun_now() - t;
+    for (int q = 0; q < st.g.nquanta; q++)
+        st.wquanta[st.owner[q]]++;
+    if (!o.quiet) {
+        ssize_t need = decomp_advice_table(&st.adv, NULL, 0);
+        char *text = need > 0 ? malloc((size_t)need + 1) : NULL;
+
+        if (text != NULL) {
+            decomp_advice_table(&st.adv, text, (size_t)need + 1);
+            fprintf(out, "%s", text);
+            free(text);
+        }
+        fprintf(out, "placing %d quanta (%dx%dx%d) by %s%s\n", st.g.nquanta, st.g.q[0], st.g.q[1],
+                st.g.q[2], decomp_method_name(st.method), o.decomp >= 0 ? " (asked for)" : "");
+    }
+    if (run_job(&vm, &o, &st) != 0)
+        goto out;
+    if (o.verify && verify(&vm, &o, &st) != 0)
+        goto out;
+    if (o.output[0] != '\0' && write_field(&vm, &o, &st) != 0)
+        goto out;
+    failed = 0;
+out:
+    st.t_total = vmrun_now() - t0;
+    vmrun_vm_stop(&vm, failed);
+    if (failed) {
+        fprintf(stderr, "vmrun stencil: %s\n", vm.why);
+    } else {
+        summary(out, &vm, &o, &st);
+        if (o.json[0] != '\0' && write_report(&vm, &o, &st) != 0)
+            failed = 1;
+        if (st.verified == 0)
+            failed = 1;
+    }
+    stats_free(&st);
+    vmrun_vm_free(&vm);
+    return usage ? VMRUN_EXIT_USAGE : failed ? VMRUN_EXIT_FAIL : VMRUN_EXIT_OK;
+}
+
+/* ---- vmrun bench ---- */
+
+static const char bench_usage[] =
+    "usage: vmrun bench [--grid N|NXxNYxNZ] [--kernel jacobi|rbgs] [--quanta Q]\n"
+    "                   [--hosts NAME,...] [--tasks-per-host T] [--network shared|switched]\n"
+    "                   [--probe-seconds S] [--json FILE] [--quiet]\n"
+    "\n"
+    "  Only the benchmarks of `vmrun stencil`: every worker runs the tiled kernel on a\n"
+    "  box the size of one quantum of the grid (updates/s under the current load),\n"
+    "  then one worker per host passes 8 B .. 1 MB messages around a ring and the\n"
+    "  round times are fitted to lambda (s/message) and tau (s/byte), seed 001.\n"
+    "\n"
+    "  Exit status: 0 measured, 1 the VM or a worker failed, 2 bad options.\n";
+
+static const char *const bench_opts[] = {
+    "grid", "kernel", "quanta", "hosts", "tasks-per-host", "network", "probe-seconds", "json",
+    "quiet", NULL
+};
+
+int
+vmrun_bench_main(int argc, char **argv)
+{
+    struct vmrun_opts o;
+    struct vmrun_vm vm;
+    struct liq_geom g;
+    int rc, ext[3], failed = 1;
+
+    vmrun_opts_defaults(&o);
+    if ((rc = vmrun_parse_args(&o, argc, argv, bench_opts)) != 0) {
+        if (rc < 0) {
+            fputs(bench_usage, stdout);
+            return VMRUN_EXIT_OK;
+        }
+        return rc;
+    }
+    if (vmrun_vm_start(&vm, &o) == 0) {
+        if (liq_geom_make(&g, o.n, vm.nhosts * o.quanta) != 0) {
+            vmrun_vm_stop(&vm, 1);
+            vmrun_vm_free(&vm);
+            fprintf(stderr, "vmrun bench: the grid cannot be cut into %d quanta\n",
+                    vm.nhosts * o.quanta);
+            return VMRUN_EXIT_USAGE;
+        }
+        liq_geom_max_extent(&g, ext);
+        failed = vmrun_vm_bench(&vm, ext, o.kernel, o.probe_seconds) != 0;
+    }
+    vmrun_vm_stop(&vm, failed);
+    if (failed) {
+        fprintf(stderr, "vmrun bench: %s\n", vm.why);
+    } else {
+        if (!o.quiet && strcmp(o.json, "-") != 0)
+            print_bench(stdout, &vm);
+        if (o.json[0] != '\0') {
+            FILE *fp = strcmp(o.json, "-") == 0 ? stdout : fopen(o.json, "w");
+
+            if (fp == NULL) {
+                fprintf(stderr, "vmrun bench: cannot write %s: %s\n", o.json, strerror(errno));
+                failed = 1;
+            } else {
+                fputc('{', fp);
+                json_bench(fp, &vm);
+                fputs("}\n", fp);
+                if (fp != stdout && fclose(fp) != 0)
+                    failed = 1;
+            }
+        }
+    }
+    vmrun_vm_free(&vm);
+    return failed ? VMRUN_EXIT_FAIL : VMRUN_EXIT_OK;
+}

@@ -1,0 +1,446 @@
+/*
+ * vmrun_vm.c - vmrun as a PVM task: choose the hosts, spawn one worker per
+ * task slot (vmrun itself, as `vmrun worker`), benchmark them (speed probe
+ * on all at once, then the ring of seed 001 fitted to lambda and tau), and
+ * turn a worker's failure, death or lost host into an error that names the
+ * host instead of a hang.
+ */
+#include "vmrun.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pvm3.h"
+
+/* PVM's text for an error code (pvm_strerror reports the last error). */
+static const char *
+vm_errtext(int code)
+{
+    static const struct {
+        int code;
+        const char *text;
+    } texts[] = {
+        { PvmBadParam, "Bad parameter" },       { PvmNoHost, "No such host" },
+        { PvmNoFile, "No such executable" },    { PvmNoMem, "Can't get memory" },
+        { PvmSysErr, "pvmd system error" },     { PvmNoBuf, "No current buffer" },
+        { PvmNoSuchBuf, "No such buffer" },     { PvmNullGroup, "Null group name" },
+        { PvmNoParent, "No parent task" },      { PvmNoData, "Read past end of buffer" },
+        { PvmHostFail, "Host failed" },         { PvmOutOfRes, "Out of resources" },
+        { PvmNoTask, "No such task" },          { PvmOverflow, "Value too large" },
+        { PvmDSysErr, "pvmd system error" },    { PvmCantStart, "Can't start pvmd" },
+    };
+
+    for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
+        if (texts[i].code == code)
+            return texts[i].text;
+    return "PVM error";
+}
+
+static const int ring_bytes[VMRUN_RING_SIZES] = { 8, 4096, 65536, 262144, 1048576 };
+#define VMRUN_RING_ROUNDS 5
+
+double
+vmrun_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int
+vmrun_vm_worker(const struct vmrun_vm *vm, int tid)
+{
+    for (int i = 0; i < vm->nworkers; i++)
+        if (vm->tids[i] == tid)
+            return i;
+    return -1;
+}
+
+static const char *
+vm_host_of(const struct vmrun_vm *vm, int tid)
+{
+    int w = vmrun_vm_worker(vm, tid);
+
+    return w >= 0 ? vm->host[vm->whost[w]].name : "?";
+}
+
+/* Is name in the comma-separated list? */
+static int
+list_has(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+
+        if (len == n && strncmp(p, name, n) == 0)
+            return 1;
+        p += len + (e != NULL);
+    }
+    return 0;
+}
+
+static int
+vm_fail(struct vmrun_vm *vm, const char *what, int code)
+{
+    snprintf(vm->why, sizeof(vm->why), "%s: %s", what, code < 0 ? vm_errtext(code) : "failed");
+    return -1;
+}
+
+int
+vmrun_vm_start(struct vmrun_vm *vm, const struct vmrun_opts *o)
+{
+    struct pvmhostinfo *hi;
+    int nhost, narch, rc;
+    char exe[PATH_MAX];
+    ssize_t n;
+    char *wargv[] = { "worker", NULL };
+
+    memset(vm, 0, sizeof(*vm));
+    vm->net = o->net;
+    vm->progress = !o->quiet;
+    pvm_setopt(PvmAutoErr, 0);
+    if ((vm->mytid = pvm_mytid()) < 0) {
+        snprintf(vm->why, sizeof(vm->why),
+                 "cannot enroll in the virtual machine (%s); start one with `vmctl start`",
+                 vm_errtext(vm->mytid));
+        return -1;
+    }
+    if ((rc = pvm_config(&nhost, &narch, &hi)) < 0)
+        return vm_fail(vm, "pvm_config", rc);
+    if ((vm->host = calloc((size_t)nhost, sizeof(*vm->host))) == NULL)
+        return vm_fail(vm, "out of memory", 0);
+    for (int i = 0; i < nhost; i++) {
+        if (o->hosts[0] != '\0' && !list_has(o->hosts, hi[i].hi_name))
+            continue;
+        snprintf(vm->host[vm->nhosts].name, sizeof(vm->host[0].name), "%s", hi[i].hi_name);
+        vm->host[vm->nhosts].dtid = hi[i].hi_tid;
+        vm->nhosts++;
+    }
+    if (o->hosts[0] != '\0') {
+        /* Every named host must be in the VM. */
+        char copy[VMRUN_PATH_MAX], *save = NULL;
+
+        snprintf(copy, sizeof(copy), "%s", o->hosts);
+        for (char *h = strtok_r(copy, ",", &save); h; h = strtok_r(NULL, ",", &save)) {
+            int found = 0;
+
+            for (int i = 0; i < vm->nhosts; i++)
+                found |= strcmp(vm->host[i].name, h) == 0;
+            if (!found) {
+                snprintf(vm->why, sizeof(vm->why), "host %s is not in the virtual machine", h);
+                return -1;
+            }
+        }
+    }
+    if (vm->nhosts == 0) {
+        snprintf(vm->why, sizeof(vm->why), "no hosts to run on");
+        return -1;
+    }
+    vm->nworkers = vm->nhosts * o->tasks_per_host;
+    vm->tids = calloc((size_t)vm->nworkers, sizeof(int));
+    vm->whost = calloc((size_t)vm->nworkers, sizeof(int));
+    vm->wspeed = calloc((size_t)vm->nworkers, sizeof(double));
+    if (vm->tids == NULL || vm->whost == NULL || vm->wspeed == NULL)
+        return vm_fail(vm, "out of memory", 0);
+
+    if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) < 0)
+        return vm_fail(vm, "cannot find the vmrun executable", 0);
+    exe[n] = '\0';
+    for (int h = 0; h < vm->nhosts; h++) {
+        struct vmrun_host *ho = &vm->host[h];
+        int got;
+
+        ho->first = h * o->tasks_per_host;
+        ho->count = o->tasks_per_host;
+        got = pvm_spawn(exe, wargv, PvmTaskHost, ho->name, ho->count, vm->tids + ho->first);
+        for (int i = 0; i < ho->count; i++)
+            vm->whost[ho->first + i] = h;
+        if (got != ho->count) {
+            int code = got < 0 ? got : vm->tids[ho->first + (got > 0 ? got : 0)];
+
+            snprintf(vm->why, sizeof(vm->why), "cannot start workers on host %s: %s", ho->name,
+                     vm_errtext(code));
+            /* The ones that started are killed by vmrun_vm_stop. */
+            for (int i = got > 0 ? got : 0; i < ho->count; i++)
+                vm->tids[ho->first + i] = 0;
+            return -1;
+        }
+    }
+    pvm_notify(PvmTaskExit, LIQ_TAG_EXITED, vm->nworkers, vm->tids);
+    {
+        int *dt = calloc((size_t)vm->nhosts, sizeof(int));
+
+        if (dt == NULL)
+            return vm_fail(vm, "out of memory", 0);
+        for (int h = 0; h < vm->nhosts; h++)
+            dt[h] = vm->host[h].dtid;
+        pvm_notify(PvmHostDelete, LIQ_TAG_HOSTGONE, vm->nhosts, dt);
+        free(dt);
+    }
+    return 0;
+}
+
+int
+vmrun_vm_next(struct vmrun_vm *vm, int *tag, int *src)
+{
+    for (;;) {
+        int b = pvm_recv(-1, -1), bytes, t, s, who;
+        char text[512];
+
+        if (b < 0)
+            return vm_fail(vm, "receive", b);
+        pvm_bufinfo(b, &bytes, &t, &s);
+        switch (t) {
+        case LIQ_TAG_FAIL:
+            text[0] = '\0';
+            pvm_upkstr(text);
+            text[sizeof(text) - 1] = '\0';
+            snprintf(vm->why, sizeof(vm->why), "worker t%x on host %s failed: %s", (unsigned)s,
+                     vm_host_of(vm, s), text);
+            return -1;
+        case LIQ_TAG_EXITED:
+            pvm_upkint(&who, 1, 1);
+            if (vmrun_vm_worker(vm, who) < 0)
+                continue;
+            snprintf(vm->why, sizeof(vm->why), "worker t%x on host %s exited during the job",
+                     (unsigned)who, vm_host_of(vm, who));
+            return -1;
+        case LIQ_TAG_HOSTGONE:
+            pvm_upkint(&who, 1, 1);
+            for (int h = 0; h < vm->nhosts; h++)
+                if (vm->host[h].dtid == who) {
+                    snprintf(vm->why, sizeof(vm->why), "host %s left the virtual machine",
+                             vm->host[h].name);
+                    return -1;
+                }
+            continue;
+        default:
+            if (vmrun_vm_worker(vm, s) < 0)
+                continue; /* not from this job */
+            *tag = t;
+            *src = s;
+            return b;
+        }
+    }
+}
+
+/* Receive one message with tag from every worker in set (flags), in any order. */
+static int
+vm_collect(struct vmrun_vm *vm, int want, const int *member,
+           int (*take)(struct vmrun_vm *, int, void *), void *arg)
+{
+    int left = 0;
+    char *seen = calloc((size_t)vm->nworkers, 1);
+
+    if (seen == NULL)
+        return vm_fail(vm, "out of memory", 0);
+    for (int i = 0; i < vm->nworkers; i++)
+        left += member == NULL || member[i];
+    while (left > 0) {
+        int tag, src, w;
+
+        if (vmrun_vm_next(vm, &tag, &src) < 0) {
+            free(seen);
+            return -1;
+        }
+        w = vmrun_vm_worker(vm, src);
+        if (tag != want || seen[w] || (member != NULL && !member[w]))
+            continue;
+        seen[w] = 1;
+        left--;
+        if (take(vm, w, arg) != 0) {
+            free(seen);
+            return -1;
+        }
+    }
+    free(seen);
+    return 0;
+}
+
+static int
+take_probe(struct vmrun_vm *vm, int w, void *arg)
+{
+    double ups, cache;
+
+    (void)arg;
+    pvm_upkdouble(&ups, 1, 1);
+    pvm_upkdouble(&cache, 1, 1);
+    if (!(ups > 0)) {
+        snprintf(vm->why, sizeof(vm->why), "the probe on host %s measured no speed",
+                 vm->host[vm->whost[w]].name);
+        return -1;
+    }
+    vm->wspeed[w] = ups;
+    vm->host[vm->whost[w]].speed += ups;
+    vm->host[vm->whost[w]].cache = cache;
+    return 0;
+}
+
+/* Round times of the ring (arg): per size and round, the slowest member's. */
+static int
+take_ring(struct vmrun_vm *vm, int w, void *arg)
+{
+    double *ring_times = arg;
+    int count;
+    double t[VMRUN_RING_SIZES * VMRUN_RING_ROUNDS];
+
+    pvm_upkint(&count, 1, 1);
+    if (count != VMRUN_RING_SIZES * VMRUN_RING_ROUNDS) {
+        snprintf(vm->why, sizeof(vm->why), "ring results of worker %d: %d times", w, count);
+        return -1;
+    }
+    pvm_upkdouble(t, count, 1);
+    for (int i = 0; i < count; i++)
+        if (t[i] > ring_times[i])
+            ring_times[i] = t[i];
+    return 0;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+static int
+vm_ring(struct vmrun_vm *vm)
+{
+    double times[VMRUN_RING_SIZES * VMRUN_RING_ROUNDS] = { 0 };
+    struct decomp_sample s[VMRUN_RING_SIZES * VMRUN_RING_ROUNDS];
+    struct decomp_net net = { 0, 0, DECOMP_ETH_PAYLOAD, DECOMP_ETH_OVERHEAD, vm->net };
+    int *member = calloc((size_t)vm->nworkers, sizeof(int)), *rtids, n = 0, rc;
+    int nsizes = VMRUN_RING_SIZES, rounds = VMRUN_RING_ROUNDS;
+
+    if (member == NULL)
+        return vm_fail(vm, "out of memory", 0);
+    /* One worker per host; all of one host's when there is only one host. */
+    for (int i = 0; i < vm->nworkers; i++)
+        if (vm->nhosts == 1 || vm->host[vm->whost[i]].first == i)
+            member[i] = 1, n++;
+    vm->ringn = n;
+    memcpy(vm->ring_bytes, ring_bytes, sizeof(ring_bytes));
+    if (n < 2) {
+        free(member);
+        return 0; /* nobody to talk to: no communication term */
+    }
+    if ((rtids = calloc((size_t)n, sizeof(int))) == NULL) {
+        free(member);
+        return vm_fail(vm, "out of memory", 0);
+    }
+    for (int i = 0, k = 0; i < vm->nworkers; i++)
+        if (member[i])
+            rtids[k++] = vm->tids[i];
+    pvm_initsend(PvmDataDefault);
+    pvm_pkint(&n, 1, 1);
+    pvm_pkint(rtids, n, 1);
+    pvm_pkint(&nsizes, 1, 1);
+    {
+        int sizes[VMRUN_RING_SIZES];
+
+        memcpy(sizes, ring_bytes, sizeof(sizes));
+        pvm_pkint(sizes, nsizes, 1);
+    }
+    pvm_pkint(&rounds, 1, 1);
+    rc = pvm_mcast(rtids, n, LIQ_TAG_RING);
+    free(rtids);
+    if (rc < 0) {
+        free(member);
+        return vm_fail(vm, "ring request", rc);
+    }
+    rc = vm_collect(vm, LIQ_TAG_RINGED, member, take_ring, times);
+    free(member);
+    if (rc != 0)
+        return -1;
+    for (int z = 0; z < nsizes; z++) {
+        double r[VMRUN_RING_ROUNDS];
+
+        for (int k = 0; k < rounds; k++) {
+            s[z * rounds + k].bytes = ring_bytes[z];
+            s[z * rounds + k].seconds = times[z * rounds + k];
+            r[k] = times[z * rounds + k];
+        }
+        qsort(r, (size_t)rounds, sizeof(double), cmp_double);
+        vm->ring_s[z] = r[rounds / 2];
+    }
+    rc = decomp_fit_ring(s, (size_t)(nsizes * rounds), n, &net, &vm->lambda, &vm->tau, &vm->r2);
+    vm->fit_ok = rc == 0;
+    if (rc != 0) {
+        /* Not physical (noise on a fast link): the smallest message's median
+         * round is lambda, the slope to the largest is tau. */
+        double per = net.kind == DECOMP_NET_SHARED ? n : 1;
+
+        vm->lambda = vm->ring_s[0];
+        vm->tau = (vm->ring_s[nsizes - 1] - vm->ring_s[0]) /
+                  (per * (decomp_frame(ring_bytes[nsizes - 1], &net) - decomp_frame(8, &net)));
+        if (!(vm->tau > 0))
+            vm->tau = 1e-12;
+        vm->r2 = 0;
+    }
+    return 0;
+}
+
+int
+vmrun_vm_bench(struct vmrun_vm *vm, const int ext[3], enum liq_kernel k, double seconds)
+{
+    int kernel = (int)k, rc;
+
+    if (vm->progress)
+        fprintf(stderr, "vmrun: probing %d worker%s on %d host%s (%dx%dx%d %s box, %.2f s)\n",
+                vm->nworkers, vm->nworkers == 1 ? "" : "s", vm->nhosts, vm->nhosts == 1 ? "" : "s",
+                ext[0], ext[1], ext[2], k == LIQ_RBGS ? "rbgs" : "jacobi", seconds);
+    int e[3] = { ext[0], ext[1], ext[2] };
+
+    pvm_initsend(PvmDataDefault);
+    pvm_pkint(e, 3, 1);
+    pvm_pkint(&kernel, 1, 1);
+    pvm_pkdouble(&seconds, 1, 1);
+    if ((rc = pvm_mcast(vm->tids, vm->nworkers, LIQ_TAG_PROBE)) < 0)
+        return vm_fail(vm, "probe request", rc);
+    if (vm_collect(vm, LIQ_TAG_PROBED, NULL, take_probe, NULL) != 0)
+        return -1;
+    if (vm->progress)
+        fprintf(stderr, "vmrun: ring benchmark (%d sizes x %d rounds)\n", VMRUN_RING_SIZES,
+                VMRUN_RING_ROUNDS);
+    return vm_ring(vm);
+}
+
+void
+vmrun_vm_stop(struct vmrun_vm *vm, int failed)
+{
+    if (vm->mytid <= 0)
+        return;
+    if (vm->nworkers > 0 && vm->tids != NULL) {
+        if (failed) {
+            for (int i = 0; i < vm->nworkers; i++)
+                if (vm->tids[i] > 0)
+                    pvm_kill(vm->tids[i]);
+        } else {
+            pvm_initsend(PvmDataDefault);
+            pvm_mcast(vm->tids, vm->nworkers, LIQ_TAG_QUIT);
+        }
+    }
+    pvm_exit();
+    vm->mytid = 0;
+}
+
+void
+vmrun_vm_free(struct vmrun_vm *vm)
+{
+    free(vm->host);
+    free(vm->tids);
+    free(vm->whost);
+    free(vm->wspeed);
+    vm->host = NULL;
+    vm->tids = vm->whost = NULL;
+    vm->wspeed = NULL;
+}
