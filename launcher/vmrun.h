@@ -87,6 +87,7 @@ struct vmrun_vm {
     int fit_ok;                 /* 0: the fit was not physical; two-point estimate */
     enum decomp_netkind net;
     char why[512];              /* what failed */
+    int usage;                  /* the failure was a bad option (a host not in the VM) */
     int progress;               /* print progress on stderr */
 };
 

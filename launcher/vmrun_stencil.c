@@ -562,8 +562,10 @@ vmrun_stencil_main(int argc, char **argv)
     out = strcmp(o.json, "-") == 0 ? stderr : stdout;
     memset(&st, 0, sizeof(st));
     st.verified = -1;
-    if (vmrun_vm_start(&vm, &o) != 0)
+    if (vmrun_vm_start(&vm, &o) != 0) {
+        usage = vm.usage;
         goto out;
+    }
     nw = vm.nworkers;
     /* The quanta grid is checked before any benchmark runs. */
     if ((rc = liq_geom_make(&st.g, o.n, vm.nhosts * o.quanta)) != 0) {
@@ -574,6 +576,13 @@ vmrun_stencil_main(int argc, char **argv)
         vmrun_vm_stop(&vm, 1);
         vmrun_vm_free(&vm);
         fprintf(stderr, "vmrun stencil: %s\n", vm.why);
+        return VMRUN_EXIT_USAGE;
+    }
+    if (nw > st.g.nquanta) {
+        fprintf(stderr, "vmrun stencil: more workers (%d) than quanta (%d): raise --quanta or "
+                        "lower --tasks-per-host\n", nw, st.g.nquanta);
+        vmrun_vm_stop(&vm, 1);
+        vmrun_vm_free(&vm);
         return VMRUN_EXIT_USAGE;
     }
     st.wquanta = calloc((size_t)nw, sizeof(int));
@@ -686,6 +695,10 @@ vmrun_bench_main(int argc, char **argv)
     vmrun_vm_stop(&vm, failed);
     if (failed) {
         fprintf(stderr, "vmrun bench: %s\n", vm.why);
+        if (vm.usage) {
+            vmrun_vm_free(&vm);
+            return VMRUN_EXIT_USAGE;
+        }
     } else {
         if (!o.quiet && strcmp(o.json, "-") != 0)
             print_bench(stdout, &vm);

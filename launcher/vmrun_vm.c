@@ -135,7 +135,8 @@ vmrun_vm_start(struct vmrun_vm *vm, const struct vmrun_opts *o)
             for (int i = 0; i < vm->nhosts; i++)
                 found |= strcmp(vm->host[i].name, h) == 0;
             if (!found) {
-                snprintf(vm->why, sizeof(vm->why), "host %s is not in the virtual machine", h);
+                snprintf(vm->why, sizeof(vm->why), "--hosts: %s is not in the virtual machine", h);
+                vm->usage = 1;
                 return -1;
             }
         }
@@ -188,6 +189,39 @@ vmrun_vm_start(struct vmrun_vm *vm, const struct vmrun_opts *o)
     return 0;
 }
 
+/*
+ * After a worker reported a failure, wait a little for the notification of
+ * a death or a lost host that caused it, and report that instead.
+ */
+static void
+vm_cause(struct vmrun_vm *vm)
+{
+    double end = vmrun_now() + 1.0;
+
+    while (vmrun_now() < end) {
+        struct timeval tmo = { 0, 50000 };
+        int who, b;
+
+        if ((b = pvm_nrecv(-1, LIQ_TAG_HOSTGONE)) > 0) {
+            pvm_upkint(&who, 1, 1);
+            for (int h = 0; h < vm->nhosts; h++)
+                if (vm->host[h].dtid == who) {
+                    snprintf(vm->why, sizeof(vm->why), "host %s left the virtual machine",
+                             vm->host[h].name);
+                    return;
+                }
+        }
+        if ((b = pvm_trecv(-1, LIQ_TAG_EXITED, &tmo)) > 0) {
+            pvm_upkint(&who, 1, 1);
+            if (vmrun_vm_worker(vm, who) >= 0) {
+                snprintf(vm->why, sizeof(vm->why), "worker t%x on host %s exited during the job",
+                         (unsigned)who, vm_host_of(vm, who));
+                return;
+            }
+        }
+    }
+}
+
 int
 vmrun_vm_next(struct vmrun_vm *vm, int *tag, int *src)
 {
@@ -205,6 +239,8 @@ vmrun_vm_next(struct vmrun_vm *vm, int *tag, int *src)
             text[sizeof(text) - 1] = '\0';
             snprintf(vm->why, sizeof(vm->why), "worker t%x on host %s failed: %s", (unsigned)s,
                      vm_host_of(vm, s), text);
+            /* A worker fails when its neighbour dies: the death is the cause. */
+            vm_cause(vm);
             return -1;
         case LIQ_TAG_EXITED:
             pvm_upkint(&who, 1, 1);

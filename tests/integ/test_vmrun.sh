@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# vmrun stencil on a local VM of 4 daemons (issue 7 acceptance): the final
+# field is bit-identical to the single-process reference for every
+# decomposition method, host counts 1-4, tasks per host, quanta per host and
+# both kernels; the JSON report and job files; bad options and job files exit
+# 2; a worker or a host that dies ends the job with an error naming the host.
+. "$(dirname "$0")/lib.sh"
+
+write_conf 1.0
+check "start a local VM of 4 hosts" "$VMCTL" start --local 4 -c "$T/test.conf"
+
+# verify ARGS...: the job runs and --verify finds every bit equal.
+verify() {
+    "$VMRUN" stencil --quiet --probe-seconds 0.01 --verify "$@" >"$T/job.out" 2>&1 &&
+        grep -q "bit-identical to the single-process reference" "$T/job.out" ||
+        { cat "$T/job.out"; return 1; }
+}
+
+# Every method and kernel; host count, tasks per host and Q vary between runs.
+hostlists=(host0 host0,host1 host0,host1,host2 host0,host1,host2,host3)
+quanta=(3 5 8 2)
+i=0
+for kernel in jacobi rbgs; do
+    for method in row point hilbert interleaved scatter block brbd fbrd phd orb; do
+        h=${hostlists[$((i % 4))]}
+        q=${quanta[$((i / 4 % 4))]}
+        t=$((i % 3 == 2 ? 2 : 1))
+        # row and interleaved cut slabs: keep the workers no more than the slabs.
+        case $method in row | interleaved) t=1 q=8 ;; esac
+        check "$kernel by $method on ${h//,/ } (Q=$q, T=$t) is bit-identical" \
+            verify --grid 23x19x21 --iters 3 --kernel $kernel --decomp $method \
+            --hosts "$h" --quanta $q --tasks-per-host $t
+        i=$((i + 1))
+    done
+done
+check "the advisor's choice on 4 hosts, 2 tasks each, is bit-identical" \
+    verify --grid 40 --iters 5 --tasks-per-host 2
+check "one worker with one quantum is bit-identical" \
+    verify --grid 17x1x9 --iters 4 --hosts host2 --quanta 1 --kernel rbgs
+
+check "--json FILE writes the report" \
+    "$VMRUN" stencil --quiet --probe-seconds 0.01 --grid 24 --iters 2 --json "$T/report.json"
+check "the report is JSON with the documented keys" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+for k in ("job", "hosts", "ring", "quanta", "ranking", "method", "placement", "workers",
+          "time_s", "updates_per_s", "be", "phases", "checksum"):
+    assert k in r, k
+assert len(r["hosts"]) == 4 and r["ranking"][0]["rating"] == 1.0
+assert len(r["placement"]) == r["quanta"]["count"] == 32
+assert r["ring"]["lambda_s"] > 0 and r["ring"]["tau_s_per_byte"] > 0
+' "$T/report.json"
+check "the checksum does not depend on the cut" bash -c '
+    a=$("$0" stencil --quiet --probe-seconds 0.01 --grid 24 --iters 2 --decomp row --json - | grep -o "\"checksum\":\"[0-9a-f]*\"")
+    b=$("$0" stencil --quiet --probe-seconds 0.01 --grid 24 --iters 2 --decomp scatter --hosts host1 --json - | grep -o "\"checksum\":\"[0-9a-f]*\"")
+    [ -n "$a" ] && [ "$a" = "$b" ]' "$VMRUN"
+check "vmrun bench --json measures every host and fits lambda and tau" bash -c '
+    "$0" bench --quiet --probe-seconds 0.01 --json | python3 -c "
+import json, sys
+r = json.load(sys.stdin)
+assert [h[\"name\"] for h in r[\"hosts\"]] == [\"host0\", \"host1\", \"host2\", \"host3\"]
+assert all(h[\"updates_per_s\"] > 0 for h in r[\"hosts\"])
+assert r[\"ring\"][\"members\"] == 4 and len(r[\"ring\"][\"sizes\"]) == 5
+"' "$VMRUN"
+
+# Job files: the same keys as the options; options override them.
+cat >"$T/job.conf" <<'JOB'
+# a scripted experiment
+grid = [20, 18, 16];
+iters = 3;
+kernel = "rbgs";
+quanta = 4;
+hosts = ["host1", "host3"];
+verify = true;
+quiet = true;
+probe_seconds = 0.01;
+JOB
+check "a job file runs and verifies" bash -c '"$0" stencil --job "$1" | grep -q "bit-identical"' \
+    "$VMRUN" "$T/job.conf"
+check "an option overrides the job file" bash -c '
+    "$0" stencil --job "$1" --grid 12 --json - | grep -q "\"grid\":\[12,12,12\]"' \
+    "$VMRUN" "$T/job.conf"
+
+# exit2 "what" ARGS...: vmrun exits 2 and says something matching what.
+exit2() {
+    local what=$1; shift
+    "$VMRUN" "$@" >"$T/bad.out" 2>&1
+    local rc=$?
+    [ $rc = 2 ] && grep -q -- "$what" "$T/bad.out" || { echo "exit $rc"; cat "$T/bad.out"; return 1; }
+}
+check "--grid 0 exits 2" exit2 "--grid" stencil --grid 0
+check "--grid 8x8 exits 2" exit2 "--grid" stencil --grid 8x8
+check "--grid 8xx8x8 exits 2" exit2 "--grid" stencil --grid 8xx8x8
+check "--iters -1 exits 2" exit2 "--iters" stencil --iters -1
+check "--kernel sor exits 2" exit2 "--kernel" stencil --kernel sor
+check "--decomp nope exits 2" exit2 "--decomp" stencil --decomp nope
+check "--quanta 0 exits 2" exit2 "--quanta" stencil --quanta 0
+check "--tasks-per-host x exits 2" exit2 "--tasks-per-host" stencil --tasks-per-host x
+check "--iters without a value exits 2" exit2 "needs a value" stencil --iters
+check "an unknown option exits 2" exit2 "unknown option" stencil --colour red
+check "a stray argument exits 2" exit2 "unexpected argument" stencil 64
+check "a host not in the VM exits 2" exit2 "nosuch is not in the virtual machine" \
+    stencil --hosts host0,nosuch
+check "a grid too small for its quanta exits 2" exit2 "cannot be cut" stencil --grid 2 --quanta 8
+check "a method that cannot place the job exits 2" exit2 "row cannot place 8 quanta" \
+    stencil --grid 8 --quanta 2 --tasks-per-host 2 --decomp row --probe-seconds 0.01
+check "more workers than quanta exits 2" exit2 "more workers (8) than quanta (4)" \
+    stencil --grid 8 --quanta 1 --tasks-per-host 2
+printf 'grid = 16;\niters = "many";\ncolour = 3;\nkernel = "sor";\n' >"$T/bad.conf"
+check "a bad job file reports every error with its line and exits 2" bash -c '
+    "$0" stencil --job "$1" >"$2" 2>&1; rc=$?
+    [ $rc = 2 ] && grep -q "bad.conf:2: --iters" "$2" && grep -q "bad.conf:3: unknown option" "$2" &&
+        grep -q "bad.conf:4: --kernel" "$2"' "$VMRUN" "$T/bad.conf" "$T/bad.out"
+printf 'grid = 16;\niters = ;\n' >"$T/syntax.conf"
+check "a job file with a syntax error exits 2" exit2 "syntax.conf:2" stencil --job "$T/syntax.conf"
+check "a missing job file exits 2" exit2 "cannot open" stencil --job "$T/none.conf"
+check "vmrun without a VM exits 1" bash -c '
+    LIQUIDVM_HOME=$1/nohome "$0" stencil --grid 8 >/dev/null 2>&1; [ $? = 1 ]' "$VMRUN" "$T"
+check "vmrun stencil --help exits 0" "$VMRUN" stencil --help
+check "vmrun bench --help exits 0" "$VMRUN" bench --help
+check "an unknown command exits 2" exit2 "unknown command" frobnicate
+
+# A worker killed during a job: the job ends with an error naming its host.
+worker_pid_on() { # a host's tid (host N is (N+1) << 18) -> the pid of a vmrun worker there
+    "$VMCTL" ps -a --json | python3 -c '
+import json, sys
+for t in json.load(sys.stdin)["tasks"]:
+    if t["ptid"] != 0 and t["host"] == int(sys.argv[1]) and t["command"] == "vmrun":
+        print(t["pid"]); break' "$1"
+}
+job_running() { [ -n "$(worker_pid_on "$1")" ] && grep -q "iteration" "$T/long.err"; }
+"$VMRUN" stencil --grid 48 --iters 1000000 --probe-seconds 0.01 >"$T/long.out" 2>"$T/long.err" &
+job=$!
+if wait_for 30 job_running $((3 << 18)); then
+    kill -9 "$(worker_pid_on $((3 << 18)))"
+    check "the job ends after its worker on host2 is killed" wait_for 30 bash -c "! kill -0 $job"
+    wait $job
+    rc=$?
+    check "the job exits 1 naming host2" bash -c "[ $rc = 1 ] && grep -q 'on host host2 exited' '$T/long.err' || { cat '$T/long.err'; false; }"
+else
+    notok "the long job started its workers"; cat "$T/long.err"; kill $job
+fi
+
+# A host that dies during a job: the same, naming the host.
+"$VMRUN" stencil --grid 48 --iters 1000000 --probe-seconds 0.01 >"$T/long.out" 2>"$T/long.err" &
+job=$!
+if wait_for 30 job_running $((4 << 18)); then
+    kill -9 "$(vmd_pid_of host3)"
+    check "the job ends after host3's daemon is killed" wait_for 30 bash -c "! kill -0 $job"
+    wait $job
+    rc=$?
+    check "the job exits 1 naming host3" bash -c "[ $rc = 1 ] && grep -q 'host3' '$T/long.err'"
+else
+    notok "the second long job started its workers"; cat "$T/long.err"; kill $job
+fi
+check "the VM is left with no vmrun task" bash -c '
+    sleep 0.5; ! "$0" ps -a | grep -q vmrun' "$VMCTL"
+
+finish
