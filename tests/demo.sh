@@ -12,11 +12,7 @@ echo "== vmctl conf"
 "$VMCTL" conf
 echo "== vmctl status"
 "$VMCTL" status
-if [ -x "$build/bin/vmrun" ]; then
-    echo "== vmrun stencil job on the VM"
-    "$build/bin/vmrun" run --demo
-else
-    echo "== (stencil jobs arrive with vmrun; see the open issues)"
-fi
+echo "== vmrun stencil --grid 128 --iters 60 --kernel rbgs --verify"
+"$build/bin/vmrun" stencil --grid 128 --iters 60 --kernel rbgs --verify
 echo "== vmctl halt"
 "$VMCTL" halt

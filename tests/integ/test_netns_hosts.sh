@@ -51,6 +51,14 @@ check "the namespaced daemons are linked to each other (host 1 sees 4 hosts)" \
 three_links() { [ "$(grep -c "link up" "$LIQUIDVM_HOME/logs/${hosts[0]}.log")" -ge 3 ]; }
 check "host 1 has links to the master and both other hosts" wait_for 5 three_links
 
+# A stencil job on the three namespaced hosts (issue 7): workers spawned in
+# the namespaces, ghost faces over the veths, the field bit-identical.
+check "vmrun stencil runs on the 3 namespaced hosts, bit-identical to the reference" bash -c '
+    "$0" stencil --hosts "$1,$2,$3" --grid 30x26x22 --iters 4 --kernel rbgs --verify --quiet \
+        --probe-seconds 0.02 --json "$4" >"$5" 2>&1 && grep -q bit-identical "$5" || { cat "$5"; exit 1; }
+    for h in "$1" "$2" "$3"; do grep -q "\"host\":\"$h\",\"quanta\":[1-9]" "$4" || exit 1; done' \
+    "$VMRUN" "${hosts[@]}" "$T/ns.json" "$T/ns.out"
+
 # Pull a namespace's cable: its daemon goes silent without closing anything.
 ip link set "lv${tag}a2" down
 check "a host whose link goes down is dropped within host_timeout (2 s)" wait_for 5 hosts_are 3
