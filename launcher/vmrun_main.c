@@ -36,6 +36,7 @@ main(int argc, char **argv)
         const char *name;
         int (*fn)(int, char **);
     } cmds[] = {
+        { "advise", vmrun_advise_main },
         { "version", vmrun_version },
     };
 

@@ -5,6 +5,7 @@
 set -u
 VMD=${VMD:-$(pwd)/build/bin/vmd}
 VMCTL=${VMCTL:-$(pwd)/build/bin/vmctl}
+VMRUN=${VMRUN:-$(pwd)/build/bin/vmrun}
 T=$(mktemp -d /tmp/lvm-test.XXXXXX)
 export LIQUIDVM_HOME=$T/home
 unset LIQUIDVM_HOST
