@@ -314,6 +314,14 @@ put_json_number(struct out *o, double v)
         put(o, "null");
 }
 
+/* ,"key":number */
+static void
+put_json_field(struct out *o, const char *key, double v)
+{
+    put(o, ",\"%s\":", key);
+    put_json_number(o, v);
+}
+
 /*
  * The ranking comes first and holds exactly what vmrun's users script
  * against (issue 7): method, rating and predicted seconds per iteration, best
@@ -335,8 +343,7 @@ decomp_advice_json(const struct decomp_advice *a, char *buf, size_t len)
         const struct decomp_rank *r = &a->rank[i];
         put(&o, "%s{\"method\":\"%s\",\"rating\":", i ? "," : "", decomp_method_name(r->method));
         put_json_number(&o, r->rating);
-        put(&o, ",\"predicted_s\":");
-        put_json_number(&o, r->cost.total);
+        put_json_field(&o, "predicted_s", r->cost.total);
         put(&o, "}");
     }
     put(&o, "],\"detail\":[");
@@ -345,16 +352,12 @@ decomp_advice_json(const struct decomp_advice *a, char *buf, size_t len)
         put(&o, "%s{\"method\":\"%s\",\"compute_s\":", i ? "," : "",
             decomp_method_name(r->method));
         put_json_number(&o, r->cost.compute);
-        put(&o, ",\"latency_s\":");
-        put_json_number(&o, r->cost.latency);
-        put(&o, ",\"transfer_s\":");
-        put_json_number(&o, r->cost.transfer);
-        put(&o, ",\"messages\":%" PRIu64 ",\"bytes\":", r->cost.messages);
-        put_json_number(&o, r->cost.bytes);
-        put(&o, ",\"wire_bytes\":");
-        put_json_number(&o, r->cost.wire_bytes);
-        put(&o, ",\"balance\":");
-        put_json_number(&o, r->cost.balance);
+        put_json_field(&o, "latency_s", r->cost.latency);
+        put_json_field(&o, "transfer_s", r->cost.transfer);
+        put(&o, ",\"messages\":%" PRIu64, r->cost.messages);
+        put_json_field(&o, "bytes", r->cost.bytes);
+        put_json_field(&o, "wire_bytes", r->cost.wire_bytes);
+        put_json_field(&o, "balance", r->cost.balance);
         put(&o, "}");
     }
     put(&o, "],\"unavailable\":[");
@@ -376,12 +379,9 @@ decomp_advice_json(const struct decomp_advice *a, char *buf, size_t len)
     put(&o, "],\"periodic\":%u,\"processors\":%d,", a->grid.periodic, a->nowners);
     put(&o, "\"network\":{\"kind\":\"%s\",\"lambda\":", net_name(a->net.kind));
     put_json_number(&o, a->net.lambda);
-    put(&o, ",\"tau\":");
-    put_json_number(&o, a->net.tau);
-    put(&o, ",\"payload\":");
-    put_json_number(&o, a->net.payload);
-    put(&o, ",\"overhead\":");
-    put_json_number(&o, a->net.overhead);
+    put_json_field(&o, "tau", a->net.tau);
+    put_json_field(&o, "payload", a->net.payload);
+    put_json_field(&o, "overhead", a->net.overhead);
     put(&o, "}}\n");
     return finish(&o);
 }

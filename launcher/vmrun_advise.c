@@ -455,7 +455,8 @@ advise_check(struct advise_opts *o)
     } else if (o->ncell == 0) {
         o->cell[0] = o->cell[1] = o->cell[2] = 1;
     }
-    size_t cells = 1;
+    /* At most 3 x 21 bits: no overflow in 64. */
+    uint64_t cells = 1;
     for (int a = 0; a < o->ndim; a++) {
         if (o->grid[a] % o->cell[a] != 0)
             return advise_bad("--cell: quanta of %lu points do not divide the %lu points of "
@@ -464,7 +465,7 @@ advise_check(struct advise_opts *o)
         cells *= o->grid[a] / o->cell[a];
     }
     if (cells > ADVISE_MAX_CELLS)
-        return advise_bad("--grid %s: %zu %s to place one by one, more than %zu; give %s",
+        return advise_bad("--grid %s: %" PRIu64 " %s to place one by one, more than %zu; give %s",
                           o->grid_arg, cells, o->ncell ? "quanta" : "points", ADVISE_MAX_CELLS,
                           o->ncell ? "larger --cell quanta" : "--cell to place quanta of points");
     return VMRUN_EXIT_OK;

@@ -29,7 +29,8 @@ ranking() { awk '$1 ~ /^[0-9]+$/ { print $2, $3 }' "$T/adv.out"; }
 # model charges block 4 lambda and 16 frames against row's 2 and 8: 1.44).
 expect_status 0 "Fig. 42 (thermal.c, Mflops) ranks" \
     "$VMRUN" advise "${fig42[@]}" --flops 10 --methods row,block --name thermal.c
-check "it names the application and the grid" grep -q "Application: thermal.c   Grid: 64 x 64 (periodic)   Processors: 4" "$T/adv.out"
+check "it names the application and the grid" \
+    grep -q "Application: thermal.c   Grid: 64 x 64 (periodic)   Processors: 4" "$T/adv.out"
 check "row is first at 1.00" test "$(ranking | head -1)" = "row 1.00"
 check "block is second at 1.44" test "$(ranking | sed -n 2p)" = "block 1.44"
 check "and nothing else is ranked" test "$(ranking | wc -l)" = 2
@@ -175,7 +176,8 @@ bad --frobnicate "${g[@]}" "${s[@]}" "${net[@]}" --frobnicate
 bad stray "${g[@]}" "${s[@]}" "${net[@]}" stray
 
 expect_status 0 "--help exits 0" "$VMRUN" advise --help
-check "and shows the synopsis" grep -q "^usage: vmrun advise --grid G --speeds S1,S2,... --lambda T --tau T" "$T/adv.out"
+check "and shows the synopsis" \
+    grep -q "^usage: vmrun advise --grid G --speeds S1,S2,... --lambda T --tau T" "$T/adv.out"
 expect_status 0 "vmrun --help exits 0" "$VMRUN" --help
 check "and lists advise" grep -q "^  advise " "$T/adv.out"
 [ "$_failed" = 0 ]
