@@ -229,6 +229,28 @@ net_name(enum decomp_netkind k)
     return k == DECOMP_NET_SWITCHED ? "switched" : "shared";
 }
 
+/* Why a method could not place the job, as a phrase for both formats. */
+static void
+put_reason(struct out *o, const struct decomp_advice *a, const struct decomp_rank *r)
+{
+    static const char axis_name[] = "xyz";
+    int s = decomp__slab_axis(&a->grid);
+
+    switch (r->method) {
+    case DECOMP_ROW:
+    case DECOMP_INTERLEAVED:
+        put(o, "%d owners but only %" PRIu32 " slabs along %c", a->nowners, a->grid.dim[s],
+            axis_name[s]);
+        break;
+    case DECOMP_BLOCK:
+        put(o, "%d owners do not factor into blocks of at least one cell", a->nowners);
+        break;
+    default:
+        put(o, "cannot place this grid on %d owners", a->nowners);
+        break;
+    }
+}
+
 ssize_t
 decomp_advice_table(const struct decomp_advice *a, char *buf, size_t len)
 {
@@ -258,8 +280,9 @@ decomp_advice_table(const struct decomp_advice *a, char *buf, size_t len)
             put_time(&o, r->cost.transfer, 10);
             put(&o, "%10" PRIu64 "  %7.3f\n", r->cost.messages, r->cost.balance);
         } else {
-            put(&o, "   -  %-11s %7s   (cannot place this grid on %d owners)\n",
-                decomp_method_name(r->method), "n/a", a->nowners);
+            put(&o, "   -  %-11s %7s   (", decomp_method_name(r->method), "n/a");
+            put_reason(&o, a, r);
+            put(&o, ")\n");
         }
     }
     return finish(&o);
@@ -291,6 +314,20 @@ put_json_number(struct out *o, double v)
         put(o, "null");
 }
 
+/* ,"key":number */
+static void
+put_json_field(struct out *o, const char *key, double v)
+{
+    put(o, ",\"%s\":", key);
+    put_json_number(o, v);
+}
+
+/*
+ * The ranking comes first and holds exactly what vmrun's users script
+ * against (issue 7): method, rating and predicted seconds per iteration, best
+ * first. The parts of each prediction, the methods that could not place the
+ * job and the inputs follow under their own keys.
+ */
 ssize_t
 decomp_advice_json(const struct decomp_advice *a, char *buf, size_t len)
 {
@@ -301,7 +338,37 @@ decomp_advice_json(const struct decomp_advice *a, char *buf, size_t len)
         return rc;
     if (len > 0)
         buf[0] = '\0';
-    put(&o, "{\"application\":");
+    put(&o, "{\"ranking\":[");
+    for (int i = 0; i < a->nranked; i++) {
+        const struct decomp_rank *r = &a->rank[i];
+        put(&o, "%s{\"method\":\"%s\",\"rating\":", i ? "," : "", decomp_method_name(r->method));
+        put_json_number(&o, r->rating);
+        put_json_field(&o, "predicted_s", r->cost.total);
+        put(&o, "}");
+    }
+    put(&o, "],\"detail\":[");
+    for (int i = 0; i < a->nranked; i++) {
+        const struct decomp_rank *r = &a->rank[i];
+        put(&o, "%s{\"method\":\"%s\",\"compute_s\":", i ? "," : "",
+            decomp_method_name(r->method));
+        put_json_number(&o, r->cost.compute);
+        put_json_field(&o, "latency_s", r->cost.latency);
+        put_json_field(&o, "transfer_s", r->cost.transfer);
+        put(&o, ",\"messages\":%" PRIu64, r->cost.messages);
+        put_json_field(&o, "bytes", r->cost.bytes);
+        put_json_field(&o, "wire_bytes", r->cost.wire_bytes);
+        put_json_field(&o, "balance", r->cost.balance);
+        put(&o, "}");
+    }
+    put(&o, "],\"unavailable\":[");
+    for (int i = a->nranked; i < a->nranks; i++) {
+        put(&o, "%s{\"method\":\"%s\",\"error\":%d,\"reason\":\"", i > a->nranked ? "," : "",
+            decomp_method_name(a->rank[i].method), a->rank[i].status);
+        /* put_reason writes no character JSON must escape. */
+        put_reason(&o, a, &a->rank[i]);
+        put(&o, "\"}");
+    }
+    put(&o, "],\"application\":");
     if (a->name)
         put_json_string(&o, a->name);
     else
@@ -312,38 +379,9 @@ decomp_advice_json(const struct decomp_advice *a, char *buf, size_t len)
     put(&o, "],\"periodic\":%u,\"processors\":%d,", a->grid.periodic, a->nowners);
     put(&o, "\"network\":{\"kind\":\"%s\",\"lambda\":", net_name(a->net.kind));
     put_json_number(&o, a->net.lambda);
-    put(&o, ",\"tau\":");
-    put_json_number(&o, a->net.tau);
-    put(&o, ",\"payload\":");
-    put_json_number(&o, a->net.payload);
-    put(&o, ",\"overhead\":");
-    put_json_number(&o, a->net.overhead);
-    put(&o, "},\"ranking\":[");
-    for (int i = 0; i < a->nranked; i++) {
-        const struct decomp_rank *r = &a->rank[i];
-        put(&o, "%s{\"rank\":%d,\"method\":\"%s\",\"rating\":", i ? "," : "", i + 1,
-            decomp_method_name(r->method));
-        put_json_number(&o, r->rating);
-        put(&o, ",\"time\":");
-        put_json_number(&o, r->cost.total);
-        put(&o, ",\"compute\":");
-        put_json_number(&o, r->cost.compute);
-        put(&o, ",\"latency\":");
-        put_json_number(&o, r->cost.latency);
-        put(&o, ",\"transfer\":");
-        put_json_number(&o, r->cost.transfer);
-        put(&o, ",\"messages\":%" PRIu64 ",\"bytes\":", r->cost.messages);
-        put_json_number(&o, r->cost.bytes);
-        put(&o, ",\"wire_bytes\":");
-        put_json_number(&o, r->cost.wire_bytes);
-        put(&o, ",\"balance\":");
-        put_json_number(&o, r->cost.balance);
-        put(&o, "}");
-    }
-    put(&o, "],\"unavailable\":[");
-    for (int i = a->nranked; i < a->nranks; i++)
-        put(&o, "%s{\"method\":\"%s\",\"error\":%d}", i > a->nranked ? "," : "",
-            decomp_method_name(a->rank[i].method), a->rank[i].status);
-    put(&o, "]}\n");
+    put_json_field(&o, "tau", a->net.tau);
+    put_json_field(&o, "payload", a->net.payload);
+    put_json_field(&o, "overhead", a->net.overhead);
+    put(&o, "}}\n");
     return finish(&o);
 }

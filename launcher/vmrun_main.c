@@ -16,6 +16,7 @@ vmrun_usage(FILE *fp)
             "\n"
             "  stencil    run a stencil job: benchmark, decompose, run, report\n"
             "  bench      only the host and ring benchmarks\n"
+            "  advise     rank decompositions offline from given speeds, lambda and tau\n"
             "  version    print the version\n"
             "  worker     (internal) a job's worker task, spawned by vmrun itself\n"
             "\n"
@@ -51,6 +52,7 @@ main(int argc, char **argv)
     } cmds[] = {
         { "stencil", vmrun_stencil_main },
         { "bench", vmrun_bench_main },
+        { "advise", vmrun_advise_main },
         { "worker", vmrun_worker },
         { "version", vmrun_version },
     };

@@ -103,8 +103,10 @@ test_decomp_advisor_lists_unplaceable_methods_last(void **state)
     char buf[4096];
     assert_true(decomp_advice_table(&a, buf, sizeof buf) > 0);
     assert_non_null(strstr(buf, "   -  row             n/a"));
+    assert_non_null(strstr(buf, "(5 owners but only 4 slabs along y)"));
     assert_true(decomp_advice_json(&a, buf, sizeof buf) > 0);
-    assert_non_null(strstr(buf, "\"unavailable\":[{\"method\":\"row\",\"error\":-34}"));
+    assert_non_null(strstr(buf, "\"unavailable\":[{\"method\":\"row\",\"error\":-34,"
+                                "\"reason\":\"5 owners but only 4 slabs along y\"}"));
 }
 
 static void
@@ -122,7 +124,9 @@ test_decomp_advisor_formats_like_snprintf(void **state)
     assert_int_equal(decomp_advice_json(&a, full, (size_t)need + 1), need);
     assert_int_equal(strlen(full), need);
     assert_non_null(strstr(full, "\"application\":\"a \\\"quoted\\\"\\u0009name\""));
-    assert_non_null(strstr(full, "\"rank\":1,"));
+    /* The ranking opens the object with exactly the keys issue 7 names. */
+    assert_memory_equal(full, "{\"ranking\":[{\"method\":\"", 23);
+    assert_non_null(strstr(full, "\"rating\":1,\"predicted_s\":"));
     /* Truncated: NUL-terminated prefix, same length reported. */
     char small[16];
     assert_int_equal(decomp_advice_json(&a, small, sizeof small), need);
