@@ -53,9 +53,9 @@ for k in jacobi rbgs; do
     one=$(field "$T/bare.json" 'r["one_sweep_updates_per_s"]')
     rt=$(field "$T/run.json" 'r["updates_per_s"]')
     same=$(python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); print("same" if a["checksum"]==b["checksum"] else "DIFFERENT")' "$T/bare.json" "$T/run.json")
-    printf '%-8s %10.1f M/s %10.1f M/s %10.1f M/s %9.0f%% %9.0f%%   (checksums %s)\n' $k \
-        "$(echo "$fast / 1e6" | bc -l)" "$(echo "$one / 1e6" | bc -l)" "$(echo "$rt / 1e6" | bc -l)" \
-        "$(echo "100 * $rt / $fast" | bc -l)" "$(echo "100 * $rt / $one" | bc -l)" "$same"
+    python3 -c 'import sys; k, f, o, r, s = sys.argv[1:]; f, o, r = float(f), float(o), float(r)
+print(f"{k:<8} {f/1e6:10.1f} M/s {o/1e6:10.1f} M/s {r/1e6:10.1f} M/s {100*r/f:9.0f}% {100*r/o:9.0f}%   (checksums {s})")' \
+        $k "$fast" "$one" "$rt" "$same"
     results+=("{\"part\":\"one-host\",\"kernel\":\"$k\",\"bare_fastest\":$fast,\"bare_one_sweep\":$one,\"vmrun\":$rt}")
 done
 "$VMCTL" halt >/dev/null
