@@ -187,7 +187,7 @@ int
 vmd_spawn_local(struct vmd *vmd, uint32_t ptid, uint32_t out_tid, const char *file, char **argv,
                 int argc, char **env, int envc, uint32_t *tid_out)
 {
-    char path[4096], sock[4200], home[4200];
+    char path[4096], sock[4200], home[4200], cache[64];
     char store[2][128];
     char *cenv[SPAWN_ENV_MAX];
     char *args[260];
@@ -212,6 +212,12 @@ vmd_spawn_local(struct vmd *vmd, uint32_t ptid, uint32_t out_tid, const char *fi
     int nextra = 0;
     extra[nextra++] = sock;
     extra[nextra++] = home;
+    /* The cache size stencil kernels tile for, when configured for this host. */
+    if (vmd->conf.cache_bytes != 0) {
+        snprintf(cache, sizeof(cache), "LIQUIDVM_CACHE=%llu",
+                 (unsigned long long)vmd->conf.cache_bytes);
+        extra[nextra++] = cache;
+    }
     for (int i = 0; i < envc; i++)
         extra[nextra++] = env[i];
     child_env(vmd, t, extra, nextra, cenv, store);

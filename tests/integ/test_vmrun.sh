@@ -6,7 +6,8 @@
 # 2; a worker or a host that dies ends the job with an error naming the host.
 . "$(dirname "$0")/lib.sh"
 
-write_conf 1.0
+# A configured cache size reaches the workers' tiling (and differs from sysfs's).
+write_conf 1.0 'cache_bytes = 65536;'
 check "start a local VM of 4 hosts" "$VMCTL" start --local 4 -c "$T/test.conf"
 
 # verify ARGS...: the job runs and --verify finds every bit equal.
@@ -60,6 +61,7 @@ import json, sys
 r = json.load(sys.stdin)
 assert [h[\"name\"] for h in r[\"hosts\"]] == [\"host0\", \"host1\", \"host2\", \"host3\"]
 assert all(h[\"updates_per_s\"] > 0 for h in r[\"hosts\"])
+assert all(h[\"cache_bytes\"] == 65536 for h in r[\"hosts\"]), r[\"hosts\"]
 assert r[\"ring\"][\"members\"] == 4 and len(r[\"ring\"][\"sizes\"]) == 5
 "' "$VMRUN"
 
