@@ -43,6 +43,11 @@ struct vmrun_opts {
     enum decomp_netkind net;
     double probe_seconds;
     int quiet;
+    /* liquid balancing (issue 8) */
+    int balance;                /* re-place quanta every epoch */
+    int epoch;                  /* iterations per epoch */
+    int heavy;                  /* work factor of the heavy region (1: uniform) */
+    double min_gain;            /* smallest predicted relative gain that moves quanta */
 };
 
 void vmrun_opts_defaults(struct vmrun_opts *o);
@@ -103,6 +108,34 @@ int vmrun_vm_worker(const struct vmrun_vm *vm, int tid);
 void vmrun_vm_stop(struct vmrun_vm *vm, int failed);
 void vmrun_vm_free(struct vmrun_vm *vm);
 double vmrun_now(void);
+
+/* ---- the balancer's decision (vmrun_balance.c) ---- */
+
+struct vmrun_balance_in {
+    int nquanta, nworkers;
+    const uint32_t *order;      /* quanta along the Hilbert curve */
+    const double *cost;         /* median seconds per iteration of each quantum */
+    const double *points;       /* points of each quantum */
+    const double *bytes;        /* bytes a move of each quantum sends */
+    const int32_t *owner;       /* the current owners */
+    const double *fallback_speed; /* points/s of a worker that holds nothing */
+    double lambda, tau;         /* the network: s/message, s/byte */
+    int remaining;              /* iterations left */
+    double min_gain;            /* smallest relative gain worth a move */
+};
+
+struct vmrun_epoch {
+    int epoch;
+    double be;                  /* balance efficiency measured in the epoch */
+    double before_s, after_s;   /* predicted time per iteration now and re-placed */
+    int applied;                /* the new placement is taken */
+    int moved;                  /* quanta moved */
+    double bytes;               /* bytes they carry */
+    double decide_s, move_s;    /* time to decide, and from plan to next report */
+};
+
+/* Fill owner (nquanta) with the next placement and out with the figures. */
+int vmrun_balance_plan(const struct vmrun_balance_in *in, int32_t *owner, struct vmrun_epoch *out);
 
 /* ---- subcommands ---- */
 int vmrun_stencil_main(int argc, char **argv);

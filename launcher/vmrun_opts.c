@@ -2,7 +2,8 @@
  * vmrun_opts.c - the options of vmrun's job commands, from the command line
  * and from libconfig job files that use the same names (grid, iters,
  * kernel, quanta, hosts, tasks_per_host, decomp, verify, json, output, seed,
- * network, probe_seconds, quiet).  One setter validates both.
+ * network, probe_seconds, quiet, balance, epoch, heavy, min_gain).  One
+ * setter validates both.
  */
 #include "vmrun.h"
 
@@ -29,6 +30,10 @@ vmrun_opts_defaults(struct vmrun_opts *o)
     o->seed = 1;
     o->net = DECOMP_NET_SWITCHED;
     o->probe_seconds = 0.25;
+    o->balance = 1;
+    o->epoch = 10;
+    o->heavy = 1;
+    o->min_gain = 0.05;
 }
 
 static int opt_error(char *err, size_t errlen, const char *fmt, ...)
@@ -205,6 +210,30 @@ vmrun_opt_set(struct vmrun_opts *o, const char *name, const char *value, char *e
         else
             return opt_error(err, errlen, "--network: expected shared or switched, got '%s'",
                              value);
+    } else if (strcmp(key, "balance") == 0) {
+        if (strcmp(value, "on") == 0 || strcmp(value, "true") == 0)
+            o->balance = 1;
+        else if (strcmp(value, "off") == 0 || strcmp(value, "false") == 0)
+            o->balance = 0;
+        else
+            return opt_error(err, errlen, "--balance: expected on or off, got '%s'", value);
+    } else if (strcmp(key, "epoch") == 0) {
+        if (opt_int(value, 1, 100000, &v) != 0)
+            return opt_error(err, errlen, "--epoch: expected an integer 1..100000, got '%s'", value);
+        o->epoch = (int)v;
+    } else if (strcmp(key, "heavy") == 0) {
+        if (opt_int(value, 1, 1000, &v) != 0)
+            return opt_error(err, errlen, "--heavy: expected an integer 1..1000, got '%s'", value);
+        o->heavy = (int)v;
+    } else if (strcmp(key, "min-gain") == 0) {
+        char *end;
+        double d;
+
+        errno = 0;
+        d = strtod(value, &end);
+        if (errno != 0 || end == value || *end != '\0' || !isfinite(d) || d < 0 || d >= 1)
+            return opt_error(err, errlen, "--min-gain: expected a fraction 0..1, got '%s'", value);
+        o->min_gain = d;
     } else if (strcmp(key, "probe-seconds") == 0) {
         char *end;
         double d;

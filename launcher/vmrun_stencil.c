@@ -32,6 +32,14 @@ struct job_stats {
     int ndone;
     double t_bench, t_decomp, t_run, t_gather, t_verify, t_total;
     double t_iter;              /* the slowest worker's iteration loop (no setup) */
+    /* balancing */
+    uint32_t *order;            /* quanta along the Hilbert curve */
+    double *cost, *qbytes;      /* median time per quantum this epoch; bytes of a move */
+    int reported;               /* workers heard this epoch */
+    struct vmrun_epoch *ep;
+    int nep;
+    int moved_total;
+    double bytes_total;
     int verified;               /* 1 identical, 0 differs, -1 not checked */
     size_t diffs;
     struct kern_box field;      /* the gathered field, when asked */
@@ -43,7 +51,8 @@ static const char stencil_usage[] =
     "                     [--quanta Q] [--hosts NAME,...] [--tasks-per-host T]\n"
     "                     [--decomp METHOD|auto] [--verify] [--json FILE] [--output FILE]\n"
     "                     [--job FILE] [--seed S] [--network shared|switched]\n"
-    "                     [--probe-seconds S] [--quiet]\n"
+    "                     [--probe-seconds S] [--quiet] [--balance on|off] [--epoch K]\n"
+    "                     [--heavy K] [--min-gain F]\n"
     "\n"
     "  Run a 3D 7-point stencil job on the virtual machine of LIQUIDVM_HOME: probe\n"
     "  every host's speed and the ring network (lambda, tau), cut the grid into Q\n"
@@ -64,18 +73,26 @@ static const char stencil_usage[] =
     "  --output FILE        write the final field: NX*NY*NZ native doubles, i fastest\n"
     "  --job FILE           a libconfig job file with these keys (grid, iters, kernel,\n"
     "                       quanta, hosts, tasks_per_host, decomp, verify, json, output,\n"
-    "                       seed, network, probe_seconds, quiet); options override it\n"
+    "                       seed, network, probe_seconds, quiet, balance, epoch, heavy,\n"
+    "                       min_gain); options override it\n"
     "  --seed S             seed of the initial field (default 1)\n"
     "  --network KIND       switched (default) or shared, for the cost model\n"
     "  --probe-seconds S    how long each speed probe runs (default 0.25)\n"
     "  --quiet              no progress lines\n"
+    "  --balance on|off     re-place quanta every epoch from their measured times\n"
+    "                       (default on; off keeps the initial placement)\n"
+    "  --epoch K            iterations per epoch (default 10)\n"
+    "  --heavy K            the quanta in the grid's lower octant cost K times more\n"
+    "                       (same result; default 1, uniform)\n"
+    "  --min-gain F         move quanta only for a predicted gain above F (default 0.05)\n"
     "\n"
     "  Exit status: 0 done (and verified), 1 the job failed or the field differs,\n"
     "  2 bad options or job file.\n";
 
 static const char *const stencil_opts[] = {
     "grid", "iters", "kernel", "quanta", "hosts", "tasks-per-host", "decomp", "verify", "json",
-    "output", "seed", "network", "probe-seconds", "quiet", NULL
+    "output", "seed", "network", "probe-seconds", "quiet", "balance", "epoch", "heavy",
+    "min-gain", NULL
 };
 
 static void
@@ -89,6 +106,10 @@ stats_free(struct job_stats *st)
     free(st->wcomm);
     free(st->wsetup);
     free(st->wrun);
+    free(st->order);
+    free(st->cost);
+    free(st->qbytes);
+    free(st->ep);
     kern_box_free(&st->field);
 }
 
@@ -140,6 +161,10 @@ decompose(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
     st->advised = 1;
     if (o->decomp >= 0) {
         st->method = (enum decomp_method)o->decomp;
+    } else if (o->balance && o->epoch < o->iters) {
+        /* The balancer moves the cuts along the Hilbert curve (seed 000):
+         * starting there, each epoch moves only the quanta near a cut. */
+        st->method = DECOMP_HILBERT;
     } else if (st->adv.nranked > 0) {
         st->method = st->adv.rank[0].method;
     } else {
@@ -242,16 +267,131 @@ take_done(struct vmrun_vm *vm, struct job_stats *st, int w)
     return 0;
 }
 
+/* Set up the balancer's arrays once the quanta are placed. */
+static int
+balance_init(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
+{
+    struct decomp_grid grid;
+    int n = st->g.nquanta, nep = o->epoch > 0 ? o->iters / o->epoch + 1 : 1;
+
+    memset(&grid, 0, sizeof(grid));
+    grid.ndim = 3;
+    for (int a = 0; a < 3; a++)
+        grid.dim[a] = (uint32_t)st->g.q[a];
+    st->order = calloc((size_t)n, sizeof(uint32_t));
+    st->cost = calloc((size_t)n, sizeof(double));
+    st->qbytes = calloc((size_t)n, sizeof(double));
+    st->ep = calloc((size_t)nep, sizeof(*st->ep));
+    if (!st->order || !st->cost || !st->qbytes || !st->ep ||
+        decomp_hilbert_order(&grid, st->order) != 0) {
+        snprintf(vm->why, sizeof(vm->why), "out of memory for the balancer");
+        return -1;
+    }
+    for (int q = 0; q < n; q++) {
+        int lo[3], hi[3];
+
+        liq_quantum_extent(&st->g, q, lo, hi);
+        st->qbytes[q] = 8.0 * (hi[0] - lo[0] + 2) * (hi[1] - lo[1] + 2) * (hi[2] - lo[2] + 2);
+    }
+    return 0;
+}
+
+/* One worker's epoch report; with the last one, decide and send the plan. */
+static int
+take_epoch(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int w)
+{
+    int epoch, count;
+
+    pvm_upkint(&epoch, 1, 1);
+    pvm_upkint(&count, 1, 1);
+    if (epoch != st->nep + 1 || count != st->wquanta[w])
+        goto bad;
+    for (int i = 0; i < count; i++) {
+        int id;
+        double med;
+
+        if (pvm_upkint(&id, 1, 1) < 0 || pvm_upkdouble(&med, 1, 1) < 0 || id < 0 ||
+            id >= st->g.nquanta || st->owner[id] != w || !(med >= 0))
+            goto bad;
+        st->cost[id] = med;
+    }
+    if (++st->reported < vm->nworkers)
+        return 0;
+
+    /* Everyone has reported: nobody computes until the plan arrives. */
+    struct vmrun_balance_in in;
+    struct vmrun_epoch *ep = &st->ep[st->nep];
+    int32_t *next = malloc((size_t)st->g.nquanta * sizeof(int32_t));
+    int *plan = malloc((size_t)st->g.nquanta * sizeof(int));
+    double t0 = vmrun_now();
+    int rc;
+
+    if (next == NULL || plan == NULL) {
+        free(next);
+        free(plan);
+        snprintf(vm->why, sizeof(vm->why), "out of memory for the balancer");
+        return -1;
+    }
+    memset(&in, 0, sizeof(in));
+    in.nquanta = st->g.nquanta;
+    in.nworkers = vm->nworkers;
+    in.order = st->order;
+    in.cost = st->cost;
+    in.points = st->qweight;
+    in.bytes = st->qbytes;
+    in.owner = st->owner;
+    in.fallback_speed = vm->wspeed;
+    in.lambda = vm->lambda;
+    in.tau = vm->tau;
+    in.remaining = o->iters - epoch * o->epoch;
+    in.min_gain = o->min_gain;
+    if (vmrun_balance_plan(&in, next, ep) != 0) {
+        free(next);
+        free(plan);
+        snprintf(vm->why, sizeof(vm->why), "out of memory for the balancer");
+        return -1;
+    }
+    ep->epoch = epoch;
+    ep->decide_s = vmrun_now() - t0;
+    for (int q = 0; q < st->g.nquanta; q++) {
+        st->wquanta[st->owner[q]]--;
+        st->owner[q] = next[q];
+        st->wquanta[next[q]]++;
+        plan[q] = next[q];
+    }
+    st->moved_total += ep->moved;
+    st->bytes_total += ep->bytes;
+    st->nep++;
+    st->reported = 0;
+    free(next);
+    pvm_initsend(PvmDataDefault);
+    pvm_pkint(&epoch, 1, 1);
+    pvm_pkint(plan, st->g.nquanta, 1);
+    free(plan);
+    if ((rc = pvm_mcast(vm->tids, vm->nworkers, LIQ_TAG_PLAN)) < 0) {
+        snprintf(vm->why, sizeof(vm->why), "the plan of epoch %d could not be sent (%d)", epoch,
+                 rc);
+        return -1;
+    }
+    return 0;
+bad:
+    snprintf(vm->why, sizeof(vm->why), "worker t%x sent a malformed epoch report",
+             (unsigned)vm->tids[w]);
+    return -1;
+}
+
 static int
 run_job(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
 {
-    int hdr[7], seed[2], gather = o->verify || o->output[0] != '\0', rc;
+    int hdr[LIQ_JOB_HDR], seed[2], gather = o->verify || o->output[0] != '\0', rc;
     size_t want = (size_t)st->g.n[0] * st->g.n[1] * st->g.n[2];
     double t0 = vmrun_now(), last = t0;
     int *owner = malloc((size_t)st->g.nquanta * sizeof(int));
 
-    if (owner == NULL) {
-        snprintf(vm->why, sizeof(vm->why), "out of memory");
+    if (owner == NULL || balance_init(vm, o, st) != 0) {
+        free(owner);
+        if (owner == NULL)
+            snprintf(vm->why, sizeof(vm->why), "out of memory");
         return -1;
     }
     for (int q = 0; q < st->g.nquanta; q++)
@@ -271,14 +411,16 @@ run_job(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
         kern_box_free(&rhs);
     }
     memcpy(hdr, st->g.n, sizeof(st->g.n));
-    hdr[3] = st->g.nquanta;
-    hdr[4] = (int)o->kernel;
-    hdr[5] = o->iters;
-    hdr[6] = gather;
+    hdr[LIQ_JOB_NQUANTA] = st->g.nquanta;
+    hdr[LIQ_JOB_KERNEL] = (int)o->kernel;
+    hdr[LIQ_JOB_ITERS] = o->iters;
+    hdr[LIQ_JOB_GATHER] = gather;
+    hdr[LIQ_JOB_EPOCH] = o->balance ? o->epoch : 0;
+    hdr[LIQ_JOB_HEAVY] = o->heavy;
     seed[0] = (int)(uint32_t)o->seed;
     seed[1] = (int)(uint32_t)(o->seed >> 32);
     pvm_initsend(PvmDataDefault);
-    pvm_pkint(hdr, 7, 1);
+    pvm_pkint(hdr, LIQ_JOB_HDR, 1);
     pvm_pkint(seed, 2, 1);
     pvm_pkint(&vm->nworkers, 1, 1);
     pvm_pkint(vm->tids, vm->nworkers, 1);
@@ -315,6 +457,9 @@ run_job(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
                 st->t_run = vmrun_now() - t0;
         } else if (tag == LIQ_TAG_FIELD) {
             if (take_field(vm, st) != 0)
+                return -1;
+        } else if (tag == LIQ_TAG_EPOCH) {
+            if (take_epoch(vm, o, st, w) != 0)
                 return -1;
         }
     }
@@ -495,6 +640,16 @@ json_report(FILE *fp, const struct vmrun_vm *vm, const struct vmrun_opts *o,
                 "\"iterations_s\":%.6g,\"gather_s\":%.6g,\"verify_s\":%.6g},",
             st->t_bench, st->t_decomp, st->t_run - st->t_iter, st->t_iter, st->t_gather,
             st->t_verify);
+    fprintf(fp, "\"balance\":{\"on\":%s,\"epoch\":%d,\"heavy\":%d,\"quanta_moved\":%d,"
+                "\"bytes_moved\":%.0f,\"epochs\":[",
+            o->balance ? "true" : "false", o->epoch, o->heavy, st->moved_total, st->bytes_total);
+    for (int e = 0; e < st->nep; e++)
+        fprintf(fp, "%s{\"epoch\":%d,\"be\":%.4f,\"predicted_s\":%.6g,\"replaced_s\":%.6g,"
+                    "\"applied\":%s,\"moved\":%d,\"bytes\":%.0f,\"decide_s\":%.6g}",
+                e ? "," : "", st->ep[e].epoch, st->ep[e].be, st->ep[e].before_s, st->ep[e].after_s,
+                st->ep[e].applied ? "true" : "false", st->ep[e].moved, st->ep[e].bytes,
+                st->ep[e].decide_s);
+    fprintf(fp, "]},");
     fprintf(fp, "\"checksum\":\"%016" PRIx64 "\",\"verified\":%s}\n", st->checksum,
             st->verified < 0 ? "null" : st->verified ? "true" : "false");
 }
@@ -515,6 +670,11 @@ summary(FILE *fp, const struct vmrun_vm *vm, const struct vmrun_opts *o, const s
     fprintf(fp, "phases: benchmark %.3f s, decompose %.3f s, run %.3f s, gather %.3f s, "
                 "verify %.3f s; total %.3f s\n",
             st->t_bench, st->t_decomp, st->t_run, st->t_gather, st->t_verify, st->t_total);
+    if (o->balance && st->nep > 0)
+        fprintf(fp, "balance: %d epochs of %d, %d quanta moved (%.1f MB), BE %.2f in the first "
+                    "epoch, %.2f in the last\n",
+                st->nep, o->epoch, st->moved_total, st->bytes_total / 1e6, st->ep[0].be,
+                st->ep[st->nep - 1].be);
     fprintf(fp, "  %-10s %-16s %7s %10s %10s\n", "worker", "host", "quanta", "compute s", "comm s");
     for (int w = 0; w < vm->nworkers; w++)
         fprintf(fp, "  t%-9x %-16s %7d %10.3f %10.3f\n", (unsigned)vm->tids[w],
@@ -624,7 +784,11 @@ vmrun_stencil_main(int argc, char **argv)
             free(text);
         }
         fprintf(out, "placing %d quanta (%dx%dx%d) by %s%s\n", st.g.nquanta, st.g.q[0], st.g.q[1],
-                st.g.q[2], decomp_method_name(st.method), o.decomp >= 0 ? " (asked for)" : "");
+                st.g.q[2], decomp_method_name(st.method),
+                o.decomp >= 0                         ? " (asked for)"
+                : st.method == DECOMP_HILBERT && o.balance ? " (balancing moves its cuts; --balance off "
+                                                          "places by the advisor's best)"
+                                                        : "");
     }
     if (run_job(&vm, &o, &st) != 0)
         goto out;

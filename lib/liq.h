@@ -101,6 +101,21 @@ void liq_face_put(struct kern_box *b, int dir, const double *buf);
  *                      (the final field, when asked), LIQ_TAG_FAIL (text)
  *   worker <-> worker  LIQ_TAG_GHOST + phase parity, LIQ_TAG_RINGMSG
  *
+ * Balancing (issue 8): every `epoch` iterations each worker sends the
+ * median of each of its quanta's iteration times (LIQ_TAG_EPOCH: epoch,
+ * count, then id and seconds per quantum) and waits for the plan
+ * (LIQ_TAG_PLAN: epoch, then the owner of every quantum).  A quantum whose
+ * owner changes goes as one LIQ_TAG_MOVE message (id, then its points
+ * without padding, ghosts included) and is laid out again for the
+ * receiver's cache.  No ghost message is in flight at an epoch's end: no
+ * worker starts the next iteration before the master has heard every
+ * worker, so links are rebuilt from the new owners in step.
+ *
+ * Non-uniform work: with `heavy` = k > 1 every quantum that reaches into
+ * the grid's lower octant (lo < n/2 on every axis) runs each phase k times.
+ * A Jacobi sweep and a red or black half-sweep are idempotent (they read
+ * only what they do not write), so the result keeps its bits.
+ *
  * A worker is at most one exchange phase ahead of a neighbour (it cannot
  * finish phase p+1 without the neighbour's phase p+1 faces), so the parity
  * of the phase tells two consecutive exchanges apart.
@@ -117,8 +132,20 @@ void liq_face_put(struct kern_box *b, int dir, const double *buf);
 #define LIQ_TAG_FAIL     0x4c525
 #define LIQ_TAG_EXITED   0x4c526 /* PvmTaskExit notifications (master and workers) */
 #define LIQ_TAG_HOSTGONE 0x4c527 /* PvmHostDelete notifications (master) */
+#define LIQ_TAG_EPOCH    0x4c528 /* worker -> master: median time per quantum */
+#define LIQ_TAG_PLAN     0x4c514 /* master -> worker: the owners for the next epoch */
+#define LIQ_TAG_MOVE     0x4c531 /* worker -> worker: one quantum's points */
 #define LIQ_TAG_RINGMSG  0x4c530
 #define LIQ_TAG_GHOST    0x4c540 /* and 0x4c541 */
+
+/* The JOB message's header: ints in this order. */
+enum {
+    LIQ_JOB_NX, LIQ_JOB_NY, LIQ_JOB_NZ, LIQ_JOB_NQUANTA, LIQ_JOB_KERNEL, LIQ_JOB_ITERS,
+    LIQ_JOB_GATHER, LIQ_JOB_EPOCH, LIQ_JOB_HEAVY, LIQ_JOB_HDR
+};
+
+/* Does quantum id reach into the lower octant (the heavy region)? */
+int liq_quantum_heavy(const struct liq_geom *g, int id);
 
 /* Largest body of a LIQ_TAG_FIELD message: the field goes in slabs of planes. */
 #define LIQ_FIELD_CHUNK ((size_t)8 << 20)

@@ -133,3 +133,12 @@ liq_coeffs(const int n[3], double *c, double *c2)
     *c = 1.0 / 6.0;
     *c2 = h * h;
 }
+
+int
+liq_quantum_heavy(const struct liq_geom *g, int id)
+{
+    int lo[3], hi[3];
+
+    liq_quantum_extent(g, id, lo, hi);
+    return lo[0] < g->n[0] / 2 && lo[1] < g->n[1] / 2 && lo[2] < g->n[2] / 2;
+}

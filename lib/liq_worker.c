@@ -25,6 +25,9 @@ struct liq_quantum {
     struct kern_box *cur, *nxt;
     struct kern_plan plan;
     double seconds;             /* compute time, whole run */
+    double now;                 /* compute time, this iteration */
+    double *hist;               /* iteration times, this epoch */
+    int repeat;                 /* phases run this many times (heavy region) */
 };
 
 /* One direction of the exchange with one other worker. */
@@ -48,7 +51,7 @@ struct liq_worker {
     /* the job */
     struct liq_geom g;
     enum liq_kernel kernel;
-    int iters, gather, nworkers, me;
+    int iters, gather, nworkers, me, epoch, heavy;
     uint64_t seed;
     int *tids;
     int *owner;
@@ -60,6 +63,8 @@ struct liq_worker {
     struct liq_link *send, *recv;
     double *facebuf;            /* one face, for copies between local quanta */
 };
+
+static void liq_links_free(struct liq_worker *w);
 
 static double
 liq_now(void)
@@ -139,6 +144,9 @@ liq_quantum_make(struct liq_worker *w, struct liq_quantum *q, int id, const int 
     q->a.ok = q->rhs.ok = lo[2];
     liq_field_init(&q->a, &q->rhs, w->seed);
     q->cur = &q->a;
+    q->repeat = w->heavy > 1 && liq_quantum_heavy(&w->g, id) ? w->heavy : 1;
+    if (w->epoch > 0 && (q->hist = calloc((size_t)w->epoch, sizeof(double))) == NULL)
+        return -ENOMEM;
     if (w->kernel == LIQ_JACOBI) {
         if ((rc = kern_box_alloc(&q->b, ni, nj, nk, q->plan.bi, q->plan.bj)) != 0)
             return rc;
@@ -154,6 +162,8 @@ liq_quantum_free(struct liq_quantum *q)
     kern_box_free(&q->a);
     kern_box_free(&q->b);
     kern_box_free(&q->rhs);
+    free(q->hist);
+    q->hist = NULL;
 }
 
 /* One phase of the kernel on one quantum: a Jacobi sweep (into nxt) or one
@@ -161,11 +171,13 @@ liq_quantum_free(struct liq_quantum *q)
 static void
 liq_quantum_phase(struct liq_worker *w, struct liq_quantum *q, int phase)
 {
-    if (w->kernel == LIQ_JACOBI)
-        kern_jacobi_step(q->nxt, q->cur, &q->rhs, w->c, w->c2, &q->plan);
-    else
-        kern_rbgs_sweep(q->cur, &q->rhs, w->c, w->c2, phase == 0 ? KERN_RED : KERN_BLACK,
-                        &q->plan);
+    for (int r = 0; r < q->repeat; r++) {
+        if (w->kernel == LIQ_JACOBI)
+            kern_jacobi_step(q->nxt, q->cur, &q->rhs, w->c, w->c2, &q->plan);
+        else
+            kern_rbgs_sweep(q->cur, &q->rhs, w->c, w->c2, phase == 0 ? KERN_RED : KERN_BLACK,
+                            &q->plan);
+    }
 }
 
 /* ---- the speed probe ---- */
@@ -311,26 +323,14 @@ liq_job_free(struct liq_worker *w)
 {
     for (int i = 0; i < w->nq; i++)
         liq_quantum_free(&w->q[i]);
-    for (int i = 0; i < w->nsend; i++) {
-        free(w->send[i].face);
-        free(w->send[i].buf);
-    }
-    for (int i = 0; i < w->nrecv; i++) {
-        free(w->recv[i].face);
-        free(w->recv[i].buf);
-    }
-    free(w->send);
-    free(w->recv);
+    liq_links_free(w);
     free(w->q);
     free(w->local);
     free(w->owner);
     free(w->tids);
-    free(w->facebuf);
-    w->send = w->recv = NULL;
     w->q = NULL;
     w->local = w->owner = w->tids = NULL;
-    w->facebuf = NULL;
-    w->nq = w->nsend = w->nrecv = 0;
+    w->nq = 0;
 }
 
 /*
@@ -374,21 +374,98 @@ liq_link_make(struct liq_worker *w, struct liq_link *l, int from, int to, int re
     return 0;
 }
 
+static void
+liq_links_free(struct liq_worker *w)
+{
+    for (int i = 0; i < w->nsend; i++) {
+        free(w->send[i].face);
+        free(w->send[i].buf);
+    }
+    for (int i = 0; i < w->nrecv; i++) {
+        free(w->recv[i].face);
+        free(w->recv[i].buf);
+    }
+    free(w->send);
+    free(w->recv);
+    free(w->facebuf);
+    w->send = w->recv = NULL;
+    w->facebuf = NULL;
+    w->nsend = w->nrecv = 0;
+}
+
+/*
+ * From w->owner and w->q (sorted by id): local indices, which quanta need
+ * another worker's faces, and the links to the other workers.
+ */
+static int
+liq_layout(struct liq_worker *w)
+{
+    size_t maxface = 0;
+
+    liq_links_free(w);
+    for (int a = 0; a < w->g.nquanta; a++)
+        w->local[a] = -1;
+    for (int i = 0; i < w->nq; i++) {
+        struct liq_quantum *q = &w->q[i];
+
+        w->local[q->id] = i;
+        q->remote = 0;
+        for (int d = 0; d < 6; d++) {
+            int b = liq_quantum_neighbour(&w->g, q->id, d);
+
+            if (b >= 0 && w->owner[b] != w->me)
+                q->remote = 1;
+            if (liq_face_points(&w->g, q->id, d) > maxface)
+                maxface = liq_face_points(&w->g, q->id, d);
+        }
+    }
+    if (maxface > 0 && (w->facebuf = malloc(maxface * sizeof(double))) == NULL)
+        goto nomem;
+    w->send = calloc((size_t)w->nworkers, sizeof(*w->send));
+    w->recv = calloc((size_t)w->nworkers, sizeof(*w->recv));
+    if (w->send == NULL || w->recv == NULL)
+        goto nomem;
+    for (int p = 0; p < w->nworkers; p++) {
+        if (p == w->me)
+            continue;
+        if (liq_link_make(w, &w->send[w->nsend], w->me, p, 0) != 0 ||
+            liq_link_make(w, &w->recv[w->nrecv], p, w->me, 1) != 0) {
+            w->nsend++;
+            w->nrecv++;
+            goto nomem;
+        }
+        if (w->send[w->nsend].nface > 0)
+            w->nsend++;
+        else
+            free(w->send[w->nsend].face);
+        if (w->recv[w->nrecv].nface > 0)
+            w->nrecv++;
+        else
+            free(w->recv[w->nrecv].face);
+    }
+    return 0;
+nomem:
+    liq_fail(w, "job: out of memory");
+    return -ENOMEM;
+}
+
 /* Read the JOB message and build the quanta and links. */
 static int
 liq_job_setup(struct liq_worker *w)
 {
-    int hdr[7], seed[2], lo[3], hi[3], rc;
-    size_t maxface = 0;
+    int hdr[LIQ_JOB_HDR], seed[2], lo[3], hi[3], rc;
 
-    pvm_upkint(hdr, 7, 1);
+    pvm_upkint(hdr, LIQ_JOB_HDR, 1);
     pvm_upkint(seed, 2, 1);
-    w->kernel = (enum liq_kernel)hdr[4];
-    w->iters = hdr[5];
-    w->gather = hdr[6] & 1;
+    w->kernel = (enum liq_kernel)hdr[LIQ_JOB_KERNEL];
+    w->iters = hdr[LIQ_JOB_ITERS];
+    w->gather = hdr[LIQ_JOB_GATHER] & 1;
+    w->epoch = hdr[LIQ_JOB_EPOCH];
+    w->heavy = hdr[LIQ_JOB_HEAVY];
     w->seed = (uint64_t)(unsigned)seed[0] | (uint64_t)(unsigned)seed[1] << 32;
     if ((rc = liq_geom_make(&w->g, hdr, hdr[3])) != 0 ||
-        (w->kernel != LIQ_JACOBI && w->kernel != LIQ_RBGS) || w->iters < 0) {
+        (w->kernel != LIQ_JACOBI && w->kernel != LIQ_RBGS) || w->iters < 0 || w->epoch < 0 ||
+        w->epoch > 100000 || w->heavy < 0 || w->heavy > 1000) {
         liq_fail(w, "job: bad description (grid %dx%dx%d, %d quanta, kernel %d, %d iterations)",
                  hdr[0], hdr[1], hdr[2], hdr[3], hdr[4], hdr[5]);
         return -EINVAL;
@@ -419,7 +496,7 @@ liq_job_setup(struct liq_worker *w)
             liq_fail(w, "job: quantum %d has no valid owner (%d)", a, w->owner[a]);
             return -EINVAL;
         }
-        w->local[a] = w->owner[a] == w->me ? w->nq++ : -1;
+        w->nq += w->owner[a] == w->me;
     }
     if (w->nq > 0 && (w->q = calloc((size_t)w->nq, sizeof(*w->q))) == NULL)
         goto nomem;
@@ -431,41 +508,9 @@ liq_job_setup(struct liq_worker *w)
             liq_fail(w, "job: cannot allocate quantum %d: %s", a, strerror(-rc));
             return rc;
         }
-        for (int d = 0; d < 6; d++) {
-            int b = liq_quantum_neighbour(&w->g, a, d);
-
-            if (b >= 0 && w->owner[b] != w->me)
-                w->q[i].remote = 1;
-            if (liq_face_points(&w->g, a, d) > maxface)
-                maxface = liq_face_points(&w->g, a, d);
-        }
         i++;
     }
-    if (maxface > 0 && (w->facebuf = malloc(maxface * sizeof(double))) == NULL)
-        goto nomem;
-    w->send = calloc((size_t)w->nworkers, sizeof(*w->send));
-    w->recv = calloc((size_t)w->nworkers, sizeof(*w->recv));
-    if (w->send == NULL || w->recv == NULL)
-        goto nomem;
-    for (int p = 0; p < w->nworkers; p++) {
-        if (p == w->me)
-            continue;
-        if (liq_link_make(w, &w->send[w->nsend], w->me, p, 0) != 0 ||
-            liq_link_make(w, &w->recv[w->nrecv], p, w->me, 1) != 0) {
-            w->nsend++;
-            w->nrecv++;
-            goto nomem;
-        }
-        if (w->send[w->nsend].nface > 0)
-            w->nsend++;
-        else
-            free(w->send[w->nsend].face);
-        if (w->recv[w->nrecv].nface > 0)
-            w->nrecv++;
-        else
-            free(w->recv[w->nrecv].face);
-    }
-    return 0;
+    return liq_layout(w);
 nomem:
     liq_fail(w, "job: out of memory");
     return -ENOMEM;
@@ -546,6 +591,7 @@ liq_compute(struct liq_worker *w, int remote, int phase)
         liq_quantum_phase(w, q, phase);
         t0 = liq_now() - t0;
         q->seconds += t0;
+        q->now += t0;
         total += t0;
     }
     return total;
@@ -588,6 +634,166 @@ liq_send_field(struct liq_worker *w)
     return 0;
 }
 
+static int
+cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* Hand over the quanta that leave, take those that come; then re-link. */
+static int
+liq_migrate(struct liq_worker *w, const int *owner)
+{
+    struct liq_quantum *nq;
+    int n = 0, lo[3], hi[3], rc;
+
+    for (int a = 0; a < w->g.nquanta; a++)
+        n += owner[a] == w->me;
+    if ((nq = calloc((size_t)(n > 0 ? n : 1), sizeof(*nq))) == NULL) {
+        liq_fail(w, "move: out of memory");
+        return -1;
+    }
+    /* Send first (sends do not wait for the receiver), in id order. */
+    for (int i = 0; i < w->nq; i++) {
+        struct liq_quantum *q = &w->q[i];
+        size_t pts = kern_box_points(q->cur);
+        double *buf;
+
+        if (owner[q->id] == w->me)
+            continue;
+        if ((buf = malloc(pts * sizeof(double))) == NULL) {
+            free(nq);
+            liq_fail(w, "move: out of memory");
+            return -1;
+        }
+        kern_box_pack(q->cur, buf);
+        pvm_initsend(PvmDataInPlace);
+        pvm_pkint(&q->id, 1, 1);
+        pvm_pkdouble(buf, (int)pts, 1);
+        rc = pvm_send(w->tids[owner[q->id]], LIQ_TAG_MOVE);
+        free(buf);
+        if (rc < 0) {
+            free(nq);
+            liq_fail(w, "move: quantum %d could not be sent to t%x", q->id,
+                     (unsigned)w->tids[owner[q->id]]);
+            return -1;
+        }
+    }
+    /* The new set, by id: kept quanta as they are, arrivals laid out for this host. */
+    for (int a = 0, i = 0, k = 0; a < w->g.nquanta; a++) {
+        while (k < w->nq && w->q[k].id < a)
+            k++;
+        if (owner[a] != w->me)
+            continue;
+        if (w->owner[a] == w->me) {
+            /* cur and nxt point into the struct: aim them at the copy. */
+            struct liq_quantum *old = &w->q[k];
+
+            nq[i] = *old;
+            nq[i].cur = old->cur == &old->a ? &nq[i].a : &nq[i].b;
+            nq[i].nxt = old->nxt == NULL ? NULL : old->nxt == &old->a ? &nq[i].a : &nq[i].b;
+            memset(old, 0, sizeof(*old));
+        } else {
+            int b = liq_wait(w, w->tids[w->owner[a]], LIQ_TAG_MOVE), id = -1, bytes, tag, tid;
+
+            liq_quantum_extent(&w->g, a, lo, hi);
+            if (b <= 0 || (rc = liq_quantum_make(w, &nq[i], a, lo, hi)) != 0) {
+                liq_quantum_free(&nq[i]);
+                for (int j = 0; j < i; j++)
+                    liq_quantum_free(&nq[j]);
+                free(nq);
+                if (b > 0)
+                    liq_fail(w, "move: cannot allocate quantum %d", a);
+                return -1;
+            }
+            pvm_bufinfo(b, &bytes, &tag, &tid);
+            pvm_upkint(&id, 1, 1);
+            size_t pts = kern_box_points(nq[i].cur);
+
+            if (id != a || (size_t)bytes != sizeof(int) + pts * sizeof(double)) {
+                for (int j = 0; j <= i; j++)
+                    liq_quantum_free(&nq[j]);
+                free(nq);
+                liq_fail(w, "move: expected quantum %d (%zu points) from t%x, got %d (%d bytes)",
+                         a, pts, (unsigned)tid, id, bytes);
+                return -1;
+            }
+            double *buf = malloc(pts * sizeof(double));
+
+            if (buf == NULL || pvm_upkdouble(buf, (int)pts, 1) < 0) {
+                free(buf);
+                for (int j = 0; j <= i; j++)
+                    liq_quantum_free(&nq[j]);
+                free(nq);
+                liq_fail(w, "move: quantum %d could not be unpacked", a);
+                return -1;
+            }
+            kern_box_unpack(nq[i].cur, buf);
+            free(buf);
+            if (nq[i].nxt != NULL)
+                kern_box_copy(nq[i].nxt, nq[i].cur); /* the Dirichlet ghosts */
+        }
+        i++;
+    }
+    for (int i = 0; i < w->nq; i++)
+        liq_quantum_free(&w->q[i]);
+    free(w->q);
+    w->q = nq;
+    w->nq = n;
+    memcpy(w->owner, owner, (size_t)w->g.nquanta * sizeof(int));
+    return liq_layout(w);
+}
+
+/* The end of an epoch: report the medians, take the plan, move. */
+static int
+liq_epoch(struct liq_worker *w, int epoch)
+{
+    double *t = malloc((size_t)w->epoch * sizeof(double));
+    int *owner = malloc((size_t)w->g.nquanta * sizeof(int)), b, e = -1, rc;
+
+    if (t == NULL || owner == NULL) {
+        free(t);
+        free(owner);
+        liq_fail(w, "epoch: out of memory");
+        return -1;
+    }
+    pvm_initsend(PvmDataDefault);
+    pvm_pkint(&epoch, 1, 1);
+    pvm_pkint(&w->nq, 1, 1);
+    for (int i = 0; i < w->nq; i++) {
+        double med;
+
+        memcpy(t, w->q[i].hist, (size_t)w->epoch * sizeof(double));
+        qsort(t, (size_t)w->epoch, sizeof(double), cmp_double);
+        med = t[w->epoch / 2];
+        pvm_pkint(&w->q[i].id, 1, 1);
+        pvm_pkdouble(&med, 1, 1);
+    }
+    free(t);
+    if (pvm_send(w->master, LIQ_TAG_EPOCH) < 0 || (b = liq_wait(w, w->master, LIQ_TAG_PLAN)) <= 0) {
+        free(owner);
+        return -1;
+    }
+    pvm_upkint(&e, 1, 1);
+    if (e != epoch || pvm_upkint(owner, w->g.nquanta, 1) < 0) {
+        free(owner);
+        liq_fail(w, "epoch %d: bad plan (for epoch %d)", epoch, e);
+        return -1;
+    }
+    for (int a = 0; a < w->g.nquanta; a++)
+        if (owner[a] < 0 || owner[a] >= w->nworkers) {
+            free(owner);
+            liq_fail(w, "epoch %d: quantum %d has no valid owner", epoch, a);
+            return -1;
+        }
+    rc = memcmp(owner, w->owner, (size_t)w->g.nquanta * sizeof(int)) == 0 ? 0
+                                                                          : liq_migrate(w, owner);
+    free(owner);
+    return rc;
+}
+
 static void
 liq_job(struct liq_worker *w)
 {
@@ -602,6 +808,8 @@ liq_job(struct liq_worker *w)
     for (int it = 0; it < w->iters; it++) {
         double compute = 0, t0 = liq_now();
 
+        for (int i = 0; i < w->nq; i++)
+            w->q[i].now = 0;
         for (int ph = 0; ph < phases; ph++) {
             int tag = LIQ_TAG_GHOST + ((it * phases + ph) & 1);
 
@@ -619,6 +827,13 @@ liq_job(struct liq_worker *w)
                 w->q[i].cur = w->q[i].nxt;
                 w->q[i].nxt = x;
             }
+        if (w->epoch > 0) {
+            for (int i = 0; i < w->nq; i++)
+                w->q[i].hist[it % w->epoch] = w->q[i].now;
+            if ((it + 1) % w->epoch == 0 && it + 1 < w->iters &&
+                liq_epoch(w, (it + 1) / w->epoch) != 0)
+                goto out;
+        }
         double comm = liq_now() - t0 - compute;
 
         compute_all += compute;
