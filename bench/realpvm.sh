@@ -144,7 +144,8 @@ cmd_start() {
 cmd_halt() {
     local h
     [ -f "$S/hosts" ] || return 0
-    echo halt | timeout 10 "$SELF" exec "$(master)" "$PVM_ROOT/lib/pvm" >/dev/null 2>&1
+    # In a subshell: the console dies of the halt, and its shell would say so.
+    (echo halt | timeout 10 "$SELF" exec "$(master)" "$PVM_ROOT/lib/pvm") >/dev/null 2>&1
     # pvmds and tasks left in our namespaces are ours.
     sleep 0.2
     for h in $(hosts); do
