@@ -54,7 +54,8 @@ BENCH_SRC  := $(wildcard bench/*.c)
 PVMPROG_SRC:= $(wildcard tests/integ/*.c)
 
 # Folder-specific flags (e.g. KERN_CFLAGS) live beside the code.
--include kernels/build.mk decomp/build.mk
+-include kernels/build.mk decomp/build.mk bench/build.mk
+.DEFAULT_GOAL := all
 
 obj = $(patsubst %.c,$(O)/%.o,$(1))
 
@@ -77,7 +78,7 @@ BENCHES:= $(patsubst bench/%.c,$(O)/bench/%,$(BENCH_SRC))
 PVMPROGS := $(patsubst tests/integ/%.c,$(O)/tests/integ/%,$(PVMPROG_SRC))
 
 .PHONY: all check unit integ demo deps install clean bench
-all: $(VMD) $(VMCTL) $(if $(PVM_SRC),$(LIBPVM_SO) $(LIBPVM_A) $(PVMPROGS)) $(TESTS) $(BENCHES)
+all: $(VMD) $(VMCTL) $(if $(PVM_SRC),$(LIBPVM_SO) $(LIBPVM_A) $(PVMPROGS)) $(TESTS) $(BENCHES) $(BENCH_PVM_REAL)
 
 $(O)/kernels/%.o: CFLAGS += $(KERN_CFLAGS)
 # libpvm3 exports PVM's names only (STYLE.md 5.2): hidden by default,
@@ -155,8 +156,11 @@ unit: all
 integ: all
 	tests/run.sh --integ-only build
 
+# A benchmark with a driver (bench/NAME.sh) runs through it.
 bench: all
-	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
+	@for b in $(BENCHES); do echo "== $$b"; \
+	    if [ -x bench/$$(basename $$b).sh ]; then bench/$$(basename $$b).sh || exit 1; \
+	    else $$b || exit 1; fi; done
 
 demo: all
 	tests/demo.sh build
