@@ -216,7 +216,7 @@ struct vmd {
     struct vmd_list peers, clients, ops, starts;
     struct vmd_list tasks, hostwatch, fwds;
     struct vmd_list mbox, mbox_waits;   /* the master's message mailbox (vmd_mbox.c) */
-    uint32_t spawn_rr;          /* round-robin start for default placement */
+    uint32_t spawn_rr;          /* host index default placement starts at; 0: the next one */
     uint32_t next_client_id, next_op_id;
     uint32_t next_task;         /* the local part of the last tid given out */
     uint32_t next_ctx;          /* the local part of the last context id given out */

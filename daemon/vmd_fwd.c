@@ -271,8 +271,10 @@ do_spawn(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
         fwd_release(vmd, f);
         return 0;
     }
-    /* Round robin over the candidates, from where the last spawn stopped,
-     * so successive spawns spread over the hosts. */
+    /* Placement as PVM 3.4.6's assign_tasks does it, so programs land where
+     * they did under PVM: the first spawn starts at the host after this
+     * one, the tasks go in contiguous blocks over min(hosts, tasks) hosts,
+     * and the next spawn starts at the host after the last one used. */
     int *slot_host = calloc(s.ntask, sizeof(int));
     if (slot_host == NULL) {
         spawn_req_free(&s);
@@ -280,9 +282,21 @@ do_spawn(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
         fwd_release(vmd, f);
         return 0;
     }
-    for (uint32_t i = 0; i < s.ntask; i++)
-        slot_host[i] = (int)((vmd->spawn_rr + i) % (uint32_t)nc);
-    vmd->spawn_rr += s.ntask;
+    uint32_t start = vmd->spawn_rr ? vmd->spawn_rr : (uint32_t)vmd->index + 1;
+    int at = 0;
+    while (at < nc && (uint32_t)cand[at]->index < start)
+        at++;
+    if (at == nc)
+        at = 0;
+    uint32_t nh = (uint32_t)nc < s.ntask ? (uint32_t)nc : s.ntask, acc = 0;
+    for (uint32_t i = 0; i < s.ntask; i++) {
+        slot_host[i] = at;
+        if ((acc += nh) >= s.ntask) {
+            acc -= s.ntask;
+            at = (at + 1) % nc;
+        }
+    }
+    vmd->spawn_rr = (uint32_t)cand[at]->index;
     for (int k = 0; k < nc; k++) {
         struct vmd_host *host = cand[k];
         uint32_t nslots = 0;

@@ -163,6 +163,7 @@ struct pvm__ctx {
     int (*recvf)(int, int, int); /* pvm_recvf's match function, NULL: the default */
     struct pvm__mhf *mhf;       /* handlers, indexed by mhid; func NULL: free */
     int nmhf;                   /* slots in mhf */
+    int mhf_free;               /* the free id reused next + 1; 0: none (pvm_mhf.c) */
     int mhf_depth;              /* handlers running now (they do not nest) */
     int mhf_pending;            /* queued messages waiting for their handler */
 };

@@ -2,13 +2,17 @@
  * pvm_mhf.c - message handlers: pvm_addmhf, pvm_delmhf, and calling a
  * handler for a message that arrived (pvm_msg.c decides when).
  *
- * The table is indexed by handler id; a free slot has no function and the
- * lowest one is reused.  As in PVM 3.4.6, a handler that overlaps an
- * installed one (each of src, tag and ctx equal, or -1 on either side) is
- * refused with PvmExists, so at most one handler matches any message and
- * the order in which they are tried does not matter.  Unlike PVM, whose
- * own handlers take the first ids of the table, a program's first handler
- * gets id 0; the man page promises no order.
+ * The table is indexed by handler id; a free slot has no function.  Ids
+ * are handed out as PVM 3.4.6 hands them out, so that a session typed
+ * against PVM (mhf_tickle's "delete handler 9") means the same here: PVM's
+ * library installs 9 handlers of its own at enrollment, so a program's
+ * first handler gets id 9 (ids 0-8 are never given to a program here, and
+ * deleting one is PvmNotFound), and a deleted id is the next one reused
+ * (a last-in first-out free list) before any new one.  As in PVM, a
+ * handler that overlaps an installed one (each of src, tag and ctx equal,
+ * or -1 on either side) is refused with PvmExists, so at most one handler
+ * matches any message and the order in which they are tried does not
+ * matter.
  */
 #include "pvm_int.h"
 
@@ -19,7 +23,11 @@
 struct pvm__mhf {
     int src, tag, ctx;          /* -1: any */
     int (*func)(int mid);       /* NULL: a free slot */
+    int next_free;              /* a free slot: the next free id + 1, 0 at the end */
 };
+
+/* The first id a program gets (PVM 3.4.6's library holds 0-8). */
+#define MHF_FIRST 9
 
 static int
 field_overlaps(int a, int b)
@@ -50,47 +58,57 @@ pvm__mhf_reset(void)
     free(pvm__ctx.mhf);
     pvm__ctx.mhf = NULL;
     pvm__ctx.nmhf = 0;
+    pvm__ctx.mhf_free = 0;
+}
+
+static void
+push_free(int id)
+{
+    pvm__ctx.mhf[id].func = NULL;
+    pvm__ctx.mhf[id].next_free = pvm__ctx.mhf_free;
+    pvm__ctx.mhf_free = id + 1;
 }
 
 int
 pvm_addmhf(int src, int tag, int ctx, int (*handler)(int mid))
 {
     struct pvm__mhf *t;
-    int i, free_slot = -1, n;
+    int i, id, n;
 
     if (handler == NULL)
         return pvm__err(-EINVAL, "pvm_addmhf");
     for (i = 0; i < pvm__ctx.nmhf; i++) {
         const struct pvm__mhf *h = &pvm__ctx.mhf[i];
 
-        if (h->func == NULL) {
-            if (free_slot < 0)
-                free_slot = i;
-            continue;
-        }
-        if (field_overlaps(h->src, src) && field_overlaps(h->tag, tag) &&
+        if (h->func != NULL && field_overlaps(h->src, src) && field_overlaps(h->tag, tag) &&
             field_overlaps(h->ctx, ctx))
             return pvm__err(PVM__ECODE(PvmExists), "pvm_addmhf");
     }
-    if (free_slot < 0) {
+    if (pvm__ctx.mhf_free == 0) {
+        /* New slots go on the free list lowest first, as PVM numbers them. */
         if (pvm__ctx.nmhf >= 1 << 20)
             return pvm__err(-ENOMEM, "pvm_addmhf");
-        n = pvm__ctx.nmhf ? pvm__ctx.nmhf * 2 : 8;
+        n = pvm__ctx.nmhf ? pvm__ctx.nmhf * 2 : 2 * MHF_FIRST;
         t = pvm__realloc(pvm__ctx.mhf, (size_t)n * sizeof *t);
         if (t == NULL)
             return pvm__err(-ENOMEM, "pvm_addmhf");
-        for (i = pvm__ctx.nmhf; i < n; i++)
+        for (i = pvm__ctx.nmhf; i < n; i++) {
             t[i].func = NULL;
-        free_slot = pvm__ctx.nmhf;
+            t[i].next_free = 0;
+        }
         pvm__ctx.mhf = t;
+        for (i = n - 1; i >= pvm__ctx.nmhf && i >= MHF_FIRST; i--)
+            push_free(i);
         pvm__ctx.nmhf = n;
     }
-    t = &pvm__ctx.mhf[free_slot];
+    id = pvm__ctx.mhf_free - 1;
+    t = &pvm__ctx.mhf[id];
+    pvm__ctx.mhf_free = t->next_free;
     t->src = src;
     t->tag = tag;
     t->ctx = ctx;
     t->func = handler;
-    return free_slot;
+    return id;
 }
 
 int
@@ -100,7 +118,7 @@ pvm_delmhf(int mhid)
         return pvm__err(-EINVAL, "pvm_delmhf");
     if (mhid >= pvm__ctx.nmhf || pvm__ctx.mhf[mhid].func == NULL)
         return pvm__err(PVM__ECODE(PvmNotFound), "pvm_delmhf");
-    pvm__ctx.mhf[mhid].func = NULL;
+    push_free(mhid);
     return PvmOk;
 }
 

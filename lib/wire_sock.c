@@ -8,6 +8,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <poll.h>
+#include <stdint.h>
+#include <sys/uio.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,7 +109,10 @@ now_ms(void)
 }
 
 /* Read exactly n bytes by the deadline (-1: none).  1 done, 0 timed out
- * before the first byte (only when may_time_out), negative on error. */
+ * before the first byte (only when may_time_out), negative on error.
+ * Without a deadline the (blocking) read waits by itself: poll only when
+ * there is a deadline to keep, which saves a system call per read on the
+ * message path. */
 static int
 read_full(int fd, unsigned char *buf, size_t n, int64_t deadline, int may_time_out)
 {
@@ -121,17 +126,26 @@ read_full(int fd, unsigned char *buf, size_t n, int64_t deadline, int may_time_o
         /* Once a frame has begun, finish it: the daemon sends whole frames. */
         if (got > 0 || !may_time_out)
             wait = -1;
-        struct pollfd p = { .fd = fd, .events = POLLIN };
-        int r = poll(&p, 1, wait);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return -errno;
-        if (r == 0)
-            return 0;
+        if (wait >= 0) {
+            struct pollfd p = { .fd = fd, .events = POLLIN };
+            int r = poll(&p, 1, wait);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r < 0)
+                return -errno;
+            if (r == 0)
+                return 0;
+        }
         ssize_t k = read(fd, buf + got, n - got);
-        if (k < 0 && (errno == EINTR || errno == EAGAIN))
+        if (k < 0 && errno == EINTR)
             continue;
+        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            /* A non-blocking descriptor: wait for it. */
+            struct pollfd p = { .fd = fd, .events = POLLIN };
+            if (poll(&p, 1, wait) < 0 && errno != EINTR)
+                return -errno;
+            continue;
+        }
         if (k < 0)
             return -errno;
         if (k == 0)
@@ -157,18 +171,38 @@ wire_write_full(int fd, const void *buf, size_t n)
     return 0;
 }
 
+/* Header and body in one sendmsg, so the daemon reads the frame at once. */
 int
 wire_write_frame(int fd, struct wire_hdr *h, const void *body, size_t len)
 {
     unsigned char hdr[WIRE_HDR_LEN];
-    int rc;
+    struct iovec iov[2];
+    struct msghdr m = { .msg_iov = iov, .msg_iovlen = len ? 2 : 1 };
+
     if (len > UINT32_MAX)
         return -EMSGSIZE;
     h->len = (uint32_t)len;
     wire_hdr_pack(h, hdr);
-    if ((rc = wire_write_full(fd, hdr, sizeof(hdr))) != 0)
-        return rc;
-    return len ? wire_write_full(fd, body, len) : 0;
+    iov[0] = (struct iovec){ .iov_base = hdr, .iov_len = sizeof(hdr) };
+    iov[1] = (struct iovec){ .iov_base = (void *)(uintptr_t)body, .iov_len = len };
+    while (m.msg_iovlen > 0) {
+        ssize_t k = sendmsg(fd, &m, MSG_NOSIGNAL);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            return -errno;
+        /* Skip what was sent: whole iovecs, then part of the next. */
+        while (m.msg_iovlen > 0 && (size_t)k >= m.msg_iov->iov_len) {
+            k -= (ssize_t)m.msg_iov->iov_len;
+            m.msg_iov++;
+            m.msg_iovlen--;
+        }
+        if (m.msg_iovlen > 0) {
+            m.msg_iov->iov_base = (unsigned char *)m.msg_iov->iov_base + k;
+            m.msg_iov->iov_len -= (size_t)k;
+        }
+    }
+    return 0;
 }
 
 int

@@ -14,19 +14,22 @@ mkdir -p "$EX/src"
 TARBALL=/usr/share/doc/pvm-examples/examples.tar.gz
 have_src=0
 # A sanitizer build's libpvm3 needs its programs built with the same runtime.
-SANFLAGS=
+SANFLAGS= SANCFLAGS=
 if nm -D "$B/lib/libpvm3.so.3" 2>/dev/null | grep -q __asan; then
     # The examples are not ours to fix: their own leaks are not reported.
     printf 'const char *__asan_default_options(void);\n%s\n' \
         'const char *__asan_default_options(void) { return "detect_leaks=0"; }' >"$T/noleak.c"
-    SANFLAGS="-fsanitize=address,undefined $T/noleak.c"
+    SANCFLAGS="-fsanitize=address,undefined"
+    SANFLAGS="$SANCFLAGS $T/noleak.c"
+    # stdbuf preloads its library ahead of ASan's runtime.
+    export ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0"
 fi
 if [ -f "$TARBALL" ] && command -v cc >/dev/null; then
     tar -xzf "$TARBALL" -C "$EX/src" && have_src=1
     # Linked as the examples' Makefile.aimk links them (taskf.c where it says).
-    cc -w $SANFLAGS -I"$(pwd)/lib" -c -o "$EX/taskf.o" "$EX/src/examples/taskf.c"
+    cc -w $SANCFLAGS -I"$(pwd)/lib" -c -o "$EX/taskf.o" "$EX/src/examples/taskf.c"
     for p in hello hello_other spmd slave1 master1 timing timing_slave inherita inheritb \
-             inherit1 inherit2 inherit3 mbox task0 task1 task_end rme lmbi gmbi; do
+             inherit1 inherit2 inherit3 mbox task0 task1 task_end rme lmbi gmbi mhf_server mhf_tickle; do
         extra=
         case $p in task0|task1|task_end|rme|lmbi|gmbi) extra=$EX/taskf.o ;; esac
         cc -w $SANFLAGS -I"$(pwd)/lib" -o "$EX/$p" "$EX/src/examples/$p.c" $extra -L"$B/lib" \
@@ -86,6 +89,40 @@ if [ -x "$EX/mbox" ]; then
     check "mbox: a message put in the mailbox comes back intact" \
         bash -c 'cd "$0" && timeout 30 ./mbox >"$1" 2>&1; grep -q "Retrieved Message is a Match" "$1" &&
                  ! grep -q "Mismatch\|libpvm \[" "$1"' "$EX" "$T/mbox.out"
+fi
+if [ -x "$EX/lmbi" ] && [ -x "$EX/gmbi" ]; then
+    check "lmbi puts 2 persistent entries in the mailbox and leaves" \
+        bash -c 'cd "$0" && timeout 20 ./lmbi 2 p e | grep -c "just inserted entry <t[0-9a-f]*lmbi[01]> at index 0" | grep -qx 2' "$EX"
+    check "gmbi lists both, owned by t0 now that lmbi is gone, flags PvmMboxPersistent" \
+        bash -c 'cd "$0" && timeout 20 ./gmbi >"$1"; grep -q "2 mbox entries returned" "$1" &&
+                 [ "$(grep -c "owner_tid <t0>	flags <1> = <PvmMboxPersistent >" "$1")" = 2 ]' "$EX" "$T/gmbi.out"
+    check "gmbi with a pattern that matches nothing lists nothing" \
+        bash -c 'cd "$0" && timeout 20 ./gmbi nosuch | grep -q "0 mbox entries returned"' "$EX"
+fi
+if [ -x "$EX/mhf_server" ] && [ -x "$EX/mhf_tickle" ] && command -v stdbuf >/dev/null; then
+    # mhf_tickle is interactive: its menu is typed through a fifo, each
+    # step once the server has shown the previous one.
+    (cd "$EX" && exec timeout 60 stdbuf -oL ./mhf_server >"$T/srv.out" 2>&1) &
+    srv=$!
+    check "mhf_server registers in the mailbox" wait_for 10 grep -q "startup" "$T/srv.out"
+    mkfifo "$T/tickle.in"
+    # A tickle that died must fail the checks below, not kill this script.
+    trap '' PIPE
+    (cd "$EX" && LIQUIDVM_HOST=host1 exec timeout 60 stdbuf -oL ./mhf_tickle <"$T/tickle.in" >"$T/tickle.out" 2>&1) &
+    tick=$!
+    exec 7>"$T/tickle.in"
+    printf '1\n11\n0\n1\n' >&7
+    check "mhf_tickle (host1) has string_catcher1 loaded for tag 11, context 0: it gets id 9" \
+        wait_for 10 grep -q "loaded SC1" "$T/srv.out"
+    printf '4\n11\n0\n1\nhi there\n' >&7
+    check "a message to it is caught by the handler, not by pvm_recv" \
+        wait_for 10 grep -q "HIT:  ping target 1 - SC1   strings match <hi there>" "$T/srv.out"
+    printf '2\n9\n4\n11\n0\n1\nagain\n' >&7
+    check "after pvm_delmhf(9) nothing catches it" wait_for 10 grep -q "NO HIT" "$T/srv.out"
+    printf '9\n' >&7
+    exec 7>&-
+    check "SEAT: mhf_server and mhf_tickle leave" \
+        wait_for 20 bash -c '! kill -0 $0 2>/dev/null && ! kill -0 $1 2>/dev/null' "$srv" "$tick"
 fi
 check "PvmTaskHost places every task on the named host" \
     bash -c 'timeout 30 "$0" -n 2 -h host2 pvm_pingpong >"$1"; head -1 "$1" | grep -q "^spawned 2: tc[0-9a-f]* tc[0-9a-f]*$"' "$SP" "$T/host.out"

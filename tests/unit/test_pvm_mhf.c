@@ -91,17 +91,18 @@ h_keeps_a_buffer(int mid)
 /* ---- the table ---- */
 
 static void
-test_pvm_mhf_ids_start_at_zero_and_reuse_the_lowest(void **state)
+test_pvm_mhf_ids_are_numbered_as_pvm_numbers_them(void **state)
 {
     (void)state;
-    assert_int_equal(pvm_addmhf(-1, 1, -1, h_look), 0);
-    assert_int_equal(pvm_addmhf(-1, 2, -1, h_look), 1);
-    assert_int_equal(pvm_addmhf(-1, 3, -1, h_look), 2);
-    assert_int_equal(pvm_delmhf(1), PvmOk);
-    assert_int_equal(pvm_delmhf(0), PvmOk);
-    assert_int_equal(pvm_addmhf(-1, 4, -1, h_look), 0);
-    assert_int_equal(pvm_addmhf(-1, 5, -1, h_look), 1);
-    assert_int_equal(pvm_addmhf(-1, 6, -1, h_look), 3);
+    /* PVM 3.4.6's own 9 handlers hold 0-8; a freed id is reused first, last freed first. */
+    assert_int_equal(pvm_addmhf(-1, 1, -1, h_look), 9);
+    assert_int_equal(pvm_addmhf(-1, 2, -1, h_look), 10);
+    assert_int_equal(pvm_addmhf(-1, 3, -1, h_look), 11);
+    assert_int_equal(pvm_delmhf(9), PvmOk);
+    assert_int_equal(pvm_delmhf(10), PvmOk);
+    assert_int_equal(pvm_addmhf(-1, 4, -1, h_look), 10);
+    assert_int_equal(pvm_addmhf(-1, 5, -1, h_look), 9);
+    assert_int_equal(pvm_addmhf(-1, 6, -1, h_look), 12);
 }
 
 static void
@@ -111,19 +112,21 @@ test_pvm_mhf_many_handlers_grow_the_table(void **state)
 
     (void)state;
     for (i = 0; i < 100; i++)
-        assert_int_equal(pvm_addmhf(FAKE_T2, i, 0, h_look), i);
-    assert_int_equal(pvm__mhf_find(FAKE_T2, 57, 0), 57);
+        assert_int_equal(pvm_addmhf(FAKE_T2, i, 0, h_look), 9 + i);
+    assert_int_equal(pvm__mhf_find(FAKE_T2, 57, 0), 9 + 57);
     assert_int_equal(pvm__mhf_find(FAKE_T2, 100, 0), -1);
     for (i = 0; i < 100; i++)
-        assert_int_equal(pvm_delmhf(i), PvmOk);
+        assert_int_equal(pvm_delmhf(9 + i), PvmOk);
     assert_int_equal(pvm__mhf_find(FAKE_T2, 57, 0), -1);
+    /* The last one deleted comes back first. */
+    assert_int_equal(pvm_addmhf(FAKE_T2, 1, 0, h_look), 9 + 99);
 }
 
 static void
 test_pvm_mhf_overlapping_handlers_are_refused(void **state)
 {
     (void)state;
-    assert_int_equal(pvm_addmhf(FAKE_T2, 5, 0, h_look), 0);
+    assert_int_equal(pvm_addmhf(FAKE_T2, 5, 0, h_look), 9);
     /* Equal, or a wildcard on either side, in all three fields. */
     assert_int_equal(pvm_addmhf(FAKE_T2, 5, 0, h_look), PvmExists);
     assert_int_equal(pvm_errno, PvmExists);
@@ -131,10 +134,10 @@ test_pvm_mhf_overlapping_handlers_are_refused(void **state)
     assert_int_equal(pvm_addmhf(FAKE_T2, -1, -1, h_look), PvmExists);
     assert_int_equal(pvm_addmhf(-1, -1, -1, h_look), PvmExists);
     /* One field that differs is enough. */
-    assert_int_equal(pvm_addmhf(FAKE_T3, 5, 0, h_look), 1);
-    assert_int_equal(pvm_addmhf(FAKE_T2, 6, 0, h_look), 2);
-    assert_int_equal(pvm_addmhf(FAKE_T2, 5, 1, h_look), 3);
-    assert_int_equal(pvm_addmhf(-1, 7, -1, h_look), 4);
+    assert_int_equal(pvm_addmhf(FAKE_T3, 5, 0, h_look), 10);
+    assert_int_equal(pvm_addmhf(FAKE_T2, 6, 0, h_look), 11);
+    assert_int_equal(pvm_addmhf(FAKE_T2, 5, 1, h_look), 12);
+    assert_int_equal(pvm_addmhf(-1, 7, -1, h_look), 13);
     assert_int_equal(pvm_addmhf(FAKE_T2, 7, 3, h_look), PvmExists);
 }
 
@@ -146,9 +149,12 @@ test_pvm_mhf_bad_arguments(void **state)
     assert_int_equal(pvm_delmhf(-1), PvmBadParam);
     assert_int_equal(pvm_delmhf(0), PvmNotFound);
     assert_int_equal(pvm_delmhf(1 << 30), PvmNotFound);
-    assert_int_equal(pvm_addmhf(-1, 1, -1, h_look), 0);
-    assert_int_equal(pvm_delmhf(0), PvmOk);
+    assert_int_equal(pvm_addmhf(-1, 1, -1, h_look), 9);
+    /* PVM's own ids are not a program's to delete. */
     assert_int_equal(pvm_delmhf(0), PvmNotFound);
+    assert_int_equal(pvm_delmhf(8), PvmNotFound);
+    assert_int_equal(pvm_delmhf(9), PvmOk);
+    assert_int_equal(pvm_delmhf(9), PvmNotFound);
     assert_int_equal(pvm_errno, PvmNotFound);
 }
 
@@ -159,7 +165,7 @@ test_pvm_mhf_out_of_memory(void **state)
     pvm__ctx.fault_after = 1;
     assert_int_equal(pvm_addmhf(-1, 1, -1, h_look), PvmNoMem);
     pvm__ctx.fault_after = 0;
-    assert_int_equal(pvm_addmhf(-1, 1, -1, h_look), 0);
+    assert_int_equal(pvm_addmhf(-1, 1, -1, h_look), 9);
 }
 
 /* ---- calling them ---- */
@@ -174,7 +180,7 @@ test_pvm_mhf_handler_gets_the_message_instead_of_the_queue(void **state)
     sbuf = pvm_initsend(PvmDataRaw);
     rbuf = pvm_mkbuf(PvmDataDefault);
     pvm_setrbuf(rbuf);
-    assert_int_equal(pvm_addmhf(-1, 9, -1, h_look), 0);
+    assert_int_equal(pvm_addmhf(-1, 9, -1, h_look), 9);
     pvm_setcontext(0x40005);
     fake_deliver_int(FAKE_T3, 9, 0x80002, 44);
     /* A probe reads it: the handler runs and the queue stays empty. */
@@ -209,7 +215,7 @@ test_pvm_mhf_handler_that_frees_its_message(void **state)
     seen_reset();
     rbuf = pvm_mkbuf(PvmDataDefault);
     pvm_setrbuf(rbuf);
-    assert_int_equal(pvm_addmhf(FAKE_T2, -1, 0, h_mhf_server), 0);
+    assert_int_equal(pvm_addmhf(FAKE_T2, -1, 0, h_mhf_server), 9);
     fake_deliver_int(FAKE_T2, 3, 0, 33);
     fake_deliver_int(FAKE_T2, 4, 0, 34);
     assert_int_equal(pvm_nrecv(-1, -1), 0);
@@ -229,7 +235,7 @@ test_pvm_mhf_handler_replies_and_its_send_buffer_is_freed(void **state)
     (void)state;
     seen_reset();
     sbuf = pvm_initsend(PvmDataDefault);
-    assert_int_equal(pvm_addmhf(-1, 9, -1, h_reply), 0);
+    assert_int_equal(pvm_addmhf(-1, 9, -1, h_reply), 9);
     fake_deliver_int(FAKE_T3, 9, 0x80002, 4);
     assert_int_equal(pvm_nrecv(-1, -1), 0);
     assert_int_equal(hits, 1);
@@ -247,7 +253,7 @@ test_pvm_mhf_handler_keeping_a_buffer_with_its_message_id(void **state)
 {
     (void)state;
     seen_reset();
-    assert_int_equal(pvm_addmhf(-1, 9, -1, h_keeps_a_buffer), 0);
+    assert_int_equal(pvm_addmhf(-1, 9, -1, h_keeps_a_buffer), 9);
     fake_deliver_int(FAKE_T3, 9, 0, 1);
     assert_int_equal(pvm_nrecv(-1, -1), 0);
     assert_int_equal(hits, 1);
@@ -264,7 +270,7 @@ test_pvm_mhf_context_of_a_handler_selects(void **state)
 
     (void)state;
     seen_reset();
-    assert_int_equal(pvm_addmhf(-1, 9, 0x40005, h_look), 0);
+    assert_int_equal(pvm_addmhf(-1, 9, 0x40005, h_look), 9);
     fake_deliver_int(FAKE_T2, 9, 0, 1);
     fake_deliver_int(FAKE_T2, 9, 0x40005, 2);
     fake_deliver_int(FAKE_T2, 9, 0x7fff0000, 3);    /* the daemon's: never a wildcard's */
@@ -273,8 +279,8 @@ test_pvm_mhf_context_of_a_handler_selects(void **state)
     assert_int_equal(fake_upk_int(), 1);
     assert_int_equal(hits, 1);
     assert_int_equal(seen_val, 2);
-    assert_int_equal(pvm_delmhf(0), PvmOk);
-    assert_int_equal(pvm_addmhf(-1, -1, -1, h_look), 0);
+    assert_int_equal(pvm_delmhf(9), PvmOk);
+    assert_int_equal(pvm_addmhf(-1, -1, -1, h_look), 9);
     fake_deliver_int(FAKE_T2, 8, 0x40006, 4);
     assert_int_equal(pvm_nrecv(-1, -1), 0);
     assert_int_equal(hits, 2);
@@ -290,7 +296,7 @@ test_pvm_mhf_handlers_wait_while_a_request_is_in_progress(void **state)
 {
     (void)state;
     seen_reset();
-    assert_int_equal(pvm_addmhf(-1, 9, -1, h_look), 0);
+    assert_int_equal(pvm_addmhf(-1, 9, -1, h_look), 9);
     fake_deliver_int(FAKE_T2, 9, 0, 1);
     fake_deliver_int(FAKE_T2, 9, 0, 2);
     fake_set_reply_u32(0, 0x40003);
@@ -332,7 +338,7 @@ test_pvm_mhf_handlers_run_during_sends(void **state)
 
     (void)state;
     seen_reset();
-    assert_int_equal(pvm_addmhf(-1, 9, -1, h_look), 0);
+    assert_int_equal(pvm_addmhf(-1, 9, -1, h_look), 9);
     fake_deliver_int(FAKE_T2, 9, 0, 5);
     assert_int_equal(fake_send_int(FAKE_T2, 1, 0), PvmOk);
     assert_int_equal(hits, 1);
@@ -351,8 +357,8 @@ test_pvm_mhf_handlers_do_not_nest(void **state)
 {
     (void)state;
     seen_reset();
-    assert_int_equal(pvm_addmhf(-1, 9, -1, h_receives), 0);
-    assert_int_equal(pvm_addmhf(-1, 10, -1, h_look), 1);
+    assert_int_equal(pvm_addmhf(-1, 9, -1, h_receives), 9);
+    assert_int_equal(pvm_addmhf(-1, 10, -1, h_look), 10);
     fake_deliver_int(FAKE_T2, 9, 0, 1);
     fake_deliver_int(FAKE_T2, 10, 0, 2);
     fake_deliver_int(FAKE_T2, 11, 0, 3);
@@ -375,7 +381,7 @@ test_pvm_mhf_display_lists_the_handlers(void **state)
     (void)state;
     pvm_addmhf(FAKE_T2, 7, 0x40005, h_look);
     pvm_addmhf(-1, 8, -1, h_look);
-    pvm_delmhf(0);
+    pvm_delmhf(9);
     assert_int_equal(pipe(fds), 0);
     fflush(stdout);
     saved = dup(1);
@@ -391,8 +397,8 @@ test_pvm_mhf_display_lists_the_handlers(void **state)
     assert_true(n > 0);
     assert_non_null(strstr(out, "me t40001: after delete"));
     assert_non_null(strstr(out, "1 handler"));
-    assert_non_null(strstr(out, "mhid =  1"));
-    assert_null(strstr(out, "mhid =  0"));
+    assert_non_null(strstr(out, "mhid = 10"));
+    assert_null(strstr(out, "mhid =  9"));
 }
 
 static void
@@ -401,8 +407,8 @@ test_pvm_mhf_reset_forgets_all(void **state)
     (void)state;
     pvm_addmhf(-1, 8, -1, h_look);
     pvm__mhf_reset();
-    assert_int_equal(pvm_delmhf(0), PvmNotFound);
-    assert_int_equal(pvm_addmhf(-1, 8, -1, h_look), 0);
+    assert_int_equal(pvm_delmhf(9), PvmNotFound);
+    assert_int_equal(pvm_addmhf(-1, 8, -1, h_look), 9);
 }
 
 int
@@ -410,7 +416,7 @@ main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, fake_up, fake_down)
     const struct CMUnitTest tests[] = {
-        T(test_pvm_mhf_ids_start_at_zero_and_reuse_the_lowest),
+        T(test_pvm_mhf_ids_are_numbered_as_pvm_numbers_them),
         T(test_pvm_mhf_many_handlers_grow_the_table),
         T(test_pvm_mhf_overlapping_handlers_are_refused),
         T(test_pvm_mhf_bad_arguments),
