@@ -75,13 +75,13 @@ sleep 1.2
 during=$(f host1 ext_busy)
 echo "# host1 external load: $before before the burner, $during with it"
 kill "$BURN"; wait "$BURN" 2>/dev/null; BURN=
-# Other users of this machine may keep every CPU busy; then the burner's
-# share cannot show as a change and only its presence above was checked.
-if python3 -c "import sys; sys.exit(0 if $before < $NCPU - 0.6 else 1)"; then
-    check "host1's external load falls once the burner is killed" wait_for 10 t \
+# Other users of this machine come and go; the fall is checked only when
+# the burner's rise showed above their noise.
+if python3 -c "import sys; sys.exit(0 if $during >= $before + 0.3 else 1)"; then
+    check "host1's external load falls once the burner is killed" wait_for 15 t \
         "H['host1']['ext_busy'] < $during - 0.25"
 else
-    echo "# the CPUs were already busy with other processes ($before of $NCPU); not checking the fall"
+    echo "# other processes masked the burner's rise ($before -> $during of $NCPU CPUs); not checking the fall"
 fi
 
 # A CPU quota on host1's daemon (cgroup v1 cpu controller).
