@@ -16,6 +16,7 @@
 #include "conf.h"
 #include "vmd_tls.h"
 #include "wire.h"
+#include "wire_load.h"
 
 #define VMD_MAX_HOSTS 4095          /* host index fits bits 18-29 of a tid */
 #define VMD_NAME_MAX 256
@@ -60,6 +61,10 @@ struct vmd_host {
     /* Task messages for it while its link is (re)connecting, oldest first. */
     struct vmd_qmsg *qhead, *qtail;
     size_t qbytes;
+    /* Its latest load sample (WIRE_T_LOAD), and uv_now() when it came. */
+    struct wire_load load;
+    uint64_t load_at;
+    int has_load;
 };
 
 enum vmd_peer_state {
@@ -212,6 +217,7 @@ struct vmd {
     uv_timer_t hb_timer;
     uv_signal_t sig_term, sig_int, sig_hup;
     uv_timer_t halt_timer;
+    struct vmd_load_sampler *sampler;   /* vmd_load.c; NULL until started */
 
     struct vmd_list peers, clients, ops, starts;
     struct vmd_list tasks, hostwatch, fwds;
@@ -322,6 +328,62 @@ void vmd_hoststart_cancel_all(struct vmd *vmd);
 int vmd_shell_quote(const char *s, char *out, size_t cap);
 int vmd_strlcpy(char *dst, const char *src, size_t cap);
 void vmd_init_lists(struct vmd *vmd);
+
+/* vmd_load.c: sampling this host's load, sharing it with the peers */
+struct vmd_load_sampler;
+int vmd_load_start(struct vmd *vmd);
+void vmd_load_stop(struct vmd *vmd);
+int vmd_load_on_peer(struct vmd_peer *p, const struct wire_hdr *h, const unsigned char *body);
+/* Every host's latest sample as a table (wire_load.h). */
+void vmd_load_pack_all(struct vmd *vmd, struct wire_wbuf *b);
+int vmd_load_request(struct vmd *vmd, int origin_host, uint32_t client_id,
+                     const struct wire_hdr *h);
+
+/*
+ * The pure parsers behind the sampler, on the text of one file each; unit
+ * tested on fixtures (tests/unit/test_vmd_load.c).  Each returns 0, or
+ * -EINVAL when the text does not hold what it should (fields then unset).
+ */
+struct vmd_cpu_times {
+    uint64_t busy;              /* user+nice+system+irq+softirq+steal, in USER_HZ ticks */
+    uint64_t total;             /* busy + idle + iowait */
+    int ncpus;                  /* "cpuN" lines */
+};
+struct vmd_proc_times {
+    long pid, ppid;
+    uint64_t cpu;               /* utime+stime+cutime+cstime, in ticks */
+    uint64_t start;             /* starttime: tells a reused pid apart */
+};
+struct vmd_cg_stat {
+    uint64_t nr_periods, nr_throttled;
+};
+/* /proc/stat */
+int vmd_load_parse_stat(const char *text, struct vmd_cpu_times *out);
+/* /proc/loadavg */
+int vmd_load_parse_loadavg(const char *text, double *load1);
+/* /proc/meminfo: bytes; MemAvailable, or MemFree+Buffers+Cached on old kernels. */
+int vmd_load_parse_meminfo(const char *text, uint64_t *total, uint64_t *avail);
+/* /proc/PID/stat (the command name may hold spaces and parentheses). */
+int vmd_load_parse_procstat(const char *text, struct vmd_proc_times *out);
+/* /proc/self/cgroup: the path in the v1 hierarchy that has the cpu
+ * controller and the v2 path ("" when absent); -EINVAL if neither. */
+int vmd_load_parse_cgroup(const char *text, char *v1, size_t v1cap, char *v2, size_t v2cap);
+/* /proc/self/mountinfo: where the v1 cpu hierarchy and cgroup2 are mounted
+ * and which cgroup each mount shows as its root ("" when absent). */
+struct vmd_cg_mounts {
+    char v1_dir[512], v1_root[512];
+    char v2_dir[512], v2_root[512];
+};
+int vmd_load_parse_mountinfo(const char *text, struct vmd_cg_mounts *out);
+/* cgroup v1 cpu.cfs_quota_us and cpu.cfs_period_us: *cpus = quota/period,
+ * 0 when the quota is -1 (no limit). */
+int vmd_load_parse_cfs(const char *quota, const char *period, double *cpus);
+/* cgroup v2 cpu.max ("max 100000" or "30000 100000"): as above. */
+int vmd_load_parse_cpumax(const char *text, double *cpus);
+/* cpu.stat of either version: nr_periods, nr_throttled. */
+int vmd_load_parse_cgstat(const char *text, struct vmd_cg_stat *out);
+/* min(quota, cpus - ext_busy) clamped at 0; -1 if cpus or ext_busy is unknown. */
+double vmd_load_capacity(int cpus, double ext_busy, double quota);
 
 /* vmd_halt.c */
 void vmd_halt(struct vmd *vmd, const char *why);

@@ -61,6 +61,7 @@ vmd_halt(struct vmd *vmd, const char *why)
     if (vmd->is_master)
         remove_master_file(vmd);
     close_if_open((uv_handle_t *)&vmd->hb_timer);
+    vmd_load_stop(vmd);
     close_if_open((uv_handle_t *)&vmd->halt_timer);
     close_if_open((uv_handle_t *)&vmd->sig_term);
     close_if_open((uv_handle_t *)&vmd->sig_int);

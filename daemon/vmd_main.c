@@ -447,6 +447,8 @@ main(int argc, char **argv)
     if (hb_ms == 0)
         hb_ms = 1;
     uv_timer_start(&vmd->hb_timer, on_hb_timer, hb_ms, hb_ms);
+    if ((rc = vmd_load_start(vmd)) != 0)
+        die(vmd, 1, "load sampler: %s", wire_strerror(rc));
     uv_timer_init(vmd->loop, &vmd->halt_timer);
     vmd->halt_timer.data = vmd;
     uv_signal_t *sigs[] = { &vmd->sig_term, &vmd->sig_int, &vmd->sig_hup };

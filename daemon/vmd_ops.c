@@ -96,6 +96,8 @@ pack_conf(struct vmd *vmd, struct wire_wbuf *b)
         wire_put_u32(b, (uint32_t)h->speed);
         wire_put_str(b, vmd_host_state_name(h->state));
     }
+    /* Appended after the table, so readers that stop there still work. */
+    vmd_load_pack_all(vmd, b);
 }
 
 static void
@@ -299,6 +301,8 @@ vmd_ops_request(struct vmd *vmd, int origin_host, uint32_t client_id, const stru
         vmd_ops_answer(vmd, origin_host, client_id, h->id, 0, &b);
         wire_wbuf_free(&b);
         return 0;
+    case WIRE_T_REQ_LOAD:
+        return vmd_load_request(vmd, origin_host, client_id, h);
     case WIRE_T_MBOX_PUT:
     case WIRE_T_MBOX_GET:
     case WIRE_T_MBOX_DEL:

@@ -149,6 +149,8 @@ vmd_proto_dispatch(struct vmd_peer *p, const struct wire_hdr *h, const unsigned 
     switch (h->type) {
     case WIRE_T_HEARTBEAT:
         return 0;
+    case WIRE_T_LOAD:
+        return vmd_load_on_peer(p, h, body);
     case WIRE_T_MSG:
         /* A host speaks only for its own tasks. */
         if (p->host == NULL || ((h->src >> VMD_TID_HOST_SHIFT) & 0xfff) != (uint32_t)p->host->index)

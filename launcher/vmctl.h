@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "wire.h"
+#include "wire_load.h"
 
 enum { VMCTL_EXIT_OK = 0, VMCTL_EXIT_FAIL = 1, VMCTL_EXIT_USAGE = 2 };
 
@@ -44,6 +45,10 @@ int vmctl_call(const struct vmctl *v, int type, const struct wire_wbuf *req, int
 struct vmctl_hostrow {
     uint32_t tid, port, speed;
     char name[256], addr[64], arch[16], state[16];
+    /* The host's latest load sample, when the daemon sent one. */
+    int has_load;
+    uint64_t load_age_ms;
+    struct wire_load load;
 };
 
 /* The host table from the daemon: *rows malloc'ed (caller frees). */

@@ -534,6 +534,108 @@ vmctl_cmd_delete(struct vmctl *v, int argc, char **argv)
     return names_cmd(v, argc, argv, WIRE_T_REQ_DELETE);
 }
 
+/* The load table at the end of a conf reply (wire_load.h). */
+static int
+load_section(struct wire_rbuf *r, struct vmctl_hostrow *rows, uint32_t nrows)
+{
+    uint32_t n;
+    int rc;
+    if ((rc = wire_get_u32(r, &n)) != 0 || n > 4095)
+        return rc ? rc : WIRE_EFRAME;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t dtid;
+        uint64_t age;
+        char name[256];
+        struct wire_load l;
+        if ((rc = wire_get_u32(r, &dtid)) || (rc = wire_get_str(r, name, sizeof(name))) ||
+            (rc = wire_get_u64(r, &age)) || (rc = wire_load_get(r, &l)))
+            return rc;
+        for (uint32_t j = 0; j < nrows && age != UINT64_MAX; j++) {
+            if (rows[j].tid == dtid) {
+                rows[j].has_load = 1;
+                rows[j].load_age_ms = age;
+                rows[j].load = l;
+            }
+        }
+    }
+    return 0;
+}
+
+/* A figure for the text table: "-" when unknown. */
+static const char *
+fig(char *buf, size_t cap, double v, int prec)
+{
+    if (v < 0.0)
+        snprintf(buf, cap, "-");
+    else
+        snprintf(buf, cap, "%.*f", prec, v);
+    return buf;
+}
+
+/* A JSON number, or null when unknown (negative). */
+static void
+json_fig(const char *key, double v, int prec)
+{
+    if (v < 0.0)
+        printf(",\"%s\":null", key);
+    else
+        printf(",\"%s\":%.*f", key, prec, v);
+}
+
+static void
+print_load_json(const struct vmctl_hostrow *h)
+{
+    const struct wire_load *l = &h->load;
+    if (!h->has_load) {
+        printf(",\"load_age\":null");
+        return;
+    }
+    printf(",\"load_age\":%.3f", (double)h->load_age_ms / 1000.0);
+    json_fig("cpus", l->cpus, 0);
+    json_fig("load1", l->load1, 2);
+    json_fig("ext_busy", l->ext_busy, 3);
+    json_fig("vm_busy", l->vm_busy, 3);
+    json_fig("quota", l->quota, 3);
+    json_fig("throttled", l->throttled, 3);
+    json_fig("capacity", l->capacity, 3);
+    json_fig("load_interval", l->interval, 3);
+    if (l->mem_total)
+        printf(",\"mem_total\":%llu,\"mem_avail\":%llu", (unsigned long long)l->mem_total,
+               (unsigned long long)l->mem_avail);
+    else
+        printf(",\"mem_total\":null,\"mem_avail\":null");
+}
+
+static void
+print_load_table(const struct vmctl_hostrow *rows, int n)
+{
+    char a[6][32];
+    printf("\n%24s %5s %6s %6s %6s %6s %6s %8s %10s %6s\n", "LOAD", "CPUS", "LOAD1", "EXT",
+           "VM", "QUOTA", "THROTL", "CAPACITY", "MEM_AVAIL", "AGE");
+    for (int i = 0; i < n; i++) {
+        const struct vmctl_hostrow *h = &rows[i];
+        const struct wire_load *l = &h->load;
+        if (!h->has_load) {
+            printf("%24s %5s  (no sample yet)\n", h->name, "-");
+            continue;
+        }
+        char cpus[16], mem[32], quota[32];
+        snprintf(cpus, sizeof(cpus), l->cpus > 0 ? "%d" : "-", l->cpus);
+        if (l->mem_total)
+            snprintf(mem, sizeof(mem), "%.1fG", (double)l->mem_avail / (1024.0 * 1024 * 1024));
+        else
+            snprintf(mem, sizeof(mem), "-");
+        if (l->quota == 0.0)
+            snprintf(quota, sizeof(quota), "none");
+        else
+            fig(quota, sizeof(quota), l->quota, 2);
+        printf("%24s %5s %6s %6s %6s %6s %6s %8s %10s %5.1fs\n", h->name, cpus,
+               fig(a[0], 32, l->load1, 2), fig(a[1], 32, l->ext_busy, 2),
+               fig(a[2], 32, l->vm_busy, 2), quota, fig(a[3], 32, l->throttled, 2),
+               fig(a[4], 32, l->capacity, 2), mem, (double)h->load_age_ms / 1000.0);
+    }
+}
+
 int
 vmctl_conf_fetch(struct vmctl *v, struct vmctl_hostrow **rows, int *nrows, char *master,
                  size_t mcap)
@@ -569,6 +671,13 @@ vmctl_conf_fetch(struct vmctl *v, struct vmctl_hostrow **rows, int *nrows, char 
             return WIRE_EFRAME;
         }
     }
+    /* Daemons that sense load append every host's latest sample. */
+    if (r.pos < r.len && (rc = load_section(&r, *rows, n)) != 0) {
+        free(*rows);
+        *rows = NULL;
+        free(body);
+        return rc;
+    }
     *nrows = (int)n;
     free(body);
     return 0;
@@ -581,7 +690,9 @@ vmctl_cmd_conf(struct vmctl *v, int argc, char **argv)
     struct vmctl_hostrow *rows;
     char master[256];
     if ((rc = simple_opts(v, argc, argv,
-                          "usage: vmctl conf [--json]\n  List the hosts of the VM.\n", &first)))
+                          "usage: vmctl conf [--json]\n"
+                          "  List the hosts of the VM and the latest load sample of each.\n",
+                          &first)))
         return rc < 0 ? VMCTL_EXIT_OK : rc;
     if (first)
         return usage_error("conf: unexpected argument %s", argv[first]);
@@ -608,6 +719,7 @@ vmctl_cmd_conf(struct vmctl *v, int argc, char **argv)
             vmctl_json_str(stdout, ap);
             printf(",\"state\":");
             vmctl_json_str(stdout, h->state);
+            print_load_json(h);
             printf("}");
         } else {
             printf("%24s %8x %8s %7u  %-21s %s\n", h->name, h->tid, h->arch, h->speed, ap,
@@ -616,6 +728,8 @@ vmctl_cmd_conf(struct vmctl *v, int argc, char **argv)
     }
     if (v->json)
         printf("]}\n");
+    else
+        print_load_table(rows, n);
     free(rows);
     return VMCTL_EXIT_OK;
 }

@@ -93,6 +93,8 @@ enum wire_type {
     WIRE_T_FWD = 6,         /* a task request for the host that owns its object:
                              * u32 op id, u32 origin tid, u32 type, the request */
     WIRE_T_FWD_REPLY = 7,   /* u32 op id, then the reply body; tag = status */
+    WIRE_T_LOAD = 12,       /* the sender's latest load sample (wire_load.h), every
+                             * load_interval to every peer */
 
     /* client (vmctl, task) <-> local daemon; replies carry the request's id,
      * the status in tag (0 or a negative code) and a body */
@@ -101,6 +103,7 @@ enum wire_type {
     WIRE_T_REQ_DELETE = 34,
     WIRE_T_REQ_HALT = 35,
     WIRE_T_REQ_STATUS = 36,
+    WIRE_T_REQ_LOAD = 37,       /* (empty); reply: every host's latest load (wire_load.h) */
     WIRE_T_TASK_ENROLL = 40,    /* task -> daemon: pid, parent tid, name; reply: u32 tid */
     WIRE_T_TASK_NEWCTX = 41,    /* task -> daemon: (empty); reply: u32 a VM-unique context id */
     WIRE_T_TASK_SPAWN = 42,     /* see vmd_spawn.c */
