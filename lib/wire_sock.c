@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -166,9 +167,30 @@ wire_write_frame(int fd, struct wire_hdr *h, const void *body, size_t len)
         return -EMSGSIZE;
     h->len = (uint32_t)len;
     wire_hdr_pack(h, hdr);
-    if ((rc = wire_write_full(fd, hdr, sizeof(hdr))) != 0)
-        return rc;
-    return len ? wire_write_full(fd, body, len) : 0;
+    /*
+     * Header and body in one sendmsg: written apart, the daemon could wake
+     * for the 32 header bytes alone and again for the body, which doubles
+     * the wakeups of every small request (a barrier of 16 tasks feels it).
+     */
+    struct iovec iov[2] = { { hdr, sizeof(hdr) }, { (void *)(uintptr_t)body, len } };
+    struct msghdr mh = { .msg_iov = iov, .msg_iovlen = len ? 2 : 1 };
+    for (;;) {
+        ssize_t k = sendmsg(fd, &mh, MSG_NOSIGNAL);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            return -errno;
+        if ((size_t)k >= sizeof(hdr) + len)
+            return 0;
+        /* A partial write: the rest as it comes. */
+        if ((size_t)k < sizeof(hdr)) {
+            if ((rc = wire_write_full(fd, hdr + k, sizeof(hdr) - (size_t)k)) != 0)
+                return rc;
+            k = sizeof(hdr);
+        }
+        return wire_write_full(fd, (const unsigned char *)body + (k - (ssize_t)sizeof(hdr)),
+                               len - (size_t)(k - (ssize_t)sizeof(hdr)));
+    }
 }
 
 int
