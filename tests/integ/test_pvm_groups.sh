@@ -39,7 +39,7 @@ for p in $PROGS; do
 done
 check "all 13 group examples compile unchanged with -lgpvm3 -lpvm3" [ $built = 13 ]
 check "the static libgpvm3.a links them too" \
-    cc -w -I"$(pwd)/lib" -o "$T/tst.static" "$EX/src/gexamples/tst.c" -L"$B/lib" \
+    cc -w $SANFLAGS -I"$(pwd)/lib" -o "$T/tst.static" "$EX/src/gexamples/tst.c" -L"$B/lib" \
     -Wl,-Bstatic -lgpvm3 -lpvm3 -Wl,-Bdynamic $(pkg-config --libs libuv openssl 2>/dev/null) -lm
 export PATH="$EX:$PATH"
 
