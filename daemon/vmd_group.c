@@ -27,8 +27,10 @@
  * the barriers it could have been part of: the master gives the group a
  * new generation, fails the barrier in progress and tells every daemon
  * (GROUP_SYNC broken), which fails the arrivals it holds.  Arrivals stamped
- * with an older generation that were on their way fail on arrival.  So a
- * barrier with a dying member ends with an error, never a hang.  The same
+ * with an older generation that were on their way fail on arrival, and a
+ * barrier that, after a death, waits for more members than the group has
+ * fails at once.  So a barrier with a dying member ends with an error,
+ * never a hang.  The same
  * happens, with PvmNoGroup and for good, when a member leaves a frozen
  * group while a barrier is in progress (pvm_freezegroup(3PVM)).
  */
@@ -407,6 +409,10 @@ bar_arrive(struct vmd *vmd, int host, const char *name, int32_t count, uint32_t 
     g->bar_total += (int)n;
     if (g->bar_total >= g->bar_count)
         bar_finish(vmd, g, 0);
+    else if (g->gen_code != 0 && g->bar_count > g->size)
+        /* A member died and the barrier waits for more than are left:
+         * it would hang until someone joins, so it fails now. */
+        bar_finish(vmd, g, g->gen_code);
 }
 
 int

@@ -10,8 +10,9 @@
  *                         pvm_scatter of every type; the root compares with
  *                         the same fold done sequentially in instance order
  *   pvm_groups death N    a barrier, then member 1 dies (SIGKILL) and the
- *                         others call the next barrier: it must end with an
- *                         error, not hang
+ *                         others call the next barrier, some before the
+ *                         death is known, one after: it must end with an
+ *                         error for all, not hang
  *
  * The first task prints "ok CHECKS" or one line per mismatch, then "done";
  * the exit status is 0 if nothing failed.  Values are small integers, so
@@ -244,6 +245,10 @@ main(int argc, char **argv)
             fflush(stdout);
             raise(SIGKILL);
         }
+        /* Instance 0 waits before the death is known, instance 2 calls the
+         * barrier after it: both must end with an error. */
+        if (me == 2)
+            usleep(300000);
         int rc = pvm_barrier(g, n);
         if (me == 0) {
             printf("barrier with a dead member: %d (%s)\n", rc,
