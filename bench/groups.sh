@@ -46,7 +46,7 @@ if [ -f /usr/include/pvm3.h ] && command -v pvm >/dev/null; then
     flock -w 300 /tmp/lvm-realpvm.lock bash -c '
         export PVM_ROOT=/usr/lib/pvm3 PVM_ALLOW_ROOT=1
         echo quit | timeout 10 pvm "$0/hostfile" >/dev/null 2>&1
-        for ((i = 0; i < $5; i++)); do
+        for ((i = 0; i < $4; i++)); do
             (cd "$0/pvm" && timeout 300 ./gbench "$1" "$2" "$3") >"$0/p.$i" || echo "PVM run $i failed" >&2
         done
         timeout 10 "$0/pvm/halt" >/dev/null 2>&1; sleep 0.5; true' "$W" "$n" "$nbar" "$nbc" "$runs"
