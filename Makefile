@@ -75,6 +75,8 @@ ARCHIVES  := $(LIBVMD) $(LIBVMCTL) $(LIBVMRUN) $(LIBLIQ) $(LIBPVM_A) $(LIBWIRE) 
              $(LIBDECOMP) $(LIBKERN)
 
 LIBPVM_SO := $(O)/lib/libpvm3.so.3
+LIBGPVM_SO := $(O)/lib/libgpvm3.so.3
+LIBGPVM_A  := $(O)/lib/libgpvm3.a
 
 VMD    := $(O)/bin/vmd
 VMCTL  := $(O)/bin/vmctl
@@ -88,8 +90,8 @@ PVMPROGS := $(patsubst tests/integ/%.c,$(O)/tests/integ/%,$(PVMPROG_SRC))
 -include bench/build.mk
 
 .PHONY: all check unit integ demo deps install clean bench
-all: $(VMD) $(VMCTL) $(VMRUN) $(if $(PVM_SRC),$(LIBPVM_SO) $(LIBPVM_A) $(PVMPROGS)) $(TESTS) $(BENCHES) \
-     $(BENCH_PVM_REAL)
+all: $(VMD) $(VMCTL) $(VMRUN) $(if $(PVM_SRC),$(LIBPVM_SO) $(LIBPVM_A) $(LIBGPVM_SO) $(LIBGPVM_A) \
+     $(PVMPROGS)) $(TESTS) $(BENCHES) $(BENCH_PVM_REAL)
 
 $(O)/kernels/%.o: CFLAGS += $(KERN_CFLAGS)
 # libpvm3 exports PVM's names only (STYLE.md 5.2): hidden by default,
@@ -130,6 +132,23 @@ $(LIBPVM_A): $(call obj,$(PVM_SRC) $(WIRE_SRC))
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@ && ar rcs $@ $^
+
+# libgpvm3: PVM's group library.  Group programs link with -lgpvm3 -lpvm3
+# and PVM's binaries name libgpvm3.so.3, so both must resolve; but our group
+# calls live in libpvm3 itself (they use the task's one library context and
+# its link to the daemon, both internal), so libgpvm3 holds no code: the
+# shared one only names libpvm3.so.3 as needed, the archive is empty and
+# -lpvm3, which follows it on PVM's link line, supplies the calls.
+$(LIBGPVM_SO): $(LIBPVM_SO)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,libgpvm3.so.3 -Wl,--no-as-needed -o $@ \
+	    -L$(O)/lib -lpvm3
+	$(Q)ln -sf libgpvm3.so.3 $(O)/lib/libgpvm3.so
+
+$(LIBGPVM_A):
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rc $@
 
 $(VMD): $(O)/daemon/vmd_main.o $(LIBVMD) $(LIBWIRE) $(LIBCONF)
 	@mkdir -p $(dir $@)
@@ -205,6 +224,9 @@ install: all
 	    install -m 755 $(LIBPVM_SO) $(DESTDIR)$(PREFIX)/lib/ && \
 	    ln -sf libpvm3.so.3 $(DESTDIR)$(PREFIX)/lib/libpvm3.so && \
 	    install -m 644 $(LIBPVM_A) $(DESTDIR)$(PREFIX)/lib/ && \
+	    install -m 755 $(LIBGPVM_SO) $(DESTDIR)$(PREFIX)/lib/ && \
+	    ln -sf libgpvm3.so.3 $(DESTDIR)$(PREFIX)/lib/libgpvm3.so && \
+	    install -m 644 $(LIBGPVM_A) $(DESTDIR)$(PREFIX)/lib/ && \
 	    install -m 644 lib/pvm3.h $(DESTDIR)$(PREFIX)/include/ && \
 	    sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' lib/libpvm3.pc.in \
 	        > $(DESTDIR)$(PREFIX)/lib/pkgconfig/libpvm3.pc; \

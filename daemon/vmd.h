@@ -222,6 +222,11 @@ struct vmd {
     struct vmd_list peers, clients, ops, starts;
     struct vmd_list tasks, hostwatch, fwds;
     struct vmd_list mbox, mbox_waits;   /* the master's message mailbox (vmd_mbox.c) */
+    struct vmd_list groups;     /* master: the group table (vmd_group.c) */
+    struct vmd_list lgroups;    /* every daemon: groups with members or barriers here */
+    uint32_t group_gen;         /* master: the last group generation given out */
+    uv_timer_t group_timer;     /* flushes barrier arrivals held for more local members */
+    int group_timer_init;
     uint32_t spawn_rr;          /* host index default placement starts at; 0: the next one */
     uint32_t next_client_id, next_op_id;
     uint32_t next_task;         /* the local part of the last tid given out */
@@ -313,11 +318,30 @@ void vmd_ops_halt_done(struct vmd *vmd, int stragglers);
 void vmd_ops_answer(struct vmd *vmd, int origin_host, uint32_t client_id, uint32_t req_id,
                     int status, struct wire_wbuf *body);
 void vmd_ops_mbox_gone(struct vmd *vmd, uint32_t tid);
+/* A request of ours (no client waits: client id 0) for the master. */
+void vmd_ops_to_master(struct vmd *vmd, int type, const void *body, size_t len);
 
 /* vmd_mbox.c: the message mailbox, on the master */
 int vmd_mbox_request(struct vmd *vmd, int origin, uint32_t client_id, const struct wire_hdr *h,
                      const unsigned char *body);
 void vmd_mbox_clear(struct vmd *vmd);
+
+/* vmd_group.c: dynamic groups; the master owns the table, each daemon
+ * gathers its own tasks' barrier arrivals before they go to the master */
+void vmd_group_init(struct vmd *vmd);
+int vmd_group_client(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
+                     const unsigned char *body);
+int vmd_group_request(struct vmd *vmd, int origin, uint32_t client_id, const struct wire_hdr *h,
+                      const unsigned char *body);
+int vmd_group_on_peer(struct vmd_peer *p, const struct wire_hdr *h, const unsigned char *body);
+void vmd_group_task_gone(struct vmd *vmd, uint32_t tid);
+void vmd_group_host_gone(struct vmd *vmd, int index);
+void vmd_group_clear(struct vmd *vmd);
+
+/* vmd_mcast.c: one message for several tasks, one copy per host */
+int vmd_mcast_client(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
+                     const unsigned char *body);
+int vmd_mcast_on_peer(struct vmd_peer *p, const struct wire_hdr *h, const unsigned char *body);
 
 /* vmd_hoststart.c: starting a daemon on a new host */
 int vmd_hoststart(struct vmd *vmd, struct vmd_op *op, int item, struct vmd_host *h);

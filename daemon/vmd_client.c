@@ -202,6 +202,10 @@ client_on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
             rc = vmd_fwd_request(c->vmd, c, &h, body);
         else if (h.type >= WIRE_T_MBOX_PUT && h.type <= WIRE_T_MBOX_LIST)
             rc = client_mbox(c, &h, body);
+        else if (h.type >= WIRE_T_GROUP_JOIN && h.type <= WIRE_T_GROUP_BARRIER)
+            rc = vmd_group_client(c->vmd, c, &h, body);
+        else if (h.type == WIRE_T_TASK_MCAST)
+            rc = vmd_mcast_client(c->vmd, c, &h, body);
         else
             rc = vmd_ops_request(c->vmd, 0, c->id, &h, body);
         if (rc != 0) {

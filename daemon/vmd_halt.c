@@ -50,6 +50,7 @@ vmd_halt(struct vmd *vmd, const char *why)
     vmd_spawn_close_all(vmd);
     vmd_fwd_sweep(vmd);
     vmd_mbox_clear(vmd);
+    vmd_group_clear(vmd);
     for (l = vmd->peers.next; l != &vmd->peers; l = next) {
         next = l->next;
         vmd_peer_close(vmd_container_of(l, struct vmd_peer, link), 0, "stopping");

@@ -243,6 +243,7 @@ vmd_host_remove(struct vmd *vmd, struct vmd_host *h, const char *why)
     struct vmd_peer *p = h->peer;
     log_info("host %s (t%x) removed: %s", h->name, VMD_HOST_TID(h->index), why);
     vmd_task_host_event(vmd, 2, VMD_HOST_TID(h->index));
+    vmd_group_host_gone(vmd, h->index);
     if (p) {
         p->host = NULL;
         h->peer = NULL;

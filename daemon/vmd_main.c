@@ -441,6 +441,7 @@ main(int argc, char **argv)
         vmd_strlcpy(vmd->master_name, vmd->name, sizeof(vmd->master_name));
     }
 
+    vmd_group_init(vmd);
     uv_timer_init(vmd->loop, &vmd->hb_timer);
     vmd->hb_timer.data = vmd;
     uint64_t hb_ms = (uint64_t)(vmd->conf.heartbeat * 1000.0);

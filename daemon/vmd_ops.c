@@ -311,6 +311,19 @@ vmd_ops_request(struct vmd *vmd, int origin_host, uint32_t client_id, const stru
         if (!vmd->is_master)
             return origin_host != 0 ? WIRE_EFRAME : relay_to_master(vmd, client_id, h, body);
         return vmd_mbox_request(vmd, origin_host, client_id, h, body);
+    case WIRE_T_GROUP_JOIN:
+    case WIRE_T_GROUP_LEAVE:
+    case WIRE_T_GROUP_TID:
+    case WIRE_T_GROUP_INST:
+    case WIRE_T_GROUP_SIZE:
+    case WIRE_T_GROUP_FREEZE:
+    case WIRE_T_GROUP_INFO:
+    case WIRE_T_GROUP_LIST:
+    case WIRE_T_GROUP_GONE:
+    case WIRE_T_GROUP_BARRIER:
+        if (!vmd->is_master)
+            return origin_host != 0 ? WIRE_EFRAME : relay_to_master(vmd, client_id, h, body);
+        return vmd_group_request(vmd, origin_host, client_id, h, body);
     case WIRE_T_REQ_ADD:
     case WIRE_T_REQ_DELETE:
     case WIRE_T_REQ_HALT:
@@ -356,6 +369,18 @@ vmd_ops_halt_done(struct vmd *vmd, int stragglers)
     vmd_list_remove(&op->link);
     free(op->items);
     free(op);
+}
+
+void
+vmd_ops_to_master(struct vmd *vmd, int type, const void *body, size_t len)
+{
+    struct wire_hdr h = { .type = (uint8_t)type, .len = (uint32_t)len };
+    if (vmd->halting || vmd->halting_vm)
+        return;
+    if (vmd->is_master)
+        vmd_ops_request(vmd, 0, 0, &h, body);
+    else
+        relay_to_master(vmd, 0, &h, body);
 }
 
 /* A task left the VM: the master drops its mailbox entries (client id 0

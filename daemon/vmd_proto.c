@@ -159,6 +159,12 @@ vmd_proto_dispatch(struct vmd_peer *p, const struct wire_hdr *h, const unsigned 
     case WIRE_T_FWD:
     case WIRE_T_FWD_REPLY:
         return vmd_fwd_on_peer(p, h, body);
+    case WIRE_T_GROUP_SYNC:
+    case WIRE_T_BARRIER_ARRIVE:
+    case WIRE_T_BARRIER_DONE:
+        return vmd_group_on_peer(p, h, body);
+    case WIRE_T_MCAST:
+        return vmd_mcast_on_peer(p, h, body);
     case WIRE_T_HOSTTABLE:
         if (!from_master(p))
             return WIRE_EFRAME;

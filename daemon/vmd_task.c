@@ -112,6 +112,8 @@ vmd_task_end(struct vmd_task *t, const char *why)
         t->client = NULL;
     }
     vmd_ops_mbox_gone(vmd, t->tid);
+    if (!vmd->halting)
+        vmd_group_task_gone(vmd, t->tid);
     vmd_task_release(t);
 }
 

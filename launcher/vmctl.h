@@ -79,6 +79,23 @@ int vmctl_cmd_mstat(struct vmctl *v, int argc, char **argv);
 /* Issue HOST's certificate if it is missing and the CA key is at hand. */
 int vmctl_ensure_cert(struct vmctl *v, const char *host, int init_ca);
 
+/* vmctl_group.c: dynamic groups, from the master's table */
+struct vmctl_group {
+    char name[256];
+    int frozen, size;
+    struct vmctl_member {
+        int32_t inst;
+        uint32_t tid;
+    } *members;
+};
+/* Every group over an open connection to a daemon: *out malloc'ed. */
+int vmctl_groups_fetch(int fd, struct vmctl_group **out, int *n);
+void vmctl_groups_free(struct vmctl_group *g, int n);
+/* tid's memberships as "name:inst,..." in buf ("" if none). */
+const char *vmctl_groups_of(const struct vmctl_group *g, int n, uint32_t tid, char *buf,
+                            size_t cap);
+int vmctl_cmd_groups(struct vmctl *v, int argc, char **argv);
+
 /* vmctl_console.c */
 int vmctl_console(struct vmctl *v);
 /* Run one command line's words (console and main share it). */

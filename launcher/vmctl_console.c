@@ -23,6 +23,7 @@ static const char console_help[] =
     "  ps [-a]          the tasks of this host (-a: every host)\n"
     "  kill TID...      kill tasks;  sig SIGNUM TID...  signal them;  reset  kill all\n"
     "  pstat TID...     is the task running?  mstat HOST...  is the host in the VM?\n"
+    "  groups           the dynamic groups and their members (ps shows each task's)\n"
     "  quit             leave the console; the virtual machine goes on\n"
     "Any command also takes --json.\n";
 

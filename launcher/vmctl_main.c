@@ -32,6 +32,7 @@ vmctl_usage(FILE *fp)
             "  reset                     kill every task of the VM\n"
             "  pstat TID...              is the task running?\n"
             "  mstat HOST...             is the host in the VM?\n"
+            "  groups                    the dynamic groups and their members\n"
             "\n"
             "  --home DIR    the VM's state directory (default $LIQUIDVM_HOME or ~/.liquidvm)\n"
             "  --host NAME   talk to the daemon NAME of this home instead of the master\n"
@@ -56,6 +57,7 @@ vmctl_dispatch(struct vmctl *v, int argc, char **argv)
         { "ps", vmctl_cmd_ps },           { "kill", vmctl_cmd_kill },
         { "sig", vmctl_cmd_sig },         { "reset", vmctl_cmd_reset },
         { "pstat", vmctl_cmd_pstat },     { "mstat", vmctl_cmd_mstat },
+        { "groups", vmctl_cmd_groups },
     };
     for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
         if (strcmp(argv[0], cmds[i].name) == 0)

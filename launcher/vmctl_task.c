@@ -158,10 +158,16 @@ list_tasks(struct vmctl *v, struct vtask *t, uint32_t where, int quiet, int *cou
         free(body);
         return WIRE_EFRAME;
     }
+    /* Group memberships, as PVM's ps showed them; none if the table is out of reach. */
+    struct vmctl_group *groups = NULL;
+    int ngroups = 0;
+    char gbuf[1024];
+    if (!quiet && vmctl_groups_fetch(t->fd, &groups, &ngroups) != 0)
+        ngroups = 0;
     if (!quiet && v->json)
         printf("{\"tasks\":[");
     else if (!quiet)
-        printf("%8s %8s %8s %6s %s\n", "HOST", "TID", "PTID", "PID", "COMMAND");
+        printf("%8s %8s %8s %6s %s\n", "HOST", "TID", "PTID", "PID", "COMMAND [GROUP:INST...]");
     int shown = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t tid, ptid, host, flag, pid;
@@ -176,14 +182,26 @@ list_tasks(struct vmctl *v, struct vtask *t, uint32_t where, int quiet, int *cou
             printf("%s{\"tid\":%u,\"ptid\":%u,\"host\":%u,\"flag\":%u,\"pid\":%u,\"command\":",
                    shown ? "," : "", tid, ptid, host, flag, pid);
             vmctl_json_str(stdout, name);
-            printf("}");
+            printf(",\"groups\":[");
+            int k = 0;
+            for (int gi = 0; gi < ngroups; gi++)
+                for (int m = 0; m < groups[gi].size; m++)
+                    if (groups[gi].members[m].tid == tid) {
+                        printf("%s{\"name\":", k++ ? "," : "");
+                        vmctl_json_str(stdout, groups[gi].name);
+                        printf(",\"inst\":%d}", groups[gi].members[m].inst);
+                    }
+            printf("]}");
         } else if (!quiet) {
-            printf("%8x %8x %8x %6u %s\n", host, tid, ptid, pid, name);
+            vmctl_groups_of(groups, ngroups, tid, gbuf, sizeof(gbuf));
+            printf("%8x %8x %8x %6u %s%s%s\n", host, tid, ptid, pid, name, gbuf[0] ? " " : "",
+                   gbuf);
         }
         shown++;
     }
     if (!quiet && v->json)
         printf("]}\n");
+    vmctl_groups_free(groups, ngroups);
     free(body);
     if (count)
         *count = shown;

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "wire.h"
@@ -114,6 +115,11 @@ static const struct {
     { WIRE_EVERSION, PvmBadVersion },
     { WIRE_ENOHOST, PvmNoHost },
     { WIRE_ENOTASK, PvmNoTask },
+    { WIRE_ENOGROUP, PvmNoGroup },
+    { WIRE_ENOTINGROUP, PvmNotInGroup },
+    { WIRE_EDUPGROUP, PvmDupGroup },
+    { WIRE_ENOINST, PvmNoInst },
+    { WIRE_ENULLGROUP, PvmNullGroup },
     { WIRE_ENOTFOUND, PvmNotFound },
     { WIRE_EDENIED, PvmDenied },
     { WIRE_EDUPHOST, PvmDupHost },
@@ -209,10 +215,21 @@ pvm__err(int code, const char *fn)
  * Two internal functions of PVM's libpvm3 that its own example programs
  * call, so binaries and sources that use them link: lpvmerr(f, n) reports
  * PVM code n from function f as PvmAutoErr says and returns it, and
- * pvmsleep(secs) sleeps.
+ * pvmsleep(secs) sleeps; and pvmgetclock(tv), the clock bwtest times
+ * with.  pvmdebmask is PVM's library debug mask, a variable its programs
+ * may set (ptest does); like pvm_errno it is kept for them and, as our
+ * library has no such debug classes, read by nobody.
  */
 PVM_API int lpvmerr(const char *f, int n);
 PVM_API int pvmsleep(int secs);
+PVM_API int pvmgetclock(struct timeval *tm);
+PVM_API int pvmdebmask;
+
+int
+pvmgetclock(struct timeval *tm)
+{
+    return tm ? gettimeofday(tm, NULL) : PvmBadParam;
+}
 
 int
 lpvmerr(const char *f, int n)

@@ -337,6 +337,20 @@ int pvm__send_frame(int tid, int tag, const void *body, size_t len, int encword)
 struct pvm__msg *pvm__inq_take(int src, int tag, int ctx);
 void pvm__msg_free(struct pvm__msg *m);
 
+/* One message to n tasks (distinct, not the sender) in one frame that the
+ * daemons fan out per host; 0 or a negative code (pvm_mcast.c). */
+int pvm__mcast_frame(const int *tids, int n, int tag, const void *body, size_t len, int encword);
+
+/* ---- groups (pvm_group.c) ---- */
+/*
+ * The members of group: *tids is malloc'ed, indexed by instance (0 for a
+ * free instance), *ninst long; *frozen says whether the group is static.
+ * 0 or a negative code (WIRE_ENOGROUP...).
+ */
+int pvm__group_members(const char *group, int **tids, int *ninst, int *frozen);
+/* A group name a request may carry: 0, or WIRE_ENULLGROUP / -EINVAL. */
+int pvm__group_name_ok(const char *group);
+
 /* PVM exports it and its example programs call it (mhf_server.c). */
 PVM_API void pvmdisplaymhfinfo(char *who, char *msg, int tid);
 

@@ -69,7 +69,12 @@
     X(EHALTED, -4016, "the virtual machine is halting")                      \
     X(ENOTASK, -4017, "no such task")                                        \
     X(ENOTFOUND, -4018, "not found")                                          \
-    X(EDENIED, -4019, "permission denied")
+    X(EDENIED, -4019, "permission denied")                                    \
+    X(ENOGROUP, -4020, "no such group")                                       \
+    X(ENOTINGROUP, -4021, "not in group")                                     \
+    X(EDUPGROUP, -4022, "already in group")                                   \
+    X(ENOINST, -4023, "no such instance")                                     \
+    X(ENULLGROUP, -4024, "null group name")
 
 enum wire_err {
 #define WIRE_ERR_ENUM(name, val, msg) WIRE_##name = (val),
@@ -93,6 +98,13 @@ enum wire_type {
     WIRE_T_FWD = 6,         /* a task request for the host that owns its object:
                              * u32 op id, u32 origin tid, u32 type, the request */
     WIRE_T_FWD_REPLY = 7,   /* u32 op id, then the reply body; tag = status */
+    /* Dynamic groups (daemon/vmd_group.c). */
+    WIRE_T_GROUP_SYNC = 8,  /* master -> daemon: u32 op, str group, u32 tid, u32 gen, i32 code */
+    WIRE_T_BARRIER_ARRIVE = 9,  /* daemon -> master: str group, i32 count, u32 gen, u32 n */
+    WIRE_T_BARRIER_DONE = 10,   /* master -> daemon: str group, u32 n, i32 status */
+    /* A message for several tasks of the receiving host (vmd_mcast.c):
+     * u32 n, u32 tids[n], then the message body; tag, ctx, flags, src as a MSG. */
+    WIRE_T_MCAST = 11,
     WIRE_T_LOAD = 12,       /* the sender's latest load sample (wire_load.h), every
                              * load_interval to every peer */
 
@@ -117,12 +129,29 @@ enum wire_type {
     WIRE_T_MBOX_DEL = 50,       /* str name, i32 index, u32 flags */
     WIRE_T_MBOX_LIST = 51,      /* str pattern; reply: classes */
     WIRE_T_MBOX_GONE = 52,      /* a task left the VM (daemon -> master, via RELAY) */
+    /* Dynamic groups, kept by the master (daemon/vmd_group.c).  Each body
+     * starts with u32 tid, which the task's own daemon fills in (0 for
+     * vmctl); then str group. */
+    WIRE_T_GROUP_JOIN = 53,     /* reply: i32 instance */
+    WIRE_T_GROUP_LEAVE = 54,
+    WIRE_T_GROUP_TID = 55,      /* i32 instance; reply: u32 tid */
+    WIRE_T_GROUP_INST = 56,     /* u32 tid; reply: i32 instance */
+    WIRE_T_GROUP_SIZE = 57,     /* reply: u32 size */
+    WIRE_T_GROUP_FREEZE = 58,   /* i32 size; reply (once frozen): i32 size */
+    WIRE_T_GROUP_INFO = 59,     /* reply: u32 frozen, u32 n, n x (i32 inst, u32 tid) */
+    WIRE_T_GROUP_LIST = 60,     /* (group ignored); reply: u32 ngroups, per group: str name,
+                                 * u32 frozen, u32 n, n x (i32 inst, u32 tid) */
+    WIRE_T_GROUP_GONE = 61,     /* a task left the VM (daemon -> master) */
+    WIRE_T_GROUP_BARRIER = 62,  /* i32 count; handled by the task's daemon first */
     WIRE_T_REPLY = 63,
 
     /* A PVM message: src and dst tids, tag, ctx; flags = the PVM encoding
      * word of the body.  Routed task -> daemon [-> daemon] -> task; the
      * first daemon stamps src with the sending task's tid. */
     WIRE_T_MSG = 64,
+    /* task -> daemon: the same message for several tasks, body as
+     * WIRE_T_MCAST between daemons; the daemon sends one copy per host. */
+    WIRE_T_TASK_MCAST = 65,
 
     WIRE_T_MAX = 255
 };
