@@ -203,6 +203,8 @@ struct vmd {
     uint32_t table_serial;
     struct vmd_tls_ctx *tls;
     char fingerprint[65];
+    /* The TLS files, as loaded; tasks use them for direct links (vmd_task.c). */
+    char tls_ca[4096], tls_cert[4096], tls_key[4096];
 
     uv_tcp_t listener;
     char address[VMD_ADDR_MAX]; /* what we listen on, as others reach us */
@@ -220,6 +222,9 @@ struct vmd {
     uint32_t next_client_id, next_op_id;
     uint32_t next_task;         /* the local part of the last tid given out */
     uint32_t next_ctx;          /* the local part of the last context id given out */
+    /* Context ids in use (local parts), so pvm_freecontext recycles them
+     * and a wrapped counter never hands out one that is still held. */
+    unsigned char ctx_used[(VMD_TID_LOCAL_MASK + 1) / 8];
     int ntasks;
     int halting;                /* closing everything; the loop ends when all is closed */
     int halting_vm;             /* master: HALT sent, waiting for the peers to go */
@@ -273,6 +278,10 @@ void vmd_task_flush_host(struct vmd *vmd, struct vmd_host *h);
 void vmd_qmsg_free_all(struct vmd_qmsg *q);
 void vmd_task_client_gone(struct vmd *vmd, struct vmd_client *c);
 int vmd_task_newctx(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h);
+int vmd_task_freectx(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
+                     const unsigned char *body);
+int vmd_task_direct_info(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
+                         const unsigned char *body);
 struct vmd_task *vmd_task_by_tid(struct vmd *vmd, uint32_t tid);
 struct vmd_task *vmd_task_new(struct vmd *vmd, uint32_t ptid, const char *name);
 void vmd_task_end(struct vmd_task *t, const char *why);

@@ -196,8 +196,12 @@ client_on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
             rc = vmd_task_enroll(c->vmd, c, &h, body);
         else if (h.type == WIRE_T_TASK_NEWCTX)
             rc = vmd_task_newctx(c->vmd, c, &h);
-        else if (h.type == WIRE_T_MSG)
+        else if (h.type == WIRE_T_MSG || h.type == WIRE_T_DIRECT)
             rc = vmd_task_route(c->vmd, c, &h, body);
+        else if (h.type == WIRE_T_TASK_DIRECT)
+            rc = vmd_task_direct_info(c->vmd, c, &h, body);
+        else if (h.type == WIRE_T_TASK_FREECTX)
+            rc = vmd_task_freectx(c->vmd, c, &h, body);
         else if (h.type >= WIRE_T_TASK_SPAWN && h.type <= WIRE_T_TASK_NOTIFY)
             rc = vmd_fwd_request(c->vmd, c, &h, body);
         else if (h.type >= WIRE_T_MBOX_PUT && h.type <= WIRE_T_MBOX_LIST)

@@ -24,8 +24,11 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+static int direct_sock_path(struct vmd *vmd, uint32_t tid, char *out, size_t cap);
 
 struct vmd_task *
 vmd_task_by_tid(struct vmd *vmd, uint32_t tid)
@@ -112,6 +115,10 @@ vmd_task_end(struct vmd_task *t, const char *why)
         t->client = NULL;
     }
     vmd_ops_mbox_gone(vmd, t->tid);
+    /* The socket a task listened on for direct links, if it did. */
+    char path[4200];
+    if (direct_sock_path(vmd, t->tid, path, sizeof(path)) == 0)
+        unlink(path);
     vmd_task_release(t);
 }
 
@@ -491,19 +498,111 @@ vmd_task_kill_all(struct vmd *vmd)
     }
 }
 
+#define CTX_USED(vmd, k) ((vmd)->ctx_used[(k) >> 3] & (1u << ((k) & 7)))
+
 /*
  * A context id unique in the VM: our host index in bits 18-29, like a tid,
- * and a counter below.  Context 0 is PVM's base context, never given out.
+ * and a local part below, the next one after the last given that nobody
+ * holds.  Context 0 is PVM's base context, never given out.  Ids come back
+ * with pvm_freecontext; when all 262143 are held the request fails
+ * (PvmOutOfRes) rather than give one out twice.
  */
 int
 vmd_task_newctx(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h)
 {
     struct wire_wbuf b;
+    uint32_t k = 0;
     if (c->task == NULL)
         return WIRE_EFRAME;
-    vmd->next_ctx = (vmd->next_ctx % VMD_TID_LOCAL_MASK) + 1;
+    for (uint32_t tries = 0; tries < VMD_TID_LOCAL_MASK; tries++) {
+        vmd->next_ctx = (vmd->next_ctx % VMD_TID_LOCAL_MASK) + 1;
+        if (!CTX_USED(vmd, vmd->next_ctx)) {
+            k = vmd->next_ctx;
+            break;
+        }
+    }
+    if (k == 0) {
+        log_warn("task t%x: every context id of this host is held; none to give", c->task->tid);
+        vmd_client_reply(vmd, c->id, h->id, -EAGAIN, NULL);
+        return 0;
+    }
+    vmd->ctx_used[k >> 3] |= (unsigned char)(1u << (k & 7));
     wire_wbuf_init(&b);
-    wire_put_u32(&b, VMD_HOST_TID(vmd->index) | vmd->next_ctx);
+    wire_put_u32(&b, VMD_HOST_TID(vmd->index) | k);
+    vmd_client_reply(vmd, c->id, h->id, 0, &b);
+    wire_wbuf_free(&b);
+    return 0;
+}
+
+/* pvm_freecontext: u32 ctx, one of ours that is held, may be given again. */
+int
+vmd_task_freectx(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
+                 const unsigned char *body)
+{
+    struct wire_rbuf r;
+    uint32_t ctx, k;
+    int rc;
+    if (c->task == NULL)
+        return WIRE_EFRAME;
+    wire_rbuf_init(&r, body, h->len);
+    if ((rc = wire_get_u32(&r, &ctx)) != 0)
+        return rc;
+    k = ctx & VMD_TID_LOCAL_MASK;
+    if (VMD_TID_HOST(ctx) != vmd->index || (ctx & 0xc0000000u) != 0 || k == 0 ||
+        !CTX_USED(vmd, k)) {
+        vmd_client_reply(vmd, c->id, h->id, WIRE_ENOTFOUND, NULL);
+        return 0;
+    }
+    vmd->ctx_used[k >> 3] &= (unsigned char)~(1u << (k & 7));
+    vmd_client_reply(vmd, c->id, h->id, 0, NULL);
+    return 0;
+}
+
+/* A task's Unix socket for direct links from tasks of this host. */
+static int
+direct_sock_path(struct vmd *vmd, uint32_t tid, char *out, size_t cap)
+{
+    int n = snprintf(out, cap, "%s/run/t%x.sock", vmd->home, tid);
+    return n > 0 && (size_t)n < cap && (size_t)n < 108 ? 0 : -ENAMETOOLONG;
+}
+
+/*
+ * PvmRouteDirect (lib/pvm_direct.c): u32 peer tid.  The reply tells the
+ * task where to listen (our address, its own socket path), the TLS files
+ * it presents (ours: a task runs as our user), and the peer's host name,
+ * which the peer's certificate must carry.
+ */
+int
+vmd_task_direct_info(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
+                     const unsigned char *body)
+{
+    struct wire_rbuf r;
+    struct wire_wbuf b;
+    uint32_t peer;
+    char path[4200];
+    int rc;
+    if (c->task == NULL)
+        return WIRE_EFRAME;
+    wire_rbuf_init(&r, body, h->len);
+    if ((rc = wire_get_u32(&r, &peer)) != 0)
+        return rc;
+    int idx = VMD_TID_HOST(peer);
+    struct vmd_host *ph = idx > 0 ? vmd->hosts[idx] : NULL;
+    if (ph == NULL || (peer & VMD_TID_LOCAL_MASK) == 0) {
+        vmd_client_reply(vmd, c->id, h->id, WIRE_ENOHOST, NULL);
+        return 0;
+    }
+    if ((rc = direct_sock_path(vmd, c->task->tid, path, sizeof(path))) != 0) {
+        vmd_client_reply(vmd, c->id, h->id, rc, NULL);
+        return 0;
+    }
+    wire_wbuf_init(&b);
+    wire_put_str(&b, vmd->address);
+    wire_put_str(&b, path);
+    wire_put_str(&b, vmd->tls_ca);
+    wire_put_str(&b, vmd->tls_cert);
+    wire_put_str(&b, vmd->tls_key);
+    wire_put_str(&b, ph->name);
     vmd_client_reply(vmd, c->id, h->id, 0, &b);
     wire_wbuf_free(&b);
     return 0;
