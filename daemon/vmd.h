@@ -97,6 +97,10 @@ struct vmd_client {
     uint32_t id;                /* for relayed replies */
     struct vmd_task *task;      /* once it enrolled as a PVM task */
     int closing;
+    /* Flow control: reading stopped while the host its messages go to
+     * holds max_peer_queue bytes or more (vmd_client_flow_check). */
+    int paused;
+    int paused_host;
     struct wire_rx rx;
 };
 
@@ -111,6 +115,13 @@ struct vmd_qmsg {
 struct vmd_watch {
     struct vmd_watch *next;
     uint32_t tid;               /* the task to tell */
+    int32_t tag, ctx;
+};
+
+/* A local task's PvmTaskExit watch of a task on another host (vmd_task.c). */
+struct vmd_rwatch {
+    struct vmd_list link;       /* in vmd->rwatch */
+    uint32_t watcher, tid;
     int32_t tag, ctx;
 };
 
@@ -217,6 +228,7 @@ struct vmd {
 
     struct vmd_list peers, clients, ops, starts;
     struct vmd_list tasks, hostwatch, fwds;
+    struct vmd_list rwatch;     /* struct vmd_rwatch: watches kept on other hosts */
     struct vmd_list mbox, mbox_waits;   /* the master's message mailbox (vmd_mbox.c) */
     uint32_t spawn_rr;          /* round-robin start for default placement */
     uint32_t next_client_id, next_op_id;
@@ -226,6 +238,7 @@ struct vmd {
      * and a wrapped counter never hands out one that is still held. */
     unsigned char ctx_used[(VMD_TID_LOCAL_MASK + 1) / 8];
     int ntasks;
+    int npaused;                /* clients paused by flow control */
     int halting;                /* closing everything; the loop ends when all is closed */
     int halting_vm;             /* master: HALT sent, waiting for the peers to go */
     struct vmd_op *halt_op;     /* the halt request to answer when done */
@@ -267,6 +280,13 @@ int vmd_client_listen(struct vmd *vmd);
 int vmd_client_reply(struct vmd *vmd, uint32_t client_id, uint32_t req_id, int status,
                      const struct wire_wbuf *body);
 void vmd_client_close_all(struct vmd *vmd);
+/* Flow control: pause c while host's queue is full; resume the clients whose
+ * host drained below half of max_peer_queue or left the VM. */
+void vmd_client_pause(struct vmd_client *c, int host);
+void vmd_client_flow_check(struct vmd *vmd);
+/* Bytes waiting to go to host index (held while its link is made, plus
+ * queued on the link); 0 for ourselves or an unknown host. */
+size_t vmd_host_backlog(struct vmd *vmd, int host);
 
 /* vmd_task.c: PVM tasks of this host, their messages, exits and output */
 int vmd_task_enroll(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
@@ -288,6 +308,9 @@ void vmd_task_end(struct vmd_task *t, const char *why);
 void vmd_task_release(struct vmd_task *t);
 int vmd_task_kill(struct vmd *vmd, uint32_t tid, int sig);
 int vmd_task_watch_exit(struct vmd *vmd, uint32_t watcher, int32_t tag, int32_t ctx, uint32_t tid);
+int vmd_task_rwatch_add(struct vmd *vmd, uint32_t watcher, int32_t tag, int32_t ctx,
+                        uint32_t tid);
+void vmd_task_host_gone(struct vmd *vmd, int index);
 int vmd_task_list(struct vmd *vmd, uint32_t where, struct wire_wbuf *b);
 void vmd_task_host_event(struct vmd *vmd, int what, uint32_t dtid);
 int vmd_task_notify_req(struct vmd *vmd, uint32_t from, const struct wire_hdr *h,

@@ -24,10 +24,16 @@ struct client_wreq {
     char *buf;
 };
 
+static void client_process(struct vmd_client *c);
+
 static void
 client_on_close(uv_handle_t *handle)
 {
     struct vmd_client *c = handle->data;
+    if (c->paused) {
+        c->paused = 0;
+        c->vmd->npaused--;
+    }
     vmd_task_client_gone(c->vmd, c);
     vmd_list_remove(&c->link);
     wire_rx_free(&c->rx);
@@ -175,13 +181,63 @@ client_mbox(struct vmd_client *c, const struct wire_hdr *h, const unsigned char 
     return rc;
 }
 
+size_t
+vmd_host_backlog(struct vmd *vmd, int host)
+{
+    struct vmd_host *h = host > 0 && host <= VMD_MAX_HOSTS ? vmd->hosts[host] : NULL;
+    if (h == NULL || host == vmd->index)
+        return 0;
+    return h->qbytes + (h->peer ? h->peer->queued : 0);
+}
+
+/*
+ * A task whose messages pile up for a slow or unreachable host stops being
+ * read (its pvm_send waits in its socket, reading what comes meanwhile)
+ * instead of the daemon dropping messages or growing without bound
+ * (max_peer_queue in vmd.conf(5)).  The message that crossed the line is
+ * already queued; nothing is lost.
+ */
+void
+vmd_client_pause(struct vmd_client *c, int host)
+{
+    if (c->paused || c->closing)
+        return;
+    c->paused = 1;
+    c->paused_host = host;
+    c->vmd->npaused++;
+    uv_read_stop((uv_stream_t *)&c->pipe);
+    log_debug("task t%x paused: %zu bytes wait for host %d (max_peer_queue %llu)",
+              c->task ? c->task->tid : 0, vmd_host_backlog(c->vmd, host), host,
+              (unsigned long long)c->vmd->conf.max_peer_queue);
+}
+
+static void client_read_start(struct vmd_client *c);
+
+void
+vmd_client_flow_check(struct vmd *vmd)
+{
+    struct vmd_list *l, *next;
+    if (vmd->npaused == 0)
+        return;
+    for (l = vmd->clients.next; l != &vmd->clients; l = next) {
+        next = l->next;
+        struct vmd_client *c = vmd_container_of(l, struct vmd_client, link);
+        if (!c->paused || c->closing ||
+            vmd_host_backlog(vmd, c->paused_host) > vmd->conf.max_peer_queue / 2)
+            continue;
+        c->paused = 0;
+        vmd->npaused--;
+        log_debug("task t%x resumed", c->task ? c->task->tid : 0);
+        client_read_start(c);
+        /* Frames that came before the pause are handled first. */
+        client_process(c);
+    }
+}
+
 static void
 client_on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 {
     struct vmd_client *c = s->data;
-    struct wire_hdr h;
-    const unsigned char *body;
-    int rc;
 
     (void)buf;
     if (c->closing || nread == 0)
@@ -191,7 +247,17 @@ client_on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
         return;
     }
     wire_rx_commit(&c->rx, (size_t)nread);
-    while (!c->closing && (rc = wire_rx_next(&c->rx, &h, &body)) == 1) {
+    client_process(c);
+}
+
+static void
+client_process(struct vmd_client *c)
+{
+    struct wire_hdr h;
+    const unsigned char *body;
+    int rc = 0;
+
+    while (!c->closing && !c->paused && (rc = wire_rx_next(&c->rx, &h, &body)) == 1) {
         if (h.type == WIRE_T_TASK_ENROLL)
             rc = vmd_task_enroll(c->vmd, c, &h, body);
         else if (h.type == WIRE_T_TASK_NEWCTX)
@@ -254,6 +320,12 @@ client_on_connection(uv_stream_t *server, int status)
         client_close(c, "halting");
         return;
     }
+    client_read_start(c);
+}
+
+static void
+client_read_start(struct vmd_client *c)
+{
     uv_read_start((uv_stream_t *)&c->pipe, client_alloc, client_on_read);
 }
 

@@ -29,6 +29,8 @@
 #include <unistd.h>
 
 static int direct_sock_path(struct vmd *vmd, uint32_t tid, char *out, size_t cap);
+static void rwatch_noticed(struct vmd *vmd, const struct wire_hdr *h, const unsigned char *body);
+static void rwatch_drop_watcher(struct vmd *vmd, uint32_t watcher);
 
 struct vmd_task *
 vmd_task_by_tid(struct vmd *vmd, uint32_t tid)
@@ -115,6 +117,7 @@ vmd_task_end(struct vmd_task *t, const char *why)
         t->client = NULL;
     }
     vmd_ops_mbox_gone(vmd, t->tid);
+    rwatch_drop_watcher(vmd, t->tid);
     /* The socket a task listened on for direct links, if it did. */
     char path[4200];
     if (direct_sock_path(vmd, t->tid, path, sizeof(path)) == 0)
@@ -215,13 +218,16 @@ qmsg_new(const struct wire_hdr *h, const void *body)
     return q;
 }
 
+/* Held in order for a host whose link is being made; the tasks that feed it
+ * are paused once max_peer_queue bytes wait (vmd_task_route). */
 static void
 hold(struct vmd *vmd, struct vmd_host *dh, const struct wire_hdr *h, const void *body)
 {
     struct vmd_qmsg *q;
-    if (dh->qbytes + h->len > vmd->conf.max_peer_queue || (q = qmsg_new(h, body)) == NULL) {
-        log_warn("message t%x -> t%x: %zu bytes already wait for host %s; dropped", h->src,
-                 h->dst, dh->qbytes, dh->name);
+    (void)vmd;
+    if ((q = qmsg_new(h, body)) == NULL) {
+        log_warn("message t%x -> t%x: out of memory holding it for host %s; dropped", h->src,
+                 h->dst, dh->name);
         return;
     }
     if (dh->qtail)
@@ -236,7 +242,6 @@ hold(struct vmd *vmd, struct vmd_host *dh, const struct wire_hdr *h, const void 
 void
 vmd_task_flush_host(struct vmd *vmd, struct vmd_host *h)
 {
-    (void)vmd;
     while (h->qhead && h->peer && h->peer->state == VMD_PEER_UP) {
         struct vmd_qmsg *q = h->qhead;
         h->qhead = q->next;
@@ -250,6 +255,7 @@ vmd_task_flush_host(struct vmd *vmd, struct vmd_host *h)
         free(q->body);
         free(q);
     }
+    vmd_client_flow_check(vmd);
 }
 
 /* Deliver a message to a task of this host, or hold it until it connects. */
@@ -329,7 +335,12 @@ vmd_task_route(struct vmd *vmd, struct vmd_client *from, const struct wire_hdr *
         return from ? 0 : WIRE_EFRAME;
     if (from == NULL && VMD_TID_HOST(m.dst) != vmd->index)
         return WIRE_EFRAME;     /* peers deliver only to our own tasks */
+    if (from == NULL)
+        rwatch_noticed(vmd, &m, body);
     vmd_task_deliver(vmd, &m, body);
+    /* Flow control: a sender whose messages pile up for a host waits. */
+    if (from && vmd_host_backlog(vmd, VMD_TID_HOST(m.dst)) >= vmd->conf.max_peer_queue)
+        vmd_client_pause(from, VMD_TID_HOST(m.dst));
     return 0;
 }
 
@@ -374,6 +385,80 @@ vmd_task_watch_exit(struct vmd *vmd, uint32_t watcher, int32_t tag, int32_t ctx,
     w->next = t->watch;
     t->watch = w;
     return 0;
+}
+
+/*
+ * A local task watches a task of another host (pvm_notify PvmTaskExit):
+ * the watch lives there, and is lost if that host dies.  So the watcher's
+ * daemon keeps a copy and tells the watcher itself when the host leaves
+ * the VM (vmd_task_host_gone); the copy goes when the notice comes from
+ * the other host (vmd_task_route) or the watcher ends.
+ */
+int
+vmd_task_rwatch_add(struct vmd *vmd, uint32_t watcher, int32_t tag, int32_t ctx, uint32_t tid)
+{
+    struct vmd_rwatch *w = calloc(1, sizeof(*w));
+    if (w == NULL)
+        return -ENOMEM;
+    w->watcher = watcher;
+    w->tid = tid;
+    w->tag = tag;
+    w->ctx = ctx;
+    vmd_list_insert(&vmd->rwatch, &w->link);
+    return 0;
+}
+
+/* A message from another host's daemon: if it is the exit notice a copy
+ * stands for, the copy is done. */
+static void
+rwatch_noticed(struct vmd *vmd, const struct wire_hdr *h, const unsigned char *body)
+{
+    if (h->type != WIRE_T_MSG || (h->src & VMD_TID_LOCAL_MASK) != 0 || h->len != 4 ||
+        vmd_list_empty(&vmd->rwatch))
+        return;
+    uint32_t tid = (uint32_t)body[0] << 24 | (uint32_t)body[1] << 16 | (uint32_t)body[2] << 8 |
+                   body[3];
+    for (struct vmd_list *l = vmd->rwatch.next; l != &vmd->rwatch; l = l->next) {
+        struct vmd_rwatch *w = vmd_container_of(l, struct vmd_rwatch, link);
+        if (w->watcher == h->dst && w->tid == tid && w->tag == h->tag && w->ctx == h->ctx &&
+            VMD_TID_HOST(tid) == VMD_TID_HOST(h->src)) {
+            vmd_list_remove(&w->link);
+            free(w);
+            return;
+        }
+    }
+}
+
+/* Host index left the VM: its tasks are gone; tell whoever watched them. */
+void
+vmd_task_host_gone(struct vmd *vmd, int index)
+{
+    struct vmd_list *l, *next;
+    for (l = vmd->rwatch.next; l != &vmd->rwatch; l = next) {
+        next = l->next;
+        struct vmd_rwatch *w = vmd_container_of(l, struct vmd_rwatch, link);
+        if (VMD_TID_HOST(w->tid) != index)
+            continue;
+        vmd_list_remove(&w->link);
+        log_info("task t%x left with host %d; telling t%x", w->tid, index, w->watcher);
+        send_int_msg(vmd, w->watcher, w->tag, w->ctx, &w->tid, 1);
+        free(w);
+    }
+}
+
+/* The watcher ended: its copies have nobody to tell. */
+static void
+rwatch_drop_watcher(struct vmd *vmd, uint32_t watcher)
+{
+    struct vmd_list *l, *next;
+    for (l = vmd->rwatch.next; l != &vmd->rwatch; l = next) {
+        next = l->next;
+        struct vmd_rwatch *w = vmd_container_of(l, struct vmd_rwatch, link);
+        if (w->watcher == watcher) {
+            vmd_list_remove(&w->link);
+            free(w);
+        }
+    }
 }
 
 /*
