@@ -11,12 +11,17 @@
  *                                         messages from several senders and
  *                                         checks each sender's order
  *   pvm_direct send TID N ROUTE           N numbered messages to a sink
- *   pvm_direct hog TID BYTES              after one small round trip, sends
- *                                         BYTES-byte messages to TID for ever
- *   pvm_direct idle TID FLAGFILE          with pvm_notify(PvmTaskExit) on TID:
- *                                         one small round trip, then waits
- *                                         for FLAGFILE before it reads; exits
- *                                         0 once the exit notice arrives
+ *   pvm_direct hog TID BYTES              small round trips until the link is
+ *                                         up, then BYTES-byte messages to TID
+ *                                         until TID's exit notice comes
+ *   pvm_direct idle DIR BYTES             prints its tid; learns the hog's
+ *                                         from its first message and watches
+ *                                         it (pvm_notify PvmTaskExit); small
+ *                                         round trips until the link is
+ *                                         up; once DIR/read exists reads two
+ *                                         BYTES-byte messages ("got 2"), then
+ *                                         nothing until DIR/finish exists;
+ *                                         exits 0 once the exit notice comes
  *
  * ROUTE is direct (PvmRouteDirect), allow (PvmAllowDirect) or dont
  * (PvmDontRoute).  Programs print "fds N": what pvm_getfds returns at the
@@ -33,6 +38,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#define TAG_FDS 50
 #define TAG_NOTIFY 77
 #define TAG_DONE 98
 #define TAG_STOP 99
@@ -63,6 +69,14 @@ static unsigned char
 pattern(int src, int seq, int i)
 {
     return (unsigned char)(src * 7 + seq * 31 + i * 13 + (i >> 8));
+}
+
+static int
+nfds(void)
+{
+    int *fds;
+
+    return pvm_getfds(&fds);
 }
 
 static void
@@ -134,6 +148,14 @@ echo(int route)
             return 1;
         if (tag == TAG_STOP)
             break;
+        if (tag == TAG_FDS) {
+            int n = nfds();
+            pvm_initsend(PvmDataDefault);
+            pvm_pkint(&n, 1, 1);
+            if (pvm_send(src, TAG_FDS) < 0)
+                return 1;
+            continue;
+        }
         /* The message goes back as it came: the receive buffer is sent. */
         pvm_setsbuf(buf);
         pvm_setrbuf(0);
@@ -174,6 +196,12 @@ client(int peer, int n, int route)
     if (pvm_nrecv(-1, -1) != 0)
         goto out;
     report_fds();
+    /* The server's count while both still run (after, it sees our exit). */
+    int pfds;
+    pvm_initsend(PvmDataDefault);
+    if (pvm_send(peer, TAG_FDS) < 0 || pvm_recv(peer, TAG_FDS) < 0 || pvm_upkint(&pfds, 1, 1) < 0)
+        goto out;
+    printf("peer fds %d\n", pfds);
     pvm_initsend(PvmDataDefault);
     pvm_send(peer, TAG_STOP);
     printf("ok t%x <-> t%x: %d messages\n", me, peer, n);
@@ -246,7 +274,14 @@ sender(int peer, int n, int route)
     if (me < 0 || buf == NULL)
         return 1;
     pvm_setopt(PvmRoute, route);
-    for (int seq = 0; seq < n; seq++) {
+    /* A direct sender goes on past n until it has sent 50 messages with its
+     * link made, so the switch happens mid-stream whatever the timing. */
+    int seq, linked = -1;
+    for (seq = 0; seq < 100000; seq++) {
+        if (linked < 0 && route == PvmRouteDirect && nfds() >= 3)
+            linked = seq;
+        if (seq >= n && (route != PvmRouteDirect || (linked >= 0 && seq - linked >= 50)))
+            break;
         /* Smaller sizes: many senders share the sink's memory. */
         if (pack(me, seq, sizes[seq % NSIZES] / 4, buf) < 0 || pvm_send(peer, 10) < 0)
             return 1;
@@ -255,33 +290,57 @@ sender(int peer, int n, int route)
         if (seq % 16 == 0 && pvm_probe(-1, -1) < 0)
             return 1;
     }
+    /* While the sink still runs: after, it may have closed the link. */
+    report_fds();
+    printf("sent %d, link from %d\n", seq, linked);
     pvm_initsend(PvmDataDefault);
-    pvm_pkint(&n, 1, 1);
+    pvm_pkint(&seq, 1, 1);
     if (pvm_send(peer, TAG_DONE) < 0 || pvm_recv(peer, TAG_STOP) < 0)
         return 1;
-    report_fds();
     free(buf);
     pvm_exit();
     return 0;
 }
 
-/* One small message each way, so the link is up before the big ones. */
+/*
+ * Small messages each way until both ends hold a link (the asker: daemon,
+ * listener and link; the other: daemon and link) for two rounds in a row,
+ * so both have checked it; the big messages then take the link.  The
+ * asker ends it with a 2.
+ */
 static int
-handshake(int peer, int first)
+handshake(int peer, int asker)
 {
-    for (int i = 0; i < 3; i++) {
-        pvm_initsend(PvmDataDefault);
-        pvm_pkint(&i, 1, 1);
-        if (first && pvm_send(peer, 20) < 0)
-            return -1;
-        if (pvm_recv(peer, 20) < 0)
-            return -1;
-        if (!first && pvm_send(peer, 20) < 0)
-            return -1;
-        pvm_initsend(PvmDataDefault);
-        pvm_pkint(&i, 1, 1);
+    int v, rounds = 0;
+
+    for (int i = 0; i < 500; i++) {
+        if (asker) {
+            v = nfds() >= 3;
+            pvm_initsend(PvmDataDefault);
+            pvm_pkint(&v, 1, 1);
+            if (pvm_send(peer, 20) < 0 || pvm_recv(peer, 20) < 0 || pvm_upkint(&v, 1, 1) < 0)
+                return -1;
+            rounds = v && nfds() >= 3 ? rounds + 1 : 0;
+            if (rounds == 2) {
+                v = 2;
+                pvm_initsend(PvmDataDefault);
+                pvm_pkint(&v, 1, 1);
+                return pvm_send(peer, 20) < 0 ? -1 : 0;
+            }
+        } else {
+            if (pvm_recv(peer, 20) < 0 || pvm_upkint(&v, 1, 1) < 0)
+                return -1;
+            if (v == 2)
+                return 0;
+            v = nfds() >= 2;
+            pvm_initsend(PvmDataDefault);
+            pvm_pkint(&v, 1, 1);
+            if (pvm_send(peer, 20) < 0)
+                return -1;
+        }
     }
-    return 0;
+    fprintf(stderr, "no link after 500 rounds\n");
+    return -1;
 }
 
 static int
@@ -293,7 +352,9 @@ hog(int peer, int bytes)
         return 1;
     pvm_setopt(PvmRoute, PvmRouteDirect);
     pvm_notify(PvmTaskExit, TAG_NOTIFY, 1, &peer);
-    if (handshake(peer, 1) != 0)
+    /* Who we are, for the idle task, which did not know. */
+    pvm_initsend(PvmDataDefault);
+    if (pvm_send(peer, 21) < 0 || handshake(peer, 1) != 0)
         return 1;
     report_fds();
     for (int i = 0;; i++) {
@@ -302,7 +363,7 @@ hog(int peer, int bytes)
         if (pvm_psend(peer, 30, buf, bytes, PVM_BYTE) < 0)
             break;
         /* Its reader died: the daemon's exit notice must come, not a hang. */
-        if (pvm_nrecv(peer, TAG_NOTIFY) > 0 || pvm_nrecv(-1, TAG_NOTIFY) > 0) {
+        if (pvm_nrecv(-1, TAG_NOTIFY) > 0) {
             printf("ok hog: t%x exited\n", peer);
             fflush(stdout);
             return 0;
@@ -311,32 +372,52 @@ hog(int peer, int bytes)
     return 1;
 }
 
-static int
-idle(int peer, const char *flag)
+/* Wait until the file DIR/NAME exists. */
+static void
+wait_file(const char *dir, const char *name)
 {
-    int me = pvm_mytid();
+    char path[4096];
+
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    while (access(path, F_OK) != 0)
+        usleep(20000);
+}
+
+static int
+idle(const char *dir, int bytes)
+{
+    int me = pvm_mytid(), len, tag, src, b, peer;
 
     if (me < 0)
         return 1;
     pvm_setopt(PvmRoute, PvmAllowDirect);
     printf("t%x\n", me);
     fflush(stdout);
+    if ((b = pvm_recv(-1, 21)) < 0 || pvm_bufinfo(b, &len, &tag, &peer) < 0)
+        return 1;
     pvm_notify(PvmTaskExit, TAG_NOTIFY, 1, &peer);
     if (handshake(peer, 0) != 0)
         return 1;
     report_fds();
-    while (access(flag, F_OK) != 0)
-        usleep(20000);
+    /* Two whole messages: the link works (after any stranger knocked). */
+    wait_file(dir, "read");
+    for (int i = 0; i < 2; i++) {
+        if ((b = pvm_recv(peer, 30)) < 0 || pvm_bufinfo(b, &len, &tag, &src) < 0 || len != bytes)
+            return 1;
+    }
+    printf("got 2\n");
+    fflush(stdout);
+    /* Then nothing is read: the sender blocks inside a message. */
+    wait_file(dir, "finish");
     for (;;) {
-        int len, tag, src, b = pvm_recv(-1, -1);
-        if (b < 0 || pvm_bufinfo(b, &len, &tag, &src) < 0)
+        if ((b = pvm_recv(-1, -1)) < 0 || pvm_bufinfo(b, &len, &tag, &src) < 0)
             return 1;
         if (tag == TAG_NOTIFY) {
             printf("ok idle: exit notice for t%x\n", peer);
             pvm_exit();
             return 0;
         }
-        if (tag != 30 || src != peer)
+        if (tag != 30 || src != peer || len != bytes)
             return 1;
     }
 }
@@ -356,7 +437,7 @@ main(int argc, char **argv)
     if (argc == 4 && strcmp(argv[1], "hog") == 0)
         return hog(parse_tid(argv[2]), atoi(argv[3]));
     if (argc == 4 && strcmp(argv[1], "idle") == 0)
-        return idle(parse_tid(argv[2]), argv[3]);
+        return idle(argv[2], atoi(argv[3]));
     fprintf(stderr, "usage: see the comment at the top of pvm_direct.c\n");
     return 2;
 }
