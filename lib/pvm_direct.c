@@ -158,23 +158,6 @@ struct pvm__direct {
 
 static void link_input(struct pvm__direct *d, struct link *l);
 
-#include <stdarg.h>
-static void
-dbg(const char *fmt, ...)
-{
-    static int on = -1;
-    va_list ap;
-    if (on < 0)
-        on = getenv("LIQUIDVM_DIRECT_DEBUG") != NULL;
-    if (!on)
-        return;
-    fprintf(stderr, "[t%x] ", pvm__ctx.mytid);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-}
-
 /* ---- state ---- */
 
 static struct pvm__direct *
@@ -256,7 +239,6 @@ link_close_io(struct link *l)
 static void
 link_dead(struct link *l)
 {
-    dbg("link t%x dies in state %d", l->tid, (int)l->state);
     if (l->state == LINK_CONNECTING || l->state == LINK_HANDSHAKE || l->state == LINK_WAIT_ACK) {
         l->nak = 1;
         pvm__ctx.direct->work = 1;
@@ -1100,7 +1082,6 @@ pvm__direct_from_daemon(const struct wire_hdr *h, unsigned char *body)
 
     switch (h->tag) {
     case WIRE_DIRECT_MARK:
-        dbg("MARK from t%x", h->src);
         /* What the peer sent on the link so far is in order now. */
         if (l != NULL && !l->marked) {
             struct pvm__msg *m = l->held, *next;
@@ -1282,13 +1263,11 @@ pvm__direct_send(int tid, struct wire_hdr *h, const void *body, size_t len)
         if (pvm__daemon_write(&mark, NULL, 0) != 0)
             return 0;
         l->state = LINK_UP;
-        dbg("link t%x up (MARK sent)", tid);
     }
     if (l->state != LINK_UP)
         return 0;
     if (link_write(d, l, h, body, len) == 0)
         return 1;
-    dbg("write to t%x failed", tid);
     if (l->state != LINK_DEAD)
         link_dead(l);
     return 0;

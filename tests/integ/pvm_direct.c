@@ -261,6 +261,8 @@ sink(int nsenders, int route)
     }
     report_fds();
     printf("ok sink: %d messages from %d senders, each in order\n", total, nsenders);
+    free(s);
+    free(buf);
     pvm_exit();
     return 0;
 }
@@ -366,9 +368,12 @@ hog(int peer, int bytes)
         if (pvm_nrecv(-1, TAG_NOTIFY) > 0) {
             printf("ok hog: t%x exited\n", peer);
             fflush(stdout);
+            free(buf);
+            pvm_exit();
             return 0;
         }
     }
+    free(buf);
     return 1;
 }
 
