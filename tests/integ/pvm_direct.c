@@ -22,6 +22,8 @@
  *                                         BYTES-byte messages ("got 2"), then
  *                                         nothing until DIR/finish exists;
  *                                         exits 0 once the exit notice comes
+ *   pvm_direct watch TID                  pvm_notify(PvmTaskExit) on TID;
+ *                                         exits 0 when the notice comes
  *
  * ROUTE is direct (PvmRouteDirect), allow (PvmAllowDirect) or dont
  * (PvmDontRoute).  Programs print "fds N": what pvm_getfds returns at the
@@ -427,6 +429,23 @@ idle(const char *dir, int bytes)
     }
 }
 
+/* pvm_notify(PvmTaskExit) on tid, then wait for the notice. */
+static int
+watch(int tid)
+{
+    int me = pvm_mytid(), who = 0;
+
+    if (me < 0 || pvm_notify(PvmTaskExit, TAG_NOTIFY, 1, &tid) < 0)
+        return 1;
+    printf("t%x watching t%x\n", me, tid);
+    fflush(stdout);
+    if (pvm_recv(-1, TAG_NOTIFY) < 0 || pvm_upkint(&who, 1, 1) < 0 || who != tid)
+        return 1;
+    printf("ok exit notice for t%x\n", who);
+    pvm_exit();
+    return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -441,6 +460,8 @@ main(int argc, char **argv)
         return sender(parse_tid(argv[2]), atoi(argv[3]), route_of(argv[4]));
     if (argc == 4 && strcmp(argv[1], "hog") == 0)
         return hog(parse_tid(argv[2]), atoi(argv[3]));
+    if (argc == 3 && strcmp(argv[1], "watch") == 0)
+        return watch(parse_tid(argv[2]));
     if (argc == 4 && strcmp(argv[1], "idle") == 0)
         return idle(argv[2], atoi(argv[3]));
     fprintf(stderr, "usage: see the comment at the top of pvm_direct.c\n");
