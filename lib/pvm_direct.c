@@ -60,7 +60,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/un.h>
@@ -81,6 +83,7 @@
 #define DIRECT_MAX_FRAME (1u << 30) /* when the VM's max_message is unknown */
 #define DIRECT_SOCKBUF (1 << 20)    /* socket buffers: a 1 MB message in few wakeups */
 #define DIRECT_HOST_MAX 256
+#define DIRECT_LINGER_MS 10000      /* at the end: how long without progress we wait */
 
 #define TID_HOST(t) (((unsigned)(t) >> 18) & 0xfffu)
 #define TID_IS_TASK(t) (((unsigned)(t) & 0xc0000000u) == 0 && ((t) & 0x3ffff) != 0)
@@ -157,6 +160,7 @@ struct pvm__direct {
 };
 
 static void link_input(struct pvm__direct *d, struct link *l);
+static void direct_atexit(void);
 
 /* ---- state ---- */
 
@@ -171,6 +175,10 @@ dir(void)
         return NULL;
     d->ufd = d->tfd = -1;
     pvm__ctx.direct = d;
+    if (!pvm__ctx.direct_atexit) {
+        pvm__ctx.direct_atexit = 1;
+        atexit(direct_atexit);
+    }
     return d;
 }
 
@@ -1324,6 +1332,75 @@ pvm__daemon_write(struct wire_hdr *h, const void *body, size_t len)
 
 /* ---- the end ---- */
 
+static long long
+now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Before TCP links close: a socket closed with unread bytes in it sends a
+ * reset, and Linux then throws away what it had not sent yet, which would
+ * cut our last message short.  So the links stop sending (FIN after our
+ * bytes), what still comes in is read and dropped, and we wait until the
+ * peers' kernels have every byte we wrote, giving up after
+ * DIRECT_LINGER_MS without progress (a peer host gone).  A Unix socket
+ * hands its bytes over at write time and needs none of this.
+ */
+static void
+linger(struct pvm__direct *d)
+{
+    long long last = now_ms();
+    int best = -1;
+
+    for (struct link *l = d->links; l; l = l->next)
+        if (l->fd >= 0 && l->remote)
+            shutdown(l->fd, SHUT_WR);
+    for (;;) {
+        struct pollfd p[64];
+        int n = 0, left = 0, out;
+
+        for (struct link *l = d->links; l && n < 64; l = l->next) {
+            if (l->fd < 0 || !l->remote || ioctl(l->fd, TIOCOUTQ, &out) != 0 || out == 0)
+                continue;
+            left += out;
+            p[n++] = (struct pollfd){ .fd = l->fd, .events = POLLIN };
+        }
+        if (n == 0)
+            return;
+        if (best < 0 || left < best) {
+            best = left;
+            last = now_ms();
+        } else if (now_ms() - last > DIRECT_LINGER_MS) {
+            return;
+        }
+        if (poll(p, (nfds_t)n, 100) <= 0)
+            continue;
+        for (int i = 0; i < n; i++) {
+            if (!(p[i].revents & (POLLIN | POLLERR | POLLHUP)))
+                continue;
+            ssize_t k = recv(p[i].fd, d->scratch, sizeof(d->scratch), MSG_DONTWAIT);
+            if (k == 0 || (k < 0 && errno != EAGAIN && errno != EINTR)) {
+                /* The peer closed: nothing more can reach it. */
+                for (struct link *l = d->links; l; l = l->next)
+                    if (l->fd == p[i].fd)
+                        link_close_io(l);
+            }
+        }
+    }
+}
+
+/* A program that returns from main without pvm_exit loses no message either. */
+static void
+direct_atexit(void)
+{
+    if (pvm__ctx.direct != NULL)
+        linger(pvm__ctx.direct);
+}
+
 void
 pvm__direct_close(void)
 {
@@ -1333,6 +1410,7 @@ pvm__direct_close(void)
 
     if (d == NULL)
         return;
+    linger(d);
     while ((l = d->links) != NULL) {
         d->links = l->next;
         link_close_io(l);

@@ -174,6 +174,7 @@ struct pvm__ctx {
      */
     struct pvm__direct *direct;
     int io_depth;
+    int direct_atexit;          /* the exit-time flush of TCP links is registered */
     int getfds[8];              /* what pvm_getfds hands out when no links exist */
 };
 

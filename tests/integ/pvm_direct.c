@@ -22,6 +22,10 @@
  *                                         BYTES-byte messages ("got 2"), then
  *                                         nothing until DIR/finish exists;
  *                                         exits 0 once the exit notice comes
+ *   pvm_direct absorb                     prints its tid; see burst
+ *   pvm_direct burst TID exit|return      three 700 kB messages to an absorb
+ *                                         task, then ends at once (pvm_exit
+ *                                         or return from main): none is cut
  *   pvm_direct watch TID                  pvm_notify(PvmTaskExit) on TID;
  *                                         exits 0 when the notice comes
  *
@@ -429,6 +433,68 @@ idle(const char *dir, int bytes)
     }
 }
 
+/*
+ * burst: with the link up, waits for "go", sends three 700 kB messages and
+ * ends at once (pvm_exit, or a plain return from main when how is
+ * "return").  absorb: says "go", then only after a while sends small
+ * messages the burst task never reads (they reach a socket that is
+ * closing) and reads the three messages whole.
+ */
+static int
+burst(int peer, const char *how, int size)
+{
+    int me = pvm_mytid();
+    unsigned char *buf = malloc((size_t)size);
+
+    if (me < 0 || buf == NULL)
+        return 1;
+    pvm_setopt(PvmRoute, PvmRouteDirect);
+    pvm_initsend(PvmDataDefault);
+    if (pvm_send(peer, 21) < 0 || handshake(peer, 1) != 0 || pvm_recv(peer, 41) < 0)
+        return 1;
+    for (int seq = 0; seq < 3; seq++)
+        if (pack(me, seq, size, buf) < 0 || pvm_send(peer, 42) < 0)
+            return 1;
+    free(buf);
+    printf("sent 3\n");
+    fflush(stdout);
+    if (strcmp(how, "return") != 0)
+        pvm_exit();
+    return 0;
+}
+
+static int
+absorb(void)
+{
+    int me = pvm_mytid(), len, tag, peer, b;
+    unsigned char *buf = malloc((size_t)(3 << 20));
+    char small[4000] = { 0 };
+
+    if (me < 0 || buf == NULL)
+        return 1;
+    printf("t%x\n", me);
+    fflush(stdout);
+    if ((b = pvm_recv(-1, 21)) < 0 || pvm_bufinfo(b, &len, &tag, &peer) < 0 ||
+        handshake(peer, 0) != 0)
+        return 1;
+    pvm_initsend(PvmDataDefault);
+    if (pvm_send(peer, 41) < 0)
+        return 1;
+    /* The three fit in the sockets' buffers: the burst task ends while its
+     * kernel still holds the tail, and then these reach its socket. */
+    usleep(500000);
+    for (int i = 0; i < 20; i++)
+        if (pvm_psend(peer, 40, small, (int)sizeof(small), PVM_BYTE) < 0)
+            return 1;
+    for (int seq = 0; seq < 3; seq++)
+        if (pvm_recv(peer, 42) < 0 || check(peer, seq, buf, 3 << 20) != 0)
+            return 1;
+    printf("ok absorb: 3 whole messages from t%x\n", peer);
+    free(buf);
+    pvm_exit();
+    return 0;
+}
+
 /* pvm_notify(PvmTaskExit) on tid, then wait for the notice. */
 static int
 watch(int tid)
@@ -460,6 +526,10 @@ main(int argc, char **argv)
         return sender(parse_tid(argv[2]), atoi(argv[3]), route_of(argv[4]));
     if (argc == 4 && strcmp(argv[1], "hog") == 0)
         return hog(parse_tid(argv[2]), atoi(argv[3]));
+    if (argc == 4 && strcmp(argv[1], "burst") == 0)
+        return burst(parse_tid(argv[2]), argv[3], 700000);
+    if (argc == 2 && strcmp(argv[1], "absorb") == 0)
+        return absorb();
     if (argc == 3 && strcmp(argv[1], "watch") == 0)
         return watch(parse_tid(argv[2]));
     if (argc == 4 && strcmp(argv[1], "idle") == 0)

@@ -78,6 +78,20 @@ check "... the direct senders switched to links (and the routed ones did not)" \
              [ "$(sed -n "s/^fds //p" "$2")" = 3 ] && [ "$(sed -n "s/^fds //p" "$3")" = 1 ]' \
     "$T/s1" "$T/s2" "$T/s3" "$T/s4"
 
+# A task that ends right after its last send loses none of it, though its
+# kernel still held the tail and the peer's bytes reach its closing socket.
+burst_run() { # exit|return
+    rm -f "$T/abs"
+    LIQUIDVM_HOST=host0 timeout 60 "$P" absorb >"$T/abs" 2>&1 &
+    local apid=$!
+    wait_for 10 test -s "$T/abs" || return 1
+    LIQUIDVM_HOST=host1 timeout 60 "$P" burst "$(head -1 "$T/abs")" "$1" || return 1
+    wait $apid && grep -q "^ok absorb: 3 whole" "$T/abs"
+}
+check "three 700 kB messages and pvm_exit at once: all arrive whole" burst_run exit
+check "three 700 kB messages and a return from main (no pvm_exit): all arrive whole" \
+    burst_run return
+
 # A sender whose reader stops, strangers at its port, then its death.
 BIG=16000000
 C=$LIQUIDVM_HOME/certs
