@@ -821,7 +821,10 @@ link_input(struct pvm__direct *d, struct link *l)
                 l->st_len += (size_t)k;
                 continue;
             }
-            if (wire_hdr_unpack(l->stage + l->st_off, max, &l->h) != 0 ||
+            /* Until the peer has shown its token, only HELLO's size is
+             * believed: nobody unknown makes us reserve max_message. */
+            if (wire_hdr_unpack(l->stage + l->st_off,
+                                l->state == LINK_ACCEPTED ? WIRE_DIRECT_TOKEN : max, &l->h) != 0 ||
                 (l->h.type != WIRE_T_MSG && l->h.type != WIRE_T_DIRECT)) {
                 link_dead(l);
                 return;

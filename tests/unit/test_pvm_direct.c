@@ -177,6 +177,18 @@ test_pvm_direct_hello_needs_the_token_of_the_request(void **state)
     assert_int_equal(read(bad, ack, sizeof ack), 0);    /* closed on it */
     close(bad);
 
+    /* Before its HELLO, a connection announcing a big frame is dropped. */
+    int big;
+    unsigned char hdr[WIRE_HDR_LEN];
+    struct link *c3 = make_link(LINK_ACCEPTED, 0, &big);
+    struct wire_hdr bh = { .type = WIRE_T_MSG, .src = FAKE_T2, .dst = FAKE_ME, .len = 1000 };
+    wire_hdr_pack(&bh, hdr);
+    assert_int_equal(write(big, hdr, sizeof hdr), (ssize_t)sizeof hdr);
+    (void)c3;
+    settle();
+    assert_int_equal(read(big, ack, sizeof ack), 0);    /* closed on it */
+    close(big);
+
     c2 = make_link(LINK_ACCEPTED, 0, &good);
     (void)c2;
     peer_write(good, WIRE_T_DIRECT, FAKE_T2, FAKE_ME, WIRE_DIRECT_HELLO, asked->token,
