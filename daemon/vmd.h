@@ -98,9 +98,11 @@ struct vmd_client {
     struct vmd_task *task;      /* once it enrolled as a PVM task */
     int closing;
     /* Flow control: reading stopped while the host its messages go to
-     * holds max_peer_queue bytes or more (vmd_client_flow_check). */
+     * holds max_peer_queue bytes or more, or the local task they go to has
+     * that much unread (vmd_client_flow_check). */
     int paused;
     int paused_host;
+    uint32_t paused_tid;        /* a local task, or 0: the host */
     struct wire_rx rx;
 };
 
@@ -282,11 +284,13 @@ int vmd_client_reply(struct vmd *vmd, uint32_t client_id, uint32_t req_id, int s
 void vmd_client_close_all(struct vmd *vmd);
 /* Flow control: pause c while host's queue is full; resume the clients whose
  * host drained below half of max_peer_queue or left the VM. */
-void vmd_client_pause(struct vmd_client *c, int host);
+void vmd_client_pause(struct vmd_client *c, int host, uint32_t tid);
 void vmd_client_flow_check(struct vmd *vmd);
 /* Bytes waiting to go to host index (held while its link is made, plus
  * queued on the link); 0 for ourselves or an unknown host. */
 size_t vmd_host_backlog(struct vmd *vmd, int host);
+/* Bytes written to a local task's socket that it has not read yet. */
+size_t vmd_task_backlog(struct vmd *vmd, uint32_t tid);
 
 /* vmd_task.c: PVM tasks of this host, their messages, exits and output */
 int vmd_task_enroll(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,

@@ -37,7 +37,10 @@ client_on_close(uv_handle_t *handle)
     vmd_task_client_gone(c->vmd, c);
     vmd_list_remove(&c->link);
     wire_rx_free(&c->rx);
+    struct vmd *vmd = c->vmd;
     free(c);
+    /* Tasks paused for this one (it read too slowly) go on. */
+    vmd_client_flow_check(vmd);
 }
 
 static void
@@ -83,9 +86,13 @@ static void
 client_on_write(uv_write_t *req, int status)
 {
     struct client_wreq *w = vmd_container_of(req, struct client_wreq, req);
+    struct vmd_client *c = req->handle->data;
     (void)status;
     free(w->buf);
     free(w);
+    /* A task that reads again lets the tasks paused for it go on. */
+    if (c->vmd->npaused > 0)
+        vmd_client_flow_check(c->vmd);
 }
 
 static struct vmd_client *
@@ -190,25 +197,48 @@ vmd_host_backlog(struct vmd *vmd, int host)
     return h->qbytes + (h->peer ? h->peer->queued : 0);
 }
 
+size_t
+vmd_task_backlog(struct vmd *vmd, uint32_t tid)
+{
+    struct vmd_task *t = vmd_task_by_tid(vmd, tid);
+    if (t == NULL || t->client == NULL || t->client->closing)
+        return 0;
+    return uv_stream_get_write_queue_size((uv_stream_t *)&t->client->pipe);
+}
+
+static size_t
+backlog(struct vmd_client *c)
+{
+    return c->paused_tid ? vmd_task_backlog(c->vmd, c->paused_tid)
+                         : vmd_host_backlog(c->vmd, c->paused_host);
+}
+
 /*
- * A task whose messages pile up for a slow or unreachable host stops being
- * read (its pvm_send waits in its socket, reading what comes meanwhile)
- * instead of the daemon dropping messages or growing without bound
- * (max_peer_queue in vmd.conf(5)).  The message that crossed the line is
- * already queued; nothing is lost.
+ * A task whose messages pile up for a slow or unreachable host, or for a
+ * local task that does not read, stops being read (its pvm_send waits in
+ * its socket, reading what comes meanwhile, so two tasks paused for each
+ * other still drain each other) instead of the daemon dropping messages or
+ * growing without bound (max_peer_queue in vmd.conf(5)).  The message that
+ * crossed the line is already queued; nothing is lost.
  */
 void
-vmd_client_pause(struct vmd_client *c, int host)
+vmd_client_pause(struct vmd_client *c, int host, uint32_t tid)
 {
     if (c->paused || c->closing)
         return;
     c->paused = 1;
     c->paused_host = host;
+    c->paused_tid = tid;
     c->vmd->npaused++;
     uv_read_stop((uv_stream_t *)&c->pipe);
-    log_debug("task t%x paused: %zu bytes wait for host %d (max_peer_queue %llu)",
-              c->task ? c->task->tid : 0, vmd_host_backlog(c->vmd, host), host,
-              (unsigned long long)c->vmd->conf.max_peer_queue);
+    if (tid)
+        log_debug("task t%x paused: %zu bytes wait for task t%x (max_peer_queue %llu)",
+                  c->task ? c->task->tid : 0, backlog(c), tid,
+                  (unsigned long long)c->vmd->conf.max_peer_queue);
+    else
+        log_debug("task t%x paused: %zu bytes wait for host %d (max_peer_queue %llu)",
+                  c->task ? c->task->tid : 0, backlog(c), host,
+                  (unsigned long long)c->vmd->conf.max_peer_queue);
 }
 
 static void client_read_start(struct vmd_client *c);
@@ -222,8 +252,7 @@ vmd_client_flow_check(struct vmd *vmd)
     for (l = vmd->clients.next; l != &vmd->clients; l = next) {
         next = l->next;
         struct vmd_client *c = vmd_container_of(l, struct vmd_client, link);
-        if (!c->paused || c->closing ||
-            vmd_host_backlog(vmd, c->paused_host) > vmd->conf.max_peer_queue / 2)
+        if (!c->paused || c->closing || backlog(c) > vmd->conf.max_peer_queue / 2)
             continue;
         c->paused = 0;
         vmd->npaused--;

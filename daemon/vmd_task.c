@@ -338,9 +338,14 @@ vmd_task_route(struct vmd *vmd, struct vmd_client *from, const struct wire_hdr *
     if (from == NULL)
         rwatch_noticed(vmd, &m, body);
     vmd_task_deliver(vmd, &m, body);
-    /* Flow control: a sender whose messages pile up for a host waits. */
-    if (from && vmd_host_backlog(vmd, VMD_TID_HOST(m.dst)) >= vmd->conf.max_peer_queue)
-        vmd_client_pause(from, VMD_TID_HOST(m.dst));
+    /* Flow control: a sender whose messages pile up for a host or for a
+     * local task that does not read waits. */
+    if (from && VMD_TID_HOST(m.dst) == vmd->index) {
+        if (vmd_task_backlog(vmd, m.dst) >= vmd->conf.max_peer_queue)
+            vmd_client_pause(from, 0, m.dst);
+    } else if (from && vmd_host_backlog(vmd, VMD_TID_HOST(m.dst)) >= vmd->conf.max_peer_queue) {
+        vmd_client_pause(from, VMD_TID_HOST(m.dst), 0);
+    }
     return 0;
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Robustness of task traffic (issue 3): a task sending faster than a peer
-# host takes its messages is paused at max_peer_queue instead of losing
-# any; PvmTaskExit watchers of a task whose host dies get their notices.
+# host, or a local task, takes its messages is paused at max_peer_queue
+# instead of losing any or growing the daemon without bound; PvmTaskExit
+# watchers of a task whose host dies get their notices.
 . "$(dirname "$0")/lib.sh"
 P=$(dirname "$VMCTL")/../tests/integ/pvm_direct
 [ -x "$P" ] || skip_all "pvm_direct is not built"
@@ -9,6 +10,7 @@ P=$(dirname "$VMCTL")/../tests/integ/pvm_direct
 write_conf 60 'limits = { max_message = 1048576; max_peer_queue = 2097152; };'
 check "start a local VM of 2 hosts, max_peer_queue 2 MiB" "$VMCTL" start --local 2 -c "$T/test.conf"
 LOG0=$LIQUIDVM_HOME/logs/host0.log
+gone() { ! kill -0 "$1" 2>/dev/null; }
 
 LIQUIDVM_HOST=host1 "$P" sink 1 allow >"$T/sink" 2>&1 &
 SINK=$!
@@ -22,7 +24,6 @@ check "the sender is paused once 2 MiB wait for host1 (host0's log)" \
     wait_for 60 grep -q "paused: .* wait for host 2" "$LOG0"
 check "... and stays blocked in pvm_send, alive" kill -0 $SEND
 kill -CONT "$D1"
-gone() { ! kill -0 "$1" 2>/dev/null; }
 check "once host1 reads again the sender resumes and finishes" wait_for 120 gone $SEND
 wait $SEND; rc=$?
 check "... with status 0" test $rc = 0
@@ -32,6 +33,25 @@ wait $SINK; rc=$?
 check "the sink got all 600 messages, in order and intact" \
     bash -c '[ $0 = 0 ] && grep -q "^ok sink: 600 messages" "$1"' $rc "$T/sink"
 check "no message was dropped (host0's log)" bash -c '! grep -q "dropped\|cannot forward" "$0"' "$LOG0"
+
+# The same on one host: the reader itself is stopped and reads nothing.
+LIQUIDVM_HOST=host0 "$P" sink 1 allow >"$T/sink2" 2>&1 &
+SINK=$!
+check "a sink on host0" wait_for 10 test -s "$T/sink2"
+kill -STOP $SINK
+LIQUIDVM_HOST=host0 "$P" send "$(head -1 "$T/sink2")" 600 allow >"$T/send2" 2>&1 &
+SEND=$!
+check "a sender to a local task that reads nothing is paused at 2 MiB unread" \
+    wait_for 60 grep -q "paused: .* wait for task $(head -1 "$T/sink2")" "$LOG0"
+check "... and stays blocked in pvm_send, alive" kill -0 $SEND
+kill -CONT $SINK
+check "once the reader reads again the sender finishes" wait_for 120 gone $SEND
+wait $SEND; rc=$?
+check "... with status 0" test $rc = 0
+wait_for 30 gone $SINK
+wait $SINK; rc=$?
+check "the local sink got all 600 messages, in order and intact" \
+    bash -c '[ $0 = 0 ] && grep -q "^ok sink: 600 messages" "$1"' $rc "$T/sink2"
 
 # A watcher on host0 of a task on host1; host1's daemon dies.
 LIQUIDVM_HOST=host1 "$P" echo allow >"$T/echo" 2>&1 &
