@@ -102,6 +102,12 @@ struct vmd_client {
     uint32_t id;                /* for relayed replies */
     struct vmd_task *task;      /* once it enrolled as a PVM task */
     int closing;
+    /* Flow control: reading stopped while the host its messages go to
+     * holds max_peer_queue bytes or more, or the local task they go to has
+     * that much unread (vmd_client_flow_check). */
+    int paused;
+    int paused_host;
+    uint32_t paused_tid;        /* a local task, or 0: the host */
     struct wire_rx rx;
 };
 
@@ -116,6 +122,13 @@ struct vmd_qmsg {
 struct vmd_watch {
     struct vmd_watch *next;
     uint32_t tid;               /* the task to tell */
+    int32_t tag, ctx;
+};
+
+/* A local task's PvmTaskExit watch of a task on another host (vmd_task.c). */
+struct vmd_rwatch {
+    struct vmd_list link;       /* in vmd->rwatch */
+    uint32_t watcher, tid;
     int32_t tag, ctx;
 };
 
@@ -208,6 +221,8 @@ struct vmd {
     uint32_t table_serial;
     struct vmd_tls_ctx *tls;
     char fingerprint[65];
+    /* The TLS files, as loaded; tasks use them for direct links (vmd_task.c). */
+    char tls_ca[4096], tls_cert[4096], tls_key[4096];
 
     uv_tcp_t listener;
     char address[VMD_ADDR_MAX]; /* what we listen on, as others reach us */
@@ -221,6 +236,7 @@ struct vmd {
 
     struct vmd_list peers, clients, ops, starts;
     struct vmd_list tasks, hostwatch, fwds;
+    struct vmd_list rwatch;     /* struct vmd_rwatch: watches kept on other hosts */
     struct vmd_list mbox, mbox_waits;   /* the master's message mailbox (vmd_mbox.c) */
     struct vmd_list groups;     /* master: the group table (vmd_group.c) */
     struct vmd_list lgroups;    /* every daemon: groups with members or barriers here */
@@ -231,7 +247,11 @@ struct vmd {
     uint32_t next_client_id, next_op_id;
     uint32_t next_task;         /* the local part of the last tid given out */
     uint32_t next_ctx;          /* the local part of the last context id given out */
+    /* Context ids in use (local parts), so pvm_freecontext recycles them
+     * and a wrapped counter never hands out one that is still held. */
+    unsigned char ctx_used[(VMD_TID_LOCAL_MASK + 1) / 8];
     int ntasks;
+    int npaused;                /* clients paused by flow control */
     int halting;                /* closing everything; the loop ends when all is closed */
     int halting_vm;             /* master: HALT sent, waiting for the peers to go */
     struct vmd_op *halt_op;     /* the halt request to answer when done */
@@ -273,6 +293,15 @@ int vmd_client_listen(struct vmd *vmd);
 int vmd_client_reply(struct vmd *vmd, uint32_t client_id, uint32_t req_id, int status,
                      const struct wire_wbuf *body);
 void vmd_client_close_all(struct vmd *vmd);
+/* Flow control: pause c while host's queue is full; resume the clients whose
+ * host drained below half of max_peer_queue or left the VM. */
+void vmd_client_pause(struct vmd_client *c, int host, uint32_t tid);
+void vmd_client_flow_check(struct vmd *vmd);
+/* Bytes waiting to go to host index (held while its link is made, plus
+ * queued on the link); 0 for ourselves or an unknown host. */
+size_t vmd_host_backlog(struct vmd *vmd, int host);
+/* Bytes written to a local task's socket that it has not read yet. */
+size_t vmd_task_backlog(struct vmd *vmd, uint32_t tid);
 
 /* vmd_task.c: PVM tasks of this host, their messages, exits and output */
 int vmd_task_enroll(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
@@ -284,12 +313,19 @@ void vmd_task_flush_host(struct vmd *vmd, struct vmd_host *h);
 void vmd_qmsg_free_all(struct vmd_qmsg *q);
 void vmd_task_client_gone(struct vmd *vmd, struct vmd_client *c);
 int vmd_task_newctx(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h);
+int vmd_task_freectx(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
+                     const unsigned char *body);
+int vmd_task_direct_info(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
+                         const unsigned char *body);
 struct vmd_task *vmd_task_by_tid(struct vmd *vmd, uint32_t tid);
 struct vmd_task *vmd_task_new(struct vmd *vmd, uint32_t ptid, const char *name);
 void vmd_task_end(struct vmd_task *t, const char *why);
 void vmd_task_release(struct vmd_task *t);
 int vmd_task_kill(struct vmd *vmd, uint32_t tid, int sig);
 int vmd_task_watch_exit(struct vmd *vmd, uint32_t watcher, int32_t tag, int32_t ctx, uint32_t tid);
+int vmd_task_rwatch_add(struct vmd *vmd, uint32_t watcher, int32_t tag, int32_t ctx,
+                        uint32_t tid);
+void vmd_task_host_gone(struct vmd *vmd, int index);
 int vmd_task_list(struct vmd *vmd, uint32_t where, struct wire_wbuf *b);
 void vmd_task_host_event(struct vmd *vmd, int what, uint32_t dtid);
 int vmd_task_notify_req(struct vmd *vmd, uint32_t from, const struct wire_hdr *h,

@@ -24,14 +24,23 @@ struct client_wreq {
     char *buf;
 };
 
+static void client_process(struct vmd_client *c);
+
 static void
 client_on_close(uv_handle_t *handle)
 {
     struct vmd_client *c = handle->data;
+    if (c->paused) {
+        c->paused = 0;
+        c->vmd->npaused--;
+    }
     vmd_task_client_gone(c->vmd, c);
     vmd_list_remove(&c->link);
     wire_rx_free(&c->rx);
+    struct vmd *vmd = c->vmd;
     free(c);
+    /* Tasks paused for this one (it read too slowly) go on. */
+    vmd_client_flow_check(vmd);
 }
 
 static void
@@ -77,9 +86,13 @@ static void
 client_on_write(uv_write_t *req, int status)
 {
     struct client_wreq *w = vmd_container_of(req, struct client_wreq, req);
+    struct vmd_client *c = req->handle->data;
     (void)status;
     free(w->buf);
     free(w);
+    /* A task that reads again lets the tasks paused for it go on. */
+    if (c->vmd->npaused > 0)
+        vmd_client_flow_check(c->vmd);
 }
 
 static struct vmd_client *
@@ -175,13 +188,85 @@ client_mbox(struct vmd_client *c, const struct wire_hdr *h, const unsigned char 
     return rc;
 }
 
+size_t
+vmd_host_backlog(struct vmd *vmd, int host)
+{
+    struct vmd_host *h = host > 0 && host <= VMD_MAX_HOSTS ? vmd->hosts[host] : NULL;
+    if (h == NULL || host == vmd->index)
+        return 0;
+    return h->qbytes + (h->peer ? h->peer->queued : 0);
+}
+
+size_t
+vmd_task_backlog(struct vmd *vmd, uint32_t tid)
+{
+    struct vmd_task *t = vmd_task_by_tid(vmd, tid);
+    if (t == NULL || t->client == NULL || t->client->closing)
+        return 0;
+    return uv_stream_get_write_queue_size((uv_stream_t *)&t->client->pipe);
+}
+
+static size_t
+backlog(struct vmd_client *c)
+{
+    return c->paused_tid ? vmd_task_backlog(c->vmd, c->paused_tid)
+                         : vmd_host_backlog(c->vmd, c->paused_host);
+}
+
+/*
+ * A task whose messages pile up for a slow or unreachable host, or for a
+ * local task that does not read, stops being read (its pvm_send waits in
+ * its socket, reading what comes meanwhile, so two tasks paused for each
+ * other still drain each other) instead of the daemon dropping messages or
+ * growing without bound (max_peer_queue in vmd.conf(5)).  The message that
+ * crossed the line is already queued; nothing is lost.
+ */
+void
+vmd_client_pause(struct vmd_client *c, int host, uint32_t tid)
+{
+    if (c->paused || c->closing)
+        return;
+    c->paused = 1;
+    c->paused_host = host;
+    c->paused_tid = tid;
+    c->vmd->npaused++;
+    uv_read_stop((uv_stream_t *)&c->pipe);
+    if (tid)
+        log_debug("task t%x paused: %zu bytes wait for task t%x (max_peer_queue %llu)",
+                  c->task ? c->task->tid : 0, backlog(c), tid,
+                  (unsigned long long)c->vmd->conf.max_peer_queue);
+    else
+        log_debug("task t%x paused: %zu bytes wait for host %d (max_peer_queue %llu)",
+                  c->task ? c->task->tid : 0, backlog(c), host,
+                  (unsigned long long)c->vmd->conf.max_peer_queue);
+}
+
+static void client_read_start(struct vmd_client *c);
+
+void
+vmd_client_flow_check(struct vmd *vmd)
+{
+    struct vmd_list *l, *next;
+    if (vmd->npaused == 0)
+        return;
+    for (l = vmd->clients.next; l != &vmd->clients; l = next) {
+        next = l->next;
+        struct vmd_client *c = vmd_container_of(l, struct vmd_client, link);
+        if (!c->paused || c->closing || backlog(c) > vmd->conf.max_peer_queue / 2)
+            continue;
+        c->paused = 0;
+        vmd->npaused--;
+        log_debug("task t%x resumed", c->task ? c->task->tid : 0);
+        client_read_start(c);
+        /* Frames that came before the pause are handled first. */
+        client_process(c);
+    }
+}
+
 static void
 client_on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 {
     struct vmd_client *c = s->data;
-    struct wire_hdr h;
-    const unsigned char *body;
-    int rc;
 
     (void)buf;
     if (c->closing || nread == 0)
@@ -191,13 +276,27 @@ client_on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
         return;
     }
     wire_rx_commit(&c->rx, (size_t)nread);
-    while (!c->closing && (rc = wire_rx_next(&c->rx, &h, &body)) == 1) {
+    client_process(c);
+}
+
+static void
+client_process(struct vmd_client *c)
+{
+    struct wire_hdr h;
+    const unsigned char *body;
+    int rc = 0;
+
+    while (!c->closing && !c->paused && (rc = wire_rx_next(&c->rx, &h, &body)) == 1) {
         if (h.type == WIRE_T_TASK_ENROLL)
             rc = vmd_task_enroll(c->vmd, c, &h, body);
         else if (h.type == WIRE_T_TASK_NEWCTX)
             rc = vmd_task_newctx(c->vmd, c, &h);
-        else if (h.type == WIRE_T_MSG)
+        else if (h.type == WIRE_T_MSG || h.type == WIRE_T_DIRECT)
             rc = vmd_task_route(c->vmd, c, &h, body);
+        else if (h.type == WIRE_T_TASK_DIRECT)
+            rc = vmd_task_direct_info(c->vmd, c, &h, body);
+        else if (h.type == WIRE_T_TASK_FREECTX)
+            rc = vmd_task_freectx(c->vmd, c, &h, body);
         else if (h.type >= WIRE_T_TASK_SPAWN && h.type <= WIRE_T_TASK_NOTIFY)
             rc = vmd_fwd_request(c->vmd, c, &h, body);
         else if (h.type >= WIRE_T_MBOX_PUT && h.type <= WIRE_T_MBOX_LIST)
@@ -254,6 +353,12 @@ client_on_connection(uv_stream_t *server, int status)
         client_close(c, "halting");
         return;
     }
+    client_read_start(c);
+}
+
+static void
+client_read_start(struct vmd_client *c)
+{
     uv_read_start((uv_stream_t *)&c->pipe, client_alloc, client_on_read);
 }
 

@@ -497,9 +497,12 @@ vmd_fwd_request(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
             wire_wbuf_init(&one);
             wire_put_u32(&one, a);
             wire_put_i32(&one, tag);
-            /* A host we cannot reach: the task is as good as gone. */
+            /* A host we cannot reach: the task is as good as gone.  One we
+             * can may die later: the copy tells the watcher then. */
             if (host == NULL || fwd_send(vmd, f, host, h->type, &one) != 0)
                 vmd_task_watch_exit(vmd, f->origin, tag, h->ctx, a);
+            else if (vmd_task_rwatch_add(vmd, f->origin, tag, h->ctx, a) != 0)
+                f->status = -ENOMEM;
             wire_wbuf_free(&one);
         }
         break;

@@ -65,6 +65,8 @@ vmd_host_free(struct vmd *vmd, struct vmd_host *h)
     vmd_qmsg_free_all(h->qhead);
     vmd->hosts[h->index] = NULL;
     free(h);
+    /* Tasks paused for it go on: its tasks are gone with it. */
+    vmd_client_flow_check(vmd);
 }
 
 int
@@ -244,6 +246,7 @@ vmd_host_remove(struct vmd *vmd, struct vmd_host *h, const char *why)
     log_info("host %s (t%x) removed: %s", h->name, VMD_HOST_TID(h->index), why);
     vmd_task_host_event(vmd, 2, VMD_HOST_TID(h->index));
     vmd_group_host_gone(vmd, h->index);
+    vmd_task_host_gone(vmd, h->index);
     if (p) {
         p->host = NULL;
         h->peer = NULL;

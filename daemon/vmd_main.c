@@ -420,6 +420,9 @@ main(int argc, char **argv)
         die(vmd, 1, "TLS file path too long");
     if ((rc = vmd_tls_ctx_new(path, cert, key, &vmd->tls, err, sizeof(err))) != 0)
         die(vmd, 1, "TLS: %s", err);
+    vmd_strlcpy(vmd->tls_ca, path, sizeof(vmd->tls_ca));
+    vmd_strlcpy(vmd->tls_cert, cert, sizeof(vmd->tls_cert));
+    vmd_strlcpy(vmd->tls_key, key, sizeof(vmd->tls_key));
     vmd_strlcpy(vmd->fingerprint, vmd_tls_ctx_fingerprint(vmd->tls), sizeof(vmd->fingerprint));
 
     vmd->loop = uv_default_loop();

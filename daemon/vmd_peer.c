@@ -101,6 +101,7 @@ peer_on_write(uv_write_t *req, int status)
     p->queued -= w->len;
     free(w->buf);
     free(w);
+    vmd_client_flow_check(p->vmd);
     if (status < 0 && status != UV_ECANCELED && p->state != VMD_PEER_CLOSING)
         vmd_peer_close(p, status == UV_EPIPE ? -EPIPE : -ECONNRESET, "write failed");
 }
@@ -183,6 +184,7 @@ vmd_peer_close(struct vmd_peer *p, int err, const char *why)
 lost:
     if (h)
         vmd_proto_peer_lost(vmd, h, err);
+    vmd_client_flow_check(vmd);
 }
 
 int
@@ -193,10 +195,10 @@ vmd_peer_send(struct vmd_peer *p, struct wire_hdr *h, const void *body, size_t l
 
     if (p->state != VMD_PEER_UP && p->state != VMD_PEER_HELLO)
         return WIRE_EHOSTFAIL;
+    /* No cap on queued bytes here: the tasks feeding a full link are paused
+     * (vmd_client_pause) rather than their messages dropped. */
     if (len > p->vmd->conf.max_message)
         return -EMSGSIZE;
-    if (p->queued + len > p->vmd->conf.max_peer_queue)
-        return -ENOBUFS;
     h->len = (uint32_t)len;
     wire_hdr_pack(h, hdr);
     if ((rc = vmd_tls_write(p->tls, hdr, sizeof(hdr))) != 0 ||

@@ -152,6 +152,7 @@ vmd_proto_dispatch(struct vmd_peer *p, const struct wire_hdr *h, const unsigned 
     case WIRE_T_LOAD:
         return vmd_load_on_peer(p, h, body);
     case WIRE_T_MSG:
+    case WIRE_T_DIRECT:
         /* A host speaks only for its own tasks. */
         if (p->host == NULL || ((h->src >> VMD_TID_HOST_SHIFT) & 0xfff) != (uint32_t)p->host->index)
             return WIRE_EFRAME;

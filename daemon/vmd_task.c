@@ -24,8 +24,13 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+static int direct_sock_path(struct vmd *vmd, uint32_t tid, char *out, size_t cap);
+static void rwatch_noticed(struct vmd *vmd, const struct wire_hdr *h, const unsigned char *body);
+static void rwatch_drop_watcher(struct vmd *vmd, uint32_t watcher);
 
 struct vmd_task *
 vmd_task_by_tid(struct vmd *vmd, uint32_t tid)
@@ -114,6 +119,11 @@ vmd_task_end(struct vmd_task *t, const char *why)
     vmd_ops_mbox_gone(vmd, t->tid);
     if (!vmd->halting)
         vmd_group_task_gone(vmd, t->tid);
+    rwatch_drop_watcher(vmd, t->tid);
+    /* The socket a task listened on for direct links, if it did. */
+    char path[4200];
+    if (direct_sock_path(vmd, t->tid, path, sizeof(path)) == 0)
+        unlink(path);
     vmd_task_release(t);
 }
 
@@ -210,13 +220,16 @@ qmsg_new(const struct wire_hdr *h, const void *body)
     return q;
 }
 
+/* Held in order for a host whose link is being made; the tasks that feed it
+ * are paused once max_peer_queue bytes wait (vmd_task_route). */
 static void
 hold(struct vmd *vmd, struct vmd_host *dh, const struct wire_hdr *h, const void *body)
 {
     struct vmd_qmsg *q;
-    if (dh->qbytes + h->len > vmd->conf.max_peer_queue || (q = qmsg_new(h, body)) == NULL) {
-        log_warn("message t%x -> t%x: %zu bytes already wait for host %s; dropped", h->src,
-                 h->dst, dh->qbytes, dh->name);
+    (void)vmd;
+    if ((q = qmsg_new(h, body)) == NULL) {
+        log_warn("message t%x -> t%x: out of memory holding it for host %s; dropped", h->src,
+                 h->dst, dh->name);
         return;
     }
     if (dh->qtail)
@@ -231,7 +244,6 @@ hold(struct vmd *vmd, struct vmd_host *dh, const struct wire_hdr *h, const void 
 void
 vmd_task_flush_host(struct vmd *vmd, struct vmd_host *h)
 {
-    (void)vmd;
     while (h->qhead && h->peer && h->peer->state == VMD_PEER_UP) {
         struct vmd_qmsg *q = h->qhead;
         h->qhead = q->next;
@@ -245,6 +257,7 @@ vmd_task_flush_host(struct vmd *vmd, struct vmd_host *h)
         free(q->body);
         free(q);
     }
+    vmd_client_flow_check(vmd);
 }
 
 /* Deliver a message to a task of this host, or hold it until it connects. */
@@ -324,7 +337,17 @@ vmd_task_route(struct vmd *vmd, struct vmd_client *from, const struct wire_hdr *
         return from ? 0 : WIRE_EFRAME;
     if (from == NULL && VMD_TID_HOST(m.dst) != vmd->index)
         return WIRE_EFRAME;     /* peers deliver only to our own tasks */
+    if (from == NULL)
+        rwatch_noticed(vmd, &m, body);
     vmd_task_deliver(vmd, &m, body);
+    /* Flow control: a sender whose messages pile up for a host or for a
+     * local task that does not read waits. */
+    if (from && VMD_TID_HOST(m.dst) == vmd->index) {
+        if (vmd_task_backlog(vmd, m.dst) >= vmd->conf.max_peer_queue)
+            vmd_client_pause(from, 0, m.dst);
+    } else if (from && vmd_host_backlog(vmd, VMD_TID_HOST(m.dst)) >= vmd->conf.max_peer_queue) {
+        vmd_client_pause(from, VMD_TID_HOST(m.dst), 0);
+    }
     return 0;
 }
 
@@ -369,6 +392,80 @@ vmd_task_watch_exit(struct vmd *vmd, uint32_t watcher, int32_t tag, int32_t ctx,
     w->next = t->watch;
     t->watch = w;
     return 0;
+}
+
+/*
+ * A local task watches a task of another host (pvm_notify PvmTaskExit):
+ * the watch lives there, and is lost if that host dies.  So the watcher's
+ * daemon keeps a copy and tells the watcher itself when the host leaves
+ * the VM (vmd_task_host_gone); the copy goes when the notice comes from
+ * the other host (vmd_task_route) or the watcher ends.
+ */
+int
+vmd_task_rwatch_add(struct vmd *vmd, uint32_t watcher, int32_t tag, int32_t ctx, uint32_t tid)
+{
+    struct vmd_rwatch *w = calloc(1, sizeof(*w));
+    if (w == NULL)
+        return -ENOMEM;
+    w->watcher = watcher;
+    w->tid = tid;
+    w->tag = tag;
+    w->ctx = ctx;
+    vmd_list_insert(&vmd->rwatch, &w->link);
+    return 0;
+}
+
+/* A message from another host's daemon: if it is the exit notice a copy
+ * stands for, the copy is done. */
+static void
+rwatch_noticed(struct vmd *vmd, const struct wire_hdr *h, const unsigned char *body)
+{
+    if (h->type != WIRE_T_MSG || (h->src & VMD_TID_LOCAL_MASK) != 0 || h->len != 4 ||
+        vmd_list_empty(&vmd->rwatch))
+        return;
+    uint32_t tid = (uint32_t)body[0] << 24 | (uint32_t)body[1] << 16 | (uint32_t)body[2] << 8 |
+                   body[3];
+    for (struct vmd_list *l = vmd->rwatch.next; l != &vmd->rwatch; l = l->next) {
+        struct vmd_rwatch *w = vmd_container_of(l, struct vmd_rwatch, link);
+        if (w->watcher == h->dst && w->tid == tid && w->tag == h->tag && w->ctx == h->ctx &&
+            VMD_TID_HOST(tid) == VMD_TID_HOST(h->src)) {
+            vmd_list_remove(&w->link);
+            free(w);
+            return;
+        }
+    }
+}
+
+/* Host index left the VM: its tasks are gone; tell whoever watched them. */
+void
+vmd_task_host_gone(struct vmd *vmd, int index)
+{
+    struct vmd_list *l, *next;
+    for (l = vmd->rwatch.next; l != &vmd->rwatch; l = next) {
+        next = l->next;
+        struct vmd_rwatch *w = vmd_container_of(l, struct vmd_rwatch, link);
+        if (VMD_TID_HOST(w->tid) != index)
+            continue;
+        vmd_list_remove(&w->link);
+        log_info("task t%x left with host %d; telling t%x", w->tid, index, w->watcher);
+        send_int_msg(vmd, w->watcher, w->tag, w->ctx, &w->tid, 1);
+        free(w);
+    }
+}
+
+/* The watcher ended: its copies have nobody to tell. */
+static void
+rwatch_drop_watcher(struct vmd *vmd, uint32_t watcher)
+{
+    struct vmd_list *l, *next;
+    for (l = vmd->rwatch.next; l != &vmd->rwatch; l = next) {
+        next = l->next;
+        struct vmd_rwatch *w = vmd_container_of(l, struct vmd_rwatch, link);
+        if (w->watcher == watcher) {
+            vmd_list_remove(&w->link);
+            free(w);
+        }
+    }
 }
 
 /*
@@ -493,19 +590,111 @@ vmd_task_kill_all(struct vmd *vmd)
     }
 }
 
+#define CTX_USED(vmd, k) ((vmd)->ctx_used[(k) >> 3] & (1u << ((k) & 7)))
+
 /*
  * A context id unique in the VM: our host index in bits 18-29, like a tid,
- * and a counter below.  Context 0 is PVM's base context, never given out.
+ * and a local part below, the next one after the last given that nobody
+ * holds.  Context 0 is PVM's base context, never given out.  Ids come back
+ * with pvm_freecontext; when all 262143 are held the request fails
+ * (PvmOutOfRes) rather than give one out twice.
  */
 int
 vmd_task_newctx(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h)
 {
     struct wire_wbuf b;
+    uint32_t k = 0;
     if (c->task == NULL)
         return WIRE_EFRAME;
-    vmd->next_ctx = (vmd->next_ctx % VMD_TID_LOCAL_MASK) + 1;
+    for (uint32_t tries = 0; tries < VMD_TID_LOCAL_MASK; tries++) {
+        vmd->next_ctx = (vmd->next_ctx % VMD_TID_LOCAL_MASK) + 1;
+        if (!CTX_USED(vmd, vmd->next_ctx)) {
+            k = vmd->next_ctx;
+            break;
+        }
+    }
+    if (k == 0) {
+        log_warn("task t%x: every context id of this host is held; none to give", c->task->tid);
+        vmd_client_reply(vmd, c->id, h->id, -EAGAIN, NULL);
+        return 0;
+    }
+    vmd->ctx_used[k >> 3] |= (unsigned char)(1u << (k & 7));
     wire_wbuf_init(&b);
-    wire_put_u32(&b, VMD_HOST_TID(vmd->index) | vmd->next_ctx);
+    wire_put_u32(&b, VMD_HOST_TID(vmd->index) | k);
+    vmd_client_reply(vmd, c->id, h->id, 0, &b);
+    wire_wbuf_free(&b);
+    return 0;
+}
+
+/* pvm_freecontext: u32 ctx, one of ours that is held, may be given again. */
+int
+vmd_task_freectx(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
+                 const unsigned char *body)
+{
+    struct wire_rbuf r;
+    uint32_t ctx, k;
+    int rc;
+    if (c->task == NULL)
+        return WIRE_EFRAME;
+    wire_rbuf_init(&r, body, h->len);
+    if ((rc = wire_get_u32(&r, &ctx)) != 0)
+        return rc;
+    k = ctx & VMD_TID_LOCAL_MASK;
+    if (VMD_TID_HOST(ctx) != vmd->index || (ctx & 0xc0000000u) != 0 || k == 0 ||
+        !CTX_USED(vmd, k)) {
+        vmd_client_reply(vmd, c->id, h->id, WIRE_ENOTFOUND, NULL);
+        return 0;
+    }
+    vmd->ctx_used[k >> 3] &= (unsigned char)~(1u << (k & 7));
+    vmd_client_reply(vmd, c->id, h->id, 0, NULL);
+    return 0;
+}
+
+/* A task's Unix socket for direct links from tasks of this host. */
+static int
+direct_sock_path(struct vmd *vmd, uint32_t tid, char *out, size_t cap)
+{
+    int n = snprintf(out, cap, "%s/run/t%x.sock", vmd->home, tid);
+    return n > 0 && (size_t)n < cap && (size_t)n < 108 ? 0 : -ENAMETOOLONG;
+}
+
+/*
+ * PvmRouteDirect (lib/pvm_direct.c): u32 peer tid.  The reply tells the
+ * task where to listen (our address, its own socket path), the TLS files
+ * it presents (ours: a task runs as our user), and the peer's host name,
+ * which the peer's certificate must carry.
+ */
+int
+vmd_task_direct_info(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
+                     const unsigned char *body)
+{
+    struct wire_rbuf r;
+    struct wire_wbuf b;
+    uint32_t peer;
+    char path[4200];
+    int rc;
+    if (c->task == NULL)
+        return WIRE_EFRAME;
+    wire_rbuf_init(&r, body, h->len);
+    if ((rc = wire_get_u32(&r, &peer)) != 0)
+        return rc;
+    int idx = VMD_TID_HOST(peer);
+    struct vmd_host *ph = idx > 0 ? vmd->hosts[idx] : NULL;
+    if (ph == NULL || (peer & VMD_TID_LOCAL_MASK) == 0) {
+        vmd_client_reply(vmd, c->id, h->id, WIRE_ENOHOST, NULL);
+        return 0;
+    }
+    if ((rc = direct_sock_path(vmd, c->task->tid, path, sizeof(path))) != 0) {
+        vmd_client_reply(vmd, c->id, h->id, rc, NULL);
+        return 0;
+    }
+    wire_wbuf_init(&b);
+    wire_put_str(&b, vmd->address);
+    wire_put_str(&b, path);
+    wire_put_str(&b, vmd->tls_ca);
+    wire_put_str(&b, vmd->tls_cert);
+    wire_put_str(&b, vmd->tls_key);
+    wire_put_str(&b, ph->name);
     vmd_client_reply(vmd, c->id, h->id, 0, &b);
     wire_wbuf_free(&b);
     return 0;

@@ -8,9 +8,10 @@
  * 0 is PVM's base context; -1 as the current context receives from every
  * context, as in PVM 3.4.6's matcher.  The daemons hand out VM-unique ids
  * (vmd_task_newctx: the host's index in bits 18-29 and a counter, as PVM's
- * pvmd does); freeing is bookkeeping in the task, since ids are never
- * short.  A spawned task starts in the context its parent had when it
- * called pvm_spawn (LIQUIDVM_CTX in its environment).
+ * pvmd does); pvm_freecontext gives the id back to that daemon, which
+ * never hands out an id that is still held.  A spawned task starts in the
+ * context its parent had when it called pvm_spawn (LIQUIDVM_CTX in its
+ * environment).
  */
 #include "pvm_int.h"
 
@@ -85,20 +86,33 @@ pvm_getcontext(void)
 
 /*
  * PVM's pvmd answers PvmNotFound for a context it did not hand out or
- * that was freed already; ours are remembered by the task that asked.
+ * that was freed already.  The man page: "pvm_freecontext frees ctx so
+ * that it may be reused.  Contexts are a system resource that will be
+ * exhausted if not recycled."  So the daemon that handed it out is told,
+ * and gives it out again later; the task remembers which it asked for.
  */
 int
 pvm_freecontext(int ctx)
 {
+    struct wire_wbuf req;
+    unsigned char *body = NULL;
+    size_t len = 0;
     int i, rc;
 
     if ((rc = pvm__enroll()) != 0)
         return pvm__err(rc, "pvm_freecontext");
-    for (i = 0; i < pvm__ctx.nmyctxs; i++) {
-        if (pvm__ctx.myctxs[i] == ctx) {
-            pvm__ctx.myctxs[i] = pvm__ctx.myctxs[--pvm__ctx.nmyctxs];
-            return PvmOk;
-        }
-    }
-    return pvm__err(PVM__ECODE(PvmNotFound), "pvm_freecontext");
+    for (i = 0; i < pvm__ctx.nmyctxs; i++)
+        if (pvm__ctx.myctxs[i] == ctx)
+            break;
+    if (i == pvm__ctx.nmyctxs)
+        return pvm__err(PVM__ECODE(PvmNotFound), "pvm_freecontext");
+    wire_wbuf_init(&req);
+    wire_put_u32(&req, (uint32_t)ctx);
+    rc = pvm__request(WIRE_T_TASK_FREECTX, &req, &body, &len);
+    wire_wbuf_free(&req);
+    free(body);
+    /* Not the daemon's (anymore): forgotten here as well. */
+    if (rc == 0 || rc == WIRE_ENOTFOUND)
+        pvm__ctx.myctxs[i] = pvm__ctx.myctxs[--pvm__ctx.nmyctxs];
+    return pvm__err(rc, "pvm_freecontext");
 }

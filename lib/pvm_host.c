@@ -194,7 +194,11 @@ pvm_getfds(int **fds)
     int rc = pvm__enroll();
     if (rc)
         return pvm__err(rc, "pvm_getfds");
+    int *f, n = pvm__direct_fds(&f);
+    if (n < 0)
+        return pvm__err(n, "pvm_getfds");
+    /* The daemon's socket first, then the listeners and direct links. */
     if (fds)
-        *fds = &pvm__ctx.fd;
-    return 1;
+        *fds = f;
+    return n;
 }

@@ -166,6 +166,17 @@ struct pvm__ctx {
     int mhf_free;               /* the free id reused next + 1; 0: none (pvm_mhf.c) */
     int mhf_depth;              /* handlers running now (they do not nest) */
     int mhf_pending;            /* queued messages waiting for their handler */
+
+    /*
+     * Direct links (pvm_direct.c), NULL until the first one is asked for
+     * or offered.  io_depth counts the writes in progress that wait for
+     * their socket while reading the others: handlers, and any frame to
+     * the daemon but the one being written, wait until it is back to 0.
+     */
+    struct pvm__direct *direct;
+    int io_depth;
+    int direct_atexit;          /* the exit-time flush of TCP links is registered */
+    int getfds[8];              /* what pvm_getfds hands out when no links exist */
 };
 
 /* A message that arrived and waits for pvm_recv (pvm_msg.c). */
@@ -277,6 +288,54 @@ void pvm__output(const struct pvm__msg *m);
  * message; 1 if a frame was handled, 0 on timeout, negative on error. */
 int pvm__pump(int timeout_ms, struct wire_hdr *reply, unsigned char **reply_body);
 void pvm__inq_free(void);
+
+/* Queue a message that arrived (from the daemon or a direct link) after
+ * those already queued; its handler is marked, and run when allowed. */
+int pvm__inq_push(struct pvm__msg *m);
+/* A frame from the daemon that is ready to be read: read and handle it as
+ * pvm__pump does (returns what it returns). */
+int pvm__pump_daemon(struct wire_hdr *reply, unsigned char **reply_body);
+
+/* ---- pvm_direct.c ---- */
+
+/*
+ * PvmRouteDirect: links between two tasks that skip the daemons, a Unix
+ * socket on one host and TLS 1.3 between hosts.  See pvm_direct.c for the
+ * protocol and why message order survives the switch.
+ */
+/* 1 if links or listeners exist, so waits must poll them as well. */
+int pvm__direct_active(void);
+/*
+ * Send one message frame (header h, body) to tid over its link if the link
+ * is up: 1 when it went that way, 0 when the caller routes it through the
+ * daemon, or a negative code.  Under PvmRouteDirect a link is asked for
+ * here, the first time a task is sent to.
+ */
+int pvm__direct_send(int tid, struct wire_hdr *h, const void *body, size_t len);
+/* A WIRE_T_DIRECT frame the daemon delivered; body is taken. */
+void pvm__direct_from_daemon(const struct wire_hdr *h, unsigned char *body);
+/*
+ * Wait up to timeout_ms (-1: for ever) until the daemon's socket is
+ * readable (*dready = 1) or a link or listener had something; links and
+ * listeners are serviced here.  wfd >= 0 adds a socket to watch for
+ * output (*wready = 1 when writable).  1 if anything happened, 0 on
+ * timeout, or a negative code.
+ */
+int pvm__direct_wait(int timeout_ms, int wfd, int *dready, int *wready);
+/* What needs requests to the daemon (answering a link request, refusals):
+ * done where the library may make requests, never inside a wait. */
+int pvm__direct_work(void);
+/* Close every link and listener (pvm_exit). */
+void pvm__direct_close(void);
+/* The sockets a program should watch (pvm_getfds): daemon first. */
+int pvm__direct_fds(int **fds);
+/*
+ * Write one frame to the daemon.  While the socket is full, whatever
+ * arrives on it or on links is read and queued, so that two tasks
+ * sending to each other never wait on each other (the daemon pauses a
+ * task whose messages pile up for a slow peer).  0 or a negative code.
+ */
+int pvm__daemon_write(struct wire_hdr *h, const void *body, size_t len);
 
 /* ---- pvm_pack.c ---- */
 

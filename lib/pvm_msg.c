@@ -13,7 +13,8 @@
  * message becomes the receive buffer; recv, nrecv and trecv free the
  * previous one first, as PVM's do, found or not.  pvm_probe hands out the
  * bufid a later receive will return.  Order between a pair of tasks is the
- * order of the links, which are streams.
+ * order of the links, which are streams, also across the switch to a direct
+ * link (pvm_direct.c).
  *
  * Message handlers (pvm_mhf.c) take matching messages as they arrive,
  * before any receive sees them.  PVM runs them inside whatever call reads
@@ -140,52 +141,9 @@ pvm__inq_take(int src, int tag, int ctx)
     return NULL;
 }
 
-/*
- * Read one frame: a message is queued, or handed to its handler (returns
- * 1); a reply is handed back in *reply / *reply_body (returns 2); 0 on
- * timeout.  reply != NULL means a daemon request is waiting for it.
- */
 int
-pvm__pump(int timeout_ms, struct wire_hdr *reply, unsigned char **reply_body)
+pvm__inq_push(struct pvm__msg *m)
 {
-    struct wire_hdr h;
-    unsigned char *body;
-    int rc = wire_read_frame(pvm__ctx.fd, PVM__MAX_FRAME, timeout_ms, &h, &body);
-    if (rc <= 0)
-        return rc < 0 ? WIRE_ENOVM : 0;
-    if (h.type == WIRE_T_REPLY) {
-        if (reply) {
-            *reply = h;
-            *reply_body = body;
-        } else {
-            free(body);
-        }
-        return 2;
-    }
-    if (h.type != WIRE_T_MSG) {
-        free(body);
-        return 1;
-    }
-    struct pvm__msg *m = calloc(1, sizeof(*m));
-    if (m == NULL) {
-        free(body);
-        return -ENOMEM;
-    }
-    m->src = (int)h.src;
-    m->dst = (int)h.dst;
-    m->tag = h.tag;
-    m->ctx = h.ctx;
-    m->encword = (int)h.flags;
-    m->data = body;
-    m->len = h.len;
-    /* The daemon's own messages: a child's output line is printed at once
-     * (pvm_catchout); others (siblings) wait in the queue for their reader. */
-    if (m->ctx == WIRE_CTX_OUTPUT) {
-        pvm__output(m);
-        free(m->data);
-        free(m);
-        return 1;
-    }
     if (pvm__ctx.nmhf > 0 && pvm__mhf_find(m->src, m->tag, m->ctx) >= 0) {
         m->mhf = 1;
         pvm__ctx.mhf_pending++;
@@ -195,9 +153,100 @@ pvm__pump(int timeout_ms, struct wire_hdr *reply, unsigned char **reply_body)
     else
         pvm__ctx.inq_head = m;
     pvm__ctx.inq_tail = m;
-    if (m->mhf && reply == NULL && (rc = pvm__mhf_run_pending()) < 0)
+    return m->mhf;
+}
+
+/* Handle one frame from the daemon, as pvm__pump says; body is taken. */
+static int
+daemon_frame(struct wire_hdr *h, unsigned char *body, struct wire_hdr *reply,
+             unsigned char **reply_body)
+{
+    int rc;
+
+    if (h->type == WIRE_T_REPLY) {
+        if (reply) {
+            *reply = *h;
+            *reply_body = body;
+        } else {
+            free(body);
+        }
+        return 2;
+    }
+    if (h->type == WIRE_T_DIRECT) {
+        pvm__direct_from_daemon(h, body);
+        return 1;
+    }
+    if (h->type != WIRE_T_MSG) {
+        free(body);
+        return 1;
+    }
+    struct pvm__msg *m = calloc(1, sizeof(*m));
+    if (m == NULL) {
+        free(body);
+        return -ENOMEM;
+    }
+    m->src = (int)h->src;
+    m->dst = (int)h->dst;
+    m->tag = h->tag;
+    m->ctx = h->ctx;
+    m->encword = (int)h->flags;
+    m->data = body;
+    m->len = h->len;
+    /* The daemon's own messages: a child's output line is printed at once
+     * (pvm_catchout); others (siblings) wait in the queue for their reader. */
+    if (m->ctx == WIRE_CTX_OUTPUT) {
+        pvm__output(m);
+        free(m->data);
+        free(m);
+        return 1;
+    }
+    if (pvm__inq_push(m) && reply == NULL && (rc = pvm__mhf_run_pending()) < 0)
         return rc;
     return 1;
+}
+
+int
+pvm__pump_daemon(struct wire_hdr *reply, unsigned char **reply_body)
+{
+    struct wire_hdr h;
+    unsigned char *body;
+    int rc = wire_read_frame(pvm__ctx.fd, PVM__MAX_FRAME, 0, &h, &body);
+
+    if (rc <= 0)
+        return rc < 0 ? WIRE_ENOVM : 0;
+    return daemon_frame(&h, body, reply, reply_body);
+}
+
+/*
+ * Read one frame: a message is queued, or handed to its handler (returns
+ * 1); a reply is handed back in *reply / *reply_body (returns 2); 0 on
+ * timeout.  reply != NULL means a daemon request is waiting for it.  With
+ * direct links the wait covers them too (pvm__direct_wait), and what they
+ * bring counts as a frame handled.
+ */
+int
+pvm__pump(int timeout_ms, struct wire_hdr *reply, unsigned char **reply_body)
+{
+    struct wire_hdr h;
+    unsigned char *body;
+    int rc, dready;
+
+    if (pvm__direct_active()) {
+        if ((rc = pvm__direct_wait(timeout_ms, -1, &dready, NULL)) < 0)
+            return rc;
+        if (dready)
+            rc = pvm__pump_daemon(reply, reply_body);
+        if (rc >= 0 && rc != 2 && reply == NULL && pvm__ctx.mhf_pending > 0) {
+            int hrc = pvm__mhf_run_pending();
+            if (hrc < 0)
+                return hrc;
+        }
+        return rc;
+    }
+    rc = wire_read_frame(pvm__ctx.fd, PVM__MAX_FRAME, timeout_ms, &h, &body);
+    if (rc <= 0)
+        return rc < 0 ? WIRE_ENOVM : 0;
+    return daemon_frame(&h, body, reply, reply_body);
 }
 
 int
@@ -206,8 +255,9 @@ pvm__mhf_run_pending(void)
     struct pvm__msg *m, *prev;
     int idx, rc;
 
-    /* Handlers do not nest: one that receives leaves the others queued. */
-    if (pvm__ctx.mhf_pending == 0 || pvm__ctx.mhf_depth > 0)
+    /* Handlers do not nest: one that receives leaves the others queued.
+     * Nor do they run while a write waits for its socket (io_depth). */
+    if (pvm__ctx.mhf_pending == 0 || pvm__ctx.mhf_depth > 0 || pvm__ctx.io_depth > 0)
         return 0;
 again:
     prev = NULL;
@@ -245,6 +295,8 @@ pvm__poll_input(void)
         if ((rc = pvm__pump(0, NULL, NULL)) <= 0)
             break;
     if (rc < 0)
+        return rc;
+    if ((rc = pvm__direct_work()) < 0)
         return rc;
     return pvm__mhf_run_pending();
 }
@@ -396,6 +448,9 @@ wait_for(int tid, int tag, int timeout_ms, enum pvm__get how, struct pvm__msg **
         return rc;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (;;) {
+        /* Link requests are answered here, where requests may be made. */
+        if ((rc = pvm__direct_work()) < 0)
+            return rc;
         if ((rc = scan(tid, tag, &m, &prev)) != 0)
             return rc < 0 ? rc : got(m, prev, how, taken);
         left = -1;
@@ -448,16 +503,26 @@ pvm__send_frame(int tid, int tag, const void *body, size_t len, int encword)
     struct wire_hdr h = { .type = WIRE_T_MSG, .src = (uint32_t)pvm__ctx.mytid,
                           .dst = (uint32_t)tid, .tag = tag, .ctx = ctx,
                           .flags = (uint32_t)encword };
-    if (wire_write_frame(pvm__ctx.fd, &h, body, len) != 0)
-        return WIRE_ENOVM;
+    int rc = pvm__direct_send(tid, &h, body, len);
+    if (rc != 0)
+        return rc < 0 ? rc : 0;
+    if ((rc = pvm__daemon_write(&h, body, len)) != 0)
+        return rc == -ENOMEM ? rc : WIRE_ENOVM;
     return 0;
 }
 
-/* After a send: PVM's sends read the socket too, which runs handlers. */
+/*
+ * After a send: PVM's sends read the socket too, which runs handlers; and
+ * a link request that came meanwhile is answered.
+ */
 static int
 after_send(void)
 {
-    return pvm__ctx.nmhf > 0 ? pvm__poll_input() : 0;
+    int rc = pvm__direct_work();
+
+    if (rc == 0 && pvm__ctx.nmhf > 0)
+        rc = pvm__poll_input();
+    return rc;
 }
 
 int

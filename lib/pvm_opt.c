@@ -5,10 +5,11 @@
  * LINUX64 library reports them) and the checks it makes on new values;
  * setopt returns the old value.  What each one does in LiquidVM:
  *
- *   PvmRoute        stored and reported.  Messages go through the daemons
- *                   (task, daemon, [daemon,] task) whatever it says, as
- *                   PVM falls back to when no direct link can be made;
- *                   TODO(#3): PvmRouteDirect opens direct task links.
+ *   PvmRoute        PvmRouteDirect asks every task sent to for a direct
+ *                   link (pvm_direct.c); PvmAllowDirect (the default)
+ *                   accepts links others ask for; PvmDontRoute refuses
+ *                   them.  A link once up carries both ways whatever the
+ *                   option says later, which keeps each pair's order.
  *   PvmAutoErr      pvm__ctx.autoerr, which pvm__err() obeys.
  *   PvmOutput*      for the children spawned afterwards (pvm_spawn.c);
  *   PvmSelfOutput*  setting them also sets the children's, as in PVM.

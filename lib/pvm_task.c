@@ -55,8 +55,8 @@ pvm__request(int type, const struct wire_wbuf *req, unsigned char **body, size_t
     *len = 0;
     if (req && req->err)
         return req->err;
-    if ((rc = wire_write_frame(pvm__ctx.fd, &h, req ? req->data : NULL, req ? req->len : 0)) != 0)
-        return WIRE_ENOVM;
+    if ((rc = pvm__daemon_write(&h, req ? req->data : NULL, req ? req->len : 0)) != 0)
+        return rc == -ENOMEM ? rc : WIRE_ENOVM;
     for (;;) {
         struct wire_hdr r;
         unsigned char *b = NULL;
@@ -78,6 +78,7 @@ pvm__request(int type, const struct wire_wbuf *req, unsigned char **body, size_t
 static void
 pvm__leave(void)
 {
+    pvm__direct_close();
     if (pvm__ctx.fd >= 0)
         close(pvm__ctx.fd);
     pvm__ctx.fd = -1;

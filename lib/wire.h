@@ -122,6 +122,11 @@ enum wire_type {
     WIRE_T_TASK_KILL = 43,      /* u32 tid, u32 signal (0: kill the task) */
     WIRE_T_TASK_LIST = 44,      /* u32 where (0 all, a host's dtid, a tid); reply: tasks */
     WIRE_T_TASK_NOTIFY = 45,    /* u32 what, i32 tag, u32 n, u32 tids[n] */
+    /* PvmRouteDirect (lib/pvm_direct.c): u32 peer tid; reply: str address
+     * to listen on for other hosts, str the task's Unix socket path, str CA,
+     * str certificate, str key (this host's), str the peer's host name. */
+    WIRE_T_TASK_DIRECT = 46,
+    WIRE_T_TASK_FREECTX = 47,   /* u32 context: pvm_freecontext */
     /* The message mailbox, kept by the master (daemon/vmd_mbox.c).  Each
      * body starts with u32 owner, which the task's own daemon fills in. */
     WIRE_T_MBOX_PUT = 48,       /* str name, u32 flags, u32 encword, bytes; reply i32 index */
@@ -152,6 +157,11 @@ enum wire_type {
     /* task -> daemon: the same message for several tasks, body as
      * WIRE_T_MCAST between daemons; the daemon sends one copy per host. */
     WIRE_T_TASK_MCAST = 65,
+    /* Setting up a direct link between two tasks (lib/pvm_direct.c); tag
+     * is one of WIRE_DIRECT_*.  CONREQ, NAK and MARK are routed through
+     * the daemons exactly like WIRE_T_MSG (src stamped, same order); HELLO
+     * and ACK travel on the direct link itself. */
+    WIRE_T_DIRECT = 66,
 
     WIRE_T_MAX = 255
 };
@@ -167,6 +177,14 @@ enum wire_type {
 #define WIRE_CTX_SYSTEM 0x7fff0000
 #define WIRE_CTX_OUTPUT 0x7fff0001
 #define WIRE_TAG_SIBLINGS 1
+/* Tags of WIRE_T_DIRECT frames. */
+#define WIRE_DIRECT_CONREQ 1    /* token[32], str Unix path, str address, u32 port */
+#define WIRE_DIRECT_NAK 2       /* token[32]: the link asked for will not be made */
+#define WIRE_DIRECT_MARK 3      /* (empty) my messages to you now take the link */
+#define WIRE_DIRECT_HELLO 4     /* token[32]: on the link, from the task that connected */
+#define WIRE_DIRECT_ACK 5       /* (empty) on the link: the HELLO was right */
+#define WIRE_DIRECT_TOKEN 32
+
 /* PVM's encoding word of an XDR body (notify messages are XDR ints). */
 #define WIRE_ENC_XDR 0x10000000
 

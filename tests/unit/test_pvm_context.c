@@ -97,8 +97,14 @@ test_pvm_context_freecontext_frees_ours_once(void **state)
     assert_int_equal(pvm_freecontext(12345), PvmNotFound);
     assert_int_equal(pvm_freecontext(0), PvmNotFound);
     assert_int_equal(pvm_freecontext(-1), PvmNotFound);
+    /* The daemon that handed it out is told, so it can give it again. */
+    fake_reqs = 0;
     assert_int_equal(pvm_freecontext(c), PvmOk);
+    assert_int_equal(fake_reqs, 1);
+    assert_int_equal(fake_req_type, WIRE_T_TASK_FREECTX);
+    assert_int_equal(fake_req_len, 4);
     assert_int_equal(pvm_freecontext(c), PvmNotFound);
+    assert_int_equal(fake_reqs, 1);
     assert_int_equal(pvm_errno, PvmNotFound);
 }
 

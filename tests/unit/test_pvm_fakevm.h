@@ -31,6 +31,7 @@
 #include "../../lib/pvm_buf.c"
 #include "../../lib/pvm_pack.c"
 #include "../../lib/pvm_msg.c"
+#include "../../lib/pvm_direct.c"
 #include "../../lib/pvm_context.c"
 #include "../../lib/pvm_opt.c"
 #include "../../lib/pvm_mhf.c"
