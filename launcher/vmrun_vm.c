@@ -15,31 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lvm_err.h"
 #include "pvm3.h"
-
-/* PVM's text for an error code (pvm_strerror reports the last error). */
-static const char *
-vm_errtext(int code)
-{
-    static const struct {
-        int code;
-        const char *text;
-    } texts[] = {
-        { PvmBadParam, "Bad parameter" },       { PvmNoHost, "No such host" },
-        { PvmNoFile, "No such executable" },    { PvmNoMem, "Can't get memory" },
-        { PvmSysErr, "pvmd system error" },     { PvmNoBuf, "No current buffer" },
-        { PvmNoSuchBuf, "No such buffer" },     { PvmNullGroup, "Null group name" },
-        { PvmNoParent, "No parent task" },      { PvmNoData, "Read past end of buffer" },
-        { PvmHostFail, "Host failed" },         { PvmOutOfRes, "Out of resources" },
-        { PvmNoTask, "No such task" },          { PvmOverflow, "Value too large" },
-        { PvmDSysErr, "pvmd system error" },    { PvmCantStart, "Can't start pvmd" },
-    };
-
-    for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
-        if (texts[i].code == code)
-            return texts[i].text;
-    return "PVM error";
-}
 
 static const int ring_bytes[VMRUN_RING_SIZES] = { 8, 4096, 65536, 262144, 1048576 };
 #define VMRUN_RING_ROUNDS 5
@@ -90,7 +67,7 @@ list_has(const char *list, const char *name)
 static int
 vm_fail(struct vmrun_vm *vm, const char *what, int code)
 {
-    snprintf(vm->why, sizeof(vm->why), "%s: %s", what, code < 0 ? vm_errtext(code) : "failed");
+    snprintf(vm->why, sizeof(vm->why), "%s: %s", what, code < 0 ? lvm_errtext(code) : "failed");
     return -1;
 }
 
@@ -110,7 +87,7 @@ vmrun_vm_start(struct vmrun_vm *vm, const struct vmrun_opts *o)
     if ((vm->mytid = pvm_mytid()) < 0) {
         snprintf(vm->why, sizeof(vm->why),
                  "cannot enroll in the virtual machine (%s); start one with `vmctl start`",
-                 vm_errtext(vm->mytid));
+                 lvm_errtext(vm->mytid));
         return -1;
     }
     if ((rc = pvm_config(&nhost, &narch, &hi)) < 0)
@@ -168,7 +145,7 @@ vmrun_vm_start(struct vmrun_vm *vm, const struct vmrun_opts *o)
             int code = got < 0 ? got : vm->tids[ho->first + (got > 0 ? got : 0)];
 
             snprintf(vm->why, sizeof(vm->why), "cannot start workers on host %s: %s", ho->name,
-                     vm_errtext(code));
+                     lvm_errtext(code));
             /* The ones that started are killed by vmrun_vm_stop. */
             for (int i = got > 0 ? got : 0; i < ho->count; i++)
                 vm->tids[ho->first + i] = 0;

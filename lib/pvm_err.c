@@ -15,6 +15,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "lvm_err.h"
 #include "wire.h"
 
 /*
@@ -154,6 +155,12 @@ pvm__errtext(int pvmcode)
     if (pvmcode <= 0 && pvmcode > -PVM__NERR)
         return pvm_errlist[-pvmcode];
     return "Unknown Error";
+}
+
+PVM_API const char *
+lvm_errtext(int pvmcode)
+{
+    return pvm__errtext(pvmcode);
 }
 
 /* "libpvm [t40001]: " or, before the task enrolls, "libpvm [pid1234]: ". */
