@@ -318,14 +318,6 @@ take_ring(struct vmrun_vm *vm, int w, void *arg)
 }
 
 static int
-cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return (x > y) - (x < y);
-}
-
-static int
 vm_ring(struct vmrun_vm *vm)
 {
     double times[VMRUN_RING_SIZES * VMRUN_RING_ROUNDS] = { 0 };
@@ -382,8 +374,7 @@ vm_ring(struct vmrun_vm *vm)
             s[z * rounds + k].seconds = times[z * rounds + k];
             r[k] = times[z * rounds + k];
         }
-        qsort(r, (size_t)rounds, sizeof(double), cmp_double);
-        vm->ring_s[z] = r[rounds / 2];
+        vm->ring_s[z] = liq_median(r, (size_t)rounds);
     }
     rc = decomp_fit_ring(s, (size_t)(nsizes * rounds), n, &net, &vm->lambda, &vm->tau, &vm->r2);
     vm->fit_ok = rc == 0;

@@ -65,6 +65,9 @@ void liq_geom_max_extent(const struct liq_geom *g, int ext[3]);
 /* Kernel coefficients for the grid: c = 1/6, c2 = h^2 with h = 1/(max N + 1). */
 void liq_coeffs(const int n[3], double *c, double *c2);
 
+/* The median of v[0..n) (the upper one for even n), sorting v in place. */
+double liq_median(double *v, size_t n);
+
 /* ---- the field (liq_field.c) ---- */
 
 /* Fill u (ghosts included) with the initial field and rhs with the

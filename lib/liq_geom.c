@@ -1,10 +1,12 @@
 /*
  * liq_geom.c - the quanta grid: how a job's grid is cut into quanta, and
- * which quantum lies beyond each face of another.
+ * which quantum lies beyond each face of another; and the median that
+ * turns a quantum's (or a ring round's) timings into one figure.
  */
 #include "liq.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* How far a quantum of extents e[] is from a cube: longest over shortest. */
@@ -141,4 +143,21 @@ liq_quantum_heavy(const struct liq_geom *g, int id)
 
     liq_quantum_extent(g, id, lo, hi);
     return lo[0] < g->n[0] / 2 && lo[1] < g->n[1] / 2 && lo[2] < g->n[2] / 2;
+}
+
+static int
+liq_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+double
+liq_median(double *v, size_t n)
+{
+    if (n == 0)
+        return 0;
+    qsort(v, n, sizeof(double), liq_cmp_double);
+    return v[n / 2];
 }

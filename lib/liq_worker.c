@@ -634,14 +634,6 @@ liq_send_field(struct liq_worker *w)
     return 0;
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return (x > y) - (x < y);
-}
-
 /* Hand over the quanta that leave, take those that come; then re-link. */
 static int
 liq_migrate(struct liq_worker *w, const int *owner)
@@ -766,8 +758,7 @@ liq_epoch(struct liq_worker *w, int epoch)
         double med;
 
         memcpy(t, w->q[i].hist, (size_t)w->epoch * sizeof(double));
-        qsort(t, (size_t)w->epoch, sizeof(double), cmp_double);
-        med = t[w->epoch / 2];
+        med = liq_median(t, (size_t)w->epoch);
         pvm_pkint(&w->q[i].id, 1, 1);
         pvm_pkdouble(&med, 1, 1);
     }
