@@ -161,8 +161,8 @@ $(VMCTL): $(O)/launcher/vmctl_main.o $(LIBVMCTL) $(LIBWIRE) $(LIBCONF) $(LIBDECO
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell pkg-config --libs libedit 2>/dev/null)
 
 # vmrun is a PVM task (and its own workers, spawned as `vmrun worker`).
-$(VMRUN): $(O)/launcher/vmrun_main.o $(LIBVMRUN) $(LIBLIQ) $(LIBPVM_A) $(LIBCONF) $(LIBDECOMP) \
-          $(LIBKERN)
+$(VMRUN): $(O)/launcher/vmrun_main.o $(LIBVMRUN) $(LIBVMCTL) $(LIBLIQ) $(LIBPVM_A) $(LIBCONF) \
+          $(LIBDECOMP) $(LIBKERN)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "pvm3.h"
+#include "vmctl.h"
 
 /* What a job measured, for the summary and the report. */
 struct job_stats {
@@ -189,29 +190,38 @@ decompose(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
 
 /* ---- the run ---- */
 
-static void
-progress_line(const struct vmrun_vm *vm, const struct vmrun_opts *o, const struct job_stats *st,
-              double elapsed, int final)
+/* Balance efficiency: mean over max of the compute time of the workers that hold quanta. */
+static double
+job_be(const struct vmrun_vm *vm, const struct job_stats *st)
 {
-    int low = o->iters;
     double sum = 0, max = 0;
     int busy = 0;
 
-    for (int w = 0; w < vm->nworkers; w++) {
-        if (st->witer[w] < low)
-            low = st->witer[w];
+    for (int w = 0; w < vm->nworkers; w++)
         if (st->wquanta[w] > 0) {
             sum += st->wcompute[w];
             busy++;
             if (st->wcompute[w] > max)
                 max = st->wcompute[w];
         }
-    }
+    return max > 0 ? sum / busy / max : 1.0;
+}
+
+
+static void
+progress_line(const struct vmrun_vm *vm, const struct vmrun_opts *o, const struct job_stats *st,
+              double elapsed, int final)
+{
+    int low = o->iters;
+
+    for (int w = 0; w < vm->nworkers; w++)
+        if (st->witer[w] < low)
+            low = st->witer[w];
     double points = (double)st->g.n[0] * st->g.n[1] * st->g.n[2];
 
     fprintf(stderr, "%siteration %d/%d  %.1f Mupdates/s  BE %.2f%s",
             isatty(2) ? "\r" : "", low, o->iters, elapsed > 0 ? points * low / elapsed / 1e6 : 0.0,
-            max > 0 ? sum / busy / max : 1.0, isatty(2) && !final ? "   " : "\n");
+            job_be(vm, st), isatty(2) && !final ? "   " : "\n");
 }
 
 static int
@@ -519,22 +529,6 @@ write_field(struct vmrun_vm *vm, const struct vmrun_opts *o, const struct job_st
 /* ---- reports ---- */
 
 static double
-job_be(const struct vmrun_vm *vm, const struct job_stats *st)
-{
-    double sum = 0, max = 0;
-    int busy = 0;
-
-    for (int w = 0; w < vm->nworkers; w++)
-        if (st->wquanta[w] > 0) {
-            sum += st->wcompute[w];
-            busy++;
-            if (st->wcompute[w] > max)
-                max = st->wcompute[w];
-        }
-    return max > 0 ? sum / busy / max : 1.0;
-}
-
-static double
 job_comm_share(const struct vmrun_vm *vm, const struct job_stats *st)
 {
     double c = 0, m = 0;
@@ -567,29 +561,12 @@ print_bench(FILE *fp, const struct vmrun_vm *vm)
 }
 
 static void
-json_str(FILE *fp, const char *s)
-{
-    fputc('"', fp);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-
-        if (c == '"' || c == '\\')
-            fprintf(fp, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(fp, "\\u%04x", c);
-        else
-            fputc(c, fp);
-    }
-    fputc('"', fp);
-}
-
-static void
 json_bench(FILE *fp, const struct vmrun_vm *vm)
 {
     fprintf(fp, "\"hosts\":[");
     for (int h = 0; h < vm->nhosts; h++) {
         fprintf(fp, "%s{\"name\":", h ? "," : "");
-        json_str(fp, vm->host[h].name);
+        vmctl_json_str(fp, vm->host[h].name);
         fprintf(fp, ",\"workers\":%d,\"updates_per_s\":%.6g,\"cache_bytes\":%.0f,\"tids\":[",
                 vm->host[h].count, vm->host[h].speed, vm->host[h].cache);
         for (int i = 0; i < vm->host[h].count; i++)
@@ -627,10 +604,12 @@ json_report(FILE *fp, const struct vmrun_vm *vm, const struct vmrun_opts *o,
     for (int q = 0; q < st->g.nquanta; q++)
         fprintf(fp, "%s%d", q ? "," : "", (int)st->owner[q]);
     fprintf(fp, "],\"workers\":[");
-    for (int w = 0; w < vm->nworkers; w++)
-        fprintf(fp, "%s{\"tid\":%d,\"host\":\"%s\",\"quanta\":%d,\"compute_s\":%.6g,\"comm_s\":%.6g}",
-                w ? "," : "", vm->tids[w], vm->host[vm->whost[w]].name, st->wquanta[w],
+    for (int w = 0; w < vm->nworkers; w++) {
+        fprintf(fp, "%s{\"tid\":%d,\"host\":", w ? "," : "", vm->tids[w]);
+        vmctl_json_str(fp, vm->host[vm->whost[w]].name);
+        fprintf(fp, ",\"quanta\":%d,\"compute_s\":%.6g,\"comm_s\":%.6g}", st->wquanta[w],
                 st->wcompute[w], st->wcomm[w]);
+    }
     fprintf(fp, "],\"time_s\":%.6g,\"run_s\":%.6g,\"time_per_iter_s\":%.6g,\"updates_per_s\":%.6g,"
                 "\"be\":%.4f,\"comm_share\":%.4f,",
             st->t_total, st->t_run, o->iters ? st->t_iter / o->iters : 0.0,
