@@ -60,20 +60,22 @@ print(f"{k:<8} {f/1e6:10.1f} M/s {o/1e6:10.1f} M/s {r/1e6:10.1f} M/s {100*r/f:9.
 done
 "$VMCTL" halt >/dev/null
 
-four_hosts() { # label: run the same job on the VM's 4 hosts, print a row
-    "$VMRUN" stencil --quiet --grid "$grid" --iters "$iters" --json "$T/four.json" >/dev/null || return 1
-    printf '%-22s %8.2f ms %8.1f M/s %7.0f%% %6.2f   %s\n' "$1" \
+four_hosts() { # LABEL PART [vmrun options]: the same job on the VM's 4 hosts, one row
+    local label=$1 part=$2; shift 2
+    "$VMRUN" stencil --quiet --grid "$grid" --iters "$iters" --json "$T/four.json" "$@" >/dev/null ||
+        return 1
+    printf '%-22s %8.2f ms %8.1f M/s %7.0f%% %6.2f   %s\n' "$label" \
         "$(field "$T/four.json" 'r["time_per_iter_s"] * 1e3')" \
         "$(field "$T/four.json" 'r["updates_per_s"] / 1e6')" \
         "$(field "$T/four.json" 'r["comm_share"] * 100')" "$(field "$T/four.json" 'r["be"]')" \
         "$(field "$T/four.json" 'r["method"]')"
-    results+=("{\"part\":\"$1\",\"report\":$(cat "$T/four.json")}")
+    results+=("{\"part\":\"$part\",\"report\":$(cat "$T/four.json")}")
 }
 echo
 echo "== 2. four hosts (jacobi $grid^3, $iters iterations, 1 worker per host)"
 printf '%-22s %11s %12s %8s %6s   %s\n' where "per iter" updates/s comm BE method
 "$VMCTL" start --local 4 >/dev/null || exit 1
-four_hosts "loopback" || exit 1
+four_hosts "loopback" loopback || exit 1
 "$VMCTL" halt >/dev/null
 
 if [ "$(id -u)" = 0 ] && ip netns add "lvbprobe$$" 2>/dev/null; then
@@ -94,13 +96,7 @@ if [ "$(id -u)" = 0 ] && ip netns add "lvbprobe$$" 2>/dev/null; then
     "$VMCTL" start --name lvbmaster$tag --listen "$net.1" -c "$T/ns.conf" >/dev/null &&
         "$VMCTL" add $NS_HOSTS >/dev/null || exit 1
     hosts=$(echo $NS_HOSTS | tr ' ' ,)
-    "$VMRUN" stencil --quiet --hosts "$hosts" --grid "$grid" --iters "$iters" --json "$T/four.json" >/dev/null &&
-        printf '%-22s %8.2f ms %8.1f M/s %7.0f%% %6.2f   %s\n' "network namespaces" \
-            "$(field "$T/four.json" 'r["time_per_iter_s"] * 1e3')" \
-            "$(field "$T/four.json" 'r["updates_per_s"] / 1e6')" \
-            "$(field "$T/four.json" 'r["comm_share"] * 100')" "$(field "$T/four.json" 'r["be"]')" \
-            "$(field "$T/four.json" 'r["method"]')"
-    results+=("{\"part\":\"netns\",\"report\":$(cat "$T/four.json")}")
+    four_hosts "network namespaces" netns --hosts "$hosts"
     "$VMCTL" halt >/dev/null
 else
     echo "(network namespaces: skipped, needs root and ip netns)"
