@@ -8,8 +8,9 @@
  *
  * This is the only daemon file that includes OpenSSL.  The policy -- TLS 1.3
  * or nothing, both sides present a certificate from the cluster CA, the name
- * in it matches the host table -- is set in vmd_tls_ctx_new() and checked
- * again when a handshake completes; every failure becomes one of the codes of
+ * in it matches the host table -- is set by wire_tls_ctx_new() (lib/,
+ * shared with the tasks' direct links) and checked again when a handshake
+ * completes; every failure becomes one of the codes of
  * wire.h through tls_classify(), with a one-line reason for the log.
  */
 #include "vmd_tls.h"
@@ -34,8 +35,8 @@
 #include <openssl/x509v3.h>
 
 #include "wire.h"
+#include "wire_tls.h"
 
-#define TLS_KEY_FILE_MAX (64 * 1024)
 #define TLS_READ_CHUNK (16 * 1024)      /* one TLS record of plaintext */
 #define TLS_HOST_MAX 253
 
@@ -151,129 +152,6 @@ fingerprint(X509 *x, char *out)
     return 0;
 }
 
-/* A daemon has nobody to ask: an encrypted key fails instead of waiting for
- * OpenSSL's default prompt on a terminal that is not there. */
-static int
-no_passphrase(char *buf, int size, int rwflag, void *arg)
-{
-    (void)buf;
-    (void)size;
-    (void)rwflag;
-    (void)arg;
-    return -1;
-}
-
-/*
- * Read the key file, refusing one that group or others may read (relayd's
- * check_file_secrecy), and load it from memory so the PEM bytes can be wiped
- * (httpd server_tls_init).  The mode is checked on the open descriptor, so a
- * file swapped in after the check cannot slip through.
- */
-static int
-load_key(SSL_CTX *ssl, const char *path, char *err, size_t errlen)
-{
-    struct stat st;
-    char *buf = NULL;
-    size_t len = 0;
-    BIO *b = NULL;
-    EVP_PKEY *key = NULL;
-    int fd, rc = 0;
-
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return ctx_fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
-    if (fstat(fd, &st) < 0) {
-        rc = ctx_fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
-        goto done;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        rc = ctx_fail(err, errlen, WIRE_ECONF, "%s: not a regular file", path);
-        goto done;
-    }
-    if (st.st_mode & 077) {
-        rc = ctx_fail(err, errlen, -EACCES,
-                      "%s: private key readable by group or others (mode %04o); "
-                      "chmod 600 it",
-                      path, (unsigned)(st.st_mode & 07777));
-        goto done;
-    }
-    if (st.st_size >= TLS_KEY_FILE_MAX) {
-        rc = ctx_fail(err, errlen, WIRE_ECONF, "%s: too large for a private key", path);
-        goto done;
-    }
-    buf = malloc(TLS_KEY_FILE_MAX);
-    if (buf == NULL) {
-        rc = ctx_fail(err, errlen, -ENOMEM, "%s: out of memory", path);
-        goto done;
-    }
-    for (;;) {
-        ssize_t r = read(fd, buf + len, TLS_KEY_FILE_MAX - len);
-
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            rc = ctx_fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
-            goto done;
-        }
-        if (r == 0)
-            break;
-        len += (size_t)r;
-        if (len == TLS_KEY_FILE_MAX) {
-            rc = ctx_fail(err, errlen, WIRE_ECONF, "%s: too large for a private key", path);
-            goto done;
-        }
-    }
-    b = BIO_new_mem_buf(buf, (int)len);
-    if (b == NULL) {
-        rc = ctx_fail(err, errlen, -ENOMEM, "%s: out of memory", path);
-        goto done;
-    }
-    key = PEM_read_bio_PrivateKey(b, NULL, no_passphrase, NULL);
-    if (key == NULL) {
-        rc = ctx_fail(err, errlen, WIRE_ECONF, "%s: not an unencrypted PEM private key", path);
-        goto done;
-    }
-    if (SSL_CTX_use_PrivateKey(ssl, key) != 1) {
-        rc = ctx_fail(err, errlen, WIRE_ECONF, "%s: %s", path, ssl_reason());
-        goto done;
-    }
-    if (SSL_CTX_check_private_key(ssl) != 1)
-        rc = ctx_fail(err, errlen, WIRE_ECONF, "%s: does not match the certificate", path);
-done:
-    EVP_PKEY_free(key);
-    BIO_free(b);
-    if (buf != NULL) {
-        OPENSSL_cleanse(buf, TLS_KEY_FILE_MAX);
-        free(buf);
-    }
-    close(fd);
-    return rc;
-}
-
-/* Our own certificate must chain to the CA we demand of peers; saying so at
- * start-up beats every peer refusing us later. */
-static int
-check_own_chain(SSL_CTX *ssl, const char *cert_path, const char *ca_path, char *err,
-                size_t errlen)
-{
-    X509_STORE_CTX *sc = X509_STORE_CTX_new();
-    STACK_OF(X509) *chain = NULL;
-    int rc = 0;
-
-    if (sc == NULL)
-        return ctx_fail(err, errlen, -ENOMEM, "%s: out of memory", cert_path);
-    SSL_CTX_get0_chain_certs(ssl, &chain);
-    if (X509_STORE_CTX_init(sc, SSL_CTX_get_cert_store(ssl), SSL_CTX_get0_certificate(ssl),
-                            chain) != 1) {
-        rc = ctx_fail(err, errlen, -ENOMEM, "%s: out of memory", cert_path);
-    } else if (X509_verify_cert(sc) != 1) {
-        rc = ctx_fail(err, errlen, WIRE_ECONF, "%s: not valid under %s: %s", cert_path, ca_path,
-                      X509_verify_cert_error_string(X509_STORE_CTX_get_error(sc)));
-    }
-    X509_STORE_CTX_free(sc);
-    return rc;
-}
-
 int
 vmd_tls_ctx_new(const char *ca_path, const char *cert_path, const char *key_path,
                 struct vmd_tls_ctx **out, char *err, size_t errlen)
@@ -287,53 +165,11 @@ vmd_tls_ctx_new(const char *ca_path, const char *cert_path, const char *key_path
     ctx = calloc(1, sizeof(*ctx));
     if (ctx == NULL)
         return ctx_fail(err, errlen, -ENOMEM, "TLS: out of memory");
-    ERR_clear_error();
-    ctx->ssl = SSL_CTX_new(TLS_method());
-    if (ctx->ssl == NULL) {
-        rc = ctx_fail(err, errlen, -ENOMEM, "TLS: cannot make a context: %s", ssl_reason());
+    if ((rc = wire_tls_ctx_new(ca_path, cert_path, key_path, &ctx->ssl, err, errlen)) != 0)
         goto bad;
-    }
-    if (SSL_CTX_set_min_proto_version(ctx->ssl, TLS1_3_VERSION) != 1) {
-        rc = ctx_fail(err, errlen, WIRE_ETLS, "TLS: this OpenSSL lacks TLS 1.3");
-        goto bad;
-    }
-    /* Both roles demand a certificate; the CA file is the only anchor (no
-     * system store), so only certificates of this cluster pass. */
-    SSL_CTX_set_verify(ctx->ssl, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);
-    if (access(ca_path, R_OK) < 0) {
-        rc = ctx_fail(err, errlen, -errno, "%s: %s", ca_path, strerror(errno));
-        goto bad;
-    }
-    if (SSL_CTX_load_verify_locations(ctx->ssl, ca_path, NULL) != 1) {
-        rc = ctx_fail(err, errlen, WIRE_ECONF, "%s: not a PEM CA certificate: %s", ca_path,
-                      ssl_reason());
-        goto bad;
-    }
-    if (access(cert_path, R_OK) < 0) {
-        rc = ctx_fail(err, errlen, -errno, "%s: %s", cert_path, strerror(errno));
-        goto bad;
-    }
-    if (SSL_CTX_use_certificate_chain_file(ctx->ssl, cert_path) != 1) {
-        rc = ctx_fail(err, errlen, WIRE_ECONF, "%s: not a PEM certificate: %s", cert_path,
-                      ssl_reason());
-        goto bad;
-    }
-    rc = load_key(ctx->ssl, key_path, err, errlen);
-    if (rc == 0)
-        rc = check_own_chain(ctx->ssl, cert_path, ca_path, err, errlen);
-    if (rc < 0)
-        goto bad;
-    /* Nobody resumes: every link authenticates in full, and no tickets are
-     * sent that a client would have to swallow. */
-    SSL_CTX_set_session_cache_mode(ctx->ssl, SSL_SESS_CACHE_OFF);
-    SSL_CTX_set_num_tickets(ctx->ssl, 0);
-    SSL_CTX_set_options(ctx->ssl, SSL_OP_NO_TICKET);
     /* A retried write carries the same bytes, but our queue may have moved
      * them when it grew. */
     SSL_CTX_set_mode(ctx->ssl, SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
-    /* Send only the chain in cert_path: every peer holds the CA already, and
-     * a root in the chain turns "not our CA" into "self-signed in chain". */
-    SSL_CTX_set_mode(ctx->ssl, SSL_MODE_NO_AUTO_CHAIN);
     if (fingerprint(SSL_CTX_get0_certificate(ctx->ssl), ctx->fingerprint) < 0) {
         rc = ctx_fail(err, errlen, -ENOMEM, "%s: cannot hash the certificate", cert_path);
         goto bad;

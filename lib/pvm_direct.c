@@ -50,6 +50,7 @@
  * daemon wait until it is over (pvm__ctx.io_depth).
  */
 #include "pvm_int.h"
+#include "wire_tls.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -365,47 +366,20 @@ bio_create(BIO *b)
     return 1;
 }
 
-static int
-no_passphrase(char *buf, int size, int rwflag, void *arg)
-{
-    (void)buf;
-    (void)size;
-    (void)rwflag;
-    (void)arg;
-    return -1;
-}
-
 /* The daemons' policy (vmd_tls_ctx_new): TLS 1.3, both sides show a
  * certificate of the cluster CA, the CA file the only anchor. */
 static int
 tls_ctx(struct pvm__direct *d)
 {
-    struct stat st;
+    char why[256];
     SSL_CTX *c;
+    int rc;
 
     if (d->tls != NULL)
         return 0;
-    /* As the daemon does, a key others can read is refused. */
-    if (stat(d->key, &st) != 0 || !S_ISREG(st.st_mode) || (st.st_mode & 077))
-        return WIRE_ECONF;
-    ERR_clear_error();
-    if ((c = SSL_CTX_new(TLS_method())) == NULL)
-        return -ENOMEM;
-    SSL_CTX_set_default_passwd_cb(c, no_passphrase);
-    if (SSL_CTX_set_min_proto_version(c, TLS1_3_VERSION) != 1 ||
-        SSL_CTX_load_verify_locations(c, d->ca, NULL) != 1 ||
-        SSL_CTX_use_certificate_chain_file(c, d->cert) != 1 ||
-        SSL_CTX_use_PrivateKey_file(c, d->key, SSL_FILETYPE_PEM) != 1 ||
-        SSL_CTX_check_private_key(c) != 1) {
-        SSL_CTX_free(c);
-        ERR_clear_error();
-        return WIRE_ECONF;
-    }
-    SSL_CTX_set_verify(c, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);
-    SSL_CTX_set_session_cache_mode(c, SSL_SESS_CACHE_OFF);
-    SSL_CTX_set_num_tickets(c, 0);
-    SSL_CTX_set_options(c, SSL_OP_NO_TICKET);
-    SSL_CTX_set_mode(c, SSL_MODE_NO_AUTO_CHAIN);
+    /* The daemons' policy, and the same checks of the key file. */
+    if ((rc = wire_tls_ctx_new(d->ca, d->cert, d->key, &c, why, sizeof(why))) != 0)
+        return rc == -ENOMEM ? -ENOMEM : WIRE_ECONF;
     d->bio = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "pvm direct link");
     if (d->bio == NULL || BIO_meth_set_write(d->bio, bio_write) != 1 ||
         BIO_meth_set_read(d->bio, bio_read) != 1 || BIO_meth_set_ctrl(d->bio, bio_ctrl) != 1 ||

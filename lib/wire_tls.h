@@ -1,0 +1,29 @@
+/*
+ * wire_tls.h - the cluster's TLS policy, one place for every end of a
+ * link: the daemons' links to each other (daemon/vmd_tls.c) and the tasks'
+ * direct links (lib/pvm_direct.c).
+ *
+ * Who may include it: daemon/ and lib/.  It reads the CA, certificate and
+ * key files and nothing else; no global state.
+ */
+#ifndef LIQUIDVM_WIRE_TLS_H
+#define LIQUIDVM_WIRE_TLS_H
+
+#include <stddef.h>
+
+#include <openssl/ssl.h>
+
+/*
+ * A context for either role: TLS 1.3 only; both sides must show a
+ * certificate that chains to the CA file, the only trust anchor; our own
+ * certificate must chain to it too; the key file must not be readable by
+ * group or others (checked on the open descriptor) and its bytes are wiped
+ * after loading; no session resumption or tickets; only the chain in
+ * cert_path is sent.  Returns 0 with *out set, or -errno, -EACCES (key mode),
+ * -ENOMEM, WIRE_ETLS (no TLS 1.3) or WIRE_ECONF (a bad file), with the
+ * reason in err ("path: what").
+ */
+int wire_tls_ctx_new(const char *ca_path, const char *cert_path, const char *key_path,
+                     SSL_CTX **out, char *err, size_t errlen);
+
+#endif
