@@ -1,0 +1,343 @@
+#!/usr/bin/env bash
+# bench/liquid.sh - issue 8's reproducible multi-user scenario: liquid
+# balancing against workstation owners, on this machine, in one run.
+#
+# Four hosts, each a network namespace (bench/realpvm.sh up, as
+# bench/pvm_timing.sh starts LiquidVM there), each daemon in its own cgroup
+# of the v1 cpu controller with a CPU quota; the workers a daemon spawns
+# inherit it.  In the same run:
+#   1. the single-core rate: `vmrun stencil` of the same grid on host 1 alone,
+#      its quota lifted, one worker holding every quantum (quanta of the size
+#      the 4-host job uses); `vmrun bench`'s probe of one quantum is shown
+#      beside it, and (unless --no-checks) the rate of two workers on two
+#      unlimited hosts, and how well the probe sees the quotas at a 100 ms and
+#      at the chosen CFS period;
+#   2. the same `vmrun stencil` job with --balance off, then --balance on;
+#      DROP_AT s after its iterations start, one host's quota drops (its owner
+#      starts working) and RESTORE_AT s after they start it comes back;
+#   3. per run: time, the ideal time (the updates divided by the capacity the
+#      quotas allowed over the run, at the single-core rate), BE per epoch,
+#      epochs until BE > 0.85 after each change; the speed-up of balancing,
+#      and the issue's goals, each marked met or not met.
+#
+#   bench/liquid.sh [--quick] [--grid N] [--iters K] [--epoch K] [--quanta Q]
+#                   [--quotas P1,P2,P3,P4] [--period-us US] [--shares N]
+#                   [--drop-host H] [--drop-to P] [--drop-at S] [--restore-at S]
+#                   [--vmrun-args "ARGS"] [--no-checks] [--json] [--keep]
+#                   [--build DIR] [--help]
+#
+#   --quick          a short run: grid 128, 600 iterations (about 10 s a job)
+#   --grid N         grid of the job (default 192)
+#   --iters K        iterations (default 2400: 20-40 s a job on an idle machine)
+#   --epoch K        iterations per epoch (default 10)
+#   --quanta Q       quanta per host (default 8)
+#   --quotas LIST    CPU quotas of hosts 1-4 in % of one CPU (default 60,60,30,15)
+#   --period-us US   cpu.cfs_period_us of the hosts' cgroups (default 10000; the
+#                    kernel's default is 100000)
+#   --shares N       cpu.shares of the hosts' cgroups (default 10240), so that
+#                    other work on the machine cannot take the VM's quota away
+#   --drop-host H    the host whose owner starts working (default 1)
+#   --drop-to P      its quota meanwhile, in % (default 10)
+#   --drop-at S      seconds after the iterations start (default: 20% of the
+#                    ideal balanced time predicted from the measured rate)
+#   --restore-at S   seconds after the iterations start (default: 70% of it)
+#   --vmrun-args A   more options for both `vmrun stencil` runs (word-split)
+#   --no-checks      skip the two-worker rate and the CFS period check
+#   --json           one JSON object on stdout instead of the table
+#   --keep           keep the work directory (its path is printed)
+#
+# Progress goes to stderr.  Exit status: 0 measured (the goals are printed met
+# or not met; a benchmark does not fail on them), 1 a run failed, 2 bad
+# usage, 77 skipped: not root, no ip netns, or no cgroup v1 cpu controller.
+# Everything (daemons, namespaces, cgroups) is removed on any exit.
+set -u
+SELF=$(cd "$(dirname "$0")" && pwd)
+cd "$SELF/.." || exit 2
+build=build grid=192 iters=2400 epoch=10 quanta=8 quotas=60,60,30,15 period=10000
+shares=10240 drop_host=1 drop_to=10 drop_at="" restore_at="" vmrun_args="" checks=1
+json=0 keep=0 quick=0
+
+usage() { sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+bad() { echo "bench/liquid.sh: $*" >&2; echo "(bench/liquid.sh --help for usage)" >&2; exit 2; }
+need() { [ $# -ge 2 ] && [ -n "$2" ] || bad "$1 needs a value"; }
+while [ $# -gt 0 ]; do
+    case $1 in
+    --help | -h) usage; exit 0 ;;
+    --quick) quick=1; shift; continue ;;
+    --no-checks) checks=0; shift; continue ;;
+    --json) json=1; shift; continue ;;
+    --keep) keep=1; shift; continue ;;
+    --build) need "$@"; build=$2 ;;
+    --grid) need "$@"; grid=$2; grid_set=1 ;;
+    --iters) need "$@"; iters=$2; iters_set=1 ;;
+    --epoch) need "$@"; epoch=$2 ;;
+    --quanta) need "$@"; quanta=$2 ;;
+    --quotas) need "$@"; quotas=$2 ;;
+    --period-us) need "$@"; period=$2 ;;
+    --shares) need "$@"; shares=$2 ;;
+    --drop-host) need "$@"; drop_host=$2 ;;
+    --drop-to) need "$@"; drop_to=$2 ;;
+    --drop-at) need "$@"; drop_at=$2 ;;
+    --restore-at) need "$@"; restore_at=$2 ;;
+    --vmrun-args) need "$@"; vmrun_args=$2 ;;
+    *) bad "unknown argument $1" ;;
+    esac
+    shift 2
+done
+if [ $quick = 1 ]; then
+    [ -n "${grid_set:-}" ] || grid=128
+    [ -n "${iters_set:-}" ] || iters=600
+fi
+int() { [[ $2 =~ ^[1-9][0-9]*$ ]] || bad "$1 must be a positive integer, not '$2'"; }
+num() { [[ $2 =~ ^[0-9]+(\.[0-9]+)?$ ]] || bad "$1 must be a number of seconds, not '$2'"; }
+int --grid "$grid"; int --iters "$iters"; int --epoch "$epoch"; int --quanta "$quanta"
+int --period-us "$period"; int --shares "$shares"; int --drop-host "$drop_host"
+int --drop-to "$drop_to"
+[ -z "$drop_at" ] || num --drop-at "$drop_at"
+[ -z "$restore_at" ] || num --restore-at "$restore_at"
+[ "$period" -ge 1000 ] && [ "$period" -le 1000000 ] || bad "--period-us must be 1000..1000000"
+IFS=, read -r -a Q <<<"$quotas"
+[ ${#Q[@]} = 4 ] || bad "--quotas needs 4 percentages, not '$quotas'"
+for q in "${Q[@]}" "$drop_to"; do
+    int "a quota" "$q"
+    [ "$q" -le 100 ] || bad "a quota is at most 100 (%): one worker per host uses one CPU"
+    # The kernel refuses a quota under 1 ms.
+    [ $((period * q / 100)) -ge 1000 ] ||
+        bad "a quota of $q% of a ${period} us period is under 1 ms, which the kernel refuses"
+done
+[ "$drop_host" -le 4 ] || bad "--drop-host is 1..4"
+[ $((epoch * 2)) -le "$iters" ] || bad "--iters must span at least 2 epochs"
+if [ -n "$drop_at" ] && [ -n "$restore_at" ]; then
+    python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)' \
+        "$drop_at" "$restore_at" || bad "--drop-at must come before --restore-at"
+fi
+
+say() { echo "liquid: $*" >&2; }
+skip() { echo "# SKIP bench/liquid.sh: $*"; exit 77; }
+fail() { say "$*"; exit 1; }
+
+B=$(pwd)/$build
+VMCTL=$B/bin/vmctl VMRUN=$B/bin/vmrun R=$(pwd)/bench/realpvm.sh AN=$SELF/liquid/report.py
+for f in "$VMCTL" "$VMRUN"; do [ -x "$f" ] || { echo "bench/liquid.sh: $f is not built (make)" >&2; exit 1; }; done
+command -v python3 >/dev/null || skip "needs python3 for the report"
+[ "$(id -u)" = 0 ] || skip "needs root (network namespaces and cgroups)"
+CPU=/sys/fs/cgroup/cpu
+[ -w "$CPU/cgroup.procs" ] && [ -f "$CPU/cpu.cfs_quota_us" ] ||
+    skip "needs the cgroup v1 cpu controller at $CPU (with CFS bandwidth control)"
+ACCT=/sys/fs/cgroup/cpuacct
+[ -f "$ACCT/cpuacct.usage" ] || ACCT=""
+ncpu=$(nproc)
+
+T=$(mktemp -d /tmp/lvm-liquid.XXXXXX)
+export LIQUIDVM_HOME=$T/home
+export REALPVM_PREFIX=lvq$(( $$ % 10000 ))
+CG=lvm-liquid-$$
+H=() VMRUN_PID=""
+cleanup() {
+    local h d pids
+    trap '' INT TERM
+    [ -z "$VMRUN_PID" ] || kill "$VMRUN_PID" 2>/dev/null
+    "$VMCTL" halt >/dev/null 2>&1
+    "$R" down >/dev/null 2>&1
+    # What is left in our cgroups is ours: the daemons and workers of this run.
+    for h in "${H[@]}"; do
+        for d in "$CPU/$CG-$h" ${ACCT:+"$ACCT/$CG-$h"}; do
+            [ -d "$d" ] || continue
+            for _ in 1 2 3 4 5 6 7 8 9 10; do
+                pids=$(cat "$d/cgroup.procs" 2>/dev/null)
+                [ -z "$pids" ] && break
+                kill -9 $pids 2>/dev/null
+                sleep 0.1
+            done
+            rmdir "$d" 2>/dev/null || say "cannot remove $d"
+        done
+    done
+    if [ $keep = 1 ]; then say "work directory kept: $T"; else rm -rf "$T"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+now() { echo "$EPOCHREALTIME"; }   # what date +%s.%N prints, without a fork
+
+# ---- 4 hosts in network namespaces, each daemon in its own cgroup
+
+say "load before the run: $(uptime | sed 's/.*load average/load average/')"
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+"$R" up 4 >"$T/up.out" 2>&1
+case $? in
+0) ;;
+77) skip "no network namespaces: $(cat "$T/up.out")" ;;
+*) cat "$T/up.out" >&2; fail "cannot set up the namespace hosts" ;;
+esac
+mapfile -t H < <("$R" hosts)
+for h in "${H[@]}"; do
+    mkdir "$CPU/$CG-$h" || fail "cannot create the cgroup $CPU/$CG-$h"
+    [ -z "$ACCT" ] || mkdir "$ACCT/$CG-$h" || fail "cannot create the cgroup $ACCT/$CG-$h"
+    echo "$period" >"$CPU/$CG-$h/cpu.cfs_period_us" &&
+        echo "$shares" >"$CPU/$CG-$h/cpu.shares" || fail "cannot configure $CPU/$CG-$h"
+    [ ! -f "$CPU/$CG-$h/cpu.cfs_burst_us" ] || echo 0 >"$CPU/$CG-$h/cpu.cfs_burst_us"
+done
+
+# set_quota HOSTINDEX(1-4) PERCENT|max [PERIOD]: write the quota, print when it took effect.
+set_quota() {
+    local v=-1
+    [ "$2" = max ] || v=$(( ${3:-$period} * $2 / 100 ))
+    echo "$v" >"$CPU/$CG-${H[$(($1 - 1))]}/cpu.cfs_quota_us" || fail "cannot set the quota of host $1"
+    now
+}
+set_period() { # US: every host's period; quotas are set again afterwards
+    local h
+    for h in "${H[@]}"; do
+        echo -1 >"$CPU/$CG-$h/cpu.cfs_quota_us" && echo "$1" >"$CPU/$CG-$h/cpu.cfs_period_us" ||
+            fail "cannot set the CFS period of $h"
+    done
+}
+initial_quotas() { for i in 1 2 3 4; do set_quota $i "${Q[$((i - 1))]}" "${1:-$period}" >/dev/null; done; }
+acct_usage() { # the CPU ns of every host's cgroup, space-separated
+    local h
+    for h in "${H[@]}"; do
+        if [ -n "$ACCT" ]; then printf '%s ' "$(cat "$ACCT/$CG-$h/cpuacct.usage")"; else printf -- '-1 '; fi
+    done
+}
+
+# The hoststart of bench/pvm_timing.sh, entered into the host's cgroups first:
+# the shell moves itself, and the daemon and its tasks inherit.
+enter="echo \$\$ >$CPU/$CG-%h/cgroup.procs"
+[ -z "$ACCT" ] || enter="$enter && echo \$\$ >$ACCT/$CG-%h/cgroup.procs"
+printf 'hoststart = "%s && REALPVM_PREFIX=%s %s exec %%h %%v";\n' "$enter" "$REALPVM_PREFIX" "$R" \
+    >"$T/ns.conf"
+"$VMCTL" ca init >/dev/null || fail "vmctl ca init failed"
+say "starting LiquidVM: daemons in namespaces ${H[*]}, cgroups $CPU/$CG-*"
+h1=${H[0]}
+sh -c 'echo $$ >"$1/cgroup.procs" && { [ -z "$2" ] || echo $$ >"$2/cgroup.procs"; } && shift 2 && exec "$@"' \
+    sh "$CPU/$CG-$h1" "${ACCT:+$ACCT/$CG-$h1}" \
+    "$R" exec "$h1" "$VMCTL" start --name "$h1" --listen "$("$R" ip "$h1")" -c "$T/ns.conf" \
+    >"$T/start.out" 2>&1 &&
+    "$R" exec "$h1" "$VMCTL" add "${H[@]:1}" >>"$T/start.out" 2>&1 ||
+    { cat "$T/start.out" >&2; fail "LiquidVM did not start in the namespaces"; }
+for h in "${H[@]}"; do
+    n=$(wc -l <"$CPU/$CG-$h/cgroup.procs")
+    [ "$n" -ge 1 ] || fail "no daemon in the cgroup of $h"
+done
+export LIQUIDVM_HOST=$h1
+vmrun() { "$R" exec "$h1" "$VMRUN" "$@"; }
+hosts_csv=$(IFS=,; echo "${H[*]}")
+
+# ---- 1. the single-core rate, with host 1's quota lifted (nothing else runs)
+
+for i in 1 2 3 4; do set_quota $i max >/dev/null; done
+rate_iters=$(( (iters / 12 + epoch - 1) / epoch * epoch ))
+[ "$rate_iters" -ge $((3 * epoch)) ] || rate_iters=$((3 * epoch))
+say "single-core rate: vmrun stencil on $h1 alone, grid $grid, $((4 * quanta)) quanta, $rate_iters iterations"
+vmrun stencil --quiet --hosts "$h1" --grid "$grid" --iters "$rate_iters" --epoch "$epoch" \
+    --quanta $((4 * quanta)) --balance off --json "$T/rate1.json" >"$T/rate1.out" 2>&1 ||
+    { cat "$T/rate1.out" >&2; fail "the single-core run failed"; }
+say "the probe's rate of one quantum: vmrun bench on $h1 alone"
+vmrun bench --quiet --hosts "$h1" --grid "$grid" --quanta $((4 * quanta)) --probe-seconds 1 \
+    --json "$T/probe1.json" >"$T/probe1.out" 2>&1 || { cat "$T/probe1.out" >&2; fail "vmrun bench failed"; }
+if [ $checks = 1 ]; then
+    say "two workers on two unlimited hosts (does the kernel scale to both cores?)"
+    vmrun stencil --quiet --hosts "$h1,${H[1]}" --grid "$grid" --iters "$rate_iters" \
+        --epoch "$epoch" --quanta $((2 * quanta)) --balance off --json "$T/rate2.json" \
+        >"$T/rate2.out" 2>&1 || { cat "$T/rate2.out" >&2; fail "the two-worker run failed"; }
+    # How well the speed probe sees the quotas, at the kernel's default
+    # period and at ours: 3 probes of every host at once, each period.
+    for p in 100000 "$period"; do
+        [ "$p" = 100000 ] && [ "$period" = 100000 ] && [ -f "$T/pc.100000.1.json" ] && continue
+        set_period "$p"
+        initial_quotas "$p"
+        for r in 1 2 3; do
+            say "probe under the quotas, CFS period $((p / 1000)) ms, $r/3"
+            vmrun bench --quiet --grid "$grid" --quanta "$quanta" --json "$T/pc.$p.$r.json" \
+                >"$T/pc.out" 2>&1 || { cat "$T/pc.out" >&2; fail "vmrun bench failed"; }
+        done
+    done
+    set_period "$period"
+fi
+
+# ---- 2. the job, balancing off then on, with the owner's interference
+
+# The schedule's defaults come from the ideal balanced time at this rate.
+read -r ideal_pred def_drop def_restore < <(python3 - "$T/rate1.json" "$grid" "$iters" \
+    "${Q[*]}" "$drop_host" "$drop_to" "$ncpu" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+rate = r["updates_per_s"]
+g, iters = int(sys.argv[2]), int(sys.argv[3])
+q = [float(x) / 100 for x in sys.argv[4].split()]
+dh, dto, ncpu = int(sys.argv[5]) - 1, float(sys.argv[6]) / 100, int(sys.argv[7])
+work = g ** 3 * iters / rate                     # CPU seconds of the job
+full = min(sum(min(x, 1) for x in q), ncpu)
+low = min(sum(min(x, 1) for x in q) - min(q[dh], 1) + dto, ncpu)
+# Drop after 20 % of the time, restore after 70 %, of the ideal balanced run.
+t = work / (0.2 * full + 0.5 * low + 0.3 * full)
+print(f"{t:.3f} {0.2 * t:.2f} {0.7 * t:.2f}")
+PY
+)
+[ -n "$ideal_pred" ] || fail "cannot read the single-core rate"
+drop_at=${drop_at:-$def_drop} restore_at=${restore_at:-$def_restore}
+say "predicted ideal balanced time ${ideal_pred} s; host $drop_host goes to $drop_to% at +${drop_at} s, back at +${restore_at} s"
+
+: >"$T/events"
+# run_job MODE: the job; the quota changes at their times after it starts.
+run_job() {
+    local mode=$1 out=$T/run.$1 t0="" t a0="" a1 k
+    initial_quotas
+    sleep 1    # the daemons' load samples see the quotas before the probe
+    echo "$mode set $(now) initial ${Q[*]}" >>"$T/events"
+    say "run --balance $mode: grid $grid, $iters iterations, epoch $epoch"
+    # Line-buffered, so "placing ..." (printed just before the job is sent
+    # to the workers) is seen when it is written.
+    # shellcheck disable=SC2086
+    stdbuf -oL -eL "$R" exec "$h1" "$VMRUN" stencil --grid "$grid" --iters "$iters" \
+        --epoch "$epoch" --quanta "$quanta" --balance "$mode" --json "$out.json" $vmrun_args \
+        >"$out.out" 2> >(while IFS= read -r l; do echo "$EPOCHREALTIME $l"; done >"$out.err") &
+    VMRUN_PID=$!
+    while kill -0 "$VMRUN_PID" 2>/dev/null; do
+        if grep -q '^placing ' "$out.out" 2>/dev/null; then t0=$(now); a0=$(acct_usage); break; fi
+        sleep 0.01
+    done
+    if [ -n "$t0" ]; then
+        echo "$mode start $t0" >>"$T/events"
+        # Each change at its time, unless the job is over already; waiting
+        # in steps of at most 0.1 s costs the VM nothing.
+        local start_us=${t0/./} now_us due_us
+        for k in drop restore; do
+            t=$drop_at; [ $k = restore ] && t=$restore_at
+            due_us=$(( start_us + $(awk -v s="$t" 'BEGIN { printf "%d", s * 1e6 }') ))
+            while kill -0 "$VMRUN_PID" 2>/dev/null; do
+                now_us=${EPOCHREALTIME/./}
+                [ "$now_us" -lt "$due_us" ] || break
+                sleep "$(awk -v d=$((due_us - now_us)) 'BEGIN { printf "%.6f", (d > 1e5 ? 1e5 : d) / 1e6 }')"
+            done
+            kill -0 "$VMRUN_PID" 2>/dev/null || { say "the job ended before the $k"; break; }
+            if [ $k = drop ]; then
+                echo "$mode change $(set_quota "$drop_host" "$drop_to") $drop_host $drop_to" >>"$T/events"
+                say "  +${t} s: host $drop_host quota ${Q[$((drop_host - 1))]}% -> $drop_to%"
+            else
+                echo "$mode change $(set_quota "$drop_host" "${Q[$((drop_host - 1))]}") $drop_host ${Q[$((drop_host - 1))]}" >>"$T/events"
+                say "  +${t} s: host $drop_host quota back to ${Q[$((drop_host - 1))]}%"
+            fi
+        done
+    fi
+    wait "$VMRUN_PID"
+    local rc=$?
+    VMRUN_PID=""
+    echo "$mode end $(now)" >>"$T/events"
+    a1=$(acct_usage)
+    [ -z "$a0" ] || echo "$mode acct $a0 $a1" >>"$T/events"
+    initial_quotas
+    [ $rc = 0 ] || { cat "$out.err" >&2; fail "vmrun stencil --balance $mode failed (status $rc)"; }
+    [ -n "$t0" ] || fail "vmrun stencil --balance $mode: never saw its 'placing' line"
+    grep -v '^iteration ' "$out.out" | sed -n '/^run:/,/^balance:/p' | sed 's/^/liquid:   /' >&2
+}
+run_job off
+run_job on
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+say "load after the run: $(uptime | sed 's/.*load average/load average/')"
+
+# ---- 3. the report
+python3 "$AN" --dir "$T" --hosts "$hosts_csv" --quotas "$quotas" --period-us "$period" \
+    --shares "$shares" --drop-host "$drop_host" --drop-to "$drop_to" --drop-at "$drop_at" \
+    --restore-at "$restore_at" --ncpu "$ncpu" --grid "$grid" --iters "$iters" --epoch "$epoch" \
+    --quanta "$quanta" --load-before "$load_before" --load-after "$load_after" \
+    $([ $json = 1 ] && echo --json) || fail "the report failed"

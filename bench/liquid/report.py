@@ -1,0 +1,414 @@
+#!/usr/bin/env python3
+"""bench/liquid/report.py - the figures of bench/liquid.sh from its work
+directory: the reports of `vmrun stencil --json`, the events file the script
+wrote (when each quota changed, when each job started and ended, the CPU time
+each host's cgroup used) and the time-stamped progress lines of each job.
+
+The ideal time of a job solves  rate * integral_0^T C(t) dt = updates,  where
+C(t) = min(sum over hosts of min(quota_h(t), workers_h), CPUs) is the capacity
+the quotas allowed, t counts from the start of the job's iterations, and rate
+is the single-core rate measured in the same run.  The same integral with a
+fixed placement (each host's share of the quanta held at its capacity) gives
+the best a fixed placement could do under the same schedule, hence the most
+that balancing can gain in this scenario.
+
+Reports written before vmrun had run_started_unix, epochs[].t_s,
+epochs[].host_quanta or balance.events are read too: the start is then the
+moment the script saw vmrun's "placing" line plus the report's setup time,
+and the epochs' end times are estimated from their predicted times (said so
+in the output).
+"""
+import argparse
+import glob
+import json
+import math
+import os
+import statistics
+import sys
+
+BE_GOAL = 0.85
+RECOVER_EPOCHS = 2
+IDEAL_GOAL = 1.2
+SPEEDUP_GOAL = 1.5
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def read_events(path):
+    ev = {}
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if len(w) < 2:
+                continue
+            r = ev.setdefault(w[0], {"changes": []})
+            if w[1] == "start":
+                r["start"] = float(w[2])
+            elif w[1] == "end":
+                r["end"] = float(w[2])
+            elif w[1] == "set":
+                r["set"] = float(w[2])
+            elif w[1] == "change":
+                r["changes"].append((float(w[2]), int(w[3]) - 1, float(w[4]) / 100))
+            elif w[1] == "acct":
+                v = [float(x) for x in w[2:]]
+                r["acct"] = (v[:len(v) // 2], v[len(v) // 2:])
+            elif w[1] == "acct_at":
+                r["acct_t"] = (float(w[2]), float(w[3]))
+    return ev
+
+
+def read_progress(path):
+    """(wall time, iterations done) from vmrun's time-stamped progress lines."""
+    pts = []
+    try:
+        with open(path) as f:
+            for line in f:
+                w = line.split()
+                if len(w) >= 3 and w[1] == "iteration" and "/" in w[2]:
+                    try:
+                        pts.append((float(w[0]), int(w[2].split("/")[0])))
+                    except ValueError:
+                        pass
+    except OSError:
+        pass
+    return pts
+
+
+class Schedule:
+    """Each host's quota (fraction of one CPU) as a step function of time
+    since the start of the iterations."""
+
+    def __init__(self, quotas, changes, origin, workers, ncpu):
+        self.q0 = list(quotas)
+        self.steps = sorted((t - origin, h, q) for t, h, q in changes)
+        self.workers = workers
+        self.ncpu = ncpu
+
+    def quotas_at(self, t):
+        q = list(self.q0)
+        for ts, h, v in self.steps:
+            if ts <= t:
+                q[h] = v
+        return q
+
+    def host_caps(self, t):
+        return [min(q, w) for q, w in zip(self.quotas_at(t), self.workers)]
+
+    def capacity(self, t):
+        return min(sum(self.host_caps(t)), self.ncpu)
+
+    def pieces(self):
+        """Boundaries of the constant pieces: 0, the changes after 0, inf."""
+        b = [0.0] + [ts for ts, _, _ in self.steps if ts > 0] + [math.inf]
+        return [(b[i], b[i + 1]) for i in range(len(b) - 1)]
+
+    def solve(self, work, speed_of):
+        """The T with integral_0^T speed_of(t) dt = work (speed constant on pieces)."""
+        done = 0.0
+        for a, b in self.pieces():
+            s = speed_of((a + b) / 2 if b < math.inf else a + 1)
+            if s <= 0:
+                continue
+            if b == math.inf or done + s * (b - a) >= work:
+                return a + (work - done) / s
+            done += s * (b - a)
+        return math.inf
+
+    def host_integral(self, h, t0, t1):
+        """CPU seconds host h's quota allowed in [t0, t1] (t0 may be before 0)."""
+        b = sorted({t0, t1} | {ts for ts, _, _ in self.steps if t0 < ts < t1})
+        return sum(self.host_caps((x + y) / 2)[h] * (y - x) for x, y in zip(b, b[1:]))
+
+    def cap_integral(self, t0, t1):
+        tot = 0.0
+        for a, b in self.pieces():
+            lo, hi = max(a, t0), min(b, t1)
+            if hi > lo:
+                tot += self.capacity((lo + hi) / 2) * (hi - lo)
+        return tot
+
+
+def epochs_timeline(rep, origin_from_report):
+    """Epoch records with their end time since the run's start, and whether
+    the times were measured (t_s) or estimated from predicted_s."""
+    eps = rep.get("balance", {}).get("epochs", [])
+    per = rep.get("balance", {}).get("epoch", 10)
+    if eps and all("t_s" in e for e in eps):
+        return [dict(e, t_end=e["t_s"]) for e in eps], "measured (t_s)"
+    tot = rep["phases"]["iterations_s"]
+    acc, out = 0.0, []
+    for e in eps:
+        acc += max(e.get("predicted_s", 0), 0) * per
+        out.append(dict(e, t_end=acc))
+    # Scale to the measured loop time: the predictions leave out waiting.
+    if acc > 0 and eps:
+        done = eps[-1]["epoch"] * per / rep["job"]["iters"]
+        k = tot * done / acc
+        for e in out:
+            e["t_end"] *= k
+    return out, "estimated from predicted_s (the report has no t_s)"
+
+
+def be_of(loads):
+    busy = [x for x in loads if x is not None]
+    if not busy or max(busy) <= 0:
+        return 1.0
+    return sum(busy) / len(busy) / max(busy)
+
+
+def analyse(name, rep, ev, prog, a):
+    hosts = [h["name"] for h in rep["hosts"]]
+    tph = rep["job"].get("tasks_per_host", 1)
+    n = rep["job"]["grid"]
+    iters = rep["job"]["iters"]
+    updates = n[0] * n[1] * n[2] * iters
+    ph = rep["phases"]
+    if "run_started_unix" in rep:
+        origin, origin_src = float(rep["run_started_unix"]), "run_started_unix"
+    else:
+        origin = ev["start"] + ph.get("setup_s", 0)
+        origin_src = "the 'placing' line + setup_s"
+    quotas = [float(x) / 100 for x in a.quotas.split(",")]
+    sched = Schedule(quotas, ev["changes"], origin, [tph] * len(hosts), a.ncpu)
+    T = ph["iterations_s"]
+    rate = a.rate
+    ideal = sched.solve(updates / rate, sched.capacity)
+
+    # The fixed placement's bound: iterations/s = min over hosts of cap_h * rate / points_h.
+    hq = [0] * len(hosts)
+    for w in rep["workers"]:
+        hq[hosts.index(w["host"])] += w["quanta"]
+    nq = sum(hq)
+    pts_per_q = n[0] * n[1] * n[2] / nq
+
+    def fixed_speed(t, hq=hq):
+        c = sched.host_caps(t)
+        its = min(c[h] * rate / (hq[h] * pts_per_q) for h in range(len(hosts)) if hq[h] > 0)
+        return its * n[0] * n[1] * n[2]
+
+    fixed_ideal = sched.solve(updates, fixed_speed)
+
+    eps, ep_src = epochs_timeline(rep, origin_src)
+    per = rep["balance"].get("epoch", a.epoch)
+    for e in eps:
+        q = e.get("host_quanta")
+        if q is None and not rep["balance"].get("on", True):
+            q = hq
+        if q is not None and len(q) == len(hosts):
+            t_prev = e["t_end"] - per * T / iters
+            caps = sched.host_caps((t_prev + e["t_end"]) / 2)
+            e["be_quota"] = be_of([q[h] / caps[h] if q[h] > 0 and caps[h] > 0 else
+                                   (math.inf if q[h] > 0 else None) for h in range(len(hosts))])
+
+    changes = []
+    for tc_abs, h, v in sorted(ev["changes"]):
+        tc = tc_abs - origin
+        k0 = next((i for i, e in enumerate(eps) if e["t_end"] > tc), None)
+        rec = None
+        if k0 is not None:
+            rec = next((j - k0 for j in range(k0 + 1, len(eps)) if eps[j]["be"] > BE_GOAL), None)
+        window = [round(e["be"], 2) for e in eps[k0:k0 + 6]] if k0 is not None else []
+        changes.append({"t_s": round(tc, 3), "unix": tc_abs, "host": hosts[h], "quota": v,
+                        "epoch": eps[k0]["epoch"] if k0 is not None else None,
+                        "epochs_to_be_above": rec, "be_after": window})
+
+    # Phases of the schedule: updates done, time, ideal time (from the progress lines).
+    phases = []
+    if len(prog) >= 2:
+        pts = [(t - origin, it) for t, it in prog]
+        cuts = [0.0] + [c["t_s"] for c in changes] + [T]
+
+        def iters_at(t):
+            if t <= 0:
+                return 0.0
+            prev = (0.0, 0)
+            for p in pts:
+                if p[0] >= t:
+                    f = (t - prev[0]) / (p[0] - prev[0]) if p[0] > prev[0] else 1
+                    return prev[1] + f * (p[1] - prev[1])
+                prev = p
+            return float(prev[1] if t < T else iters)
+
+        for i in range(len(cuts) - 1):
+            t0, t1 = cuts[i], min(cuts[i + 1], T)
+            if t1 <= t0:
+                continue
+            did = (iters_at(t1) - iters_at(t0)) * n[0] * n[1] * n[2]
+            cap = sched.cap_integral(t0, t1)
+            phases.append({"from_s": round(t0, 2), "to_s": round(t1, 2),
+                           "quotas": [round(x, 2) for x in sched.quotas_at((t0 + t1) / 2)],
+                           "efficiency": did / (cap * rate) if cap > 0 else None})
+
+    acct = None
+    if "acct" in ev and ev["acct"][0][0] >= 0 and "start" in ev and "end" in ev:
+        # From the 'placing' line to vmrun's exit, as the script read the counters.
+        s0, s1 = ev["start"] - origin, ev["end"] - origin
+        used = [(b - x) / 1e9 for x, b in zip(*ev["acct"])]
+        allowed = [sched.host_integral(h, s0, s1) for h in range(len(hosts))]
+        acct = {"wall_s": s1 - s0, "cpu_s": used, "allowed_cpu_s": allowed}
+
+    return {"mode": name, "time_s": T, "run_s": rep.get("run_s"), "total_s": rep.get("time_s"),
+            "updates": updates, "ideal_s": ideal, "time_over_ideal": T / ideal,
+            "fixed_ideal_s": fixed_ideal, "origin_unix": origin, "origin_from": origin_src,
+            "method": rep.get("method"), "probed_updates_per_s": [h["updates_per_s"] for h in rep["hosts"]],
+            "hosts": hosts, "final_host_quanta": hq, "quanta_moved": rep["balance"].get("quanta_moved"),
+            "bytes_moved": rep["balance"].get("bytes_moved"), "epoch_times": ep_src,
+            "epochs": [{k: e[k] for k in ("epoch", "be", "be_quota", "t_end", "moved", "applied",
+                                          "host_quanta", "publish_s", "move_s", "decide_s")
+                        if k in e} for e in eps],
+            "events": rep["balance"].get("events"), "changes": changes, "phases": phases,
+            "acct": acct}
+
+
+def probe_check(d, hosts, quotas, probe1):
+    out = {}
+    for f in sorted(glob.glob(os.path.join(d, "pc.*.json"))):
+        period = int(os.path.basename(f).split(".")[1])
+        r = load(f)
+        if r is None:
+            continue
+        seen = [h["updates_per_s"] / probe1 / q for h, q in zip(r["hosts"], quotas)]
+        out.setdefault(period, []).append(seen)
+    res = {}
+    for p, runs in out.items():
+        per_host = list(zip(*runs))
+        res[p] = {"seen_over_quota": [[round(x, 3) for x in h] for h in per_host],
+                  "mean_abs_error": statistics.mean(abs(x - 1) for h in per_host for x in h)}
+    return res
+
+
+def fmt_s(x):
+    return "inf" if x == math.inf else f"{x:.2f} s"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    for k in ("dir", "hosts", "quotas", "load-before", "load-after"):
+        ap.add_argument("--" + k, required=True)
+    for k in ("period-us", "shares", "drop-host", "drop-to", "ncpu", "grid", "iters", "epoch", "quanta"):
+        ap.add_argument("--" + k, type=int, required=True)
+    for k in ("drop-at", "restore-at"):
+        ap.add_argument("--" + k, type=float, required=True)
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args()
+    d = a.dir
+    r1, p1, r2 = load(f"{d}/rate1.json"), load(f"{d}/probe1.json"), load(f"{d}/rate2.json")
+    a.rate = r1["updates_per_s"]
+    probe1 = p1["hosts"][0]["updates_per_s"] if p1 else None
+    ev = read_events(f"{d}/events")
+    runs = {}
+    for m in ("off", "on"):
+        rep = load(f"{d}/run.{m}.json")
+        if rep is None:
+            print(f"liquid: no report of the --balance {m} run", file=sys.stderr)
+            return 1
+        runs[m] = analyse(m, rep, ev[m], read_progress(f"{d}/run.{m}.err"), a)
+    on, off = runs["on"], runs["off"]
+    speedup = off["time_s"] / on["time_s"]
+    bound = off["fixed_ideal_s"] / on["ideal_s"]
+    quotas = [float(x) / 100 for x in a.quotas.split(",")]
+    pc = probe_check(d, a.hosts.split(","), quotas, probe1) if probe1 else {}
+    two = r2["updates_per_s"] / (2 * a.rate) if r2 else None
+    recs = [c["epochs_to_be_above"] for c in on["changes"]]
+    goals = [
+        {"goal": f"balanced time within {IDEAL_GOAL}x of ideal", "value": round(on["time_over_ideal"], 3),
+         "met": on["time_over_ideal"] <= IDEAL_GOAL},
+        {"goal": f"balanced at least {SPEEDUP_GOAL}x faster than fixed", "value": round(speedup, 3),
+         "met": speedup >= SPEEDUP_GOAL},
+        {"goal": f"BE > {BE_GOAL} within {RECOVER_EPOCHS} epochs of each change", "value": recs,
+         "met": bool(recs) and all(r is not None and r <= RECOVER_EPOCHS for r in recs)},
+    ]
+    result = {
+        "benchmark": "liquid", "hosts": a.hosts.split(","), "quotas": quotas,
+        "cfs_period_us": a.period_us, "shares": a.shares, "ncpu": a.ncpu,
+        "job": {"grid": a.grid, "iters": a.iters, "epoch": a.epoch, "quanta_per_host": a.quanta},
+        "schedule": {"host": a.drop_host, "drop_to": a.drop_to / 100, "drop_at_s": a.drop_at,
+                     "restore_at_s": a.restore_at},
+        "load_before": a.load_before, "load_after": a.load_after,
+        "single_core_updates_per_s": a.rate,
+        "single_core_from": "vmrun stencil, 1 host, quota lifted, 1 worker holding every quantum",
+        "probe_updates_per_s": probe1, "two_workers_scaling": two, "probe_check": pc,
+        "runs": runs, "speedup": speedup, "speedup_bound": bound, "goals": goals,
+    }
+    if a.json:
+        json.dump(result, sys.stdout, default=lambda x: None if x == math.inf else x)
+        print()
+        return 0
+
+    P = print
+    P(f"LiquidVM liquid balancing, issue 8's multi-user scenario ({a.ncpu} CPUs, load "
+      f"{a.load_before} before, {a.load_after} after)")
+    P(f"4 hosts in network namespaces, cgroup quotas {a.quotas} % of a CPU, CFS period "
+      f"{a.period_us / 1000:g} ms, shares {a.shares}")
+    P(f"job: jacobi {a.grid}^3, {a.iters} iterations, epoch {a.epoch}, {a.quanta} quanta per host")
+    P(f"owner of host {a.drop_host}: quota -> {a.drop_to} % at +{a.drop_at:g} s, back at "
+      f"+{a.restore_at:g} s after the iterations start")
+    P()
+    P(f"single-core rate (vmrun stencil on one host, quota lifted): {a.rate / 1e6:8.1f} Mupdates/s")
+    if probe1:
+        P(f"  the speed probe of one quantum (vmrun bench), for comparison: {probe1 / 1e6:8.1f} Mupdates/s"
+          f" ({probe1 / a.rate:.2f}x)")
+    if two:
+        P(f"  two workers on two unlimited hosts: {two:.2f} of twice the single-core rate")
+    for p, c in sorted(pc.items()):
+        P(f"  probe under the quotas, CFS period {p / 1000:g} ms: probed/expected per host "
+          + "  ".join("/".join(f"{x:.2f}" for x in h) for h in c["seen_over_quota"])
+          + f"   mean error {100 * c['mean_abs_error']:.0f} %")
+    P()
+    P(f"{'':18} {'balance off':>14} {'balance on':>14}")
+    P(f"{'time (iterations)':18} {fmt_s(off['time_s']):>14} {fmt_s(on['time_s']):>14}")
+    P(f"{'ideal':18} {fmt_s(off['ideal_s']):>14} {fmt_s(on['ideal_s']):>14}")
+    P(f"{'time / ideal':18} {off['time_over_ideal']:14.2f} {on['time_over_ideal']:14.2f}")
+    P(f"{'quanta moved':18} {off['quanta_moved']!s:>14} {on['quanta_moved']!s:>14}")
+    P(f"balanced vs fixed: {speedup:.2f}x faster; this schedule allows at most {bound:.2f}x "
+      f"(ideal fixed placement {fmt_s(off['fixed_ideal_s'])} / ideal balanced {fmt_s(on['ideal_s'])})")
+    for r in (off, on):
+        P()
+        P(f"--balance {r['mode']}: method {r['method']}, probed Mupdates/s "
+          + " ".join(f"{x / 1e6:.0f}" for x in r["probed_updates_per_s"])
+          + f"; start from {r['origin_from']}; epoch ends {r['epoch_times']}")
+        for c in r["changes"]:
+            rec = c["epochs_to_be_above"]
+            P(f"  +{c['t_s']:.2f} s {c['host']} -> {100 * c['quota']:.0f} %: in epoch {c['epoch']}, BE > "
+              f"{BE_GOAL} again after {rec if rec is not None else 'never'} epoch(s); BE then "
+              + " ".join(f"{x:.2f}" for x in c["be_after"]))
+        for p in r["phases"]:
+            eff = p["efficiency"]
+            P(f"  {p['from_s']:7.2f}-{p['to_s']:7.2f} s quotas {p['quotas']}: "
+              f"{'?' if eff is None else f'{100 * eff:.0f} %'} of the quotas' capacity "
+              "(from the progress lines)")
+        if r["acct"]:
+            ac = r["acct"]
+            P("  CPU used / allowed by the quota, per host: "
+              + "  ".join(f"{u:.1f}/{al:.1f} s" for u, al in zip(ac["cpu_s"], ac["allowed_cpu_s"])))
+        if r["events"]:
+            P("  balancer events: " + ", ".join(f"epoch {e.get('epoch')} {e.get('host')} {e.get('what')}"
+                                              for e in r["events"]))
+        be = [e["be"] for e in r["epochs"]]
+        if be:
+            P(f"  BE per epoch ({len(be)}; min {min(be):.2f}, median {statistics.median(be):.2f}):")
+            for i in range(0, len(be), 20):
+                P("   " + " ".join(f"{x:.2f}" for x in be[i:i + 20]))
+        bq = [e.get("be_quota") for e in r["epochs"] if e.get("be_quota") is not None]
+        if bq:
+            P(f"  BE of the placement against the quotas (min {min(bq):.2f}, median "
+              f"{statistics.median(bq):.2f}):")
+            for i in range(0, len(bq), 20):
+                P("   " + " ".join(f"{x:.2f}" for x in bq[i:i + 20]))
+    P()
+    P("goals (issue 8):")
+    for g in goals:
+        v = g["value"]
+        P(f"  {g['goal']:50} {str(v):>14}  {'met' if g['met'] else 'not met'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
