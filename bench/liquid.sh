@@ -132,6 +132,7 @@ T=$(mktemp -d /tmp/lvm-liquid.XXXXXX)
 export LIQUIDVM_HOME=$T/home
 export REALPVM_PREFIX=lvq$(( $$ % 10000 ))
 CG=lvm-liquid-$$
+CGM=/tmp/lvm-liquid-cg.$$   # a second mount of the cgroup hierarchies (see below)
 H=() VMRUN_PID=""
 cleanup() {
     local h d pids
@@ -152,6 +153,12 @@ cleanup() {
             rmdir "$d" 2>/dev/null || say "cannot remove $d"
         done
     done
+    # Unmount before anything is removed: under $CGM, rm would reach cgroups.
+    for d in "$CGM/cpu" "$CGM/cpuacct"; do
+        mountpoint -q "$d" && { umount "$d" || umount -l "$d"; }
+        [ ! -d "$d" ] || mountpoint -q "$d" || rmdir "$d"
+    done
+    [ ! -d "$CGM" ] || rmdir "$CGM" 2>/dev/null
     if [ $keep = 1 ]; then say "work directory kept: $T"; else rm -rf "$T"; fi
 }
 trap cleanup EXIT
@@ -199,10 +206,22 @@ acct_usage() { # the CPU ns of every host's cgroup, space-separated
     done
 }
 
+# `ip netns exec` mounts a fresh /sys in a mount namespace of its own, which
+# hides /sys/fs/cgroup from everything it runs: the master daemon could not
+# put the hosts it starts into their cgroups, and no daemon could read its
+# quota.  The same hierarchies mounted a second time outside /sys stay
+# visible in there (mounts under /tmp are inherited), and the daemons' load
+# sampler finds them in /proc/self/mountinfo.
+mkdir -p "$CGM/cpu" && mount -t cgroup -o cpu lvmliquid "$CGM/cpu" ||
+    fail "cannot mount the cpu cgroup hierarchy at $CGM/cpu"
+if [ -n "$ACCT" ]; then
+    mkdir -p "$CGM/cpuacct" && mount -t cgroup -o cpuacct lvmliquid "$CGM/cpuacct" ||
+        fail "cannot mount the cpuacct cgroup hierarchy at $CGM/cpuacct"
+fi
 # The hoststart of bench/pvm_timing.sh, entered into the host's cgroups first:
 # the shell moves itself, and the daemon and its tasks inherit.
-enter="echo \$\$ >$CPU/$CG-%h/cgroup.procs"
-[ -z "$ACCT" ] || enter="$enter && echo \$\$ >$ACCT/$CG-%h/cgroup.procs"
+enter="echo \$\$ >$CGM/cpu/$CG-%h/cgroup.procs"
+[ -z "$ACCT" ] || enter="$enter && echo \$\$ >$CGM/cpuacct/$CG-%h/cgroup.procs"
 printf 'hoststart = "%s && REALPVM_PREFIX=%s %s exec %%h %%v";\n' "$enter" "$REALPVM_PREFIX" "$R" \
     >"$T/ns.conf"
 "$VMCTL" ca init >/dev/null || fail "vmctl ca init failed"
@@ -257,25 +276,30 @@ fi
 # ---- 2. the job, balancing off then on, with the owner's interference
 
 # The schedule's defaults come from the ideal balanced time at this rate.
-read -r ideal_pred def_drop def_restore < <(python3 - "$T/rate1.json" "$grid" "$iters" \
-    "${Q[*]}" "$drop_host" "$drop_to" "$ncpu" <<'PY'
+read -r ideal_pred eff def_drop def_restore < <(python3 - "$T/rate1.json" "$T/rate2.json" \
+    "$grid" "$iters" "${Q[*]}" "$drop_host" "$drop_to" "$ncpu" <<'PY'
 import json, sys
-r = json.load(open(sys.argv[1]))
-rate = r["updates_per_s"]
-g, iters = int(sys.argv[2]), int(sys.argv[3])
-q = [float(x) / 100 for x in sys.argv[4].split()]
-dh, dto, ncpu = int(sys.argv[5]) - 1, float(sys.argv[6]) / 100, int(sys.argv[7])
+rate = json.load(open(sys.argv[1]))["updates_per_s"]
+try:
+    # What two workers on two hosts make of two CPUs (communication, memory
+    # bandwidth): the job will not do better, so the schedule assumes it.
+    eff = min(1.0, json.load(open(sys.argv[2]))["updates_per_s"] / (2 * rate))
+except (OSError, ValueError, KeyError):
+    eff = 1.0
+g, iters = int(sys.argv[3]), int(sys.argv[4])
+q = [float(x) / 100 for x in sys.argv[5].split()]
+dh, dto, ncpu = int(sys.argv[6]) - 1, float(sys.argv[7]) / 100, int(sys.argv[8])
 work = g ** 3 * iters / rate                     # CPU seconds of the job
 full = min(sum(min(x, 1) for x in q), ncpu)
 low = min(sum(min(x, 1) for x in q) - min(q[dh], 1) + dto, ncpu)
-# Drop after 20 % of the time, restore after 70 %, of the ideal balanced run.
+# Drop after 20 % of the balanced run, restore after 70 %.
 t = work / (0.2 * full + 0.5 * low + 0.3 * full)
-print(f"{t:.3f} {0.2 * t:.2f} {0.7 * t:.2f}")
+print(f"{t:.3f} {eff:.2f} {0.2 * t / eff:.2f} {0.7 * t / eff:.2f}")
 PY
 )
 [ -n "$ideal_pred" ] || fail "cannot read the single-core rate"
 drop_at=${drop_at:-$def_drop} restore_at=${restore_at:-$def_restore}
-say "predicted ideal balanced time ${ideal_pred} s; host $drop_host goes to $drop_to% at +${drop_at} s, back at +${restore_at} s"
+say "ideal balanced time ${ideal_pred} s, expected about $(awk -v t="$ideal_pred" -v e="$eff" 'BEGIN { printf "%.1f", t / e }') s; host $drop_host goes to $drop_to% at +${drop_at} s, back at +${restore_at} s"
 
 : >"$T/events"
 # run_job MODE: the job; the quota changes at their times after it starts.

@@ -195,6 +195,15 @@ def analyse(name, rep, ev, prog, a):
 
     fixed_ideal = sched.solve(updates, fixed_speed)
 
+    # What a fixed placement's BE is against the quotas, in each phase of the schedule.
+    fixed_be = {}
+    if not rep["balance"].get("on", True):
+        for a0, b0 in sched.pieces():
+            c = sched.host_caps(a0 + 1e-9)
+            key = "quotas " + "/".join(f"{100 * x:.0f}" for x in c)
+            fixed_be.setdefault(key, be_of([hq[h] / c[h] if hq[h] > 0 else None
+                                            for h in range(len(hosts))]))
+
     eps, ep_src = epochs_timeline(rep, origin_src)
     per = rep["balance"].get("epoch", a.epoch)
     for e in eps:
@@ -264,7 +273,7 @@ def analyse(name, rep, ev, prog, a):
                                           "host_quanta", "publish_s", "move_s", "decide_s")
                         if k in e} for e in eps],
             "events": rep["balance"].get("events"), "changes": changes, "phases": phases,
-            "acct": acct}
+            "acct": acct, "fixed_be_quota": fixed_be}
 
 
 def probe_check(d, hosts, quotas, probe1):
@@ -374,7 +383,12 @@ def main():
         P(f"--balance {r['mode']}: method {r['method']}, probed Mupdates/s "
           + " ".join(f"{x / 1e6:.0f}" for x in r["probed_updates_per_s"])
           + f"; start from {r['origin_from']}; epoch ends {r['epoch_times']}")
-        for c in r["changes"]:
+        if not r["epochs"]:
+            P("  no epochs: with --balance off the workers send no epoch reports")
+        if r["fixed_be_quota"]:
+            P("  BE of the fixed placement against the quotas: "
+              + ", ".join(f"{k} {v:.2f}" for k, v in r["fixed_be_quota"].items()))
+        for c in r["changes"] if r["epochs"] else []:
             rec = c["epochs_to_be_above"]
             P(f"  +{c['t_s']:.2f} s {c['host']} -> {100 * c['quota']:.0f} %: in epoch {c['epoch']}, BE > "
               f"{BE_GOAL} again after {rec if rec is not None else 'never'} epoch(s); BE then "
