@@ -444,6 +444,9 @@ int vmd_load_parse_cpumax(const char *text, double *cpus);
 int vmd_load_parse_cgstat(const char *text, struct vmd_cg_stat *out);
 /* min(quota, cpus - ext_busy) clamped at 0; -1 if cpus or ext_busy is unknown. */
 double vmd_load_capacity(int cpus, double ext_busy, double quota);
+/* The kernel identity of a sample from /proc/sys/kernel/random/boot_id's
+ * text: a hash, never 0. */
+uint64_t vmd_load_kernel_id(const char *boot_id);
 
 /* vmd_halt.c */
 void vmd_halt(struct vmd *vmd, const char *why);

@@ -55,6 +55,7 @@ struct vmd_load_sampler {
     struct wire_load self;
     uint64_t self_at;
     int have_self;
+    uint64_t kernel;                /* this kernel's boot_id, hashed; 0 unknown */
 };
 
 /* ---- parsers: pure functions on one file's text ---- */
@@ -658,6 +659,44 @@ sample_cgroup(struct vmd_load_sampler *s, struct wire_load *l)
     s->have_cg = 1;
 }
 
+/* FNV-1a of the kernel's boot_id: the same on every daemon of one
+ * machine, different after a reboot and between machines. */
+uint64_t
+vmd_load_kernel_id(const char *boot_id)
+{
+    uint64_t h = 14695981039346656037ULL;
+
+    for (const char *p = boot_id; *p && *p != '\n'; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    return h == 0 ? 1 : h;
+}
+
+/*
+ * CPUs busy with the VM's processes of the other daemons on this kernel,
+ * from their latest samples (fresh ones only: within three intervals).
+ * Without it, daemons sharing a machine would count each other's workers
+ * as their owners' load.
+ */
+static double
+colocated_vm_busy(const struct vmd_load_sampler *s)
+{
+    const struct vmd *vmd = s->vmd;
+    uint64_t now = uv_now(vmd->loop), fresh = (uint64_t)(3000.0 * vmd->conf.load_interval) + 1;
+    double sum = 0.0;
+
+    if (s->kernel == 0)
+        return 0.0;
+    for (int i = 1; i <= VMD_MAX_HOSTS; i++) {
+        const struct vmd_host *h = vmd->hosts[i];
+
+        if (h == NULL || i == vmd->index || !h->has_load || h->load.kernel != s->kernel ||
+            h->load.vm_busy < 0.0 || now - h->load_at > fresh)
+            continue;
+        sum += h->load.vm_busy;
+    }
+    return sum;
+}
+
 static void
 sample(struct vmd_load_sampler *s, struct wire_load *l)
 {
@@ -691,7 +730,7 @@ sample(struct vmd_load_sampler *s, struct wire_load *l)
         if (vm_ticks >= 0.0) {
             double vm = vm_ticks / wall, cpus = (double)l->cpus;
             l->vm_busy = vm < cpus ? vm : cpus;
-            double ext = busy - l->vm_busy;
+            double ext = busy - l->vm_busy - colocated_vm_busy(s);
             l->ext_busy = ext < 0.0 ? 0.0 : ext > cpus ? cpus : ext;
         }
     }
@@ -699,6 +738,7 @@ sample(struct vmd_load_sampler *s, struct wire_load *l)
     if (have_cpu)
         s->cpu = cpu;
     sample_cgroup(s, l);
+    l->kernel = s->kernel;
     l->capacity = vmd_load_capacity(l->cpus, l->ext_busy, l->quota);
 }
 
@@ -750,6 +790,8 @@ vmd_load_start(struct vmd *vmd)
     }
     s->vmd = vmd;
     s->clk_tck = sysconf(_SC_CLK_TCK);
+    if (read_text("/proc/sys/kernel/random/boot_id", s->text, 4096) > 0)
+        s->kernel = vmd_load_kernel_id(s->text);
     uv_timer_init(vmd->loop, &s->timer);
     s->timer.data = s;
     uint64_t ms = (uint64_t)(vmd->conf.load_interval * 1000.0);

@@ -48,6 +48,13 @@ struct vmrun_opts {
     int epoch;                  /* iterations per epoch */
     int heavy;                  /* work factor of the heavy region (1: uniform) */
     double min_gain;            /* smallest predicted relative gain that moves quanta */
+    /* reclaim: a host's workers leave while the CPU share each could get
+     * (its daemon's capacity over its workers, at most 1) stays below
+     * reclaim_below for reclaim_after seconds, and come back once it
+     * stays at rejoin_above or more for rejoin_after seconds */
+    int reclaim;
+    double reclaim_below, reclaim_after, rejoin_above, rejoin_after;
+    char svg[VMRUN_PATH_MAX];   /* plot of BE and each host's share per epoch */
 };
 
 void vmrun_opts_defaults(struct vmrun_opts *o);
@@ -84,6 +91,7 @@ struct vmrun_vm {
     int *tids;
     int *whost;                 /* host index of each worker */
     double *wspeed;             /* updates/s of each worker, probed */
+    char *leaving;              /* the worker was evacuated: its LEFT is due */
     int done;                   /* bit set when workers may exit: no failure then */
     int ringn;                  /* ring members (0: no ring) */
     int ring_bytes[VMRUN_RING_SIZES];
@@ -104,10 +112,16 @@ int vmrun_vm_bench(struct vmrun_vm *vm, const int ext[3], enum liq_kernel k, dou
 int vmrun_vm_next(struct vmrun_vm *vm, int *tag, int *src);
 /* The worker index of a tid, or -1. */
 int vmrun_vm_worker(const struct vmrun_vm *vm, int tid);
+/* Start a new worker in slot w (its tid is 0) on the slot's host. */
+int vmrun_vm_respawn(struct vmrun_vm *vm, int w);
+/* The CPUs each host's daemon says the VM may use now (lvm_hostload's
+ * capacity; -1 unknown), into cap[nhosts].  0, or -1 with vm->why set. */
+int vmrun_vm_capacity(struct vmrun_vm *vm, double *cap);
 /* Tell the workers to quit (kill them after a failure) and leave the VM. */
 void vmrun_vm_stop(struct vmrun_vm *vm, int failed);
 void vmrun_vm_free(struct vmrun_vm *vm);
 double vmrun_now(void);
+double vmrun_unix_now(void);   /* wall clock (CLOCK_REALTIME) seconds */
 
 /* ---- the balancer's decision (vmrun_balance.c) ---- */
 
@@ -119,6 +133,10 @@ struct vmrun_balance_in {
     const double *bytes;        /* bytes a move of each quantum sends */
     const int32_t *owner;       /* the current owners */
     const double *fallback_speed; /* points/s of a worker that holds nothing */
+    const double *wtime;        /* each worker's compute s per iteration now, throttling
+                                 * included (NULL, or <= 0: the sum of its quanta's costs) */
+    const char *active;         /* workers that may hold quanta (NULL: all); quanta on
+                                 * the others must leave whatever the gain */
     double lambda, tau;         /* the network: s/message, s/byte */
     int remaining;              /* iterations left */
     double min_gain;            /* smallest relative gain worth a move */
@@ -129,13 +147,37 @@ struct vmrun_epoch {
     double be;                  /* balance efficiency measured in the epoch */
     double before_s, after_s;   /* predicted time per iteration now and re-placed */
     int applied;                /* the new placement is taken */
+    int forced;                 /* ... because quanta had to leave inactive workers */
     int moved;                  /* quanta moved */
     double bytes;               /* bytes they carry */
-    double decide_s, move_s;    /* time to decide, and from plan to next report */
+    double t_s;                 /* seconds since the iterations started, at the plan */
+    double publish_s;           /* from the epoch's first report to its last */
+    double decide_s, move_s;    /* time to decide; the slowest worker's move */
 };
 
 /* Fill owner (nquanta) with the next placement and out with the figures. */
 int vmrun_balance_plan(const struct vmrun_balance_in *in, int32_t *owner, struct vmrun_epoch *out);
+
+/* Reclaim (seed 002's coarse layer), per host. */
+struct vmrun_reclaim {
+    int evacuated;              /* its workers have left */
+    double below_since;         /* when its share fell below reclaim_below; < 0 not below */
+    double above_since;         /* evacuated: when it rose to rejoin_above; < 0 not above */
+};
+
+#define VMRUN_EVACUATE (-1)
+#define VMRUN_REJOIN 1
+
+/*
+ * One look at the hosts at time now (seconds, any origin): cap[h] the CPUs
+ * its daemon says the VM may use (< 0 unknown: the host's clocks stand),
+ * count[h] its workers; a worker's share is min(1, cap / count).  Sets
+ * act[h] to VMRUN_EVACUATE, VMRUN_REJOIN or 0 and updates r (evacuated as
+ * decided); returns how many hosts act.  The last host that is not
+ * evacuated never is.
+ */
+int vmrun_reclaim_step(struct vmrun_reclaim *r, int nhosts, const double *cap, const int *count,
+                       double now, const struct vmrun_opts *o, int *act);
 
 /* ---- subcommands ---- */
 int vmrun_stencil_main(int argc, char **argv);

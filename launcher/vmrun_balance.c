@@ -3,7 +3,8 @@
  * median time of every quantum in the last epoch, re-solve the placement by
  * recursive bisection of prefix sums along the Hilbert curve, and keep it
  * only when the predicted gain over the rest of the job exceeds the cost of
- * moving the quanta (the dampener).  Pure: no I/O, no PVM.
+ * moving the quanta (the dampener); and when a host's workers leave it or
+ * come back (reclaim, seed 002).  Pure: no I/O, no PVM.
  */
 #include "vmrun.h"
 
@@ -47,47 +48,67 @@ bisect(const uint32_t *order, const double *prefix, size_t lo, size_t hi, int fi
 int
 vmrun_balance_plan(const struct vmrun_balance_in *in, int32_t *owner, struct vmrun_epoch *out)
 {
-    int n = in->nquanta, p = in->nworkers;
-    double *wtime = calloc((size_t)p, sizeof(double)), *wpts = calloc((size_t)p, sizeof(double));
+    int n = in->nquanta, p = in->nworkers, nact = 0;
+    double *wmed = calloc((size_t)p, sizeof(double)), *wpts = calloc((size_t)p, sizeof(double));
     double *speed = calloc((size_t)p, sizeof(double)), *weight = calloc((size_t)n, sizeof(double));
     double *prefix = calloc((size_t)n + 1, sizeof(double)), *after = calloc((size_t)p, sizeof(double));
+    double *aspeed = calloc((size_t)p, sizeof(double)), *intr = calloc((size_t)p, sizeof(double));
+    int32_t *aowner = calloc((size_t)n, sizeof(int32_t));
+    int *act = calloc((size_t)p, sizeof(int));
     int rc = -ENOMEM;
 
     memset(out, 0, sizeof(*out));
-    if (!wtime || !wpts || !speed || !weight || !prefix || !after)
+    if (!wmed || !wpts || !speed || !weight || !prefix || !after || !aspeed || !intr || !aowner ||
+        !act)
         goto done;
     for (int q = 0; q < n; q++) {
         int w = in->owner[q];
 
-        wtime[w] += in->cost[q];
+        wmed[w] += in->cost[q];
         wpts[w] += in->points[q];
     }
-    /* A worker's speed now: the points it computed per second of compute
-     * (an idle worker keeps its probed speed).  A quantum's weight is the
-     * time it took times that speed: what it costs in points of the
-     * uniform kernel, so a heavy quantum weighs more wherever it goes. */
+    /* A quantum's weight is its median time times its worker's speed over
+     * those medians: what it costs in points of the uniform kernel, so a
+     * heavy quantum weighs more wherever it goes.  A worker's speed now is
+     * the points it computed per second of its recent compute time, which
+     * a CPU quota's throttling stretches though most iterations, and so
+     * the medians, escape it; an idle worker keeps its fallback. */
     double sum = 0, max = 0;
     int busy = 0;
 
     for (int w = 0; w < p; w++) {
-        speed[w] = wtime[w] > 0 ? wpts[w] / wtime[w] : in->fallback_speed[w];
+        double now = in->wtime != NULL && in->wtime[w] > 0 ? in->wtime[w] : wmed[w];
+
+        speed[w] = wpts[w] > 0 && now > 0 ? wpts[w] / now : in->fallback_speed[w];
         if (!(speed[w] > 0))
             speed[w] = 1;
+        intr[w] = wmed[w] > 0 ? wpts[w] / wmed[w] : speed[w];
         if (wpts[w] > 0) {
-            sum += wtime[w];
+            sum += now;
             busy++;
-            if (wtime[w] > max)
-                max = wtime[w];
+            if (now > max)
+                max = now;
+        }
+        if (in->active == NULL || in->active[w]) {
+            act[nact] = w;
+            aspeed[nact++] = speed[w];
         }
     }
     out->be = max > 0 ? sum / busy / max : 1;
     out->before_s = max;
     for (int q = 0; q < n; q++)
-        weight[q] = in->cost[q] * speed[in->owner[q]];
+        weight[q] = in->cost[q] * intr[in->owner[q]];
     for (int r = 0; r < n; r++)
         prefix[r + 1] = prefix[r] + weight[in->order[r]];
-    bisect(in->order, prefix, 0, (size_t)n, 0, p, speed, owner);
+    if (nact == 0) {
+        rc = -EINVAL;
+        goto done;
+    }
+    bisect(in->order, prefix, 0, (size_t)n, 0, nact, aspeed, aowner);
     for (int q = 0; q < n; q++) {
+        owner[q] = act[aowner[q]];
+        if (in->active != NULL && !in->active[in->owner[q]])
+            out->forced = 1;
         after[owner[q]] += weight[q] / speed[owner[q]];
         if (owner[q] != in->owner[q]) {
             out->moved++;
@@ -98,12 +119,14 @@ vmrun_balance_plan(const struct vmrun_balance_in *in, int32_t *owner, struct vmr
         if (after[w] > out->after_s)
             out->after_s = after[w];
     /* The dampener: a relative gain worth having, and more time saved over
-     * the iterations left than the moves cost on the network. */
+     * the iterations left than the moves cost on the network -- unless
+     * quanta must leave a worker that is going. */
     double gain = (out->before_s - out->after_s) * in->remaining;
     double cost = out->bytes * in->tau + out->moved * in->lambda;
 
-    out->applied = out->moved > 0 && out->before_s > 0 &&
-                   (out->before_s - out->after_s) / out->before_s > in->min_gain && gain > cost;
+    out->applied = out->forced ||
+                   (out->moved > 0 && out->before_s > 0 &&
+                    (out->before_s - out->after_s) / out->before_s > in->min_gain && gain > cost);
     if (!out->applied) {
         memcpy(owner, in->owner, (size_t)n * sizeof(int32_t));
         out->moved = 0;
@@ -111,11 +134,73 @@ vmrun_balance_plan(const struct vmrun_balance_in *in, int32_t *owner, struct vmr
     }
     rc = 0;
 done:
-    free(wtime);
+    free(wmed);
     free(wpts);
     free(speed);
     free(weight);
     free(prefix);
     free(after);
+    free(aspeed);
+    free(intr);
+    free(aowner);
+    free(act);
     return rc;
+}
+
+int
+vmrun_reclaim_step(struct vmrun_reclaim *r, int nhosts, const double *cap, const int *count,
+                   double now, const struct vmrun_opts *o, int *act)
+{
+    int nact = 0, staying = 0, best = -1;
+    double best_share = -1;
+
+    for (int h = 0; h < nhosts; h++) {
+        double share = cap[h] < 0 || count[h] < 1 ? -1 : cap[h] / count[h];
+
+        act[h] = 0;
+        if (share > 1)
+            share = 1;
+        if (share < 0) {
+            staying += !r[h].evacuated;
+            continue; /* unknown: nothing is decided, no clock starts or stops */
+        }
+        if (!r[h].evacuated) {
+            if (share >= o->reclaim_below) {
+                r[h].below_since = -1;
+            } else if (r[h].below_since < 0) {
+                r[h].below_since = now;
+            }
+            if (r[h].below_since >= 0 && now - r[h].below_since >= o->reclaim_after)
+                act[h] = VMRUN_EVACUATE;
+            else
+                staying++;
+            if (share > best_share) {
+                best_share = share;
+                best = h;
+            }
+        } else {
+            if (share < o->rejoin_above) {
+                r[h].above_since = -1;
+            } else if (r[h].above_since < 0) {
+                r[h].above_since = now;
+            }
+            if (r[h].above_since >= 0 && now - r[h].above_since >= o->rejoin_after) {
+                act[h] = VMRUN_REJOIN;
+                staying++;
+            }
+        }
+    }
+    if (staying == 0 && best >= 0)
+        act[best] = 0; /* somebody computes: the host with the most left */
+    for (int h = 0; h < nhosts; h++) {
+        if (act[h] == VMRUN_EVACUATE) {
+            r[h].evacuated = 1;
+            r[h].above_since = -1;
+        } else if (act[h] == VMRUN_REJOIN) {
+            r[h].evacuated = 0;
+            r[h].below_since = -1;
+        }
+        nact += act[h] != 0;
+    }
+    return nact;
 }

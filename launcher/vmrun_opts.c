@@ -2,7 +2,8 @@
  * vmrun_opts.c - the options of vmrun's job commands, from the command line
  * and from libconfig job files that use the same names (grid, iters,
  * kernel, quanta, hosts, tasks_per_host, decomp, verify, json, output, seed,
- * network, probe_seconds, quiet, balance, epoch, heavy, min_gain).  One
+ * network, probe_seconds, quiet, balance, epoch, heavy, min_gain, reclaim,
+ * reclaim_below, reclaim_after, rejoin_above, rejoin_after, svg).  One
  * setter validates both.
  */
 #include "vmrun.h"
@@ -34,6 +35,11 @@ vmrun_opts_defaults(struct vmrun_opts *o)
     o->epoch = 10;
     o->heavy = 1;
     o->min_gain = 0.05;
+    o->reclaim = 1;
+    o->reclaim_below = 0.25;
+    o->reclaim_after = 3.0;
+    o->rejoin_above = 0.5;
+    o->rejoin_after = 3.0;
 }
 
 static int opt_error(char *err, size_t errlen, const char *fmt, ...)
@@ -91,6 +97,36 @@ opt_grid(const char *s, int n[3])
     for (const char *q = s; *q; q++)
         if (*q == 'x' && (q == s || q[1] == '\0' || q[1] == 'x'))
             return -1;
+    return 0;
+}
+
+/* A finite decimal number in lo..hi. */
+static int
+opt_double(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    double d;
+
+    if (s == NULL)
+        return -1;
+    errno = 0;
+    d = strtod(s, &end);
+    if (errno != 0 || end == s || *end != '\0' || !isfinite(d) || d < lo || d > hi)
+        return -1;
+    *out = d;
+    return 0;
+}
+
+/* on/off (or true/false). */
+static int
+opt_onoff(const char *s, int *out)
+{
+    if (strcmp(s, "on") == 0 || strcmp(s, "true") == 0)
+        *out = 1;
+    else if (strcmp(s, "off") == 0 || strcmp(s, "false") == 0)
+        *out = 0;
+    else
+        return -1;
     return 0;
 }
 
@@ -211,12 +247,23 @@ vmrun_opt_set(struct vmrun_opts *o, const char *name, const char *value, char *e
             return opt_error(err, errlen, "--network: expected shared or switched, got '%s'",
                              value);
     } else if (strcmp(key, "balance") == 0) {
-        if (strcmp(value, "on") == 0 || strcmp(value, "true") == 0)
-            o->balance = 1;
-        else if (strcmp(value, "off") == 0 || strcmp(value, "false") == 0)
-            o->balance = 0;
-        else
+        if (opt_onoff(value, &o->balance) != 0)
             return opt_error(err, errlen, "--balance: expected on or off, got '%s'", value);
+    } else if (strcmp(key, "reclaim") == 0) {
+        if (opt_onoff(value, &o->reclaim) != 0)
+            return opt_error(err, errlen, "--reclaim: expected on or off, got '%s'", value);
+    } else if (strcmp(key, "reclaim-below") == 0 || strcmp(key, "rejoin-above") == 0) {
+        if (opt_double(value, 0, 1,
+                       strcmp(key, "reclaim-below") == 0 ? &o->reclaim_below : &o->rejoin_above) != 0)
+            return opt_error(err, errlen, "--%s: expected a share of one CPU 0..1, got '%s'", key,
+                             value);
+    } else if (strcmp(key, "reclaim-after") == 0 || strcmp(key, "rejoin-after") == 0) {
+        if (opt_double(value, 0, 86400,
+                       strcmp(key, "reclaim-after") == 0 ? &o->reclaim_after : &o->rejoin_after) != 0)
+            return opt_error(err, errlen, "--%s: expected seconds 0..86400, got '%s'", key, value);
+    } else if (strcmp(key, "svg") == 0) {
+        if (opt_path(o->svg, value) != 0 || strcmp(value, "-") == 0)
+            return opt_error(err, errlen, "--svg: expected a file name");
     } else if (strcmp(key, "epoch") == 0) {
         if (opt_int(value, 1, 100000, &v) != 0)
             return opt_error(err, errlen, "--epoch: expected an integer 1..100000, got '%s'", value);
@@ -226,23 +273,11 @@ vmrun_opt_set(struct vmrun_opts *o, const char *name, const char *value, char *e
             return opt_error(err, errlen, "--heavy: expected an integer 1..1000, got '%s'", value);
         o->heavy = (int)v;
     } else if (strcmp(key, "min-gain") == 0) {
-        char *end;
-        double d;
-
-        errno = 0;
-        d = strtod(value, &end);
-        if (errno != 0 || end == value || *end != '\0' || !isfinite(d) || d < 0 || d >= 1)
+        if (opt_double(value, 0, 1, &o->min_gain) != 0 || o->min_gain >= 1)
             return opt_error(err, errlen, "--min-gain: expected a fraction 0..1, got '%s'", value);
-        o->min_gain = d;
     } else if (strcmp(key, "probe-seconds") == 0) {
-        char *end;
-        double d;
-
-        errno = 0;
-        d = strtod(value, &end);
-        if (errno != 0 || end == value || *end != '\0' || !isfinite(d) || d < 0.01 || d > 60)
+        if (opt_double(value, 0.01, 60, &o->probe_seconds) != 0)
             return opt_error(err, errlen, "--probe-seconds: expected 0.01..60, got '%s'", value);
-        o->probe_seconds = d;
     } else {
         return opt_error(err, errlen, "unknown option '--%s'", key);
     }

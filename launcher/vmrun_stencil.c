@@ -14,38 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lvm_err.h"
 #include "pvm3.h"
 #include "vmctl.h"
-
-/* What a job measured, for the summary and the report. */
-struct job_stats {
-    struct liq_geom g;
-    int32_t *owner;
-    double *qweight;            /* points per quantum */
-    struct decomp_advice adv;
-    int advised;
-    enum decomp_method method;
-    int *wquanta;               /* quanta per worker */
-    int *witer;                 /* iterations each worker reported */
-    double *wcompute, *wcomm;   /* per worker, summed over the run */
-    double *wsetup, *wrun;
-    uint64_t checksum;
-    int ndone;
-    double t_bench, t_decomp, t_run, t_gather, t_verify, t_total;
-    double t_iter;              /* the slowest worker's iteration loop (no setup) */
-    /* balancing */
-    uint32_t *order;            /* quanta along the Hilbert curve */
-    double *cost, *qbytes;      /* median time per quantum this epoch; bytes of a move */
-    int reported;               /* workers heard this epoch */
-    struct vmrun_epoch *ep;
-    int nep;
-    int moved_total;
-    double bytes_total;
-    int verified;               /* 1 identical, 0 differs, -1 not checked */
-    size_t diffs;
-    struct kern_box field;      /* the gathered field, when asked */
-    size_t field_points;
-};
+#include "vmrun_job.h"
 
 static const char stencil_usage[] =
     "usage: vmrun stencil [--grid N|NXxNYxNZ] [--iters K] [--kernel jacobi|rbgs]\n"
@@ -53,7 +25,9 @@ static const char stencil_usage[] =
     "                     [--decomp METHOD|auto] [--verify] [--json FILE] [--output FILE]\n"
     "                     [--job FILE] [--seed S] [--network shared|switched]\n"
     "                     [--probe-seconds S] [--quiet] [--balance on|off] [--epoch K]\n"
-    "                     [--heavy K] [--min-gain F]\n"
+    "                     [--heavy K] [--min-gain F] [--reclaim on|off]\n"
+    "                     [--reclaim-below F] [--reclaim-after S] [--rejoin-above F]\n"
+    "                     [--rejoin-after S] [--svg FILE]\n"
     "\n"
     "  Run a 3D 7-point stencil job on the virtual machine of LIQUIDVM_HOME: probe\n"
     "  every host's speed and the ring network (lambda, tau), cut the grid into Q\n"
@@ -75,7 +49,8 @@ static const char stencil_usage[] =
     "  --job FILE           a libconfig job file with these keys (grid, iters, kernel,\n"
     "                       quanta, hosts, tasks_per_host, decomp, verify, json, output,\n"
     "                       seed, network, probe_seconds, quiet, balance, epoch, heavy,\n"
-    "                       min_gain); options override it\n"
+    "                       min_gain, reclaim, reclaim_below, reclaim_after, rejoin_above,\n"
+    "                       rejoin_after, svg); options override it\n"
     "  --seed S             seed of the initial field (default 1)\n"
     "  --network KIND       switched (default) or shared, for the cost model\n"
     "  --probe-seconds S    how long each speed probe runs (default 0.25)\n"
@@ -86,6 +61,14 @@ static const char stencil_usage[] =
     "  --heavy K            the quanta in the grid's lower octant cost K times more\n"
     "                       (same result; default 1, uniform)\n"
     "  --min-gain F         move quanta only for a predicted gain above F (default 0.05)\n"
+    "  --reclaim on|off     with balancing, leave a host whose owner needs it and come\n"
+    "                       back when it is idle (default on)\n"
+    "  --reclaim-below F    a host's workers leave when the CPU share each could get\n"
+    "                       (its daemon's capacity over its workers) stays below F ...\n"
+    "  --reclaim-after S    ... for S seconds (defaults 0.25 and 3)\n"
+    "  --rejoin-above F     an evacuated host gets workers again once that share stays\n"
+    "  --rejoin-after S     at F or more for S seconds (defaults 0.5 and 3)\n"
+    "  --svg FILE           plot BE and each host's share of the quanta per epoch\n"
     "\n"
     "  Exit status: 0 done (and verified), 1 the job failed or the field differs,\n"
     "  2 bad options or job file.\n";
@@ -93,7 +76,8 @@ static const char stencil_usage[] =
 static const char *const stencil_opts[] = {
     "grid", "iters", "kernel", "quanta", "hosts", "tasks-per-host", "decomp", "verify", "json",
     "output", "seed", "network", "probe-seconds", "quiet", "balance", "epoch", "heavy",
-    "min-gain", NULL
+    "min-gain", "reclaim", "reclaim-below", "reclaim-after", "rejoin-above", "rejoin-after",
+    "svg", NULL
 };
 
 static void
@@ -107,10 +91,7 @@ stats_free(struct job_stats *st)
     free(st->wcomm);
     free(st->wsetup);
     free(st->wrun);
-    free(st->order);
-    free(st->cost);
-    free(st->qbytes);
-    free(st->ep);
+    liquid_free(st);
     kern_box_free(&st->field);
 }
 
@@ -215,7 +196,7 @@ progress_line(const struct vmrun_vm *vm, const struct vmrun_opts *o, const struc
     int low = o->iters;
 
     for (int w = 0; w < vm->nworkers; w++)
-        if (st->witer[w] < low)
+        if (vm->tids[w] != 0 && !vm->leaving[w] && st->witer[w] < low)
             low = st->witer[w];
     double points = (double)st->g.n[0] * st->g.n[1] * st->g.n[2];
 
@@ -258,11 +239,13 @@ take_done(struct vmrun_vm *vm, struct job_stats *st, int w)
 {
     unsigned cs[2];
     int nq;
+    double totals[2], move = 0;
 
+    /* Compute and communication add up from the progress messages (over
+     * every worker a slot had); these totals are this worker's alone. */
     pvm_upkdouble(&st->wsetup[w], 1, 1);
     pvm_upkdouble(&st->wrun[w], 1, 1);
-    pvm_upkdouble(&st->wcompute[w], 1, 1);
-    pvm_upkdouble(&st->wcomm[w], 1, 1);
+    pvm_upkdouble(totals, 2, 1);
     pvm_upkuint(cs, 2, 1);
     pvm_upkint(&nq, 1, 1);
     if (nq != st->wquanta[w]) {
@@ -270,6 +253,15 @@ take_done(struct vmrun_vm *vm, struct job_stats *st, int w)
                  (unsigned)vm->tids[w], nq, st->wquanta[w]);
         return -1;
     }
+    for (int i = 0; i < nq; i++) {
+        int id;
+        double sec;
+
+        pvm_upkint(&id, 1, 1);
+        pvm_upkdouble(&sec, 1, 1);
+    }
+    if (pvm_upkdouble(&move, 1, 1) == 0 && st->nep > 0 && move > st->ep[st->nep - 1].move_s)
+        st->ep[st->nep - 1].move_s = move;
     st->checksum += (uint64_t)cs[0] | (uint64_t)cs[1] << 32;
     if (st->wrun[w] > st->t_iter)
         st->t_iter = st->wrun[w];
@@ -277,156 +269,27 @@ take_done(struct vmrun_vm *vm, struct job_stats *st, int w)
     return 0;
 }
 
-/* Set up the balancer's arrays once the quanta are placed. */
-static int
-balance_init(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
+int
+job_send(struct vmrun_vm *vm, const struct vmrun_opts *o, const struct job_stats *st,
+         int *to, int nto, int start)
 {
-    struct decomp_grid grid;
-    int n = st->g.nquanta, nep = o->epoch > 0 ? o->iters / o->epoch + 1 : 1;
-
-    memset(&grid, 0, sizeof(grid));
-    grid.ndim = 3;
-    for (int a = 0; a < 3; a++)
-        grid.dim[a] = (uint32_t)st->g.q[a];
-    st->order = calloc((size_t)n, sizeof(uint32_t));
-    st->cost = calloc((size_t)n, sizeof(double));
-    st->qbytes = calloc((size_t)n, sizeof(double));
-    st->ep = calloc((size_t)nep, sizeof(*st->ep));
-    if (!st->order || !st->cost || !st->qbytes || !st->ep ||
-        decomp_hilbert_order(&grid, st->order) != 0) {
-        snprintf(vm->why, sizeof(vm->why), "out of memory for the balancer");
-        return -1;
-    }
-    for (int q = 0; q < n; q++) {
-        int lo[3], hi[3];
-
-        liq_quantum_extent(&st->g, q, lo, hi);
-        st->qbytes[q] = 8.0 * (hi[0] - lo[0] + 2) * (hi[1] - lo[1] + 2) * (hi[2] - lo[2] + 2);
-    }
-    return 0;
-}
-
-/* One worker's epoch report; with the last one, decide and send the plan. */
-static int
-take_epoch(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int w)
-{
-    int epoch, count;
-
-    pvm_upkint(&epoch, 1, 1);
-    pvm_upkint(&count, 1, 1);
-    if (epoch != st->nep + 1 || count != st->wquanta[w])
-        goto bad;
-    for (int i = 0; i < count; i++) {
-        int id;
-        double med;
-
-        if (pvm_upkint(&id, 1, 1) < 0 || pvm_upkdouble(&med, 1, 1) < 0 || id < 0 ||
-            id >= st->g.nquanta || st->owner[id] != w || !(med >= 0))
-            goto bad;
-        st->cost[id] = med;
-    }
-    if (++st->reported < vm->nworkers)
-        return 0;
-
-    /* Everyone has reported: nobody computes until the plan arrives. */
-    struct vmrun_balance_in in;
-    struct vmrun_epoch *ep = &st->ep[st->nep];
-    int32_t *next = malloc((size_t)st->g.nquanta * sizeof(int32_t));
-    int *plan = malloc((size_t)st->g.nquanta * sizeof(int));
-    double t0 = vmrun_now();
-    int rc;
-
-    if (next == NULL || plan == NULL) {
-        free(next);
-        free(plan);
-        snprintf(vm->why, sizeof(vm->why), "out of memory for the balancer");
-        return -1;
-    }
-    memset(&in, 0, sizeof(in));
-    in.nquanta = st->g.nquanta;
-    in.nworkers = vm->nworkers;
-    in.order = st->order;
-    in.cost = st->cost;
-    in.points = st->qweight;
-    in.bytes = st->qbytes;
-    in.owner = st->owner;
-    in.fallback_speed = vm->wspeed;
-    in.lambda = vm->lambda;
-    in.tau = vm->tau;
-    in.remaining = o->iters - epoch * o->epoch;
-    in.min_gain = o->min_gain;
-    if (vmrun_balance_plan(&in, next, ep) != 0) {
-        free(next);
-        free(plan);
-        snprintf(vm->why, sizeof(vm->why), "out of memory for the balancer");
-        return -1;
-    }
-    ep->epoch = epoch;
-    ep->decide_s = vmrun_now() - t0;
-    for (int q = 0; q < st->g.nquanta; q++) {
-        st->wquanta[st->owner[q]]--;
-        st->owner[q] = next[q];
-        st->wquanta[next[q]]++;
-        plan[q] = next[q];
-    }
-    st->moved_total += ep->moved;
-    st->bytes_total += ep->bytes;
-    st->nep++;
-    st->reported = 0;
-    free(next);
-    pvm_initsend(PvmDataDefault);
-    pvm_pkint(&epoch, 1, 1);
-    pvm_pkint(plan, st->g.nquanta, 1);
-    free(plan);
-    if ((rc = pvm_mcast(vm->tids, vm->nworkers, LIQ_TAG_PLAN)) < 0) {
-        snprintf(vm->why, sizeof(vm->why), "the plan of epoch %d could not be sent (%d)", epoch,
-                 rc);
-        return -1;
-    }
-    return 0;
-bad:
-    snprintf(vm->why, sizeof(vm->why), "worker t%x sent a malformed epoch report",
-             (unsigned)vm->tids[w]);
-    return -1;
-}
-
-static int
-run_job(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
-{
-    int hdr[LIQ_JOB_HDR], seed[2], gather = o->verify || o->output[0] != '\0', rc;
-    size_t want = (size_t)st->g.n[0] * st->g.n[1] * st->g.n[2];
-    double t0 = vmrun_now(), last = t0;
+    int hdr[LIQ_JOB_HDR], seed[2], rc;
     int *owner = malloc((size_t)st->g.nquanta * sizeof(int));
 
-    if (owner == NULL || balance_init(vm, o, st) != 0) {
-        free(owner);
-        if (owner == NULL)
-            snprintf(vm->why, sizeof(vm->why), "out of memory");
+    if (owner == NULL) {
+        snprintf(vm->why, sizeof(vm->why), "out of memory");
         return -1;
     }
     for (int q = 0; q < st->g.nquanta; q++)
         owner[q] = st->owner[q];
-    if (gather) {
-        struct kern_box rhs;
-
-        /* Ghosts hold the Dirichlet values the reference has too. */
-        if (kern_box_alloc(&st->field, st->g.n[0], st->g.n[1], st->g.n[2], 0, 0) != 0 ||
-            kern_box_alloc(&rhs, st->g.n[0], st->g.n[1], st->g.n[2], 0, 0) != 0) {
-            free(owner);
-            snprintf(vm->why, sizeof(vm->why), "out of memory for the %dx%dx%d field",
-                     st->g.n[0], st->g.n[1], st->g.n[2]);
-            return -1;
-        }
-        liq_field_init(&st->field, &rhs, o->seed);
-        kern_box_free(&rhs);
-    }
     memcpy(hdr, st->g.n, sizeof(st->g.n));
     hdr[LIQ_JOB_NQUANTA] = st->g.nquanta;
     hdr[LIQ_JOB_KERNEL] = (int)o->kernel;
     hdr[LIQ_JOB_ITERS] = o->iters;
-    hdr[LIQ_JOB_GATHER] = gather;
+    hdr[LIQ_JOB_GATHER] = o->verify || o->output[0] != '\0';
     hdr[LIQ_JOB_EPOCH] = o->balance ? o->epoch : 0;
     hdr[LIQ_JOB_HEAVY] = o->heavy;
+    hdr[LIQ_JOB_START] = start;
     seed[0] = (int)(uint32_t)o->seed;
     seed[1] = (int)(uint32_t)(o->seed >> 32);
     pvm_initsend(PvmDataDefault);
@@ -436,11 +299,41 @@ run_job(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
     pvm_pkint(vm->tids, vm->nworkers, 1);
     pvm_pkint(owner, st->g.nquanta, 1);
     free(owner);
-    if ((rc = pvm_mcast(vm->tids, vm->nworkers, LIQ_TAG_JOB)) < 0) {
-        snprintf(vm->why, sizeof(vm->why), "the job could not be sent to the workers (%d)", rc);
+    if ((rc = pvm_mcast(to, nto, LIQ_TAG_JOB)) < 0) {
+        snprintf(vm->why, sizeof(vm->why), "the job could not be sent to the workers (%s)",
+                 lvm_errtext(rc));
         return -1;
     }
-    while (st->ndone < vm->nworkers || (gather && st->field_points < want)) {
+    return 0;
+}
+
+static int
+run_job(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
+{
+    int gather = o->verify || o->output[0] != '\0';
+    size_t want = (size_t)st->g.n[0] * st->g.n[1] * st->g.n[2];
+    double t0 = vmrun_now(), last = t0;
+
+    if (liquid_init(vm, o, st) != 0)
+        return -1;
+    if (gather) {
+        struct kern_box rhs;
+
+        /* Ghosts hold the Dirichlet values the reference has too. */
+        if (kern_box_alloc(&st->field, st->g.n[0], st->g.n[1], st->g.n[2], 0, 0) != 0 ||
+            kern_box_alloc(&rhs, st->g.n[0], st->g.n[1], st->g.n[2], 0, 0) != 0) {
+            snprintf(vm->why, sizeof(vm->why), "out of memory for the %dx%dx%d field",
+                     st->g.n[0], st->g.n[1], st->g.n[2]);
+            return -1;
+        }
+        liq_field_init(&st->field, &rhs, o->seed);
+        kern_box_free(&rhs);
+    }
+    st->run_t0 = vmrun_now();
+    st->run_unix = vmrun_unix_now();
+    if (job_send(vm, o, st, vm->tids, vm->nworkers, 0) != 0)
+        return -1;
+    while (st->ndone < st->nlive || st->left_due > 0 || (gather && st->field_points < want)) {
         int tag, src, w;
 
         if (vmrun_vm_next(vm, &tag, &src) < 0)
@@ -463,13 +356,16 @@ run_job(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
         } else if (tag == LIQ_TAG_DONE) {
             if (take_done(vm, st, w) != 0)
                 return -1;
-            if (st->ndone == vm->nworkers)
+            if (st->ndone == st->nlive)
                 st->t_run = vmrun_now() - t0;
         } else if (tag == LIQ_TAG_FIELD) {
             if (take_field(vm, st) != 0)
                 return -1;
         } else if (tag == LIQ_TAG_EPOCH) {
-            if (take_epoch(vm, o, st, w) != 0)
+            if (liquid_epoch(vm, o, st, w) != 0)
+                return -1;
+        } else if (tag == LIQ_TAG_LEFT) {
+            if (liquid_left(vm, st, w) != 0)
                 return -1;
         }
     }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "lvm_err.h"
+#include "lvm_load.h"
 #include "pvm3.h"
 
 static const int ring_bytes[VMRUN_RING_SIZES] = { 8, 4096, 65536, 262144, 1048576 };
@@ -27,6 +28,15 @@ vmrun_now(void)
     struct timespec ts;
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+double
+vmrun_unix_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
@@ -71,13 +81,63 @@ vm_fail(struct vmrun_vm *vm, const char *what, int code)
     return -1;
 }
 
+/* This executable, which workers run as `vmrun worker`. */
+static int
+vm_exe(struct vmrun_vm *vm, char *exe, size_t size)
+{
+    ssize_t n = readlink("/proc/self/exe", exe, size - 1);
+
+    if (n < 0)
+        return vm_fail(vm, "cannot find the vmrun executable", 0);
+    exe[n] = '\0';
+    return 0;
+}
+
+int
+vmrun_vm_respawn(struct vmrun_vm *vm, int w)
+{
+    char exe[PATH_MAX], host[sizeof(vm->host[0].name)], *wargv[] = { "worker", NULL };
+    int tid = 0, got;
+
+    if (vm_exe(vm, exe, sizeof(exe)) != 0)
+        return -1;
+    memcpy(host, vm->host[vm->whost[w]].name, sizeof(host));
+    got = pvm_spawn(exe, wargv, PvmTaskHost, host, 1, &tid);
+    if (got != 1) {
+        snprintf(vm->why, sizeof(vm->why), "cannot start a worker again on host %s: %s", host,
+                 lvm_errtext(got < 0 ? got : tid));
+        return -1;
+    }
+    vm->tids[w] = tid;
+    vm->leaving[w] = 0;
+    pvm_notify(PvmTaskExit, LIQ_TAG_EXITED, 1, &tid);
+    return 0;
+}
+
+int
+vmrun_vm_capacity(struct vmrun_vm *vm, double *cap)
+{
+    struct lvm_hostload *hl = NULL;
+    int n = 0, rc = lvm_hostload(&hl, &n);
+
+    if (rc < 0)
+        return vm_fail(vm, "the hosts' load", rc);
+    for (int h = 0; h < vm->nhosts; h++) {
+        cap[h] = -1;
+        for (int i = 0; i < n; i++)
+            if (hl[i].dtid == vm->host[h].dtid && hl[i].age >= 0)
+                cap[h] = hl[i].capacity;
+    }
+    free(hl);
+    return 0;
+}
+
 int
 vmrun_vm_start(struct vmrun_vm *vm, const struct vmrun_opts *o)
 {
     struct pvmhostinfo *hi;
     int nhost, narch, rc;
     char exe[PATH_MAX];
-    ssize_t n;
     char *wargv[] = { "worker", NULL };
 
     memset(vm, 0, sizeof(*vm));
@@ -126,12 +186,12 @@ vmrun_vm_start(struct vmrun_vm *vm, const struct vmrun_opts *o)
     vm->tids = calloc((size_t)vm->nworkers, sizeof(int));
     vm->whost = calloc((size_t)vm->nworkers, sizeof(int));
     vm->wspeed = calloc((size_t)vm->nworkers, sizeof(double));
-    if (vm->tids == NULL || vm->whost == NULL || vm->wspeed == NULL)
+    vm->leaving = calloc((size_t)vm->nworkers, 1);
+    if (vm->tids == NULL || vm->whost == NULL || vm->wspeed == NULL || vm->leaving == NULL)
         return vm_fail(vm, "out of memory", 0);
 
-    if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) < 0)
-        return vm_fail(vm, "cannot find the vmrun executable", 0);
-    exe[n] = '\0';
+    if (vm_exe(vm, exe, sizeof(exe)) != 0)
+        return -1;
     for (int h = 0; h < vm->nhosts; h++) {
         struct vmrun_host *ho = &vm->host[h];
         int got;
@@ -219,10 +279,19 @@ vmrun_vm_next(struct vmrun_vm *vm, int *tag, int *src)
             /* A worker fails when its neighbour dies: the death is the cause. */
             vm_cause(vm);
             return -1;
-        case LIQ_TAG_EXITED:
+        case LIQ_TAG_EXITED: {
+            int w;
+
             pvm_upkint(&who, 1, 1);
-            if (vmrun_vm_worker(vm, who) < 0)
+            if ((w = vmrun_vm_worker(vm, who)) < 0)
                 continue;
+            /* An evacuated worker exits after its LEFT: take that first. */
+            if (vm->leaving[w] && (b = pvm_nrecv(who, LIQ_TAG_LEFT)) > 0) {
+                *tag = LIQ_TAG_LEFT;
+                *src = who;
+                return b;
+            }
+        }
             snprintf(vm->why, sizeof(vm->why), "worker t%x on host %s exited during the job",
                      (unsigned)who, vm_host_of(vm, who));
             return -1;
@@ -429,8 +498,15 @@ vmrun_vm_stop(struct vmrun_vm *vm, int failed)
                 if (vm->tids[i] > 0)
                     pvm_kill(vm->tids[i]);
         } else {
+            int n = 0, *live = calloc((size_t)vm->nworkers, sizeof(int));
+
+            for (int i = 0; live != NULL && i < vm->nworkers; i++)
+                if (vm->tids[i] > 0)
+                    live[n++] = vm->tids[i];
             pvm_initsend(PvmDataDefault);
-            pvm_mcast(vm->tids, vm->nworkers, LIQ_TAG_QUIT);
+            if (n > 0)
+                pvm_mcast(live, n, LIQ_TAG_QUIT);
+            free(live);
         }
     }
     pvm_exit();
@@ -444,6 +520,8 @@ vmrun_vm_free(struct vmrun_vm *vm)
     free(vm->tids);
     free(vm->whost);
     free(vm->wspeed);
+    free(vm->leaving);
+    vm->leaving = NULL;
     vm->host = NULL;
     vm->tids = vm->whost = NULL;
     vm->wspeed = NULL;

@@ -106,8 +106,19 @@ void liq_face_put(struct kern_box *b, int dir, const double *buf);
  *
  * Balancing (issue 8): every `epoch` iterations each worker sends the
  * median of each of its quanta's iteration times (LIQ_TAG_EPOCH: epoch,
- * count, then id and seconds per quantum) and waits for the plan
- * (LIQ_TAG_PLAN: epoch, then the owner of every quantum).  A quantum whose
+ * count, then id and seconds per quantum, then the worker's mean compute
+ * seconds per iteration over the epoch's later half -- its speed now, CPU
+ * throttling included -- and the seconds its last move took) and waits
+ * for the plan (LIQ_TAG_PLAN: epoch, the owner of every quantum, then the
+ * worker count and every worker's tid, 0 for a slot with no worker).
+ *
+ * Reclaim: a worker whose slot in the plan no longer holds its tid hands
+ * all its quanta over, sends LIQ_TAG_LEFT (compute and communication
+ * seconds, iterations done) and exits.  A worker spawned later into a
+ * slot gets a JOB whose LIQ_JOB_START is the epoch boundary it joins at
+ * (a multiple of the epoch; 0 for the job's own workers) and the current
+ * owners, holds no quanta, and takes that boundary's plan with the others.
+ * A quantum whose
  * owner changes goes as one LIQ_TAG_MOVE message (id, then its points
  * without padding, ghosts included) and is laid out again for the
  * receiver's cache.  No ghost message is in flight at an epoch's end: no
@@ -138,13 +149,14 @@ void liq_face_put(struct kern_box *b, int dir, const double *buf);
 #define LIQ_TAG_EPOCH    0x4c528 /* worker -> master: median time per quantum */
 #define LIQ_TAG_PLAN     0x4c514 /* master -> worker: the owners for the next epoch */
 #define LIQ_TAG_MOVE     0x4c531 /* worker -> worker: one quantum's points */
+#define LIQ_TAG_LEFT     0x4c529 /* worker -> master: evacuated, leaving (its totals) */
 #define LIQ_TAG_RINGMSG  0x4c530
 #define LIQ_TAG_GHOST    0x4c540 /* and 0x4c541 */
 
 /* The JOB message's header: ints in this order. */
 enum {
     LIQ_JOB_NX, LIQ_JOB_NY, LIQ_JOB_NZ, LIQ_JOB_NQUANTA, LIQ_JOB_KERNEL, LIQ_JOB_ITERS,
-    LIQ_JOB_GATHER, LIQ_JOB_EPOCH, LIQ_JOB_HEAVY, LIQ_JOB_HDR
+    LIQ_JOB_GATHER, LIQ_JOB_EPOCH, LIQ_JOB_HEAVY, LIQ_JOB_START, LIQ_JOB_HDR
 };
 
 /* Does quantum id reach into the lower octant (the heavy region)? */

@@ -52,6 +52,7 @@ struct liq_worker {
     struct liq_geom g;
     enum liq_kernel kernel;
     int iters, gather, nworkers, me, epoch, heavy;
+    int start;                  /* the iteration this worker joined at */
     uint64_t seed;
     int *tids;
     int *owner;
@@ -62,6 +63,9 @@ struct liq_worker {
     int nsend, nrecv;
     struct liq_link *send, *recv;
     double *facebuf;            /* one face, for copies between local quanta */
+    double *ctime;              /* compute seconds of each iteration, this epoch */
+    double last_move;           /* seconds the last move took */
+    double compute_all, comm_all;
 };
 
 static void liq_links_free(struct liq_worker *w);
@@ -328,8 +332,10 @@ liq_job_free(struct liq_worker *w)
     free(w->local);
     free(w->owner);
     free(w->tids);
+    free(w->ctime);
     w->q = NULL;
     w->local = w->owner = w->tids = NULL;
+    w->ctime = NULL;
     w->nq = 0;
 }
 
@@ -462,10 +468,13 @@ liq_job_setup(struct liq_worker *w)
     w->gather = hdr[LIQ_JOB_GATHER] & 1;
     w->epoch = hdr[LIQ_JOB_EPOCH];
     w->heavy = hdr[LIQ_JOB_HEAVY];
+    w->start = hdr[LIQ_JOB_START];
     w->seed = (uint64_t)(unsigned)seed[0] | (uint64_t)(unsigned)seed[1] << 32;
     if ((rc = liq_geom_make(&w->g, hdr, hdr[3])) != 0 ||
         (w->kernel != LIQ_JACOBI && w->kernel != LIQ_RBGS) || w->iters < 0 || w->epoch < 0 ||
-        w->epoch > 100000 || w->heavy < 0 || w->heavy > 1000) {
+        w->epoch > 100000 || w->heavy < 0 || w->heavy > 1000 || w->start < 0 ||
+        w->start >= (w->iters > 0 ? w->iters : 1) ||
+        (w->start > 0 && (w->epoch == 0 || w->start % w->epoch != 0))) {
         liq_fail(w, "job: bad description (grid %dx%dx%d, %d quanta, kernel %d, %d iterations)",
                  hdr[0], hdr[1], hdr[2], hdr[3], hdr[4], hdr[5]);
         return -EINVAL;
@@ -479,7 +488,9 @@ liq_job_setup(struct liq_worker *w)
     w->tids = calloc((size_t)w->nworkers, sizeof(int));
     w->owner = calloc((size_t)w->g.nquanta, sizeof(int));
     w->local = calloc((size_t)w->g.nquanta, sizeof(int));
-    if (w->tids == NULL || w->owner == NULL || w->local == NULL)
+    if (w->epoch > 0)
+        w->ctime = calloc((size_t)w->epoch, sizeof(double));
+    if (w->tids == NULL || w->owner == NULL || w->local == NULL || (w->epoch > 0 && !w->ctime))
         goto nomem;
     pvm_upkint(w->tids, w->nworkers, 1);
     pvm_upkint(w->owner, w->g.nquanta, 1);
@@ -492,7 +503,7 @@ liq_job_setup(struct liq_worker *w)
         return -EINVAL;
     }
     for (int a = 0; a < w->g.nquanta; a++) {
-        if (w->owner[a] < 0 || w->owner[a] >= w->nworkers) {
+        if (w->owner[a] < 0 || w->owner[a] >= w->nworkers || w->tids[w->owner[a]] == 0) {
             liq_fail(w, "job: quantum %d has no valid owner (%d)", a, w->owner[a]);
             return -EINVAL;
         }
@@ -634,9 +645,10 @@ liq_send_field(struct liq_worker *w)
     return 0;
 }
 
-/* Hand over the quanta that leave, take those that come; then re-link. */
+/* Hand over the quanta that leave, take those that come (from the workers
+ * of the old tids, to those of the new); then re-link. */
 static int
-liq_migrate(struct liq_worker *w, const int *owner)
+liq_migrate(struct liq_worker *w, const int *owner, const int *tids)
 {
     struct liq_quantum *nq;
     int n = 0, lo[3], hi[3], rc;
@@ -664,12 +676,12 @@ liq_migrate(struct liq_worker *w, const int *owner)
         pvm_initsend(PvmDataInPlace);
         pvm_pkint(&q->id, 1, 1);
         pvm_pkdouble(buf, (int)pts, 1);
-        rc = pvm_send(w->tids[owner[q->id]], LIQ_TAG_MOVE);
+        rc = pvm_send(tids[owner[q->id]], LIQ_TAG_MOVE);
         free(buf);
         if (rc < 0) {
             free(nq);
             liq_fail(w, "move: quantum %d could not be sent to t%x", q->id,
-                     (unsigned)w->tids[owner[q->id]]);
+                     (unsigned)tids[owner[q->id]]);
             return -1;
         }
     }
@@ -735,19 +747,19 @@ liq_migrate(struct liq_worker *w, const int *owner)
     w->q = nq;
     w->nq = n;
     memcpy(w->owner, owner, (size_t)w->g.nquanta * sizeof(int));
+    memcpy(w->tids, tids, (size_t)w->nworkers * sizeof(int));
     return liq_layout(w);
 }
 
-/* The end of an epoch: report the medians, take the plan, move. */
+/* The end of an epoch: the median of each quantum's times, and the
+ * worker's speed now (its later half's compute per iteration). */
 static int
-liq_epoch(struct liq_worker *w, int epoch)
+liq_report(struct liq_worker *w, int epoch)
 {
-    double *t = malloc((size_t)w->epoch * sizeof(double));
-    int *owner = malloc((size_t)w->g.nquanta * sizeof(int)), b, e = -1, rc;
+    double *t = malloc((size_t)w->epoch * sizeof(double)), recent = 0;
+    int half = (w->epoch + 1) / 2;
 
-    if (t == NULL || owner == NULL) {
-        free(t);
-        free(owner);
+    if (t == NULL) {
         liq_fail(w, "epoch: out of memory");
         return -1;
     }
@@ -763,40 +775,88 @@ liq_epoch(struct liq_worker *w, int epoch)
         pvm_pkdouble(&med, 1, 1);
     }
     free(t);
-    if (pvm_send(w->master, LIQ_TAG_EPOCH) < 0 || (b = liq_wait(w, w->master, LIQ_TAG_PLAN)) <= 0) {
-        free(owner);
+    for (int k = w->epoch - half; k < w->epoch; k++)
+        recent += w->ctime[k] / half;
+    pvm_pkdouble(&recent, 1, 1);
+    pvm_pkdouble(&w->last_move, 1, 1);
+    w->last_move = 0;
+    if (pvm_send(w->master, LIQ_TAG_EPOCH) < 0) {
+        liq_fail(w, "epoch %d: the report could not be sent", epoch);
         return -1;
     }
+    return 0;
+}
+
+/* Take the plan of an epoch boundary and move.  Returns 0, 1 when this
+ * worker's slot is given up (it has handed its quanta over), or -1. */
+static int
+liq_plan(struct liq_worker *w, int epoch)
+{
+    int *owner = malloc((size_t)w->g.nquanta * sizeof(int));
+    int *tids = malloc((size_t)w->nworkers * sizeof(int)), b, e = -1, n = -1, rc = -1;
+    double t0;
+
+    if (owner == NULL || tids == NULL) {
+        liq_fail(w, "epoch: out of memory");
+        goto out;
+    }
+    if ((b = liq_wait(w, w->master, LIQ_TAG_PLAN)) <= 0)
+        goto out;
+    t0 = liq_now();
     pvm_upkint(&e, 1, 1);
-    if (e != epoch || pvm_upkint(owner, w->g.nquanta, 1) < 0) {
-        free(owner);
-        liq_fail(w, "epoch %d: bad plan (for epoch %d)", epoch, e);
-        return -1;
+    if (e != epoch || pvm_upkint(owner, w->g.nquanta, 1) < 0 || pvm_upkint(&n, 1, 1) < 0 ||
+        n != w->nworkers || pvm_upkint(tids, n, 1) < 0) {
+        liq_fail(w, "epoch %d: bad plan (for epoch %d, %d workers)", epoch, e, n);
+        goto out;
     }
     for (int a = 0; a < w->g.nquanta; a++)
-        if (owner[a] < 0 || owner[a] >= w->nworkers) {
-            free(owner);
+        if (owner[a] < 0 || owner[a] >= w->nworkers || tids[owner[a]] == 0) {
             liq_fail(w, "epoch %d: quantum %d has no valid owner", epoch, a);
-            return -1;
+            goto out;
         }
-    rc = memcmp(owner, w->owner, (size_t)w->g.nquanta * sizeof(int)) == 0 ? 0
-                                                                          : liq_migrate(w, owner);
+    if (memcmp(owner, w->owner, (size_t)w->g.nquanta * sizeof(int)) == 0 &&
+        memcmp(tids, w->tids, (size_t)w->nworkers * sizeof(int)) == 0)
+        rc = 0;
+    else if ((rc = liq_migrate(w, owner, tids)) == 0)
+        w->last_move = liq_now() - t0;
+    if (rc == 0 && tids[w->me] != w->mytid)
+        rc = 1;
+out:
     free(owner);
+    free(tids);
     return rc;
 }
 
+/* Evacuated: the totals, then this worker leaves. */
 static void
+liq_leave(struct liq_worker *w, int iters_done)
+{
+    pvm_initsend(PvmDataDefault);
+    pvm_pkdouble(&w->compute_all, 1, 1);
+    pvm_pkdouble(&w->comm_all, 1, 1);
+    pvm_pkint(&iters_done, 1, 1);
+    pvm_pkdouble(&w->last_move, 1, 1);
+    pvm_send(w->master, LIQ_TAG_LEFT);
+}
+
+/* Run the job.  Returns 1 when this worker was evacuated and must exit. */
+static int
 liq_job(struct liq_worker *w)
 {
-    double t_start = liq_now(), t_setup, compute_all = 0, comm_all = 0;
-    int phases;
+    double t_start = liq_now(), t_setup;
+    int phases, leave = 0, it, done = 0;
     uint64_t sum = 0;
 
     if (liq_job_setup(w) != 0)
         goto out;
     t_setup = liq_now() - t_start;
     phases = w->kernel == LIQ_RBGS ? 2 : 1;
-    for (int it = 0; it < w->iters; it++) {
+    w->compute_all = w->comm_all = 0;
+    /* A worker that joins at an epoch boundary takes that boundary's plan. */
+    done = w->start;
+    if (w->start > 0 && (leave = liq_plan(w, w->start / w->epoch)) != 0)
+        goto gone;
+    for (it = w->start; it < w->iters; it++) {
         double compute = 0, t0 = liq_now();
 
         for (int i = 0; i < w->nq; i++)
@@ -821,17 +881,23 @@ liq_job(struct liq_worker *w)
         if (w->epoch > 0) {
             for (int i = 0; i < w->nq; i++)
                 w->q[i].hist[it % w->epoch] = w->q[i].now;
+            w->ctime[it % w->epoch] = compute;
             if ((it + 1) % w->epoch == 0 && it + 1 < w->iters &&
-                liq_epoch(w, (it + 1) / w->epoch) != 0)
+                (liq_report(w, (it + 1) / w->epoch) != 0 ||
+                 (leave = liq_plan(w, (it + 1) / w->epoch)) < 0))
                 goto out;
         }
         double comm = liq_now() - t0 - compute;
 
-        compute_all += compute;
-        comm_all += comm;
+        w->compute_all += compute;
+        w->comm_all += comm;
         if (liq_send_progress(w, it + 1, compute, comm) < 0) {
             liq_fail(w, "progress could not be sent to the master");
             goto out;
+        }
+        if (leave) {
+            done = it + 1;
+            goto gone;
         }
     }
     for (int i = 0; i < w->nq; i++)
@@ -843,20 +909,26 @@ liq_job(struct liq_worker *w)
     pvm_initsend(PvmDataDefault);
     pvm_pkdouble(&t_setup, 1, 1);
     pvm_pkdouble(&run, 1, 1);
-    pvm_pkdouble(&compute_all, 1, 1);
-    pvm_pkdouble(&comm_all, 1, 1);
+    pvm_pkdouble(&w->compute_all, 1, 1);
+    pvm_pkdouble(&w->comm_all, 1, 1);
     pvm_pkuint(cs, 2, 1);
     pvm_pkint(&w->nq, 1, 1);
     for (int i = 0; i < w->nq; i++) {
         pvm_pkint(&w->q[i].id, 1, 1);
         pvm_pkdouble(&w->q[i].seconds, 1, 1);
     }
+    pvm_pkdouble(&w->last_move, 1, 1);
     if (pvm_send(w->master, LIQ_TAG_DONE) < 0)
         goto out;
     if (w->gather)
         liq_send_field(w);
+    goto out;
+gone:
+    if (leave > 0)
+        liq_leave(w, done);
 out:
     liq_job_free(w);
+    return leave > 0;
 }
 
 int
@@ -887,8 +959,8 @@ liq_worker_main(void)
             liq_probe(&w);
         else if (tag == LIQ_TAG_RING)
             liq_ring(&w);
-        else if (tag == LIQ_TAG_JOB)
-            liq_job(&w);
+        else if (tag == LIQ_TAG_JOB && liq_job(&w))
+            break; /* evacuated */
         else if (tag == LIQ_TAG_QUIT)
             break;
     }

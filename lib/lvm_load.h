@@ -24,7 +24,7 @@ struct lvm_hostload {
     double interval;        /* seconds the busy figures are averaged over */
     int cpus;               /* online CPUs */
     double load1;           /* 1-minute load average */
-    double ext_busy;        /* CPUs busy with processes outside the VM */
+    double ext_busy;        /* CPUs busy with processes outside the VM (of any of its daemons) */
     double vm_busy;         /* CPUs busy with the daemon, its tasks and their children */
     double quota;           /* CPUs the daemon's cgroup may use; 0 no limit */
     double throttled;       /* share of the cgroup's CFS periods throttled, 0..1 */

@@ -14,6 +14,7 @@ wire_load_unknown(struct wire_load *l)
     l->load1 = l->ext_busy = l->vm_busy = l->quota = l->throttled = l->capacity = -1.0;
     l->interval = 0.0;
     l->mem_total = l->mem_avail = 0;
+    l->kernel = 0;
 }
 
 void
@@ -29,6 +30,7 @@ wire_load_put(struct wire_wbuf *b, const struct wire_load *l)
     wire_put_double(b, l->interval);
     wire_put_u64(b, l->mem_total);
     wire_put_u64(b, l->mem_avail);
+    wire_put_u64(b, l->kernel);
 }
 
 /* -1 (unknown) or a finite value in 0..max. */
@@ -48,7 +50,8 @@ wire_load_get(struct wire_rbuf *r, struct wire_load *l)
         (rc = wire_get_double(r, &l->ext_busy)) || (rc = wire_get_double(r, &l->vm_busy)) ||
         (rc = wire_get_double(r, &l->quota)) || (rc = wire_get_double(r, &l->throttled)) ||
         (rc = wire_get_double(r, &l->capacity)) || (rc = wire_get_double(r, &l->interval)) ||
-        (rc = wire_get_u64(r, &l->mem_total)) || (rc = wire_get_u64(r, &l->mem_avail)))
+        (rc = wire_get_u64(r, &l->mem_total)) || (rc = wire_get_u64(r, &l->mem_avail)) ||
+        (rc = wire_get_u64(r, &l->kernel)))
         return rc;
     if (l->cpus < -1 || l->cpus == 0 || l->cpus > WIRE_LOAD_MAX_CPUS)
         return WIRE_EFRAME;

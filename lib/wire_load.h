@@ -19,6 +19,13 @@
  *   double  interval    seconds the busy figures cover             0 none yet
  *   u64     mem_total   bytes of memory                             0 unknown
  *   u64     mem_avail   bytes available without swapping            0 unknown
+ *   u64     kernel      which running kernel the host is: a hash of
+ *                       its boot_id, equal for daemons that share a
+ *                       machine (network namespaces, --local VMs)  0 unknown
+ *
+ * ext_busy leaves out the VM's processes of every daemon whose kernel is
+ * this one, so daemons that share a machine do not see each other's
+ * workers as their owner's load.
  *
  * A table of samples (REQ_LOAD reply, the tail of the REQ_CONF reply) is
  * u32 n, then n times: u32 dtid, str name, u64 age_ms (since the sample
@@ -48,6 +55,7 @@ struct wire_load {
     double interval;
     uint64_t mem_total;
     uint64_t mem_avail;
+    uint64_t kernel;
 };
 
 /* A sample with every field unknown. */

@@ -28,6 +28,7 @@ sys.exit(0 if eval(sys.argv[1]) else 1)' "$1"
 BURN=
 cleanup_extra() {
     [ -z "$BURN" ] || kill "$BURN" 2>/dev/null
+    [ -z "${BURNS:-}" ] || kill $BURNS 2>/dev/null
     if [ -n "${CG:-}" ] && [ -d "$CG" ]; then
         for p in $(cat "$CG/cgroup.procs" 2>/dev/null); do
             echo "$p" >/sys/fs/cgroup/cpu/cgroup.procs 2>/dev/null
@@ -63,6 +64,22 @@ check "a busy task on host1 shows as host1's VM load (>= 0.3 CPU)" wait_for 10 t
     'H["host1"]["vm_busy"] >= 0.3'
 echo "# host1 with a busy task: vm_busy $(f host1 vm_busy), ext_busy $(f host1 ext_busy)"
 kill "$BURN"; wait "$BURN" 2>/dev/null; BURN=
+
+# Daemons that share a kernel (here: one machine) do not count each
+# other's tasks as their owners' load: with a busy task per CPU on host1,
+# host0's external load plus host1's VM load stays within the CPUs (each
+# busy CPU counted once).  Were host1's tasks external to host0, the sum
+# would be twice host1's load, past the bound once that is over half.
+NB=$NCPU; [ "$NB" -le 8 ] || NB=8
+BURNS=
+for i in $(seq "$NB"); do
+    LIQUIDVM_HOST=host1 "$P" burn 30 >/dev/null 2>&1 &
+    BURNS="$BURNS $!"
+done
+check "$NB busy tasks on host1 are not host0's external load (ext0 + vm1 <= cpus)" wait_for 15 t \
+    "H['host1']['vm_busy'] >= ($NCPU + 0.3) / 2 + 0.1 and H['host0']['ext_busy'] + H['host1']['vm_busy'] <= $NCPU + 0.3"
+echo "# with $NB busy tasks on host1: host1 vm_busy $(f host1 vm_busy), host0 ext_busy $(f host0 ext_busy)"
+kill $BURNS 2>/dev/null; wait $BURNS 2>/dev/null; BURNS=
 check "host1's VM load falls once the task is gone" wait_for 10 t 'H["host1"]["vm_busy"] < 0.2'
 
 # A burner outside the VM is external load on host1, and not the VM's.

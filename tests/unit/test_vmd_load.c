@@ -299,6 +299,7 @@ sample_fixture(struct wire_load *l)
     l->interval = 1.0;
     l->mem_total = 1ULL << 34;
     l->mem_avail = 1ULL << 33;
+    l->kernel = 0x0123456789abcdefULL;
 }
 
 static void
@@ -317,6 +318,7 @@ test_wire_load_round_trips_and_refuses_truncation(void **state)
     assert_true(r.pos == b.len);
     assert_memory_equal(&in.load1, &out.load1, sizeof(double));
     assert_true(out.cpus == 2 && out.quota == 0.3 && out.mem_avail == 1ULL << 33);
+    assert_true(out.kernel == 0x0123456789abcdefULL);
     for (size_t n = 0; n < b.len; n++) {
         wire_rbuf_init(&r, b.data, n);
         assert_int_equal(wire_load_get(&r, &out), WIRE_EFRAME);
@@ -361,6 +363,17 @@ test_wire_load_refuses_implausible_values(void **state)
     }
 }
 
+/* One machine, one identity; another boot or machine, another; never 0. */
+static void
+test_vmd_load_kernel_id_tells_machines_apart(void **state)
+{
+    (void)state;
+    uint64_t a = vmd_load_kernel_id("6f1c2b9e-0d5a-4c1e-9a7b-3e2f1d0c9b8a\n");
+    assert_true(a == vmd_load_kernel_id("6f1c2b9e-0d5a-4c1e-9a7b-3e2f1d0c9b8a"));
+    assert_true(a != vmd_load_kernel_id("6f1c2b9e-0d5a-4c1e-9a7b-3e2f1d0c9b8b\n"));
+    assert_true(a != 0 && vmd_load_kernel_id("") != 0);
+}
+
 int
 main(void)
 {
@@ -379,6 +392,7 @@ main(void)
         cmocka_unit_test(test_vmd_load_parse_quota_files),
         cmocka_unit_test(test_vmd_load_parse_cgstat_of_both_versions),
         cmocka_unit_test(test_vmd_load_capacity_is_the_tighter_limit),
+        cmocka_unit_test(test_vmd_load_kernel_id_tells_machines_apart),
         cmocka_unit_test(test_wire_load_round_trips_and_refuses_truncation),
         cmocka_unit_test(test_wire_load_refuses_implausible_values),
     };

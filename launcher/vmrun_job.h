@@ -1,0 +1,84 @@
+/*
+ * vmrun_job.h - what `vmrun stencil` knows of a running job, shared by its
+ * files: the run and the reports (vmrun_stencil.c), liquid balancing and
+ * reclaim (vmrun_liquid.c) and the plot (vmrun_plot.c).
+ *
+ * Who may include it: launcher/vmrun_*.c only.
+ */
+#ifndef LIQUIDVM_VMRUN_JOB_H
+#define LIQUIDVM_VMRUN_JOB_H
+
+#include <stdint.h>
+
+#include "kern.h"
+#include "vmrun.h"
+
+/* A host's workers left (evacuate) or came back (rejoin). */
+struct job_event {
+    int epoch;                  /* at the end of this epoch */
+    double t_s;                 /* seconds since the iterations started */
+    int host;
+    int rejoin;                 /* 0 evacuate, 1 rejoin */
+};
+
+/* What a job measured, for the summary and the report. */
+struct job_stats {
+    struct liq_geom g;
+    int32_t *owner;
+    double *qweight;            /* points per quantum */
+    struct decomp_advice adv;
+    int advised;
+    enum decomp_method method;
+    int *wquanta;               /* quanta per worker */
+    int *witer;                 /* iterations each worker reported */
+    double *wcompute, *wcomm;   /* per worker, summed over the run */
+    double *wsetup, *wrun;
+    uint64_t checksum;
+    int ndone;
+    double t_bench, t_decomp, t_run, t_gather, t_verify, t_total;
+    double t_iter;              /* the slowest worker's iteration loop (no setup) */
+    /* balancing */
+    uint32_t *order;            /* quanta along the Hilbert curve */
+    double *cost, *qbytes;      /* median time per quantum this epoch; bytes of a move */
+    int reported;               /* workers heard this epoch */
+    struct vmrun_epoch *ep;
+    int nep;
+    int *hquanta;               /* quanta per host after each epoch's plan: nep x nhosts */
+    double *wnow;               /* each worker's recent compute s per iteration */
+    double *wfull;              /* each worker's updates/s on a whole CPU (probe / share) */
+    double t_first;             /* when this epoch's first report came */
+    double run_t0;              /* vmrun_now() when the job was sent */
+    double run_unix;            /* the same moment, wall clock */
+    /* reclaim */
+    struct vmrun_reclaim *rec;  /* per host */
+    int nlive;                  /* slots whose worker computes (not 0, not leaving) */
+    int left_due;               /* evacuated workers whose LEFT has not come */
+    struct job_event *ev;
+    int nev;
+    int moved_total;
+    double bytes_total;
+    int verified;               /* 1 identical, 0 differs, -1 not checked */
+    size_t diffs;
+    struct kern_box field;      /* the gathered field, when asked */
+    size_t field_points;
+};
+
+
+/* vmrun_stencil.c: the JOB message for the workers in tids (all of the
+ * job's slots; 0 for none), starting at iteration start. */
+int job_send(struct vmrun_vm *vm, const struct vmrun_opts *o, const struct job_stats *st,
+             int *to, int nto, int start);
+
+/* vmrun_liquid.c */
+int liquid_init(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st);
+/* One worker's epoch report; with the last one, reclaim, decide, send the plan. */
+int liquid_epoch(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int w);
+/* An evacuated worker's LEFT. */
+int liquid_left(struct vmrun_vm *vm, struct job_stats *st, int w);
+void liquid_free(struct job_stats *st);
+
+/* vmrun_plot.c: BE and each host's share of the quanta per epoch, as SVG. */
+int vmrun_plot_svg(const char *path, const struct vmrun_vm *vm, const struct vmrun_opts *o,
+                   const struct job_stats *st);
+
+#endif

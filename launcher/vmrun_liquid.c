@@ -1,0 +1,330 @@
+/*
+ * vmrun_liquid.c - liquid balancing on the master's side (issue 8).  At the
+ * end of every epoch each worker reports the median time of its quanta and
+ * its speed now; when the last report is in, the master looks at the
+ * hosts' capacity (reclaim, seed 002: the workers leave a host its owner
+ * needs and come back when it is idle again), re-solves the placement
+ * (vmrun_balance_plan) and sends the plan: the owner of every quantum and
+ * the worker of every slot.
+ */
+#include "vmrun_job.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lvm_err.h"
+#include "pvm3.h"
+
+/* The CPU share one of a host's workers may get: min(1, cap / count); -1 unknown. */
+static double
+slot_share(double cap, int count)
+{
+    double s = cap < 0 || count < 1 ? -1 : cap / count;
+
+    return s > 1 ? 1 : s;
+}
+
+int
+liquid_init(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
+{
+    struct decomp_grid grid;
+    int n = st->g.nquanta, nep = o->epoch > 0 ? o->iters / o->epoch + 1 : 1;
+    double *cap = calloc((size_t)vm->nhosts, sizeof(double));
+
+    memset(&grid, 0, sizeof(grid));
+    grid.ndim = 3;
+    for (int a = 0; a < 3; a++)
+        grid.dim[a] = (uint32_t)st->g.q[a];
+    st->order = calloc((size_t)n, sizeof(uint32_t));
+    st->cost = calloc((size_t)n, sizeof(double));
+    st->qbytes = calloc((size_t)n, sizeof(double));
+    st->ep = calloc((size_t)nep, sizeof(*st->ep));
+    st->hquanta = calloc((size_t)nep * (size_t)vm->nhosts, sizeof(int));
+    st->wnow = calloc((size_t)vm->nworkers, sizeof(double));
+    st->wfull = calloc((size_t)vm->nworkers, sizeof(double));
+    st->rec = calloc((size_t)vm->nhosts, sizeof(*st->rec));
+    st->ev = calloc((size_t)nep * (size_t)vm->nhosts, sizeof(*st->ev));
+    if (!cap || !st->order || !st->cost || !st->qbytes || !st->ep || !st->hquanta || !st->wnow ||
+        !st->wfull || !st->rec || !st->ev || decomp_hilbert_order(&grid, st->order) != 0) {
+        free(cap);
+        snprintf(vm->why, sizeof(vm->why), "out of memory for the balancer");
+        return -1;
+    }
+    for (int q = 0; q < n; q++) {
+        int lo[3], hi[3];
+
+        liq_quantum_extent(&st->g, q, lo, hi);
+        st->qbytes[q] = 8.0 * (hi[0] - lo[0] + 2) * (hi[1] - lo[1] + 2) * (hi[2] - lo[2] + 2);
+    }
+    for (int h = 0; h < vm->nhosts; h++)
+        st->rec[h].below_since = st->rec[h].above_since = -1;
+    st->nlive = vm->nworkers;
+    /* A worker's speed on a whole CPU: its probe over the share it had then
+     * (a worker with nothing to compute later is expected at that speed
+     * times its host's share now). */
+    if (!(o->balance && o->reclaim) || vmrun_vm_capacity(vm, cap) != 0)
+        for (int h = 0; h < vm->nhosts; h++)
+            cap[h] = -1;
+    for (int w = 0; w < vm->nworkers; w++) {
+        const struct vmrun_host *ho = &vm->host[vm->whost[w]];
+        double share = slot_share(cap[vm->whost[w]], ho->count);
+
+        st->wfull[w] = share > 0.05 ? vm->wspeed[w] / share : vm->wspeed[w];
+    }
+    free(cap);
+    return 0;
+}
+
+void
+liquid_free(struct job_stats *st)
+{
+    free(st->order);
+    free(st->cost);
+    free(st->qbytes);
+    free(st->ep);
+    free(st->hquanta);
+    free(st->wnow);
+    free(st->wfull);
+    free(st->rec);
+    free(st->ev);
+}
+
+static void
+event(const struct vmrun_vm *vm, struct job_stats *st, int epoch, int h, int rejoin)
+{
+    struct job_event *e = &st->ev[st->nev++];
+
+    e->epoch = epoch;
+    e->t_s = vmrun_now() - st->run_t0;
+    e->host = h;
+    e->rejoin = rejoin;
+    if (vm->progress)
+        fprintf(stderr, "%svmrun: epoch %d: host %s %s\n", isatty(2) ? "\n" : "", epoch,
+                vm->host[h].name,
+                rejoin ? "is idle again: a worker rejoins"
+                       : "is needed by its owner: its workers leave");
+}
+
+/*
+ * Who computes in the next epoch.  active[w]: the slot's worker may hold
+ * quanta; tids[w]: the plan's worker of every slot (0 for none); fb[w]:
+ * the speed expected of a worker with nothing measured.  With reclaim on,
+ * the hosts' capacities decide which hosts' workers leave or come back;
+ * those that come back are spawned and sent the job at this boundary.
+ */
+static int
+reclaim(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int epoch,
+        char *active, int *tids, double *fb)
+{
+    int nh = vm->nhosts, ret = 0, nnew = 0;
+    double *cap = calloc((size_t)nh, sizeof(double));
+    int *count = calloc((size_t)nh, sizeof(int)), *act = calloc((size_t)nh, sizeof(int));
+    int *fresh = calloc((size_t)vm->nworkers, sizeof(int));
+
+    if (!cap || !count || !act || !fresh) {
+        snprintf(vm->why, sizeof(vm->why), "out of memory for the balancer");
+        ret = -1;
+        goto out;
+    }
+    if (!o->reclaim || vmrun_vm_capacity(vm, cap) != 0)
+        for (int h = 0; h < nh; h++)
+            cap[h] = -1; /* nothing known: nobody leaves or comes */
+    for (int h = 0; h < nh; h++)
+        count[h] = vm->host[h].count;
+    for (int w = 0; w < vm->nworkers; w++) {
+        double share = slot_share(cap[vm->whost[w]], count[vm->whost[w]]);
+
+        active[w] = vm->tids[w] != 0 && !vm->leaving[w];
+        tids[w] = active[w] ? vm->tids[w] : 0;
+        fb[w] = share >= 0 ? st->wfull[w] * share : vm->wspeed[w];
+    }
+    if (!o->reclaim || vmrun_reclaim_step(st->rec, nh, cap, count, vmrun_now(), o, act) == 0)
+        goto out;
+    for (int h = 0; h < nh; h++) {
+        const struct vmrun_host *ho = &vm->host[h];
+
+        if (act[h] == VMRUN_EVACUATE) {
+            for (int w = ho->first; w < ho->first + ho->count; w++)
+                if (active[w]) {
+                    active[w] = 0;
+                    tids[w] = 0;
+                    vm->leaving[w] = 1;
+                    st->nlive--;
+                    st->left_due++;
+                }
+            event(vm, st, epoch, h, 0);
+        } else if (act[h] == VMRUN_REJOIN) {
+            int back = 0;
+
+            for (int w = ho->first; w < ho->first + ho->count; w++) {
+                if (vm->tids[w] != 0)
+                    continue; /* its last worker has not left yet */
+                if (vmrun_vm_respawn(vm, w) != 0) {
+                    if (vm->progress)
+                        fprintf(stderr, "vmrun: %s; host %s stays out\n", vm->why, ho->name);
+                    continue;
+                }
+                active[w] = 1;
+                tids[w] = vm->tids[w];
+                fresh[nnew++] = vm->tids[w];
+                st->wnow[w] = 0;
+                st->witer[w] = epoch * o->epoch;
+                st->nlive++;
+                back++;
+            }
+            if (back > 0)
+                event(vm, st, epoch, h, 1);
+            else
+                st->rec[h].evacuated = 1; /* try again at a later epoch */
+        }
+    }
+    /* The new workers learn the job, with the owners before this plan. */
+    if (nnew > 0 && job_send(vm, o, st, fresh, nnew, epoch * o->epoch) != 0)
+        ret = -1;
+out:
+    free(cap);
+    free(count);
+    free(act);
+    free(fresh);
+    return ret;
+}
+
+/* Decide the next placement and send the plan. */
+static int
+plan(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int epoch)
+{
+    struct vmrun_balance_in in;
+    struct vmrun_epoch *ep = &st->ep[st->nep];
+    int n = st->g.nquanta, nw = vm->nworkers, rc = -1, nto = 0;
+    int32_t *next = malloc((size_t)n * sizeof(int32_t));
+    int *owners = malloc((size_t)n * sizeof(int)), *tids = malloc((size_t)nw * sizeof(int));
+    int *to = malloc((size_t)nw * sizeof(int));
+    char *active = malloc((size_t)nw);
+    double *fb = malloc((size_t)nw * sizeof(double)), t0 = vmrun_now();
+
+    if (!next || !owners || !tids || !to || !active || !fb) {
+        snprintf(vm->why, sizeof(vm->why), "out of memory for the balancer");
+        goto out;
+    }
+    if (reclaim(vm, o, st, epoch, active, tids, fb) != 0)
+        goto out;
+    memset(&in, 0, sizeof(in));
+    in.nquanta = n;
+    in.nworkers = nw;
+    in.order = st->order;
+    in.cost = st->cost;
+    in.points = st->qweight;
+    in.bytes = st->qbytes;
+    in.owner = st->owner;
+    in.fallback_speed = fb;
+    in.wtime = st->wnow;
+    in.active = active;
+    in.lambda = vm->lambda;
+    in.tau = vm->tau;
+    in.remaining = o->iters - epoch * o->epoch;
+    in.min_gain = o->min_gain;
+    if (vmrun_balance_plan(&in, next, ep) != 0) {
+        snprintf(vm->why, sizeof(vm->why), "the balancer found no worker to place the quanta on");
+        goto out;
+    }
+    ep->epoch = epoch;
+    ep->decide_s = vmrun_now() - t0;
+    ep->t_s = vmrun_now() - st->run_t0;
+    ep->publish_s = t0 - st->t_first;
+    for (int q = 0; q < n; q++) {
+        st->wquanta[st->owner[q]]--;
+        st->owner[q] = next[q];
+        st->wquanta[next[q]]++;
+        owners[q] = next[q];
+        st->hquanta[st->nep * vm->nhosts + vm->whost[next[q]]]++;
+    }
+    st->moved_total += ep->moved;
+    st->bytes_total += ep->bytes;
+    st->nep++;
+    st->reported = 0;
+    /* Everyone waits for it: the workers of every slot, leaving and new. */
+    for (int w = 0; w < nw; w++)
+        if (vm->tids[w] != 0)
+            to[nto++] = vm->tids[w];
+    pvm_initsend(PvmDataDefault);
+    pvm_pkint(&epoch, 1, 1);
+    pvm_pkint(owners, n, 1);
+    pvm_pkint(&nw, 1, 1);
+    pvm_pkint(tids, nw, 1);
+    if ((rc = pvm_mcast(to, nto, LIQ_TAG_PLAN)) < 0) {
+        snprintf(vm->why, sizeof(vm->why), "the plan of epoch %d could not be sent (%s)", epoch,
+                 lvm_errtext(rc));
+        rc = -1;
+        goto out;
+    }
+    rc = 0;
+out:
+    free(next);
+    free(owners);
+    free(tids);
+    free(to);
+    free(active);
+    free(fb);
+    return rc;
+}
+
+int
+liquid_epoch(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int w)
+{
+    int epoch, count;
+    double recent, move;
+
+    pvm_upkint(&epoch, 1, 1);
+    pvm_upkint(&count, 1, 1);
+    if (epoch != st->nep + 1 || count != st->wquanta[w] || vm->leaving[w])
+        goto bad;
+    for (int i = 0; i < count; i++) {
+        int id;
+        double med;
+
+        if (pvm_upkint(&id, 1, 1) < 0 || pvm_upkdouble(&med, 1, 1) < 0 || id < 0 ||
+            id >= st->g.nquanta || st->owner[id] != w || !(med >= 0))
+            goto bad;
+        st->cost[id] = med;
+    }
+    if (pvm_upkdouble(&recent, 1, 1) < 0 || pvm_upkdouble(&move, 1, 1) < 0 || !(recent >= 0) ||
+        !(move >= 0))
+        goto bad;
+    st->wnow[w] = recent;
+    if (st->nep > 0 && move > st->ep[st->nep - 1].move_s)
+        st->ep[st->nep - 1].move_s = move;
+    if (st->reported == 0)
+        st->t_first = vmrun_now();
+    if (++st->reported < st->nlive)
+        return 0;
+    /* Everyone has reported: nobody computes until the plan arrives. */
+    return plan(vm, o, st, epoch);
+bad:
+    snprintf(vm->why, sizeof(vm->why), "worker t%x sent a malformed epoch report",
+             (unsigned)vm->tids[w]);
+    return -1;
+}
+
+int
+liquid_left(struct vmrun_vm *vm, struct job_stats *st, int w)
+{
+    double totals[2], move;
+    int iters;
+
+    if (!vm->leaving[w] || pvm_upkdouble(totals, 2, 1) < 0 || pvm_upkint(&iters, 1, 1) < 0 ||
+        pvm_upkdouble(&move, 1, 1) < 0 || st->wquanta[w] != 0) {
+        snprintf(vm->why, sizeof(vm->why), "worker t%x left without being asked to",
+                 (unsigned)vm->tids[w]);
+        return -1;
+    }
+    st->witer[w] = iters;
+    if (st->nep > 0 && move > st->ep[st->nep - 1].move_s)
+        st->ep[st->nep - 1].move_s = move;
+    /* Its exit is no failure now: the slot has no worker. */
+    vm->tids[w] = 0;
+    vm->leaving[w] = 0;
+    st->left_due--;
+    return 0;
+}
