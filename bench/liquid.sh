@@ -28,7 +28,7 @@
 #
 #   --quick          a short run: grid 128, 600 iterations (about 10 s a job)
 #   --grid N         grid of the job (default 192)
-#   --iters K        iterations (default 2400: 20-40 s a job on an idle machine)
+#   --iters K        iterations (default 1200: 30-60 s a job on an idle machine)
 #   --epoch K        iterations per epoch (default 10)
 #   --quanta Q       quanta per host (default 8)
 #   --quotas LIST    CPU quotas of hosts 1-4 in % of one CPU (default 60,60,30,15)
@@ -53,7 +53,7 @@
 set -u
 SELF=$(cd "$(dirname "$0")" && pwd)
 cd "$SELF/.." || exit 2
-build=build grid=192 iters=2400 epoch=10 quanta=8 quotas=60,60,30,15 period=10000
+build=build grid=192 iters=1200 epoch=10 quanta=8 quotas=60,60,30,15 period=10000
 shares=10240 drop_host=1 drop_to=10 drop_at="" restore_at="" vmrun_args="" checks=1
 json=0 keep=0 quick=0
 
