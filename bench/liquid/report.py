@@ -65,21 +65,30 @@ def read_events(path):
     return ev
 
 
-def read_progress(path):
-    """(wall time, iterations done) from vmrun's time-stamped progress lines."""
-    pts = []
+def read_progress(path, per):
+    """From vmrun's stderr, each line time-stamped by the script: (wall time,
+    iterations done) from the progress lines, and the reclaim events
+    ("vmrun: epoch N: host H is needed by its owner..." / "...rejoins"),
+    which also tell when epoch N ended."""
+    pts, events = [], []
     try:
         with open(path) as f:
             for line in f:
                 w = line.split()
-                if len(w) >= 3 and w[1] == "iteration" and "/" in w[2]:
-                    try:
+                try:
+                    if len(w) >= 3 and w[1] == "iteration" and "/" in w[2]:
                         pts.append((float(w[0]), int(w[2].split("/")[0])))
-                    except ValueError:
-                        pass
+                    elif len(w) >= 6 and w[1] == "vmrun:" and w[2] == "epoch" and w[4] == "host":
+                        ep = int(w[3].rstrip(":"))
+                        what = "rejoin" if "rejoin" in line else "evacuate" if "leave" in line else None
+                        if what:
+                            events.append({"epoch": ep, "unix": float(w[0]), "host": w[5], "what": what})
+                            pts.append((float(w[0]), ep * per))
+                except ValueError:
+                    pass
     except OSError:
         pass
-    return pts
+    return sorted(pts), events
 
 
 class Schedule:
@@ -179,7 +188,7 @@ def be_of(loads):
     return sum(busy) / len(busy) / max(busy)
 
 
-def analyse(name, rep, ev, prog, a):
+def analyse(name, rep, ev, prog, rev, a):
     hosts = [h["name"] for h in rep["hosts"]]
     tph = rep["job"].get("tasks_per_host", 1)
     n = rep["job"]["grid"]
@@ -283,6 +292,18 @@ def analyse(name, rep, ev, prog, a):
                            "quotas": [round(x, 2) for x in sched.quotas_at((t0 + t1) / 2)],
                            "efficiency": did / (cap * rate) if cap > 0 else None})
 
+    events = rep["balance"].get("events")
+    ev_src = "report"
+    if events is None:
+        events, ev_src = rev, "vmrun's stderr"
+        for e in events:
+            e["t_s"] = e["unix"] - origin
+    # How long after each quota change the balancer evacuated or rejoined that host.
+    for e in events:
+        before = [tc - origin for tc, h, _ in sorted(ev["changes"]) if hosts[h] == e.get("host")
+                  and tc - origin <= e.get("t_s", -math.inf)]
+        e["after_change_s"] = round(e["t_s"] - before[-1], 2) if before and "t_s" in e else None
+
     acct = None
     if "acct" in ev and ev["acct"][0][0] >= 0 and "start" in ev and "end" in ev:
         # From the 'placing' line to vmrun's exit, as the script read the counters.
@@ -300,7 +321,9 @@ def analyse(name, rep, ev, prog, a):
             "epochs": [{k: e[k] for k in ("epoch", "be", "be_quota", "t_end", "moved", "applied",
                                           "host_quanta", "publish_s", "move_s", "decide_s")
                         if k in e} for e in eps],
-            "events": rep["balance"].get("events"), "changes": changes, "phases": phases,
+            "events": events, "events_from": ev_src, "changes": changes,
+            "comm_share": rep.get("comm_share"), "lambda_s": rep.get("ring", {}).get("lambda_s"),
+            "tau_s_per_byte": rep.get("ring", {}).get("tau_s_per_byte"), "phases": phases,
             "acct": acct, "fixed_be_quota": fixed_be}
 
 
@@ -349,7 +372,8 @@ def main():
         if rep is None:
             print(f"liquid: no report of the --balance {m} run", file=sys.stderr)
             return 1
-        runs[m] = analyse(m, rep, ev[m], read_progress(f"{d}/run.{m}.err"), a)
+        prog, rev = read_progress(f"{d}/run.{m}.err", rep["balance"].get("epoch", a.epoch))
+        runs[m] = analyse(m, rep, ev[m], prog, rev, a)
     on, off = runs["on"], runs["off"]
     speedup = off["time_s"] / on["time_s"]
     bound = off["fixed_ideal_s"] / on["ideal_s"]
@@ -437,9 +461,15 @@ def main():
             ac = r["acct"]
             P("  CPU used / allowed by the quota, per host: "
               + "  ".join(f"{u:.1f}/{al:.1f} s" for u, al in zip(ac["cpu_s"], ac["allowed_cpu_s"])))
-        if r["events"]:
-            P("  balancer events: " + ", ".join(f"epoch {e.get('epoch')} {e.get('host')} {e.get('what')}"
-                                              for e in r["events"]))
+        P(f"  communication {100 * (r['comm_share'] or 0):.0f} % of the workers' time; ring lambda "
+          f"{1e3 * (r['lambda_s'] or 0):.2f} ms/message, tau {1e9 * (r['tau_s_per_byte'] or 0):.1f} ns/B "
+          f"({1e-6 / r['tau_s_per_byte'] if r['tau_s_per_byte'] else 0:.0f} MB/s)")
+        for e in r["events"]:
+            ac = e.get("after_change_s")
+            P(f"  reclaim: epoch {e.get('epoch')} (+{e.get('t_s', 0):.2f} s) {e.get('host')} {e.get('what')}"
+              + (f", {ac:.2f} s after its quota changed" if ac is not None else
+                 ", no quota change of that host before (its quota is what it always was)")
+              + f" [{r['events_from']}]")
         be = [e["be"] for e in r["epochs"]]
         if be:
             P(f"  BE per epoch ({len(be)}; min {min(be):.2f}, median {statistics.median(be):.2f}):")
