@@ -464,6 +464,12 @@ def main():
         P(f"  communication {100 * (r['comm_share'] or 0):.0f} % of the workers' time; ring lambda "
           f"{1e3 * (r['lambda_s'] or 0):.2f} ms/message, tau {1e9 * (r['tau_s_per_byte'] or 0):.1f} ns/B "
           f"({1e-6 / r['tau_s_per_byte'] if r['tau_s_per_byte'] else 0:.0f} MB/s)")
+        mv = [e.get("moved", 0) for e in r["epochs"]]
+        if mv and r["bytes_moved"]:
+            tau = r["tau_s_per_byte"] or 0
+            P(f"  moves: {r['quanta_moved']} quanta ({r['bytes_moved'] / 1e6:.0f} MB) in "
+              f"{sum(1 for x in mv if x)} of {len(mv)} epochs, at most {max(mv)} in one; "
+              f"{r['bytes_moved'] * tau:.1f} s of transfer at the ring's tau")
         for e in r["events"]:
             ac = e.get("after_change_s")
             P(f"  reclaim: epoch {e.get('epoch')} (+{e.get('t_s', 0):.2f} s) {e.get('host')} {e.get('what')}"
