@@ -195,12 +195,12 @@ unit: all
 integ: all
 	tests/run.sh --integ-only build
 
-# A benchmark with a driver (bench/NAME.sh) runs through it.
+# A benchmark with a driver (bench/NAME.sh) runs through it.  bench/liquid.sh
+# (issue 8's multi-user scenario) has no program of its own; 77 is its skip.
 bench: all
 	@for b in $(BENCHES); do echo "== $$b"; \
 	    if [ -x bench/$$(basename $$b).sh ]; then bench/$$(basename $$b).sh || exit 1; \
 	    else $$b || exit 1; fi; done
-	@# Issue 8's multi-user scenario has no program of its own; 77 means skipped (not root, ...).
 	@echo "== bench/liquid.sh"; bench/liquid.sh; rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ] || exit 1
 
 demo: all
