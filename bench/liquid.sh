@@ -199,6 +199,20 @@ set_period() { # US: every host's period; quotas are set again afterwards
     done
 }
 initial_quotas() { for i in 1 2 3 4; do set_quota $i "${Q[$((i - 1))]}" "${1:-$period}" >/dev/null; done; }
+daemon_ticks() { # the CPU clock ticks of every host's daemon so far, space-separated
+    local h p st n
+    for h in "${H[@]}"; do
+        n=0
+        for p in $(cat "$CPU/$CG-$h/cgroup.procs" 2>/dev/null); do
+            [ "$(cat "/proc/$p/comm" 2>/dev/null)" = vmd ] || continue
+            # utime and stime: fields 14 and 15, after the ")" that ends comm.
+            st=$(cat "/proc/$p/stat" 2>/dev/null) || continue
+            read -r -a st <<<"${st##*) }"
+            n=$((n + st[11] + st[12]))
+        done
+        printf '%s ' "$n"
+    done
+}
 acct_usage() { # the CPU ns of every host's cgroup, space-separated
     local h
     for h in "${H[@]}"; do
@@ -304,7 +318,7 @@ say "ideal balanced time ${ideal_pred} s, expected about $(awk -v t="$ideal_pred
 : >"$T/events"
 # run_job MODE: the job; the quota changes at their times after it starts.
 run_job() {
-    local mode=$1 out=$T/run.$1 t0="" t a0="" a1 k
+    local mode=$1 out=$T/run.$1 t0="" t a0="" a1 d0="" d1 k
     initial_quotas
     sleep 1    # the daemons' load samples see the quotas before the probe
     echo "$mode set $(now) initial ${Q[*]}" >>"$T/events"
@@ -317,7 +331,7 @@ run_job() {
         >"$out.out" 2> >(while IFS= read -r l; do echo "$EPOCHREALTIME $l"; done >"$out.err") &
     VMRUN_PID=$!
     while kill -0 "$VMRUN_PID" 2>/dev/null; do
-        if grep -q '^placing ' "$out.out" 2>/dev/null; then t0=$(now); a0=$(acct_usage); break; fi
+        if grep -q '^placing ' "$out.out" 2>/dev/null; then t0=$(now); a0=$(acct_usage); d0=$(daemon_ticks); break; fi
         sleep 0.01
     done
     if [ -n "$t0" ]; then
@@ -347,8 +361,9 @@ run_job() {
     local rc=$?
     VMRUN_PID=""
     echo "$mode end $(now)" >>"$T/events"
-    a1=$(acct_usage)
+    a1=$(acct_usage) d1=$(daemon_ticks)
     [ -z "$a0" ] || echo "$mode acct $a0 $a1" >>"$T/events"
+    [ -z "$d0" ] || echo "$mode daemon $(getconf CLK_TCK) $d0 $d1" >>"$T/events"
     initial_quotas
     [ $rc = 0 ] || { cat "$out.err" >&2; fail "vmrun stencil --balance $mode failed (status $rc)"; }
     [ -n "$t0" ] || fail "vmrun stencil --balance $mode: never saw its 'placing' line"

@@ -60,8 +60,9 @@ def read_events(path):
             elif w[1] == "acct":
                 v = [float(x) for x in w[2:]]
                 r["acct"] = (v[:len(v) // 2], v[len(v) // 2:])
-            elif w[1] == "acct_at":
-                r["acct_t"] = (float(w[2]), float(w[3]))
+            elif w[1] == "daemon":
+                tck, v = float(w[2]), [float(x) for x in w[3:]]
+                r["daemon"] = [(b - x) / tck for x, b in zip(v[:len(v) // 2], v[len(v) // 2:])]
     return ev
 
 
@@ -310,7 +311,8 @@ def analyse(name, rep, ev, prog, rev, a):
         s0, s1 = ev["start"] - origin, ev["end"] - origin
         used = [(b - x) / 1e9 for x, b in zip(*ev["acct"])]
         allowed = [sched.host_integral(h, s0, s1) for h in range(len(hosts))]
-        acct = {"wall_s": s1 - s0, "cpu_s": used, "allowed_cpu_s": allowed}
+        acct = {"wall_s": s1 - s0, "cpu_s": used, "allowed_cpu_s": allowed,
+                "daemon_cpu_s": ev.get("daemon")}
 
     return {"mode": name, "time_s": T, "run_s": rep.get("run_s"), "total_s": rep.get("time_s"),
             "updates": updates, "ideal_s": ideal, "time_over_ideal": T / ideal,
@@ -461,6 +463,9 @@ def main():
             ac = r["acct"]
             P("  CPU used / allowed by the quota, per host: "
               + "  ".join(f"{u:.1f}/{al:.1f} s" for u, al in zip(ac["cpu_s"], ac["allowed_cpu_s"])))
+            if ac.get("daemon_cpu_s"):
+                P("    of which the host's daemon (TLS, routing the workers' messages): "
+                  + "  ".join(f"{x:.1f} s" for x in ac["daemon_cpu_s"]))
         P(f"  communication {100 * (r['comm_share'] or 0):.0f} % of the workers' time; ring lambda "
           f"{1e3 * (r['lambda_s'] or 0):.2f} ms/message, tau {1e9 * (r['tau_s_per_byte'] or 0):.1f} ns/B "
           f"({1e-6 / r['tau_s_per_byte'] if r['tau_s_per_byte'] else 0:.0f} MB/s)")
