@@ -752,12 +752,11 @@ liq_migrate(struct liq_worker *w, const int *owner, const int *tids)
 }
 
 /* The end of an epoch: the median of each quantum's times, and the
- * worker's speed now (its later half's compute per iteration). */
+ * worker's speed now (its mean compute time per iteration). */
 static int
 liq_report(struct liq_worker *w, int epoch)
 {
     double *t = malloc((size_t)w->epoch * sizeof(double)), recent = 0;
-    int half = (w->epoch + 1) / 2;
 
     if (t == NULL) {
         liq_fail(w, "epoch: out of memory");
@@ -775,8 +774,8 @@ liq_report(struct liq_worker *w, int epoch)
         pvm_pkdouble(&med, 1, 1);
     }
     free(t);
-    for (int k = w->epoch - half; k < w->epoch; k++)
-        recent += w->ctime[k] / half;
+    for (int k = 0; k < w->epoch; k++)
+        recent += w->ctime[k] / w->epoch;
     pvm_pkdouble(&recent, 1, 1);
     pvm_pkdouble(&w->last_move, 1, 1);
     w->last_move = 0;
