@@ -103,9 +103,9 @@ EOF
 }
 check "the report records host2's evacuation, then its rejoin" r \
     'len(evac) >= 1 and len(back) >= 1 and evac[0]["epoch"] < back[0]["epoch"]'
-check "between them host2 holds no quanta; after the rejoin it holds some again" r '
+check "between them host2 holds no quanta; after the rejoin it holds some again" r '(
 all(e["host_quanta"][h2] == 0 for e in E if evac[0]["epoch"] <= e["epoch"] < back[0]["epoch"])
-and any(e["host_quanta"][h2] > 0 for e in E if e["epoch"] >= back[0]["epoch"])'
+and any(e["host_quanta"][h2] > 0 for e in E if e["epoch"] >= back[0]["epoch"]))'
 check "the evacuation's plan was forced and moved host2's quanta" r '
 [e for e in E if e["epoch"] == evac[0]["epoch"]][0]["forced"]'
 check "every epoch has BE, time, publish, decide and move times" r '
