@@ -128,13 +128,15 @@ double vmrun_unix_now(void);   /* wall clock (CLOCK_REALTIME) seconds */
 struct vmrun_balance_in {
     int nquanta, nworkers;
     const uint32_t *order;      /* quanta along the Hilbert curve */
-    const double *cost;         /* median seconds per iteration of each quantum */
+    const double *cost;         /* median CPU seconds per iteration of each quantum */
     const double *points;       /* points of each quantum */
     const double *bytes;        /* bytes a move of each quantum sends */
     const int32_t *owner;       /* the current owners */
-    const double *fallback_speed; /* points/s of a worker that holds nothing */
-    const double *wtime;        /* each worker's compute s per iteration now, throttling
-                                 * included (NULL, or <= 0: the sum of its quanta's costs) */
+    const double *fallback_speed; /* points per CPU-second of a worker that holds nothing */
+    const double *share;        /* the CPU share each worker may get now (its host's
+                                 * capacity from Sense); NULL or <= 0: a whole CPU */
+    const double *wtime;        /* each worker's measured compute s per iteration, for
+                                 * the epoch's BE (NULL: the model's) */
     const char *active;         /* workers that may hold quanta (NULL: all); quanta on
                                  * the others must leave whatever the gain */
     double lambda, tau;         /* the network: s/message, s/byte */
@@ -145,7 +147,7 @@ struct vmrun_balance_in {
 struct vmrun_epoch {
     int epoch;
     double be;                  /* balance efficiency measured in the epoch */
-    double before_s, after_s;   /* predicted time per iteration now and re-placed */
+    double before_s, after_s;   /* the model's time per iteration now and re-placed */
     int applied;                /* the new placement is taken */
     int forced;                 /* ... because quanta had to leave inactive workers */
     int moved;                  /* quanta moved */

@@ -45,6 +45,15 @@ bisect(const uint32_t *order, const double *prefix, size_t lo, size_t hi, int fi
     bisect(order, prefix, cut, hi, first + left, count - left, speed, owner);
 }
 
+/* A worker's CPU share for the model: never 0, so every worker has a speed. */
+static double
+share_of(const struct vmrun_balance_in *in, int w)
+{
+    double s = in->share != NULL && in->share[w] > 0 ? in->share[w] : 1;
+
+    return s < 0.01 ? 0.01 : s;
+}
+
 int
 vmrun_balance_plan(const struct vmrun_balance_in *in, int32_t *owner, struct vmrun_epoch *out)
 {
@@ -67,27 +76,30 @@ vmrun_balance_plan(const struct vmrun_balance_in *in, int32_t *owner, struct vmr
         wmed[w] += in->cost[q];
         wpts[w] += in->points[q];
     }
-    /* A quantum's weight is its median time times its worker's speed over
-     * those medians: what it costs in points of the uniform kernel, so a
-     * heavy quantum weighs more wherever it goes.  A worker's speed now is
-     * the points it computed per second of its recent compute time, which
-     * a CPU quota's throttling stretches though most iterations, and so
-     * the medians, escape it; an idle worker keeps its fallback. */
+    /* The model: a worker computes intr points per CPU-second (its points
+     * over its quanta's median CPU times; an idle worker its fallback) at
+     * the share of a CPU its host gives it now.  A quantum weighs its CPU
+     * time at its worker's intr: what it costs in points of the uniform
+     * kernel, so a heavy quantum weighs more wherever it goes.  CPU times
+     * and sensed shares are steady where wall-clock times are not: a
+     * worker preempted on a busy machine does not look like a slow one. */
     double sum = 0, max = 0;
     int busy = 0;
 
     for (int w = 0; w < p; w++) {
-        double now = in->wtime != NULL && in->wtime[w] > 0 ? in->wtime[w] : wmed[w];
-
-        speed[w] = wpts[w] > 0 && now > 0 ? wpts[w] / now : in->fallback_speed[w];
-        if (!(speed[w] > 0))
-            speed[w] = 1;
-        intr[w] = wmed[w] > 0 ? wpts[w] / wmed[w] : speed[w];
+        intr[w] = wmed[w] > 0 ? wpts[w] / wmed[w] : in->fallback_speed[w];
+        if (!(intr[w] > 0))
+            intr[w] = 1;
+        speed[w] = intr[w] * share_of(in, w);
         if (wpts[w] > 0) {
-            sum += now;
+            double t = in->wtime != NULL ? in->wtime[w] : wpts[w] / speed[w];
+
+            sum += t;
             busy++;
-            if (now > max)
-                max = now;
+            if (t > max)
+                max = t;
+            if (wpts[w] / speed[w] > out->before_s)
+                out->before_s = wpts[w] / speed[w];
         }
         if (in->active == NULL || in->active[w]) {
             act[nact] = w;
@@ -95,7 +107,6 @@ vmrun_balance_plan(const struct vmrun_balance_in *in, int32_t *owner, struct vmr
         }
     }
     out->be = max > 0 ? sum / busy / max : 1;
-    out->before_s = max;
     for (int q = 0; q < n; q++)
         weight[q] = in->cost[q] * intr[in->owner[q]];
     for (int r = 0; r < n; r++)

@@ -44,10 +44,11 @@ liquid_init(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *s
     st->hquanta = calloc((size_t)nep * (size_t)vm->nhosts, sizeof(int));
     st->wnow = calloc((size_t)vm->nworkers, sizeof(double));
     st->wfull = calloc((size_t)vm->nworkers, sizeof(double));
+    st->wshare = calloc((size_t)vm->nworkers, sizeof(double));
     st->rec = calloc((size_t)vm->nhosts, sizeof(*st->rec));
     st->ev = calloc((size_t)nep * (size_t)vm->nhosts, sizeof(*st->ev));
     if (!cap || !st->order || !st->cost || !st->qbytes || !st->ep || !st->hquanta || !st->wnow ||
-        !st->wfull || !st->rec || !st->ev || decomp_hilbert_order(&grid, st->order) != 0) {
+        !st->wfull || !st->wshare || !st->rec || !st->ev || decomp_hilbert_order(&grid, st->order) != 0) {
         free(cap);
         snprintf(vm->why, sizeof(vm->why), "out of memory for the balancer");
         return -1;
@@ -64,7 +65,7 @@ liquid_init(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *s
     /* A worker's speed on a whole CPU: its probe over the share it had then
      * (a worker with nothing to compute later is expected at that speed
      * times its host's share now). */
-    if (!(o->balance && o->reclaim) || vmrun_vm_capacity(vm, cap) != 0)
+    if (!o->balance || vmrun_vm_capacity(vm, cap) != 0)
         for (int h = 0; h < vm->nhosts; h++)
             cap[h] = -1;
     for (int w = 0; w < vm->nworkers; w++) {
@@ -72,6 +73,7 @@ liquid_init(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *s
         double share = slot_share(cap[vm->whost[w]], ho->count);
 
         st->wfull[w] = share > 0.05 ? vm->wspeed[w] / share : vm->wspeed[w];
+        st->wshare[w] = share;
     }
     free(cap);
     return 0;
@@ -87,6 +89,7 @@ liquid_free(struct job_stats *st)
     free(st->hquanta);
     free(st->wnow);
     free(st->wfull);
+    free(st->wshare);
     free(st->rec);
     free(st->ev);
 }
@@ -108,15 +111,17 @@ event(const struct vmrun_vm *vm, struct job_stats *st, int epoch, int h, int rej
 }
 
 /*
- * Who computes in the next epoch.  active[w]: the slot's worker may hold
- * quanta; tids[w]: the plan's worker of every slot (0 for none); fb[w]:
- * the speed expected of a worker with nothing measured.  With reclaim on,
+ * Who computes in the next epoch, and how fast.  active[w]: the slot's
+ * worker may hold quanta; tids[w]: the plan's worker of every slot (0 for
+ * none); share[w]: the CPU share its host's daemon says it may get now
+ * (-1 unknown); fb[w]: its speed on a whole CPU, for a worker with nothing
+ * measured.  With reclaim on,
  * the hosts' capacities decide which hosts' workers leave or come back;
  * those that come back are spawned and sent the job at this boundary.
  */
 static int
 reclaim(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int epoch,
-        char *active, int *tids, double *fb)
+        char *active, int *tids, double *share, double *fb)
 {
     int nh = vm->nhosts, ret = 0, nnew = 0;
     double *cap = calloc((size_t)nh, sizeof(double));
@@ -128,17 +133,22 @@ reclaim(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, i
         ret = -1;
         goto out;
     }
-    if (!o->reclaim || vmrun_vm_capacity(vm, cap) != 0)
+    if (vmrun_vm_capacity(vm, cap) != 0)
         for (int h = 0; h < nh; h++)
-            cap[h] = -1; /* nothing known: nobody leaves or comes */
+            cap[h] = -1; /* nothing known: nobody leaves or comes, shares are whole CPUs */
     for (int h = 0; h < nh; h++)
         count[h] = vm->host[h].count;
     for (int w = 0; w < vm->nworkers; w++) {
-        double share = slot_share(cap[vm->whost[w]], count[vm->whost[w]]);
+        double now = slot_share(cap[vm->whost[w]], count[vm->whost[w]]), *used = &st->wshare[w];
 
+        /* A dead band: the samples of a busy machine wander; a share the
+         * model follows moves quanta, so only a change of a quarter counts. */
+        if (now >= 0 && (*used < 0 || now > 1.25 * *used || now < 0.8 * *used))
+            *used = now;
+        share[w] = *used;
         active[w] = vm->tids[w] != 0 && !vm->leaving[w];
         tids[w] = active[w] ? vm->tids[w] : 0;
-        fb[w] = share >= 0 ? st->wfull[w] * share : vm->wspeed[w];
+        fb[w] = st->wfull[w];
     }
     if (!o->reclaim || vmrun_reclaim_step(st->rec, nh, cap, count, vmrun_now(), o, act) == 0)
         goto out;
@@ -203,12 +213,13 @@ plan(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int 
     int *to = malloc((size_t)nw * sizeof(int));
     char *active = malloc((size_t)nw);
     double *fb = malloc((size_t)nw * sizeof(double)), t0 = vmrun_now();
+    double *share = malloc((size_t)nw * sizeof(double));
 
-    if (!next || !owners || !tids || !to || !active || !fb) {
+    if (!next || !owners || !tids || !to || !active || !fb || !share) {
         snprintf(vm->why, sizeof(vm->why), "out of memory for the balancer");
         goto out;
     }
-    if (reclaim(vm, o, st, epoch, active, tids, fb) != 0)
+    if (reclaim(vm, o, st, epoch, active, tids, share, fb) != 0)
         goto out;
     memset(&in, 0, sizeof(in));
     in.nquanta = n;
@@ -219,6 +230,7 @@ plan(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int 
     in.bytes = st->qbytes;
     in.owner = st->owner;
     in.fallback_speed = fb;
+    in.share = share;
     in.wtime = st->wnow;
     in.active = active;
     in.lambda = vm->lambda;
@@ -267,6 +279,7 @@ out:
     free(to);
     free(active);
     free(fb);
+    free(share);
     return rc;
 }
 

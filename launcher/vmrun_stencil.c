@@ -511,19 +511,39 @@ json_report(FILE *fp, const struct vmrun_vm *vm, const struct vmrun_opts *o,
             st->t_total, st->t_run, o->iters ? st->t_iter / o->iters : 0.0,
             st->t_iter > 0 ? points * o->iters / st->t_iter : 0.0, job_be(vm, st),
             job_comm_share(vm, st));
+    fprintf(fp, "\"run_started_unix\":%.6f,", st->run_unix);
     fprintf(fp, "\"phases\":{\"benchmark_s\":%.6g,\"decompose_s\":%.6g,\"setup_s\":%.6g,"
                 "\"iterations_s\":%.6g,\"gather_s\":%.6g,\"verify_s\":%.6g},",
             st->t_bench, st->t_decomp, st->t_run - st->t_iter, st->t_iter, st->t_gather,
             st->t_verify);
-    fprintf(fp, "\"balance\":{\"on\":%s,\"epoch\":%d,\"heavy\":%d,\"quanta_moved\":%d,"
-                "\"bytes_moved\":%.0f,\"epochs\":[",
-            o->balance ? "true" : "false", o->epoch, o->heavy, st->moved_total, st->bytes_total);
-    for (int e = 0; e < st->nep; e++)
-        fprintf(fp, "%s{\"epoch\":%d,\"be\":%.4f,\"predicted_s\":%.6g,\"replaced_s\":%.6g,"
-                    "\"applied\":%s,\"moved\":%d,\"bytes\":%.0f,\"decide_s\":%.6g}",
-                e ? "," : "", st->ep[e].epoch, st->ep[e].be, st->ep[e].before_s, st->ep[e].after_s,
-                st->ep[e].applied ? "true" : "false", st->ep[e].moved, st->ep[e].bytes,
-                st->ep[e].decide_s);
+    fprintf(fp, "\"balance\":{\"on\":%s,\"epoch\":%d,\"heavy\":%d,\"min_gain\":%.6g,"
+                "\"quanta_moved\":%d,\"bytes_moved\":%.0f,",
+            o->balance ? "true" : "false", o->epoch, o->heavy, o->min_gain, st->moved_total,
+            st->bytes_total);
+    fprintf(fp, "\"reclaim\":{\"on\":%s,\"below\":%.6g,\"after_s\":%.6g,\"rejoin_above\":%.6g,"
+                "\"rejoin_after_s\":%.6g},\"epochs\":[",
+            o->balance && o->reclaim ? "true" : "false", o->reclaim_below, o->reclaim_after,
+            o->rejoin_above, o->rejoin_after);
+    for (int e = 0; e < st->nep; e++) {
+        const struct vmrun_epoch *ep = &st->ep[e];
+
+        fprintf(fp, "%s{\"epoch\":%d,\"t_s\":%.6g,\"be\":%.4f,\"predicted_s\":%.6g,"
+                    "\"replaced_s\":%.6g,\"applied\":%s,\"forced\":%s,\"moved\":%d,\"bytes\":%.0f,"
+                    "\"publish_s\":%.6g,\"decide_s\":%.6g,\"move_s\":%.6g,\"host_quanta\":[",
+                e ? "," : "", ep->epoch, ep->t_s, ep->be, ep->before_s, ep->after_s,
+                ep->applied ? "true" : "false", ep->forced ? "true" : "false", ep->moved, ep->bytes,
+                ep->publish_s, ep->decide_s, ep->move_s);
+        for (int h = 0; h < vm->nhosts; h++)
+            fprintf(fp, "%s%d", h ? "," : "", st->hquanta[e * vm->nhosts + h]);
+        fprintf(fp, "]}");
+    }
+    fprintf(fp, "],\"events\":[");
+    for (int i = 0; i < st->nev; i++) {
+        fprintf(fp, "%s{\"epoch\":%d,\"t_s\":%.6g,\"host\":", i ? "," : "", st->ev[i].epoch,
+                st->ev[i].t_s);
+        vmctl_json_str(fp, vm->host[st->ev[i].host].name);
+        fprintf(fp, ",\"what\":\"%s\"}", st->ev[i].rejoin ? "rejoin" : "evacuate");
+    }
     fprintf(fp, "]},");
     fprintf(fp, "\"checksum\":\"%016" PRIx64 "\",\"verified\":%s}\n", st->checksum,
             st->verified < 0 ? "null" : st->verified ? "true" : "false");
@@ -550,6 +570,10 @@ summary(FILE *fp, const struct vmrun_vm *vm, const struct vmrun_opts *o, const s
                     "epoch, %.2f in the last\n",
                 st->nep, o->epoch, st->moved_total, st->bytes_total / 1e6, st->ep[0].be,
                 st->ep[st->nep - 1].be);
+    for (int i = 0; i < st->nev; i++)
+        fprintf(fp, "reclaim: after epoch %d (%.1f s) host %s %s\n", st->ev[i].epoch, st->ev[i].t_s,
+                vm->host[st->ev[i].host].name,
+                st->ev[i].rejoin ? "got a worker again" : "was evacuated");
     fprintf(fp, "  %-10s %-16s %7s %10s %10s\n", "worker", "host", "quanta", "compute s", "comm s");
     for (int w = 0; w < vm->nworkers; w++)
         fprintf(fp, "  t%-9x %-16s %7d %10.3f %10.3f\n", (unsigned)vm->tids[w],
@@ -597,6 +621,12 @@ vmrun_stencil_main(int argc, char **argv)
             return VMRUN_EXIT_OK;
         }
         return rc;
+    }
+    if (o.balance && o.reclaim && o.rejoin_above <= o.reclaim_below) {
+        fprintf(stderr, "vmrun stencil: --rejoin-above (%g) must be above --reclaim-below (%g), "
+                        "or a host would leave and come back in turn\n",
+                o.rejoin_above, o.reclaim_below);
+        return VMRUN_EXIT_USAGE;
     }
     out = strcmp(o.json, "-") == 0 ? stderr : stdout;
     memset(&st, 0, sizeof(st));
@@ -681,6 +711,10 @@ out:
         summary(out, &vm, &o, &st);
         if (o.json[0] != '\0' && write_report(&vm, &o, &st) != 0)
             failed = 1;
+        if (o.svg[0] != '\0' && vmrun_plot_svg(o.svg, &vm, &o, &st) != 0) {
+            fprintf(stderr, "vmrun stencil: cannot write %s: %s\n", o.svg, strerror(errno));
+            failed = 1;
+        }
         if (st.verified == 0)
             failed = 1;
     }

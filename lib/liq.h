@@ -105,10 +105,12 @@ void liq_face_put(struct kern_box *b, int dir, const double *buf);
  *   worker <-> worker  LIQ_TAG_GHOST + phase parity, LIQ_TAG_RINGMSG
  *
  * Balancing (issue 8): every `epoch` iterations each worker sends the
- * median of each of its quanta's iteration times (LIQ_TAG_EPOCH: epoch,
- * count, then id and seconds per quantum, then the worker's mean compute
- * seconds per iteration over the epoch's later half -- its speed now, CPU
- * throttling included -- and the seconds its last move took) and waits
+ * median of each of its quanta's iteration CPU times -- what the quantum
+ * costs, whatever share of a CPU the worker got (LIQ_TAG_EPOCH: epoch,
+ * count, then id and seconds per quantum, then the worker's mean wall-clock
+ * compute seconds per iteration over the epoch -- what the epoch's balance
+ * efficiency is made of, preemption and throttling included -- and the
+ * seconds its last move took) and waits
  * for the plan (LIQ_TAG_PLAN: epoch, the owner of every quantum, then the
  * worker count and every worker's tid, 0 for a slot with no worker).
  *

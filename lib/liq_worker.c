@@ -26,7 +26,8 @@ struct liq_quantum {
     struct kern_plan plan;
     double seconds;             /* compute time, whole run */
     double now;                 /* compute time, this iteration */
-    double *hist;               /* iteration times, this epoch */
+    double cpu;                 /* CPU time of this iteration's compute */
+    double *hist;               /* CPU time of each iteration, this epoch */
     int repeat;                 /* phases run this many times (heavy region) */
 };
 
@@ -76,6 +77,17 @@ liq_now(void)
     struct timespec ts;
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* CPU time of this thread: what a quantum costs, whatever share of a CPU
+ * the worker gets (preemption, a cgroup's throttling). */
+static double
+liq_cpu_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
@@ -598,9 +610,12 @@ liq_compute(struct liq_worker *w, int remote, int phase)
 
         if (q->remote != remote)
             continue;
+        double c0 = liq_cpu_now();
+
         t0 = liq_now();
         liq_quantum_phase(w, q, phase);
         t0 = liq_now() - t0;
+        q->cpu += liq_cpu_now() - c0;
         q->seconds += t0;
         q->now += t0;
         total += t0;
@@ -752,12 +767,11 @@ liq_migrate(struct liq_worker *w, const int *owner, const int *tids)
 }
 
 /* The end of an epoch: the median of each quantum's times, and the
- * worker's speed now (its later half's compute per iteration). */
+ * worker's speed now (its mean compute time per iteration). */
 static int
 liq_report(struct liq_worker *w, int epoch)
 {
     double *t = malloc((size_t)w->epoch * sizeof(double)), recent = 0;
-    int half = (w->epoch + 1) / 2;
 
     if (t == NULL) {
         liq_fail(w, "epoch: out of memory");
@@ -775,8 +789,8 @@ liq_report(struct liq_worker *w, int epoch)
         pvm_pkdouble(&med, 1, 1);
     }
     free(t);
-    for (int k = w->epoch - half; k < w->epoch; k++)
-        recent += w->ctime[k] / half;
+    for (int k = 0; k < w->epoch; k++)
+        recent += w->ctime[k] / w->epoch;
     pvm_pkdouble(&recent, 1, 1);
     pvm_pkdouble(&w->last_move, 1, 1);
     w->last_move = 0;
@@ -860,7 +874,7 @@ liq_job(struct liq_worker *w)
         double compute = 0, t0 = liq_now();
 
         for (int i = 0; i < w->nq; i++)
-            w->q[i].now = 0;
+            w->q[i].now = w->q[i].cpu = 0;
         for (int ph = 0; ph < phases; ph++) {
             int tag = LIQ_TAG_GHOST + ((it * phases + ph) & 1);
 
@@ -880,7 +894,7 @@ liq_job(struct liq_worker *w)
             }
         if (w->epoch > 0) {
             for (int i = 0; i < w->nq; i++)
-                w->q[i].hist[it % w->epoch] = w->q[i].now;
+                w->q[i].hist[it % w->epoch] = w->q[i].cpu;
             w->ctime[it % w->epoch] = compute;
             if ((it + 1) % w->epoch == 0 && it + 1 < w->iters &&
                 (liq_report(w, (it + 1) / w->epoch) != 0 ||

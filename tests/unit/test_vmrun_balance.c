@@ -1,7 +1,9 @@
 /*
  * test_vmrun_balance.c - the balancer's decision: prefix bisection along the
- * Hilbert order by measured speeds, and the dampener.
+ * Hilbert order by measured costs and sensed shares, the dampener, workers
+ * that leave; and reclaim's thresholds and times.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -119,6 +121,145 @@ test_heavy_quantum_alone(void **state)
         assert_int_equal(next[q], 1);
 }
 
+/* Equal CPU costs, but worker 1's host gives it a third of a CPU (a cgroup
+ * quota, its owner's processes): it keeps a quarter of the work. */
+static void
+test_sensed_share_slows_a_worker(void **state)
+{
+    int32_t owner[NQ] = { 0, 0, 0, 0, 1, 1, 1, 1 }, next[NQ];
+    double cost[NQ] = { 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1 };
+    double share[2] = { 1.0, 1.0 / 3 }, wtime[2] = { 0.4, 1.2 };
+    struct vmrun_balance_in in;
+    struct vmrun_epoch ep;
+
+    (void)state;
+    setup_in(&in, cost, owner);
+    in.share = share;
+    in.wtime = wtime;
+    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
+    assert_true(ep.applied && !ep.forced);
+    for (int q = 0; q < NQ; q++)
+        assert_int_equal(next[q], q < 6 ? 0 : 1);
+    assert_true(ep.be > 0.66 && ep.be < 0.67);     /* measured: mean 0.8 / max 1.2 */
+    assert_true(ep.before_s > 1.19 && ep.before_s < 1.21 && ep.after_s < 0.61);
+    /* The same shares with no measured times: the model's BE. */
+    in.wtime = NULL;
+    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
+    assert_true(ep.be > 0.66 && ep.be < 0.67);
+}
+
+/* A worker that is going holds nothing in the plan, whatever the dampener
+ * says; with nothing else to go by, the remaining worker takes all. */
+static void
+test_inactive_worker_is_emptied(void **state)
+{
+    int32_t owner[NQ] = { 0, 0, 0, 0, 1, 1, 1, 1 }, next[NQ];
+    double cost[NQ] = { 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1 };
+    char active[2] = { 1, 0 };
+    struct vmrun_balance_in in;
+    struct vmrun_epoch ep;
+
+    (void)state;
+    setup_in(&in, cost, owner);
+    in.active = active;
+    in.remaining = 0; /* no gain could pay for a move */
+    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
+    assert_true(ep.applied && ep.forced);
+    assert_int_equal(ep.moved, 4);
+    for (int q = 0; q < NQ; q++)
+        assert_int_equal(next[q], 0);
+    /* A new worker (nothing measured, nothing held) gets quanta by its
+     * fallback speed: here equal, so half. */
+    int32_t all0[NQ] = { 0, 0, 0, 0, 0, 0, 0, 0 };
+    double cost0[NQ] = { 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1 };
+
+    setup_in(&in, cost0, all0);
+    fallback[1] = 1000; /* points per CPU-second, as worker 0's 100 / 0.1 */
+    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
+    assert_true(ep.applied);
+    assert_int_equal(ep.moved, 4);
+    /* No worker may hold quanta: an error, not a placement. */
+    active[0] = 0;
+    setup_in(&in, cost, owner);
+    in.active = active;
+    assert_int_equal(vmrun_balance_plan(&in, next, &ep), -EINVAL);
+}
+
+static struct vmrun_opts reclaim_opts;
+
+static void
+reclaim_setup(struct vmrun_reclaim *r, int n)
+{
+    vmrun_opts_defaults(&reclaim_opts);
+    reclaim_opts.reclaim_below = 0.25;
+    reclaim_opts.reclaim_after = 3;
+    reclaim_opts.rejoin_above = 0.5;
+    reclaim_opts.rejoin_after = 2;
+    for (int h = 0; h < n; h++) {
+        r[h].evacuated = 0;
+        r[h].below_since = r[h].above_since = -1;
+    }
+}
+
+/* Below the threshold for the configured time: evacuate; a blip above
+ * restarts the clock; unknown capacity neither starts nor stops it; back
+ * above rejoin_above for its time: rejoin. */
+static void
+test_reclaim_thresholds_and_times(void **state)
+{
+    struct vmrun_reclaim r[2];
+    int count[2] = { 1, 2 }, act[2];
+    double cap[2];
+
+    (void)state;
+    reclaim_setup(r, 2);
+    cap[0] = 1.0, cap[1] = 0.4; /* host1: 0.2 CPU for each of its 2 workers */
+    assert_int_equal(vmrun_reclaim_step(r, 2, cap, count, 10.0, &reclaim_opts, act), 0);
+    assert_int_equal(vmrun_reclaim_step(r, 2, cap, count, 12.9, &reclaim_opts, act), 0);
+    cap[1] = 0.6; /* a blip to 0.3 each */
+    assert_int_equal(vmrun_reclaim_step(r, 2, cap, count, 13.0, &reclaim_opts, act), 0);
+    cap[1] = 0.4;
+    assert_int_equal(vmrun_reclaim_step(r, 2, cap, count, 14.0, &reclaim_opts, act), 0);
+    cap[1] = -1; /* unknown: the clock runs on from 14.0 */
+    assert_int_equal(vmrun_reclaim_step(r, 2, cap, count, 16.0, &reclaim_opts, act), 0);
+    cap[1] = 0.4;
+    assert_int_equal(vmrun_reclaim_step(r, 2, cap, count, 17.0, &reclaim_opts, act), 1);
+    assert_int_equal(act[0], 0);
+    assert_int_equal(act[1], VMRUN_EVACUATE);
+    assert_true(r[1].evacuated);
+    /* Evacuated; 0.9 each is not yet 2 s long, then it is. */
+    cap[1] = 1.8;
+    assert_int_equal(vmrun_reclaim_step(r, 2, cap, count, 18.0, &reclaim_opts, act), 0);
+    cap[1] = 0.8; /* 0.4 each: under rejoin_above, the clock stops */
+    assert_int_equal(vmrun_reclaim_step(r, 2, cap, count, 19.0, &reclaim_opts, act), 0);
+    cap[1] = 1.8;
+    assert_int_equal(vmrun_reclaim_step(r, 2, cap, count, 20.0, &reclaim_opts, act), 0);
+    assert_int_equal(vmrun_reclaim_step(r, 2, cap, count, 22.0, &reclaim_opts, act), 1);
+    assert_int_equal(act[1], VMRUN_REJOIN);
+    assert_false(r[1].evacuated);
+}
+
+/* Every host below the threshold: the one with the most left stays. */
+static void
+test_reclaim_keeps_the_last_host(void **state)
+{
+    struct vmrun_reclaim r[3];
+    int count[3] = { 1, 1, 1 }, act[3];
+    double cap[3] = { 0.1, 0.2, 0.05 };
+
+    (void)state;
+    reclaim_setup(r, 3);
+    assert_int_equal(vmrun_reclaim_step(r, 3, cap, count, 0.0, &reclaim_opts, act), 0);
+    assert_int_equal(vmrun_reclaim_step(r, 3, cap, count, 5.0, &reclaim_opts, act), 2);
+    assert_int_equal(act[0], VMRUN_EVACUATE);
+    assert_int_equal(act[1], 0);
+    assert_int_equal(act[2], VMRUN_EVACUATE);
+    assert_false(r[1].evacuated);
+    /* Still low later: host1, the last one computing, never leaves. */
+    assert_int_equal(vmrun_reclaim_step(r, 3, cap, count, 50.0, &reclaim_opts, act), 0);
+    assert_false(r[1].evacuated);
+}
+
 int
 main(void)
 {
@@ -127,6 +268,10 @@ main(void)
         cmocka_unit_test(test_balanced_stays),
         cmocka_unit_test(test_move_costs_more_than_it_saves),
         cmocka_unit_test(test_heavy_quantum_alone),
+        cmocka_unit_test(test_sensed_share_slows_a_worker),
+        cmocka_unit_test(test_inactive_worker_is_emptied),
+        cmocka_unit_test(test_reclaim_thresholds_and_times),
+        cmocka_unit_test(test_reclaim_keeps_the_last_host),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
