@@ -266,10 +266,14 @@ def analyse(name, rep, ev, prog, rev, a):
                         "epochs_to_be_above": rec, "epochs_to_first_be_above": first,
                         "be_after": window})
 
-    # Phases of the schedule: updates done, time, ideal time (from the progress lines).
+    # Phases of the schedule: the updates done in each against what the quotas
+    # allowed, from the epochs' measured ends or else the progress lines.
     phases = []
-    if len(prog) >= 2:
-        pts = [(t - origin, it) for t, it in prog]
+    if ep_src.startswith("measured"):
+        pts, ph_src = [(e["t_end"], e["epoch"] * per) for e in eps], "epoch ends"
+    else:
+        pts, ph_src = [(t - origin, it) for t, it in prog], "progress lines"
+    if len(pts) >= 2:
         cuts = [0.0] + [c["t_s"] for c in changes] + [T]
 
         def iters_at(t):
@@ -289,7 +293,7 @@ def analyse(name, rep, ev, prog, rev, a):
                 continue
             did = (iters_at(t1) - iters_at(t0)) * n[0] * n[1] * n[2]
             cap = sched.cap_integral(t0, t1)
-            phases.append({"from_s": round(t0, 2), "to_s": round(t1, 2),
+            phases.append({"from_s": round(t0, 2), "to_s": round(t1, 2), "from": ph_src,
                            "quotas": [round(x, 2) for x in sched.quotas_at((t0 + t1) / 2)],
                            "efficiency": did / (cap * rate) if cap > 0 else None})
 
@@ -441,7 +445,8 @@ def main():
         P()
         P(f"--balance {r['mode']}: method {r['method']}, probed Mupdates/s "
           + " ".join(f"{x / 1e6:.0f}" for x in r["probed_updates_per_s"])
-          + f"; start from {r['origin_from']}; epoch ends {r['epoch_times']}")
+          + f"; start from {r['origin_from']}"
+          + (f"; epoch ends {r['epoch_times']}" if r["epochs"] else ""))
         if not r["epochs"]:
             P("  no epochs: with --balance off the workers send no epoch reports")
         if r["fixed_be_quota"]:
@@ -458,7 +463,7 @@ def main():
             eff = p["efficiency"]
             P(f"  {p['from_s']:7.2f}-{p['to_s']:7.2f} s quotas {p['quotas']}: "
               f"{'?' if eff is None else f'{100 * eff:.0f} %'} of the quotas' capacity "
-              "(from the progress lines)")
+              f"(from the {p['from']})")
         if r["acct"]:
             ac = r["acct"]
             P("  CPU used / allowed by the quota, per host: "
