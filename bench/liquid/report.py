@@ -438,6 +438,9 @@ def main():
     P(f"{'time (iterations)':18} {fmt_s(off['time_s']):>14} {fmt_s(on['time_s']):>14}")
     P(f"{'ideal':18} {fmt_s(off['ideal_s']):>14} {fmt_s(on['ideal_s']):>14}")
     P(f"{'time / ideal':18} {off['time_over_ideal']:14.2f} {on['time_over_ideal']:14.2f}")
+    if two:
+        P(f"{'time / (ideal/eff)':18} {off['time_over_ideal'] * two:14.2f} {on['time_over_ideal'] * two:14.2f}"
+          f"   (eff = the two-worker efficiency {two:.2f}: the cost of running on several hosts at all)")
     P(f"{'quanta moved':18} {off['quanta_moved']!s:>14} {on['quanta_moved']!s:>14}")
     P(f"balanced vs fixed: {speedup:.2f}x faster; this schedule allows at most {bound:.2f}x "
       f"(ideal fixed placement {fmt_s(off['fixed_ideal_s'])} / ideal balanced {fmt_s(on['ideal_s'])})")
