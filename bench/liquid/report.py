@@ -353,6 +353,17 @@ def probe_check(d, quotas):
     return res
 
 
+def finite(x):
+    """x with every infinite or NaN float as None: JSON has no Infinity."""
+    if isinstance(x, float):
+        return x if math.isfinite(x) else None
+    if isinstance(x, dict):
+        return {k: finite(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [finite(v) for v in x]
+    return x
+
+
 def fmt_s(x):
     return "inf" if x == math.inf else f"{x:.2f} s"
 
@@ -409,7 +420,7 @@ def main():
         "runs": runs, "speedup": speedup, "speedup_bound": bound, "goals": goals,
     }
     if a.json:
-        json.dump(result, sys.stdout, default=lambda x: None if x == math.inf else x)
+        json.dump(finite(result), sys.stdout)
         print()
         return 0
 
@@ -477,6 +488,10 @@ def main():
         P(f"  communication {100 * (r['comm_share'] or 0):.0f} % of the workers' time; ring lambda "
           f"{1e3 * (r['lambda_s'] or 0):.2f} ms/message, tau {1e9 * (r['tau_s_per_byte'] or 0):.1f} ns/B "
           f"({1e-6 / r['tau_s_per_byte'] if r['tau_s_per_byte'] else 0:.0f} MB/s)")
+        over = {k: sum(e.get(k, 0) for e in r["epochs"]) for k in ("publish_s", "decide_s", "move_s")}
+        if any(k in e for e in r["epochs"] for k in over):
+            P(f"  balancer time over the run: publish {over['publish_s']:.2f} s, decide "
+              f"{over['decide_s']:.3f} s, move {over['move_s']:.2f} s")
         mv = [e.get("moved", 0) for e in r["epochs"]]
         if mv and r["bytes_moved"]:
             tau = r["tau_s_per_byte"] or 0
