@@ -15,10 +15,25 @@
 #   2. the same `vmrun stencil` job with --balance off, then --balance on;
 #      DROP_AT s after its iterations start, one host's quota drops (its owner
 #      starts working) and RESTORE_AT s after they start it comes back;
-#   3. per run: time, the ideal time (the updates divided by the capacity the
-#      quotas allowed over the run, at the single-core rate), BE per epoch,
-#      epochs until BE > 0.85 after each change; the speed-up of balancing,
-#      and the issue's goals, each marked met or not met.
+#   3. per run (bench/liquid/report.py): time, the ideal time (the updates
+#      divided by the capacity the quotas allowed over the run, at the
+#      single-core rate), BE per epoch, epochs until BE > 0.85 after each
+#      change; the speed-up of balancing and the most a fixed placement
+#      leaves to gain under the same schedule; the issue's goals, each
+#      marked met or not met; and what explains the gap: each phase's share
+#      of the quotas' capacity, the CPU each host used (and its daemon) against
+#      what its quota allowed, communication, moves, reclaim events.
+#
+# The single-core rate is a one-host `vmrun stencil`, not `vmrun bench`: the
+# probe times one quantum over and over, warm in the cache, and runs 3-4x
+# faster than the kernel sweeping all the quanta, so an ideal built on it
+# could not be approached by any placement.
+#
+# The CFS period: 10 ms by default, so that a 0.3-0.4 s epoch spans dozens of
+# periods rather than three or four.  With the same schedule, 10 ms and
+# 100 ms gave the same fixed time (46.7 / 46.4 s) and balanced times 5 %
+# apart (37.3 / 39.1 s), and the probe saw the quotas equally well (mean
+# error 9-13 % at both): within this machine's noise, it does not matter yet.
 #
 #   bench/liquid.sh [--quick] [--grid N] [--iters K] [--epoch K] [--quanta Q]
 #                   [--quotas P1,P2,P3,P4] [--period-us US] [--shares N]
@@ -26,9 +41,10 @@
 #                   [--vmrun-args "ARGS"] [--no-checks] [--json] [--keep]
 #                   [--build DIR] [--help]
 #
-#   --quick          a short run: grid 128, 600 iterations (about 10 s a job)
+#   --quick          a short run: grid 128, 600 iterations (7-11 s a job)
 #   --grid N         grid of the job (default 192)
-#   --iters K        iterations (default 1200: 30-60 s a job on an idle machine)
+#   --iters K        iterations (default 1200: 30-65 s a job, measured under a
+#                    load of 4-8 from other work)
 #   --epoch K        iterations per epoch (default 10)
 #   --quanta Q       quanta per host (default 8)
 #   --quotas LIST    CPU quotas of hosts 1-4 in % of one CPU (default 60,60,30,15)
