@@ -293,7 +293,9 @@ def analyse(name, rep, ev, prog, rev, a):
                 continue
             did = (iters_at(t1) - iters_at(t0)) * n[0] * n[1] * n[2]
             cap = sched.cap_integral(t0, t1)
+            bes = [e["be"] for e in eps if t0 < e["t_end"] <= t1]
             phases.append({"from_s": round(t0, 2), "to_s": round(t1, 2), "from": ph_src,
+                           "median_be": statistics.median(bes) if bes else None,
                            "quotas": [round(x, 2) for x in sched.quotas_at((t0 + t1) / 2)],
                            "efficiency": did / (cap * rate) if cap > 0 else None})
 
@@ -477,7 +479,8 @@ def main():
             eff = p["efficiency"]
             P(f"  {p['from_s']:7.2f}-{p['to_s']:7.2f} s quotas {p['quotas']}: "
               f"{'?' if eff is None else f'{100 * eff:.0f} %'} of the quotas' capacity "
-              f"(from the {p['from']})")
+              f"(from the {p['from']})"
+              + (f", median BE {p['median_be']:.2f}" if p["median_be"] is not None else ""))
         if r["acct"]:
             ac = r["acct"]
             P("  CPU used / allowed by the quota, per host: "
