@@ -12,7 +12,9 @@
  *   pvm_groups death N    a barrier, then member 1 dies (SIGKILL) and the
  *                         others call the next barrier, some before the
  *                         death is known, one after: it must end with an
- *                         error for all, not hang
+ *                         error for all, not hang; the others report to the
+ *                         first task, which prints "survivors: K of M
+ *                         returned, E failed"
  *   pvm_groups OP N [V]   OP is reduce-death, gather-death, scatter-death or
  *                         bcast-death: after a barrier of all, member V
  *                         (default 1) dies 300 ms later without taking part
@@ -336,9 +338,23 @@ main(int argc, char **argv)
         if (me == 2)
             usleep(300000);
         int rc = pvm_barrier(g, n);
-        if (me == 0) {
+        if (me != 0) {
+            pvm_initsend(PvmDataDefault);
+            pvm_pkint(&rc, 1, 1);
+            pvm_send(pvm_parent(), TAG_REPORT);
+        } else {
+            int returned = 0, failed = 0;
+            struct timeval tmo = { 20, 0 };
+            for (int k = 0; k < n - 2; k++) {
+                int r;
+                if (pvm_trecv(-1, TAG_REPORT, &tmo) <= 0 || pvm_upkint(&r, 1, 1) < 0)
+                    break;
+                returned++;
+                failed += r < 0;
+            }
             printf("barrier with a dead member: %d (%s)\n", rc,
                    rc == PvmNoTask ? "PvmNoTask" : rc < 0 ? "error" : "passed");
+            printf("survivors: %d of %d returned, %d failed\n", returned, n - 2, failed);
             printf("done\n");
         }
         pvm_exit();
