@@ -16,6 +16,12 @@
  * array per host, not one per member, and the order of the folds, hence the
  * result, depends only on the membership.
  *
+ * A member that dies never sends.  PVM 3.4.6 then hangs; here whoever
+ * waits for it asks, after PVM__COLL_PROBE_MS, whether it can still send
+ * (coll_lost) and fails with PvmNoTask once it cannot; a reduce's
+ * coordinator tells the root with an empty message.  The fast path costs
+ * nothing: the question is asked only by a task that has waited that long.
+ *
  * The predefined functions follow PVM 3.4.6, as measured: Max and Min for
  * PVM_BYTE to PVM_LONG (complex values by modulus), Sum and Product for all
  * of those but PVM_BYTE; another type sets *info to PvmBadParam and leaves
