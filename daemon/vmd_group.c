@@ -28,11 +28,14 @@
  * new generation, fails the barrier in progress and tells every daemon
  * (GROUP_SYNC broken), which fails the arrivals it holds.  Arrivals stamped
  * with an older generation that were on their way fail on arrival, and a
- * barrier that, after a death, waits for more members than the group has
- * fails at once.  So a barrier with a dying member ends with an error,
- * never a hang.  The same
- * happens, with PvmNoGroup and for good, when a member leaves a frozen
- * group while a barrier is in progress (pvm_freezegroup(3PVM)).
+ * barrier that, after a death (and before a join or a barrier that passed),
+ * waits for more members than the group has fails at once.  So a barrier
+ * with a dying member ends with an error, never a hang.  The same happens,
+ * with PvmNoGroup and for good, when a member leaves a frozen group while
+ * a barrier is in progress (pvm_freezegroup(3PVM)).  GROUP_INFO also
+ * tells the latest members that died, so that a task waiting in pvm_reduce,
+ * pvm_gather or pvm_scatter can tell a slow member from a lost one
+ * (lib/pvm_reduce.c).
  */
 #define LOG_TAG "group"
 #include "log.h"
@@ -46,6 +49,7 @@
 #define VMD_GROUP_MAX_INST 65536
 #define VMD_GROUP_MAX 65536
 #define VMD_GROUP_HOLD_MS 20
+#define VMD_GROUP_BREAKS 8      /* departures that broke a group, kept for GROUP_INFO */
 
 enum { SYNC_JOINED = 1, SYNC_LEFT = 2, SYNC_BROKEN = 3 };
 
@@ -67,6 +71,7 @@ struct grp {
     int defunct;                /* frozen and a member left during a barrier */
     uint32_t gen;               /* arrivals of an older generation fail */
     int gen_code;               /* why the generation changed */
+    int broken;                 /* a member died since the last barrier or join */
     int freeze_size;            /* 0: no freeze in progress */
     struct frz_wait *fw;
     int nfw;
@@ -76,6 +81,14 @@ struct grp {
         uint32_t n;
     } *bar;
     int nbar;
+    /* The latest members that left by dying (ring): a task waiting in a
+     * collective asks for them to tell a slow member from a lost one. */
+    struct grp_break {
+        uint32_t tid;
+        int32_t inst;
+        uint64_t at;            /* uv_now */
+    } brk[VMD_GROUP_BREAKS];
+    unsigned nbrk;              /* entries ever recorded */
 };
 
 /* A waiter of a local barrier. */
@@ -238,6 +251,8 @@ bar_finish(struct vmd *vmd, struct grp *g, int status)
         done_host(vmd, g->bar[i].host, g->name, g->bar[i].n, status);
     g->nbar = 0;
     g->bar_active = 0;
+    if (status == 0)
+        g->broken = 0;
     g->bar_total = 0;
     g->bar_count = 0;
 }
@@ -251,6 +266,7 @@ grp_break(struct vmd *vmd, struct grp *g, int code)
 {
     g->gen = ++vmd->group_gen;
     g->gen_code = code;
+    g->broken = 1;
     if (g->bar_active)
         bar_finish(vmd, g, code);
     for (int i = 1; i <= VMD_MAX_HOSTS; i++)
@@ -295,6 +311,10 @@ grp_remove(struct vmd *vmd, struct grp *g, uint32_t tid, int code)
         }
     sync_host(vmd, VMD_TID_HOST(tid), SYNC_LEFT, g->name, tid, g->gen, 0);
     if (code != 0) {
+        struct grp_break *b = &g->brk[g->nbrk++ % VMD_GROUP_BREAKS];
+        b->tid = tid;
+        b->inst = inst;
+        b->at = uv_now(vmd->loop);
         grp_break(vmd, g, code);
     } else if (g->frozen && g->bar_active) {
         g->defunct = 1;
@@ -354,6 +374,7 @@ do_join(struct vmd *vmd, const char *name, uint32_t tid, int32_t *inst_out)
         g->ninst = n;
     }
     g->tids[inst] = tid;
+    g->broken = 0;              /* the group is growing again: a barrier may wait for more */
     g->size++;
     sync_host(vmd, VMD_TID_HOST(tid), SYNC_JOINED, g->name, tid, g->gen, 0);
     grp_check_freeze(vmd, g);
@@ -409,7 +430,7 @@ bar_arrive(struct vmd *vmd, int host, const char *name, int32_t count, uint32_t 
     g->bar_total += (int)n;
     if (g->bar_total >= g->bar_count)
         bar_finish(vmd, g, 0);
-    else if (g->gen_code != 0 && g->bar_count > g->size)
+    else if (g->broken && g->bar_count > g->size)
         /* A member died and the barrier waits for more than are left:
          * it would hang until someone joins, so it fails now. */
         bar_finish(vmd, g, g->gen_code);
@@ -479,10 +500,25 @@ vmd_group_request(struct vmd *vmd, int origin, uint32_t client_id, const struct 
             wire_put_u32(&b, (uint32_t)g->size);
         break;
     case WIRE_T_GROUP_INFO:
-        if (g == NULL)
+        if (g == NULL) {
             status = WIRE_ENOGROUP;
-        else
+        } else {
+            /* After the members: the generation and the latest members
+             * that died, newest first, with their instance and how long
+             * ago (ms). */
             pack_members(g, &b);
+            wire_put_u32(&b, g->gen);
+            int nb = g->nbrk < VMD_GROUP_BREAKS ? (int)g->nbrk : VMD_GROUP_BREAKS;
+            uint64_t now = uv_now(vmd->loop);
+            wire_put_u32(&b, (uint32_t)nb);
+            for (int i = 0; i < nb; i++) {
+                const struct grp_break *e = &g->brk[(g->nbrk - 1 - (unsigned)i) % VMD_GROUP_BREAKS];
+                uint64_t ago = now - e->at;
+                wire_put_u32(&b, e->tid);
+                wire_put_i32(&b, e->inst);
+                wire_put_u32(&b, ago > UINT32_MAX ? UINT32_MAX : (uint32_t)ago);
+            }
+        }
         break;
     case WIRE_T_GROUP_LIST: {
         uint32_t n = 0;

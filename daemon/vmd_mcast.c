@@ -5,7 +5,8 @@
  * its own tasks and sends each other host one WIRE_T_MCAST frame holding
  * the body and that host's tids, which its daemon delivers.  A 1 MB
  * broadcast to 15 tasks on 4 hosts thus crosses the task's socket once and
- * each link between daemons once.
+ * each link between daemons once, and the daemon does not copy it to frame
+ * it (vmd_peer_send2 encrypts it from the receive buffer).
  *
  * Body: u32 n, u32 tids[n], then the message body.  The header carries the
  * message's tag, context and encoding word like WIRE_T_MSG; the first
@@ -81,10 +82,10 @@ send_part(struct vmd *vmd, const struct wire_hdr *h, uint32_t src, int host,
     for (uint32_t i = 0; i < n; i++)
         if (VMD_TID_HOST(tid_at(tids, i)) == host)
             wire_put_u32(&b, tid_at(tids, i));
-    wire_put_bytes(&b, msg, mlen);
     struct wire_hdr m = { .type = WIRE_T_MCAST, .src = src, .tag = h->tag, .ctx = h->ctx,
                           .flags = h->flags };
-    int rc = b.err ? b.err : vmd_peer_send(dh->peer, &m, b.data, b.len);
+    /* The message goes from our receive buffer straight into TLS. */
+    int rc = b.err ? b.err : vmd_peer_send2(dh->peer, &m, b.data, b.len, msg, mlen);
     if (rc != 0)
         log_code(rc, "multicast from t%x: cannot forward to %s", src, dh->name);
     wire_wbuf_free(&b);
@@ -106,20 +107,19 @@ vmd_mcast_client(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h
     uint32_t src = c->task->tid;
     unsigned char seen[(VMD_MAX_HOSTS + 1 + 7) / 8];
     memset(seen, 0, sizeof(seen));
-    /* Hosts in the order their tids first appear; each is done once. */
+    /* Other hosts first, in the order their tids first appear, each once:
+     * their daemons deliver while we copy to our own tasks. */
     for (uint32_t i = 0; i < n; i++) {
         int host = VMD_TID_HOST(tid_at(tids, i));
-        if (host == 0 || (seen[host / 8] & (1u << (host % 8))))
+        if (host == 0 || host == vmd->index || (seen[host / 8] & (1u << (host % 8))))
             continue;
         seen[host / 8] |= (unsigned char)(1u << (host % 8));
-        if (host == vmd->index) {
-            for (uint32_t j = i; j < n; j++)
-                if (VMD_TID_HOST(tid_at(tids, j)) == host)
-                    deliver_one(vmd, h, src, tid_at(tids, j), msg, mlen);
-        } else if (vmd->hosts[host] != NULL) {
+        if (vmd->hosts[host] != NULL)
             send_part(vmd, h, src, host, tids, n, msg, mlen);
-        }
     }
+    for (uint32_t i = 0; i < n; i++)
+        if (VMD_TID_HOST(tid_at(tids, i)) == vmd->index)
+            deliver_one(vmd, h, src, tid_at(tids, i), msg, mlen);
     return 0;
 }
 

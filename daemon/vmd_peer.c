@@ -190,6 +190,15 @@ lost:
 int
 vmd_peer_send(struct vmd_peer *p, struct wire_hdr *h, const void *body, size_t len)
 {
+    return vmd_peer_send2(p, h, body, len, NULL, 0);
+}
+
+/* A frame whose body is in two pieces (a multicast's tid list and its
+ * message), so that a large message is not copied to be framed. */
+int
+vmd_peer_send2(struct vmd_peer *p, struct wire_hdr *h, const void *a, size_t alen, const void *b,
+               size_t blen)
+{
     unsigned char hdr[WIRE_HDR_LEN];
     int rc;
 
@@ -197,12 +206,13 @@ vmd_peer_send(struct vmd_peer *p, struct wire_hdr *h, const void *body, size_t l
         return WIRE_EHOSTFAIL;
     /* No cap on queued bytes here: the tasks feeding a full link are paused
      * (vmd_client_pause) rather than their messages dropped. */
-    if (len > p->vmd->conf.max_message)
+    if (blen > p->vmd->conf.max_message || alen > p->vmd->conf.max_message - blen)
         return -EMSGSIZE;
-    h->len = (uint32_t)len;
+    h->len = (uint32_t)(alen + blen);
     wire_hdr_pack(h, hdr);
     if ((rc = vmd_tls_write(p->tls, hdr, sizeof(hdr))) != 0 ||
-        (len && (rc = vmd_tls_write(p->tls, body, len)) != 0) || (rc = peer_flush(p)) != 0) {
+        (alen && (rc = vmd_tls_write(p->tls, a, alen)) != 0) ||
+        (blen && (rc = vmd_tls_write(p->tls, b, blen)) != 0) || (rc = peer_flush(p)) != 0) {
         vmd_peer_close(p, rc, "cannot send");
         return rc;
     }

@@ -91,6 +91,7 @@ struct vmrun_vm {
     int *tids;
     int *whost;                 /* host index of each worker */
     double *wspeed;             /* updates/s of each worker, probed */
+    double *wcpu;               /* updates per CPU-second of each worker, probed */
     char *leaving;              /* the worker was evacuated: its LEFT is due */
     int done;                   /* bit set when workers may exit: no failure then */
     int ringn;                  /* ring members (0: no ring) */
@@ -132,7 +133,7 @@ struct vmrun_balance_in {
     const double *points;       /* points of each quantum */
     const double *bytes;        /* bytes a move of each quantum sends */
     const int32_t *owner;       /* the current owners */
-    const double *fallback_speed; /* points per CPU-second of a worker that holds nothing */
+    const double *cpu_speed;    /* points per CPU-second of each worker's CPU (the probe's) */
     const double *share;        /* the CPU share each worker may get now (its host's
                                  * capacity from Sense); NULL or <= 0: a whole CPU */
     const double *wtime;        /* each worker's measured compute s per iteration, for

@@ -76,30 +76,32 @@ vmrun_balance_plan(const struct vmrun_balance_in *in, int32_t *owner, struct vmr
         wmed[w] += in->cost[q];
         wpts[w] += in->points[q];
     }
-    /* The model: a worker computes intr points per CPU-second (its points
-     * over its quanta's median CPU times; an idle worker its fallback) at
-     * the share of a CPU its host gives it now.  A quantum weighs its CPU
-     * time at its worker's intr: what it costs in points of the uniform
-     * kernel, so a heavy quantum weighs more wherever it goes.  CPU times
-     * and sensed shares are steady where wall-clock times are not: a
-     * worker preempted on a busy machine does not look like a slow one. */
+    /* The model: a worker's CPU computes cpu_speed points of the uniform
+     * kernel per CPU-second (the probe's, the same box on every worker) at
+     * the share of a CPU its host gives it now.  A quantum weighs its median
+     * CPU time at its worker's CPU speed: what it costs in points of the
+     * uniform kernel, so a heavy quantum weighs more wherever it goes and
+     * whatever else its worker holds.  CPU times and sensed shares are
+     * steady where wall-clock times are not: a worker preempted on a busy
+     * machine does not look like a slow one. */
     double sum = 0, max = 0;
     int busy = 0;
 
     for (int w = 0; w < p; w++) {
-        intr[w] = wmed[w] > 0 ? wpts[w] / wmed[w] : in->fallback_speed[w];
+        intr[w] = in->cpu_speed[w];
         if (!(intr[w] > 0))
             intr[w] = 1;
         speed[w] = intr[w] * share_of(in, w);
         if (wpts[w] > 0) {
-            double t = in->wtime != NULL ? in->wtime[w] : wpts[w] / speed[w];
+            double model = wmed[w] / share_of(in, w);
+            double t = in->wtime != NULL ? in->wtime[w] : model;
 
             sum += t;
             busy++;
             if (t > max)
                 max = t;
-            if (wpts[w] / speed[w] > out->before_s)
-                out->before_s = wpts[w] / speed[w];
+            if (model > out->before_s)
+                out->before_s = model;
         }
         if (in->active == NULL || in->active[w]) {
             act[nact] = w;

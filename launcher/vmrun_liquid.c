@@ -31,7 +31,6 @@ liquid_init(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *s
 {
     struct decomp_grid grid;
     int n = st->g.nquanta, nep = o->epoch > 0 ? o->iters / o->epoch + 1 : 1;
-    double *cap = calloc((size_t)vm->nhosts, sizeof(double));
 
     memset(&grid, 0, sizeof(grid));
     grid.ndim = 3;
@@ -47,9 +46,8 @@ liquid_init(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *s
     st->wshare = calloc((size_t)vm->nworkers, sizeof(double));
     st->rec = calloc((size_t)vm->nhosts, sizeof(*st->rec));
     st->ev = calloc((size_t)nep * (size_t)vm->nhosts, sizeof(*st->ev));
-    if (!cap || !st->order || !st->cost || !st->qbytes || !st->ep || !st->hquanta || !st->wnow ||
+    if (!st->order || !st->cost || !st->qbytes || !st->ep || !st->hquanta || !st->wnow ||
         !st->wfull || !st->wshare || !st->rec || !st->ev || decomp_hilbert_order(&grid, st->order) != 0) {
-        free(cap);
         snprintf(vm->why, sizeof(vm->why), "out of memory for the balancer");
         return -1;
     }
@@ -62,20 +60,12 @@ liquid_init(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *s
     for (int h = 0; h < vm->nhosts; h++)
         st->rec[h].below_since = st->rec[h].above_since = -1;
     st->nlive = vm->nworkers;
-    /* A worker's speed on a whole CPU: its probe over the share it had then
-     * (a worker with nothing to compute later is expected at that speed
-     * times its host's share now). */
-    if (!o->balance || vmrun_vm_capacity(vm, cap) != 0)
-        for (int h = 0; h < vm->nhosts; h++)
-            cap[h] = -1;
+    /* A worker's CPU speed: its probe's updates per CPU-second (the same
+     * box on every worker, so they compare across hosts). */
     for (int w = 0; w < vm->nworkers; w++) {
-        const struct vmrun_host *ho = &vm->host[vm->whost[w]];
-        double share = slot_share(cap[vm->whost[w]], ho->count);
-
-        st->wfull[w] = share > 0.05 ? vm->wspeed[w] / share : vm->wspeed[w];
-        st->wshare[w] = share;
+        st->wfull[w] = vm->wcpu[w];
+        st->wshare[w] = -1;
     }
-    free(cap);
     return 0;
 }
 
@@ -114,8 +104,7 @@ event(const struct vmrun_vm *vm, struct job_stats *st, int epoch, int h, int rej
  * Who computes in the next epoch, and how fast.  active[w]: the slot's
  * worker may hold quanta; tids[w]: the plan's worker of every slot (0 for
  * none); share[w]: the CPU share its host's daemon says it may get now
- * (-1 unknown); fb[w]: its speed on a whole CPU, for a worker with nothing
- * measured.  With reclaim on,
+ * (-1 unknown); fb[w]: its CPU's speed.  With reclaim on,
  * the hosts' capacities decide which hosts' workers leave or come back;
  * those that come back are spawned and sent the job at this boundary.
  */
@@ -229,7 +218,7 @@ plan(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int 
     in.points = st->qweight;
     in.bytes = st->qbytes;
     in.owner = st->owner;
-    in.fallback_speed = fb;
+    in.cpu_speed = fb;
     in.share = share;
     in.wtime = st->wnow;
     in.active = active;

@@ -187,7 +187,9 @@ vmrun_vm_start(struct vmrun_vm *vm, const struct vmrun_opts *o)
     vm->whost = calloc((size_t)vm->nworkers, sizeof(int));
     vm->wspeed = calloc((size_t)vm->nworkers, sizeof(double));
     vm->leaving = calloc((size_t)vm->nworkers, 1);
-    if (vm->tids == NULL || vm->whost == NULL || vm->wspeed == NULL || vm->leaving == NULL)
+    vm->wcpu = calloc((size_t)vm->nworkers, sizeof(double));
+    if (vm->tids == NULL || vm->whost == NULL || vm->wspeed == NULL || vm->leaving == NULL ||
+        vm->wcpu == NULL)
         return vm_fail(vm, "out of memory", 0);
 
     if (vm_exe(vm, exe, sizeof(exe)) != 0)
@@ -350,17 +352,19 @@ vm_collect(struct vmrun_vm *vm, int want, const int *member,
 static int
 take_probe(struct vmrun_vm *vm, int w, void *arg)
 {
-    double ups, cache;
+    double ups, cache, ups_cpu = 0;
 
     (void)arg;
     pvm_upkdouble(&ups, 1, 1);
     pvm_upkdouble(&cache, 1, 1);
-    if (!(ups > 0)) {
+    pvm_upkdouble(&ups_cpu, 1, 1);
+    if (!(ups > 0) || !(ups_cpu > 0)) {
         snprintf(vm->why, sizeof(vm->why), "the probe on host %s measured no speed",
                  vm->host[vm->whost[w]].name);
         return -1;
     }
     vm->wspeed[w] = ups;
+    vm->wcpu[w] = ups_cpu;
     vm->host[vm->whost[w]].speed += ups;
     vm->host[vm->whost[w]].cache = cache;
     return 0;
@@ -521,6 +525,8 @@ vmrun_vm_free(struct vmrun_vm *vm)
     free(vm->whost);
     free(vm->wspeed);
     free(vm->leaving);
+    free(vm->wcpu);
+    vm->wcpu = NULL;
     vm->leaving = NULL;
     vm->host = NULL;
     vm->tids = vm->whost = NULL;

@@ -99,7 +99,8 @@ void liq_face_put(struct kern_box *b, int dir, const double *buf);
  *                      LIQ_TAG_RING    pass messages around a ring of workers
  *                      LIQ_TAG_JOB     run the job with this placement
  *                      LIQ_TAG_QUIT    exit
- *   worker -> master   LIQ_TAG_PROBED, LIQ_TAG_RINGED, LIQ_TAG_PROGRESS
+ *   worker -> master   LIQ_TAG_PROBED (updates/s, cache bytes, updates per
+ *                      CPU-second), LIQ_TAG_RINGED, LIQ_TAG_PROGRESS
  *                      (one per iteration), LIQ_TAG_DONE, LIQ_TAG_FIELD
  *                      (the final field, when asked), LIQ_TAG_FAIL (text)
  *   worker <-> worker  LIQ_TAG_GHOST + phase parity, LIQ_TAG_RINGMSG

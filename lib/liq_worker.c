@@ -202,7 +202,7 @@ static void
 liq_probe(struct liq_worker *w)
 {
     int ext[3], kernel, lo[3] = { 0, 0, 0 }, rc;
-    double seconds, t0, t, ups;
+    double seconds, t0, c0 = 0, t, ups, ups_cpu;
     long sweeps = 0;
     struct liq_quantum q;
 
@@ -225,6 +225,7 @@ liq_probe(struct liq_worker *w)
     /* One untimed iteration faults the pages in; then iterate for the time. */
     for (int warm = 1;; warm = 0) {
         t0 = liq_now();
+        c0 = liq_cpu_now();
         do {
             for (int ph = 0; ph < (w->kernel == LIQ_RBGS ? 2 : 1); ph++)
                 liq_quantum_phase(w, &q, ph);
@@ -242,12 +243,15 @@ liq_probe(struct liq_worker *w)
         sweeps = 0;
     }
     ups = (double)ext[0] * ext[1] * ext[2] * (double)sweeps / t;
+    c0 = liq_cpu_now() - c0;
+    ups_cpu = c0 > 0 ? (double)ext[0] * ext[1] * ext[2] * (double)sweeps / c0 : ups;
     liq_quantum_free(&q);
     double cache = (double)w->cache;
 
     pvm_initsend(PvmDataDefault);
     pvm_pkdouble(&ups, 1, 1);
     pvm_pkdouble(&cache, 1, 1);
+    pvm_pkdouble(&ups_cpu, 1, 1);
     pvm_send(w->master, LIQ_TAG_PROBED);
 }
 

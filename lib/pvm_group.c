@@ -137,17 +137,16 @@ pvm_barrier(char *group, int count)
 }
 
 int
-pvm__group_members(const char *group, int **tids, int *ninst, int *frozen)
+pvm__group_view(const char *group, struct pvm__gview *v)
 {
     unsigned char *body;
     size_t len;
     struct wire_rbuf r;
-    uint32_t fz, n, tid;
+    uint32_t fz, n, tid, u, nd;
     int32_t inst;
     int *t = NULL, max = 0;
 
-    *tids = NULL;
-    *ninst = 0;
+    memset(v, 0, sizeof(*v));
     int rc = group_call(WIRE_T_GROUP_INFO, group, NULL, &body, &len);
     if (rc != 0) {
         free(body);
@@ -177,12 +176,42 @@ pvm__group_members(const char *group, int **tids, int *ninst, int *frozen)
         wire_get_u32(&r, &tid);
         t[inst] = (int)tid;
     }
-    *tids = t;
-    *ninst = max;
-    if (frozen)
-        *frozen = (int)fz;
+    if ((rc = wire_get_u32(&r, &u)) || (rc = wire_get_u32(&r, &nd)) || nd > PVM__GVIEW_DEAD) {
+        rc = rc ? rc : WIRE_EFRAME;
+        free(t);
+        goto done;
+    }
+    v->gen = u;
+    for (uint32_t i = 0; i < nd && rc == 0; i++)
+        if ((rc = wire_get_u32(&r, &tid)) == 0 && (rc = wire_get_i32(&r, &inst)) == 0 &&
+            (rc = wire_get_u32(&r, &u)) == 0) {
+            v->dead[i] = (int)tid;
+            v->dead_inst[i] = inst;
+            v->dead_ago_ms[i] = u;
+        }
+    if (rc != 0) {
+        free(t);
+        goto done;
+    }
+    v->ndead = (int)nd;
+    v->tids = t;
+    v->ninst = max;
+    v->frozen = (int)fz;
 done:
     free(body);
+    return rc;
+}
+
+int
+pvm__group_members(const char *group, int **tids, int *ninst, int *frozen)
+{
+    struct pvm__gview v;
+    int rc = pvm__group_view(group, &v);
+
+    *tids = v.tids;
+    *ninst = v.ninst;
+    if (rc == 0 && frozen)
+        *frozen = v.frozen;
     return rc;
 }
 

@@ -407,6 +407,21 @@ int pvm__mcast_frame(const int *tids, int n, int tag, const void *body, size_t l
  * 0 or a negative code (WIRE_ENOGROUP...).
  */
 int pvm__group_members(const char *group, int **tids, int *ninst, int *frozen);
+/* The same with what a collective needs to tell a slow member from a lost
+ * one: the generation (it changes when a member dies) and the latest
+ * members that died, newest first, with how long ago. */
+#define PVM__GVIEW_DEAD 8
+struct pvm__gview {
+    int *tids;                  /* malloc'ed, by instance (0: free), ninst long */
+    int ninst;
+    int frozen;
+    unsigned gen;
+    int ndead;
+    int dead[PVM__GVIEW_DEAD];          /* tid */
+    int dead_inst[PVM__GVIEW_DEAD];     /* the instance it had */
+    unsigned dead_ago_ms[PVM__GVIEW_DEAD];
+};
+int pvm__group_view(const char *group, struct pvm__gview *v);
 /* A group name a request may carry: 0, or WIRE_ENULLGROUP / -EINVAL. */
 int pvm__group_name_ok(const char *group);
 

@@ -143,7 +143,9 @@ enum wire_type {
     WIRE_T_GROUP_INST = 56,     /* u32 tid; reply: i32 instance */
     WIRE_T_GROUP_SIZE = 57,     /* reply: u32 size */
     WIRE_T_GROUP_FREEZE = 58,   /* i32 size; reply (once frozen): i32 size */
-    WIRE_T_GROUP_INFO = 59,     /* reply: u32 frozen, u32 n, n x (i32 inst, u32 tid) */
+    WIRE_T_GROUP_INFO = 59,     /* reply: u32 frozen, u32 n, n x (i32 inst, u32 tid),
+                                 * u32 gen, u32 nd, nd x (u32 tid, i32 inst, u32 ms ago): members
+                                 * that died, newest first */
     WIRE_T_GROUP_LIST = 60,     /* (group ignored); reply: u32 ngroups, per group: str name,
                                  * u32 frozen, u32 n, n x (i32 inst, u32 tid) */
     WIRE_T_GROUP_GONE = 61,     /* a task left the VM (daemon -> master) */

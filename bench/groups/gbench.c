@@ -9,7 +9,9 @@
  * itself (default placement: spread over the hosts).  Instance 0 prints
  * "barrier_us X" (mean of BARRIERS barriers of all N) and "bcast_us Y"
  * (mean time from pvm_bcast of 1 MB until every other member acknowledged
- * receiving all of it).  Exit status 0 on success.
+ * receiving all of it), and where the members ran: "hosts H" (how many
+ * hosts) and "per_host a,b,..." (members per host, most first).  Exit
+ * status 0 on success.
  */
 #include <pvm3.h>
 #include <stdio.h>
@@ -91,7 +93,29 @@ main(int argc, char **argv)
         }
     }
     if (me == 0) {
-        printf("tasks %d\nbarrier_us %.1f\nbcast_us %.1f\n", n, bar, bc / nbc);
+        int host[256], cnt[256], nh = 0;
+        for (int k = 0; k < n; k++) {
+            int h = pvm_tidtohost(pvm_gettid(g, k)), j;
+            for (j = 0; j < nh && host[j] != h; j++)
+                ;
+            if (j == nh) {
+                host[nh] = h;
+                cnt[nh++] = 0;
+            }
+            cnt[j]++;
+        }
+        /* Most first, so that the line does not depend on host ids. */
+        for (int a = 0; a < nh; a++)
+            for (int b = a + 1; b < nh; b++)
+                if (cnt[b] > cnt[a]) {
+                    int t = cnt[a];
+                    cnt[a] = cnt[b];
+                    cnt[b] = t;
+                }
+        printf("tasks %d\nhosts %d\nper_host ", n, nh);
+        for (int a = 0; a < nh; a++)
+            printf("%s%d", a ? "," : "", cnt[a]);
+        printf("\nbarrier_us %.1f\nbcast_us %.1f\n", bar, bc / nbc);
         fflush(stdout);
     }
     pvm_barrier(g, n);

@@ -12,7 +12,19 @@
  *   pvm_groups death N    a barrier, then member 1 dies (SIGKILL) and the
  *                         others call the next barrier, some before the
  *                         death is known, one after: it must end with an
- *                         error for all, not hang
+ *                         error for all, not hang; the others report to the
+ *                         first task, which prints "survivors: K of M
+ *                         returned, E failed"
+ *   pvm_groups OP N [V]   OP is reduce-death, gather-death, scatter-death or
+ *                         bcast-death: after a barrier of all, member V
+ *                         (default 1) dies 300 ms later without taking part
+ *                         while the others are in the collective (root 0;
+ *                         for scatter-death the root is V itself; for
+ *                         bcast-death the root sends once V is dead).
+ *                         Every survivor reports its result to the first
+ *                         task, which prints "root: RC", "survivors: K of
+ *                         M returned, E failed" and, for bcast-death,
+ *                         "received: R"; the test's timeout catches a hang
  *
  * The first task prints "ok CHECKS" or one line per mismatch, then "done";
  * the exit status is 0 if nothing failed.  Values are small integers, so
@@ -23,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #define COUNT 5
@@ -193,14 +206,89 @@ run_reduce(char *g, int n, int me)
     return 0;
 }
 
+#define TAG_COLL 700
+#define TAG_REPORT 701
+#define TAG_BCAST 702
+
+/* A collective with member victim dying during it (see the head comment). */
+static int
+run_death(const char *op, char *g, int n, int me, int victim)
+{
+    int data[COUNT], all[MAXN * COUNT], rc = 0, got = -1;
+
+    for (int i = 0; i < COUNT; i++)
+        data[i] = me + i;
+    for (int i = 0; i < MAXN * COUNT; i++)
+        all[i] = i;
+    if (me == victim) {
+        usleep(300000);
+        fflush(stdout);
+        raise(SIGKILL);
+    }
+    int old = pvm_setopt(PvmAutoErr, 0);
+    if (strcmp(op, "reduce-death") == 0) {
+        rc = pvm_reduce(PvmSum, data, COUNT, PVM_INT, TAG_COLL, g, 0);
+    } else if (strcmp(op, "gather-death") == 0) {
+        rc = pvm_gather(all, data, COUNT, PVM_INT, TAG_COLL, g, 0);
+    } else if (strcmp(op, "scatter-death") == 0) {
+        rc = pvm_scatter(data, all, COUNT, PVM_INT, TAG_COLL, g, victim);
+    } else if (strcmp(op, "bcast-death") == 0) {
+        if (me == 0) {
+            usleep(600000);     /* the victim is dead by now */
+            pvm_initsend(PvmDataDefault);
+            pvm_pkint(data, COUNT, 1);
+            rc = pvm_bcast(g, TAG_BCAST);
+        } else {
+            rc = pvm_recv(pvm_parent(), TAG_BCAST);
+            if (rc >= 0 && pvm_upkint(&got, 1, 1) >= 0 && got == 0)
+                rc = 0;
+            else
+                rc = rc < 0 ? rc : -1;
+        }
+    } else {
+        return 2;
+    }
+    pvm_setopt(PvmAutoErr, old);
+    if (me != 0) {
+        pvm_initsend(PvmDataDefault);
+        pvm_pkint(&rc, 1, 1);
+        pvm_send(pvm_parent(), TAG_REPORT);
+        pvm_exit();
+        return 0;
+    }
+    int returned = 0, failed = 0, received = 0;
+    struct timeval tmo = { 20, 0 };
+    for (int k = 0; k < n - 2; k++) {
+        int r;
+        if (pvm_trecv(-1, TAG_REPORT, &tmo) <= 0 || pvm_upkint(&r, 1, 1) < 0)
+            break;
+        returned++;
+        failed += r < 0;
+        received += r == 0;
+    }
+    printf("%s, member %d dead: root: %d\n", op, victim, rc);
+    printf("survivors: %d of %d returned, %d failed\n", returned, n - 2, failed);
+    if (strcmp(op, "bcast-death") == 0)
+        printf("received: %d\n", received);
+    printf("done\n");
+    pvm_exit();
+    return 0;
+}
+
 int
 main(int argc, char **argv)
 {
-    static char g[] = "pvm_groups";
+    char g[64];
     int n, me, tids[MAXN];
 
     if (argc < 3 || (n = atoi(argv[2])) < 2 || n > MAXN)
         return 2;
+    int victim = argc > 3 ? atoi(argv[3]) : 1;
+    if (victim < 1 || victim >= n)
+        return 2;
+    /* One group per mode and victim: a run's members may still be leaving
+     * the group when the next run starts. */
+    snprintf(g, sizeof(g), "pvm_groups.%.20s.%d", argv[1], victim);
     setvbuf(stdout, NULL, _IOLBF, 0);   /* children's lines reach the parent at once */
     int mytid = pvm_mytid();
     if (mytid < 0)
@@ -208,7 +296,7 @@ main(int argc, char **argv)
     if ((me = pvm_joingroup(g)) < 0)
         return 1;
     if (pvm_parent() == PvmNoParent) {
-        char *args[] = { argv[1], argv[2], NULL };
+        char *args[] = { argv[1], argv[2], argc > 3 ? argv[3] : NULL, NULL };
         pvm_catchout(stdout);
         char *prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
         if (pvm_spawn(prog, args, PvmTaskDefault, "", n - 1, tids) != n - 1) {
@@ -250,13 +338,29 @@ main(int argc, char **argv)
         if (me == 2)
             usleep(300000);
         int rc = pvm_barrier(g, n);
-        if (me == 0) {
+        if (me != 0) {
+            pvm_initsend(PvmDataDefault);
+            pvm_pkint(&rc, 1, 1);
+            pvm_send(pvm_parent(), TAG_REPORT);
+        } else {
+            int returned = 0, failed = 0;
+            struct timeval tmo = { 20, 0 };
+            for (int k = 0; k < n - 2; k++) {
+                int r;
+                if (pvm_trecv(-1, TAG_REPORT, &tmo) <= 0 || pvm_upkint(&r, 1, 1) < 0)
+                    break;
+                returned++;
+                failed += r < 0;
+            }
             printf("barrier with a dead member: %d (%s)\n", rc,
                    rc == PvmNoTask ? "PvmNoTask" : rc < 0 ? "error" : "passed");
+            printf("survivors: %d of %d returned, %d failed\n", returned, n - 2, failed);
             printf("done\n");
         }
         pvm_exit();
         return rc < 0 ? 0 : 1;
     }
+    if (strstr(argv[1], "-death") != NULL)
+        return run_death(argv[1], g, n, me, victim);
     return 2;
 }

@@ -109,9 +109,32 @@ check "bwtest: the pair validates 100000 doubles both ways and times 7 sizes" ba
 
 check "every reduction (PvmMax/Min/Sum/Product, a user function) of every type, gather and scatter, 6 tasks on 3 hosts, match a sequential fold" \
     bash -c 'timeout 60 "$0" reduce 6 >"$1/red.out" 2>&1; grep -q "^ok 17 checks" "$1/red.out" || { cat "$1/red.out"; false; }' "$PG" "$T"
-check "a barrier whose member dies ends with an error, not a hang" \
-    bash -c 'timeout 30 "$0" death 4 >"$1/death.out" 2>&1 && grep -q "dead member: -[0-9]" "$1/death.out" ||
-             { cat "$1/death.out"; false; }' "$PG" "$T"
+check "a barrier whose member dies ends with an error for every survivor, not a hang" \
+    bash -c 'timeout 30 "$0" death 4 >"$1/death.out" 2>&1 && grep -q "dead member: -[0-9]" "$1/death.out" &&
+             grep -q "^survivors: 2 of 2 returned, 2 failed" "$1/death.out" || { cat "$1/death.out"; false; }' "$PG" "$T"
+# The data collectives with a member that dies while the others are in
+# them: member 1 (on another host than the root, the coordinator of its
+# host for pvm_reduce) or member 4 (not a coordinator: its coordinator
+# fails and tells the root).  A hang is caught by the timeout.
+cdeath() {
+    local op=$1 v=$2 out=$T/$1.$2.out
+    timeout 30 "$PG" "$op" 6 "$v" >"$out" 2>&1
+    grep -q "^survivors: 4 of 4 returned" "$out" || { cat "$out"; return 1; }
+    case $op in
+    reduce-death | gather-death) grep -q "root: -31$" "$out" ;;          # PvmNoTask
+    scatter-death) grep -q "root: -31$" "$out" && grep -q "4 of 4 returned, 4 failed" "$out" ;;
+    bcast-death) grep -q "root: 0$" "$out" && grep -q "^received: 4$" "$out" ;;
+    esac || { cat "$out"; return 1; }
+}
+for v in 1 4; do
+    check "pvm_reduce whose member $v dies during it ends with PvmNoTask at the root, every survivor returns" \
+        cdeath reduce-death $v
+    check "pvm_gather whose member $v dies during it ends with PvmNoTask at the root, every survivor returns" \
+        cdeath gather-death $v
+    check "pvm_scatter whose root (member $v) dies ends with PvmNoTask for every member" \
+        cdeath scatter-death $v
+done
+check "pvm_bcast after member 1 died: every live member receives it" cdeath bcast-death 1
 check "no group is left once every task left" wait_for 10 bash -c '[ -z "$("$0" groups)" ] || { "$0" groups; false; }' "$VMCTL"
 
 # Debian's binaries, built against PVM 3.4.6's libgpvm3 and libpvm3.

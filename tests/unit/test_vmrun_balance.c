@@ -19,7 +19,7 @@
 static uint32_t order[NQ] = { 0, 1, 2, 3, 4, 5, 6, 7 };
 static double points[NQ] = { 100, 100, 100, 100, 100, 100, 100, 100 };
 static double bytes[NQ] = { 800, 800, 800, 800, 800, 800, 800, 800 };
-static double fallback[2] = { 1000, 1000 };
+static double cpu[2] = { 1000, 1000 };
 
 static void
 setup_in(struct vmrun_balance_in *in, const double *cost, const int32_t *owner)
@@ -32,17 +32,42 @@ setup_in(struct vmrun_balance_in *in, const double *cost, const int32_t *owner)
     in->points = points;
     in->bytes = bytes;
     in->owner = owner;
-    in->fallback_speed = fallback;
+    in->cpu_speed = cpu;
     in->lambda = 1e-4;
     in->tau = 1e-9;
     in->remaining = 1000;
     in->min_gain = 0.05;
 }
 
-/* Worker 1 runs at a third of worker 0's speed: its quanta go to worker 0
- * until the predicted times meet, along the curve. */
+/* Worker 1's CPU runs at a third of worker 0's (the probes say so, and its
+ * quanta take three times the CPU time): its quanta go to worker 0 until
+ * the predicted times meet, along the curve. */
 static void
 test_slow_worker_loses_quanta(void **state)
+{
+    int32_t owner[NQ] = { 0, 0, 0, 0, 1, 1, 1, 1 }, next[NQ];
+    double cost[NQ] = { 0.1, 0.1, 0.1, 0.1, 0.3, 0.3, 0.3, 0.3 };
+    double slow[2] = { 1000, 1000.0 / 3 };
+    struct vmrun_balance_in in;
+    struct vmrun_epoch ep;
+
+    (void)state;
+    setup_in(&in, cost, owner);
+    in.cpu_speed = slow;
+    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
+    assert_true(ep.applied);
+    assert_int_equal(ep.moved, 2);
+    assert_true(ep.bytes == 1600);
+    for (int q = 0; q < NQ; q++)
+        assert_int_equal(next[q], q < 6 ? 0 : 1);
+    assert_true(ep.be > 0.66 && ep.be < 0.67);     /* mean 0.8 / max 1.2 */
+    assert_true(ep.before_s > 1.19 && ep.before_s < 1.21 && ep.after_s < 0.61);
+}
+
+/* The same CPU times on equal CPUs are heavy quanta, not a slow worker: the
+ * heavy half is cut so that each worker gets the same weight. */
+static void
+test_heavy_quanta_are_not_a_slow_worker(void **state)
 {
     int32_t owner[NQ] = { 0, 0, 0, 0, 1, 1, 1, 1 }, next[NQ];
     double cost[NQ] = { 0.1, 0.1, 0.1, 0.1, 0.3, 0.3, 0.3, 0.3 };
@@ -53,12 +78,17 @@ test_slow_worker_loses_quanta(void **state)
     setup_in(&in, cost, owner);
     assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
     assert_true(ep.applied);
-    assert_int_equal(ep.moved, 2);
-    assert_true(ep.bytes == 1600);
+    /* weights 100 x 4, 300 x 4: the cut at 800 falls between 700 and 1000 */
     for (int q = 0; q < NQ; q++)
-        assert_int_equal(next[q], q < 6 ? 0 : 1);
-    assert_true(ep.be > 0.66 && ep.be < 0.67);     /* mean 0.8 / max 1.2 */
-    assert_true(ep.before_s == 1.2 && ep.after_s < 0.61);
+        assert_int_equal(next[q], q < 5 ? 0 : 1);
+    /* Worker 0 now holds a heavy quantum, worker 1 three: the same cut. */
+    int32_t owner2[NQ] = { 0, 0, 0, 0, 0, 1, 1, 1 };
+    double cost2[NQ] = { 0.1, 0.1, 0.1, 0.1, 0.3, 0.3, 0.3, 0.3 };
+
+    setup_in(&in, cost2, owner2);
+    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
+    assert_false(ep.applied);
+    assert_memory_equal(next, owner2, sizeof(owner2));
 }
 
 /* Balanced already: nothing moves. */
@@ -169,12 +199,11 @@ test_inactive_worker_is_emptied(void **state)
     for (int q = 0; q < NQ; q++)
         assert_int_equal(next[q], 0);
     /* A new worker (nothing measured, nothing held) gets quanta by its
-     * fallback speed: here equal, so half. */
+     * CPU's speed: here equal, so half. */
     int32_t all0[NQ] = { 0, 0, 0, 0, 0, 0, 0, 0 };
     double cost0[NQ] = { 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1 };
 
     setup_in(&in, cost0, all0);
-    fallback[1] = 1000; /* points per CPU-second, as worker 0's 100 / 0.1 */
     assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
     assert_true(ep.applied);
     assert_int_equal(ep.moved, 4);
@@ -265,6 +294,7 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_slow_worker_loses_quanta),
+        cmocka_unit_test(test_heavy_quanta_are_not_a_slow_worker),
         cmocka_unit_test(test_balanced_stays),
         cmocka_unit_test(test_move_costs_more_than_it_saves),
         cmocka_unit_test(test_heavy_quantum_alone),
