@@ -38,7 +38,8 @@
 #   bench/liquid.sh [--quick] [--grid N] [--iters K] [--epoch K] [--quanta Q]
 #                   [--quotas P1,P2,P3,P4] [--period-us US] [--shares N]
 #                   [--drop-host H] [--drop-to P] [--drop-at S] [--restore-at S]
-#                   [--vmrun-args "ARGS"] [--no-checks] [--json] [--keep]
+#                   [--load-interval S] [--vmrun-args "ARGS"] [--no-checks]
+#                   [--json] [--keep]
 #                   [--build DIR] [--help]
 #
 #   --quick          a short run: grid 128, 600 iterations (7-11 s a job)
@@ -58,6 +59,8 @@
 #                    balanced time expected from the single-core rate at an
 #                    efficiency of 0.6; give both times to compare runs)
 #   --restore-at S   seconds after the iterations start (default: 85% of it)
+#   --load-interval S  the daemons' load_interval, how often they sense their
+#                    quota (default: the daemon's own, 1 s: 3 epochs or more)
 #   --vmrun-args A   more options for both `vmrun stencil` runs (word-split)
 #   --no-checks      skip the two-worker rate and the CFS period check
 #   --json           one JSON object on stdout instead of the table
@@ -72,6 +75,7 @@ SELF=$(cd "$(dirname "$0")" && pwd)
 cd "$SELF/.." || exit 2
 build=build grid=192 iters=1200 epoch=10 quanta=8 quotas=60,60,30,15 period=10000
 shares=10240 drop_host=1 drop_to=10 drop_at="" restore_at="" vmrun_args="" checks=1
+load_interval=""
 json=0 keep=0 quick=0
 # The share of the ideal speed the default schedule expects a job to reach
 # (communication, memory bandwidth): a constant, so that the schedule depends
@@ -102,6 +106,7 @@ while [ $# -gt 0 ]; do
     --drop-at) need "$@"; drop_at=$2 ;;
     --restore-at) need "$@"; restore_at=$2 ;;
     --vmrun-args) need "$@"; vmrun_args=$2 ;;
+    --load-interval) need "$@"; load_interval=$2 ;;
     *) bad "unknown argument $1" ;;
     esac
     shift 2
@@ -117,6 +122,7 @@ int --period-us "$period"; int --shares "$shares"; int --drop-host "$drop_host"
 int --drop-to "$drop_to"
 [ -z "$drop_at" ] || num --drop-at "$drop_at"
 [ -z "$restore_at" ] || num --restore-at "$restore_at"
+[ -z "$load_interval" ] || num --load-interval "$load_interval"
 [ "$period" -ge 1000 ] && [ "$period" -le 1000000 ] || bad "--period-us must be 1000..1000000"
 IFS=, read -r -a Q <<<"$quotas"
 [ ${#Q[@]} = 4 ] || bad "--quotas needs 4 percentages, not '$quotas'"
@@ -260,6 +266,7 @@ enter="echo \$\$ >$CGM/cpu/$CG-%h/cgroup.procs"
 [ -z "$ACCT" ] || enter="$enter && echo \$\$ >$CGM/cpuacct/$CG-%h/cgroup.procs"
 printf 'hoststart = "%s && REALPVM_PREFIX=%s %s exec %%h %%v";\n' "$enter" "$REALPVM_PREFIX" "$R" \
     >"$T/ns.conf"
+[ -z "$load_interval" ] || printf 'load_interval = %s;\n' "$load_interval" >>"$T/ns.conf"
 "$VMCTL" ca init >/dev/null || fail "vmctl ca init failed"
 say "starting LiquidVM: daemons in namespaces ${H[*]}, cgroups $CPU/$CG-*"
 h1=${H[0]}
