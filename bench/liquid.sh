@@ -123,6 +123,7 @@ int --drop-to "$drop_to"
 [ -z "$drop_at" ] || num --drop-at "$drop_at"
 [ -z "$restore_at" ] || num --restore-at "$restore_at"
 [ -z "$load_interval" ] || num --load-interval "$load_interval"
+case $load_interval in "" | *.*) ;; *) load_interval=$load_interval.0 ;; esac  # libconfig: a float
 [ "$period" -ge 1000 ] && [ "$period" -le 1000000 ] || bad "--period-us must be 1000..1000000"
 IFS=, read -r -a Q <<<"$quotas"
 [ ${#Q[@]} = 4 ] || bad "--quotas needs 4 percentages, not '$quotas'"
@@ -404,4 +405,5 @@ python3 "$AN" --dir "$T" --hosts "$hosts_csv" --quotas "$quotas" --period-us "$p
     --shares "$shares" --drop-host "$drop_host" --drop-to "$drop_to" --drop-at "$drop_at" \
     --restore-at "$restore_at" --ncpu "$ncpu" --grid "$grid" --iters "$iters" --epoch "$epoch" \
     --quanta "$quanta" --load-before "$load_before" --load-after "$load_after" \
+    --load-interval "${load_interval:-default}" \
     $([ $json = 1 ] && echo --json) || fail "the report failed"

@@ -372,7 +372,7 @@ def fmt_s(x):
 
 def main():
     ap = argparse.ArgumentParser()
-    for k in ("dir", "hosts", "quotas", "load-before", "load-after"):
+    for k in ("dir", "hosts", "quotas", "load-before", "load-after", "load-interval"):
         ap.add_argument("--" + k, required=True)
     for k in ("period-us", "shares", "drop-host", "drop-to", "ncpu", "grid", "iters", "epoch", "quanta"):
         ap.add_argument("--" + k, type=int, required=True)
@@ -412,6 +412,7 @@ def main():
     result = {
         "benchmark": "liquid", "hosts": a.hosts.split(","), "quotas": quotas,
         "cfs_period_us": a.period_us, "shares": a.shares, "ncpu": a.ncpu,
+        "load_interval": a.load_interval,
         "job": {"grid": a.grid, "iters": a.iters, "epoch": a.epoch, "quanta_per_host": a.quanta},
         "schedule": {"host": a.drop_host, "drop_to": a.drop_to / 100, "drop_at_s": a.drop_at,
                      "restore_at_s": a.restore_at},
@@ -430,7 +431,7 @@ def main():
     P(f"LiquidVM liquid balancing, issue 8's multi-user scenario ({a.ncpu} CPUs, load "
       f"{a.load_before} before, {a.load_after} after)")
     P(f"4 hosts in network namespaces, cgroup quotas {a.quotas} % of a CPU, CFS period "
-      f"{a.period_us / 1000:g} ms, shares {a.shares}")
+      f"{a.period_us / 1000:g} ms, shares {a.shares}, daemons' load_interval {a.load_interval}")
     P(f"job: jacobi {a.grid}^3, {a.iters} iterations, epoch {a.epoch}, {a.quanta} quanta per host")
     P(f"owner of host {a.drop_host}: quota -> {a.drop_to} % at +{a.drop_at:g} s, back at "
       f"+{a.restore_at:g} s after the iterations start")
