@@ -153,8 +153,10 @@ command -v python3 >/dev/null || skip "needs python3 for the report"
 CPU=/sys/fs/cgroup/cpu
 [ -w "$CPU/cgroup.procs" ] && [ -f "$CPU/cpu.cfs_quota_us" ] ||
     skip "needs the cgroup v1 cpu controller at $CPU (with CFS bandwidth control)"
+# cpuacct counts each host's CPU time; where it shares the cpu hierarchy
+# (cpu,cpuacct), the cpu cgroups hold the counter themselves.
 ACCT=/sys/fs/cgroup/cpuacct
-[ -f "$ACCT/cpuacct.usage" ] || ACCT=""
+[ -f "$ACCT/cpuacct.usage" ] && [ "$(realpath "$ACCT")" != "$(realpath "$CPU")" ] || ACCT=""
 ncpu=$(nproc)
 
 T=$(mktemp -d /tmp/lvm-liquid.XXXXXX)
@@ -242,24 +244,25 @@ daemon_ticks() { # the CPU clock ticks of every host's daemon so far, space-sepa
         printf '%s ' "$n"
     done
 }
-acct_usage() { # the CPU ns of every host's cgroup, space-separated
-    local h
+acct_usage() { # the CPU ns of every host's cgroup, space-separated (-1: not counted)
+    local h f
     for h in "${H[@]}"; do
-        if [ -n "$ACCT" ]; then printf '%s ' "$(cat "$ACCT/$CG-$h/cpuacct.usage")"; else printf -- '-1 '; fi
+        f=${ACCT:-$CPU}/$CG-$h/cpuacct.usage
+        if [ -f "$f" ]; then printf '%s ' "$(cat "$f")"; else printf -- '-1 '; fi
     done
 }
 
 # `ip netns exec` mounts a fresh /sys in a mount namespace of its own, which
 # hides /sys/fs/cgroup from everything it runs: the master daemon could not
 # put the hosts it starts into their cgroups, and no daemon could read its
-# quota.  The same hierarchies mounted a second time outside /sys stay
-# visible in there (mounts under /tmp are inherited), and the daemons' load
-# sampler finds them in /proc/self/mountinfo.
-mkdir -p "$CGM/cpu" && mount -t cgroup -o cpu lvmliquid "$CGM/cpu" ||
-    fail "cannot mount the cpu cgroup hierarchy at $CGM/cpu"
+# quota.  The same hierarchies bind-mounted outside /sys stay visible in
+# there (mounts under /tmp are inherited), and the daemons' load sampler
+# finds them in /proc/self/mountinfo (a bind mount keeps type and options).
+mkdir -p "$CGM/cpu" && mount --bind "$CPU" "$CGM/cpu" ||
+    fail "cannot bind-mount $CPU at $CGM/cpu"
 if [ -n "$ACCT" ]; then
-    mkdir -p "$CGM/cpuacct" && mount -t cgroup -o cpuacct lvmliquid "$CGM/cpuacct" ||
-        fail "cannot mount the cpuacct cgroup hierarchy at $CGM/cpuacct"
+    mkdir -p "$CGM/cpuacct" && mount --bind "$ACCT" "$CGM/cpuacct" ||
+        fail "cannot bind-mount $ACCT at $CGM/cpuacct"
 fi
 # The hoststart of bench/pvm_timing.sh, entered into the host's cgroups first:
 # the shell moves itself, and the daemon and its tasks inherit.
