@@ -36,9 +36,9 @@ vmrun_opts_defaults(struct vmrun_opts *o)
     o->heavy = 1;
     o->min_gain = 0.05;
     o->reclaim = 1;
-    o->reclaim_below = 0.25;
+    o->reclaim_below = 0.125;
     o->reclaim_after = 3.0;
-    o->rejoin_above = 0.5;
+    o->rejoin_above = 0.25;
     o->rejoin_after = 3.0;
 }
 

@@ -966,6 +966,10 @@ liq_worker_main(void)
         return 2;
     }
     w.cache = kern_cache_bytes(cache != NULL ? strtoull(cache, NULL, 10) : 0);
+    /* Ghost faces and moves go task to task, not through the daemons: a
+     * daemon relays for all of its host's tasks and, in a cgroup with a CPU
+     * quota, is throttled with them. */
+    pvm_setopt(PvmRoute, PvmRouteDirect);
     pvm_notify(PvmTaskExit, LIQ_TAG_EXITED, 1, &w.master);
     for (;;) {
         int b = liq_wait(&w, w.master, -1), bytes, tag, tid;

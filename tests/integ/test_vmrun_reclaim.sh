@@ -61,8 +61,7 @@ check "the hosts' daemons report their quotas" wait_for 10 bash -c \
 # The heavy region makes the job's iterations cost more without making the
 # reference (which --verify runs at full speed outside the quotas) longer.
 "$VMRUN" stencil --grid 64 --kernel rbgs --iters 6000 --heavy 40 --epoch 20 --quanta 8 \
-    --probe-seconds 0.05 --reclaim-below 0.2 --reclaim-after 1 --rejoin-above 0.3 \
-    --rejoin-after 1 --verify \
+    --probe-seconds 0.05 --reclaim-after 1 --rejoin-after 1 --verify \
     --json "$T/job.json" --svg "$T/job.svg" >"$T/job.out" 2>"$T/job.err" &
 JOB=$!
 check "the job runs a worker on every host" wait_for 20 t \
