@@ -64,11 +64,12 @@ vmrun_balance_plan(const struct vmrun_balance_in *in, int32_t *owner, struct vmr
     double *aspeed = calloc((size_t)p, sizeof(double)), *intr = calloc((size_t)p, sizeof(double));
     int32_t *aowner = calloc((size_t)n, sizeof(int32_t));
     int *act = calloc((size_t)p, sizeof(int));
+    double *xbytes = calloc((size_t)p, sizeof(double)), *xmsgs = calloc((size_t)p, sizeof(double));
     int rc = -ENOMEM;
 
     memset(out, 0, sizeof(*out));
     if (!wmed || !wpts || !speed || !weight || !prefix || !after || !aspeed || !intr || !aowner ||
-        !act)
+        !act || !xbytes || !xmsgs)
         goto done;
     for (int q = 0; q < n; q++) {
         int w = in->owner[q];
@@ -126,16 +127,25 @@ vmrun_balance_plan(const struct vmrun_balance_in *in, int32_t *owner, struct vmr
         if (owner[q] != in->owner[q]) {
             out->moved++;
             out->bytes += in->bytes[q];
+            /* Workers send and receive at once: each pays for its own. */
+            xbytes[owner[q]] += in->bytes[q];
+            xbytes[in->owner[q]] += in->bytes[q];
+            xmsgs[owner[q]]++;
+            xmsgs[in->owner[q]]++;
         }
     }
     for (int w = 0; w < p; w++)
         if (after[w] > out->after_s)
             out->after_s = after[w];
     /* The dampener: a relative gain worth having, and more time saved over
-     * the iterations left than the moves cost on the network -- unless
-     * quanta must leave a worker that is going. */
-    double gain = (out->before_s - out->after_s) * in->remaining;
-    double cost = out->bytes * in->tau + out->moved * in->lambda;
+     * the iterations left than the moves cost on the network (the busiest
+     * worker's sends and receipts) -- unless quanta must leave a worker
+     * that is going. */
+    double gain = (out->before_s - out->after_s) * in->remaining, cost = 0;
+
+    for (int w = 0; w < p; w++)
+        if (xbytes[w] * in->tau + xmsgs[w] * in->lambda > cost)
+            cost = xbytes[w] * in->tau + xmsgs[w] * in->lambda;
 
     out->applied = out->forced ||
                    (out->moved > 0 && out->before_s > 0 &&
@@ -157,6 +167,8 @@ done:
     free(intr);
     free(aowner);
     free(act);
+    free(xbytes);
+    free(xmsgs);
     return rc;
 }
 
