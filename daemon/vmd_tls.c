@@ -38,6 +38,12 @@
 #include "wire_tls.h"
 
 #define TLS_READ_CHUNK (16 * 1024)      /* one TLS record of plaintext */
+/*
+ * Writes that fit in one record wait in pend until take() (or a larger
+ * write) seals them, so a frame's header and body, written apart, travel
+ * in one record: one encryption, one decryption, 22 bytes less per frame.
+ */
+#define TLS_CORK TLS_READ_CHUNK
 #define TLS_HOST_MAX 253
 
 /* The first bytes of a TLS stream: a record header of one of these types,
@@ -503,7 +509,7 @@ static int
 pump(struct vmd_tls *tls)
 {
     char buf[TLS_READ_CHUNK];
-    size_t n;
+    size_t n, used = 0;
     int ok, rc;
 
     if (tls->state == TLS_HANDSHAKE) {
@@ -528,8 +534,11 @@ pump(struct vmd_tls *tls)
         }
         /* The callback may write, but never frees the engine under us. */
         tls->on_plain(tls->arg, buf, n);
+        if (n > used)
+            used = n;
     }
-    OPENSSL_cleanse(buf, sizeof(buf));
+    /* Only what held plaintext: a 4-byte message does not pay for 16 KB. */
+    OPENSSL_cleanse(buf, used);
     /* A write that OpenSSL left unfinished for want of input goes on now
      * that input came. */
     if (tls->state != TLS_DEAD && tls->inflight != 0)
@@ -630,11 +639,35 @@ vmd_tls_start(struct vmd_tls *tls)
     return vmd_tls_feed(tls, NULL, 0);
 }
 
-int
-vmd_tls_write(struct vmd_tls *tls, const void *plain, size_t len)
+/* SSL_write from the caller's bytes; the unfinished rest is kept in pend. */
+static int
+write_direct(struct vmd_tls *tls, const void *plain, size_t len)
 {
     size_t done = 0;
     int ok, rc;
+
+    ERR_clear_error();
+    ok = SSL_write_ex(tls->ssl, plain, len, &done);
+    drain(tls);
+    if (ok)
+        return 0;
+    rc = tls_classify(tls, 0, "write");
+    if (rc < 0)
+        return rc;
+    if (rc == 1)
+        return tls_fail(tls, -EPIPE, "write: peer closed the connection");
+    /* Unfinished: keep the bytes so the retry offers the same ones. */
+    if (buf_append(&tls->pend, plain, len) < 0)
+        return tls_fail(tls, -ENOMEM, "write: out of memory");
+    tls->inflight = len;
+    return 0;
+}
+
+int
+vmd_tls_write(struct vmd_tls *tls, const void *plain, size_t len)
+{
+    size_t corked = tls->pend.len - tls->pend_off, top;
+    int rc;
 
     if (tls->state == TLS_DEAD)
         return tls->err;
@@ -642,24 +675,29 @@ vmd_tls_write(struct vmd_tls *tls, const void *plain, size_t len)
         return -EPIPE;
     if (len == 0)
         return 0;
-    /* Straight to OpenSSL when nothing waits, so order is kept and a large
-     * message is not copied twice. */
-    if (tls->state != TLS_HANDSHAKE && tls->pend_off == tls->pend.len) {
-        ERR_clear_error();
-        ok = SSL_write_ex(tls->ssl, plain, len, &done);
-        drain(tls);
-        if (ok)
+    if (tls->state != TLS_HANDSHAKE && tls->inflight == 0) {
+        /* Small: gather it with what went before, for take() to seal. */
+        if (corked + len <= TLS_CORK) {
+            if (buf_append(&tls->pend, plain, len) < 0)
+                return tls_fail(tls, -ENOMEM, "write: out of memory");
             return 0;
-        rc = tls_classify(tls, 0, "write");
-        if (rc < 0)
-            return rc;
-        if (rc == 1)
-            return tls_fail(tls, -EPIPE, "write: peer closed the connection");
-        /* Unfinished: keep the bytes so the retry offers the same ones. */
-        if (buf_append(&tls->pend, plain, len) < 0)
+        }
+        /* Large: the gathered bytes lead the first record, topped up from
+         * this write; the rest goes straight to OpenSSL, so a large message
+         * is not copied twice. */
+        top = corked == 0 ? 0 : corked < TLS_CORK ? TLS_CORK - corked : 0;
+        if (top > len)
+            top = len;
+        if (top > 0 && buf_append(&tls->pend, plain, top) < 0)
             return tls_fail(tls, -ENOMEM, "write: out of memory");
-        tls->inflight = len;
-        return 0;
+        if (corked > 0 && (rc = flush_pending(tls)) != 0)
+            return rc;
+        plain = (const char *)plain + top;
+        len -= top;
+        if (len == 0)
+            return 0;
+        if (tls->pend_off == tls->pend.len)
+            return write_direct(tls, plain, len);
     }
     if (buf_append(&tls->pend, plain, len) < 0)
         return -ENOMEM;
@@ -678,6 +716,9 @@ vmd_tls_shutdown(struct vmd_tls *tls)
      * the caller simply closes the connection. */
     if (tls->state == TLS_HANDSHAKE)
         return;
+    /* What was written before goes before close_notify. */
+    if (flush_pending(tls) != 0)
+        return;
     ERR_clear_error();
     SSL_shutdown(tls->ssl);
     drain(tls);
@@ -690,6 +731,11 @@ vmd_tls_take(struct vmd_tls *tls, char **out)
     ssize_t n;
 
     *out = NULL;
+    /* Seal what write() gathered. */
+    if ((tls->state == TLS_UP || tls->state == TLS_CLOSED) && tls->inflight == 0 &&
+        tls->pend_off < tls->pend.len &&
+        (n = flush_pending(tls)) < 0 && tls->out.len == 0)
+        return n;
     if (drain(tls) < 0 && tls->out.len == 0)
         return -ENOMEM;
     if (tls->out.len == 0)
