@@ -974,6 +974,13 @@ link_input(struct pvm__direct *d, struct link *l)
         frames++;
         if (link_frame(d, l, body) != 0)
             return;
+        /*
+         * Nothing read is left over: stop here rather than ask the socket
+         * once more only to hear EAGAIN.  A request and its reply cost one
+         * read each; whatever came meanwhile makes the next poll return.
+         */
+        if (l->st_off == l->st_len && (l->ssl == NULL || !SSL_has_pending(l->ssl)))
+            return;
     }
 }
 
