@@ -379,6 +379,11 @@ client_on_connection(uv_stream_t *server, int status)
         client_close(c, "halting");
         return;
     }
+    /* Room for a large message in the socket, so it goes to the task in one
+     * write from the frame buffer (vmd_client_send) rather than a copy
+     * queued behind a ~200 KB first part.  Speed only: failure is fine. */
+    int size = WIRE_SOCK_SNDBUF;
+    (void)uv_send_buffer_size((uv_handle_t *)&c->pipe, &size);
     client_read_start(c);
 }
 

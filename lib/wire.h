@@ -295,6 +295,8 @@ int wire_rx_next(struct wire_rx *rx, struct wire_hdr *h, const unsigned char **b
  */
 int wire_sock_find(const char *home, const char *host, char *out, size_t cap);
 int wire_sock_connect(const char *path);
+/* The send buffer of a local socket, either end (the daemon sets its own). */
+#define WIRE_SOCK_SNDBUF (1 << 20)
 /* LIQUIDVM_HOME, else ~/.liquidvm. */
 int wire_home(char *out, size_t cap);
 /* Write all n bytes; 0 or -errno. */
