@@ -42,9 +42,13 @@
  *
  * I/O.  Links are non-blocking.  Frames are assembled incrementally: small
  * ones are read in batches through a staging buffer, a large body straight
- * into the buffer the message keeps.  Writes go from the caller's bytes
- * (writev on a Unix socket; on TLS the header rides in the first full
- * record and the rest is one SSL_write of full records).  A write that
+ * into the buffer the message keeps; over TLS, OpenSSL reads ahead what the
+ * socket holds.  Writes go from the caller's bytes (writev on a Unix
+ * socket; on TLS the header rides in the first full record and the rest is
+ * one SSL_write of full records, gathered by the link's BIO into sends of
+ * up to DIRECT_TLS_TXBUF bytes, all sent before link_write returns).  A
+ * frame read whole with nothing left over ends the read: no extra call
+ * only to hear EAGAIN.  A write that
  * would block reads every other socket meanwhile, so two tasks sending
  * large messages to each other both progress; handlers and frames to the
  * daemon wait until it is over (pvm__ctx.io_depth).
