@@ -5,7 +5,10 @@
 #   - LiquidVM, two daemons in two network namespaces (bench/realpvm.sh hosts);
 #   - real PVM 3.4.6, two pvmds in the same two namespaces;
 # each with the default route and with PvmRouteDirect, printed side by side
-# with the ratio LiquidVM / PVM.  Namespaces need root; without them only
+# with the ratio LiquidVM / PVM; and the floor under them, the same round
+# trips between two bare processes in the two namespaces
+# (bench/pvm_timing_floor): plain TCP, and TLS 1.3 with the cluster's
+# policy and certificates, written and read as the direct links do.  Namespaces need root; without them only
 # the loopback figures are printed.
 #
 #   bench/pvm_timing.sh [-r REPS] [--json] [--no-netns]
@@ -28,6 +31,7 @@ B=$(pwd)/build
 VMCTL=$B/bin/vmctl
 PT=$B/bench/pvm_timing
 PTR=$B/bench/pvm_timing_pvm
+PTF=$B/bench/pvm_timing_floor
 R=$(pwd)/bench/realpvm.sh
 for f in "$VMCTL" "$PT"; do [ -x "$f" ] || { echo "pvm_timing.sh: $f is not built (make)" >&2; exit 1; }; done
 
@@ -83,6 +87,25 @@ if [ $netns = 1 ]; then
     LIQUIDVM_HOST=$H1 measure lvm_ns "$R" exec "$H1" "$PT" -H "$H2"
     "$VMCTL" halt >/dev/null
 
+    # The floor: the same round trips with nothing but a socket (and TLS
+    # with this VM's certificates, 128 KB writes, 64 KB read-ahead).
+    if [ -x "$PTF" ]; then
+        C=$LIQUIDVM_HOME/certs
+        port=$(( 20000 + $$ % 20000 ))
+        for mode in tcp tls; do
+            say "floor: bare $mode between $H1 and $H2"
+            tls2= tls1=
+            [ $mode = tls ] && tls2="-t $C/ca.pem $C/$H2.pem $C/$H2.key -W 131072 -A 65536" &&
+                tls1="-t $C/ca.pem $C/$H1.pem $C/$H1.key -W 131072 -A 65536"
+            timeout 600 "$R" exec "$H2" "$PTF" -s $tls2 "$("$R" ip "$H2")" $port &
+            srv=$!
+            "$R" exec "$H1" "$PTF" -c $tls1 -r "$reps" --json "$("$R" ip "$H2")" $port \
+                >"$RES/floor_$mode.default.json" || say "floor $mode failed"
+            wait $srv
+            port=$((port + 1))
+        done
+    fi
+
     if [ -x "$PTR" ] && [ -x "${PVM_ROOT:-/usr/lib/pvm3}/lib/pvmd" ]; then
         say "starting real PVM 3.4.6 in $H1 and $H2 (waits for the shared real-PVM lock)"
         "$R" start "$B/bench" || fail "real PVM did not start"
@@ -102,7 +125,8 @@ grep -q "TODO(#3): PvmRouteDirect opens direct task links" lib/pvm_opt.c &&
 perl - "$RES" "$json" "$reps" "$direct_note" <<'PERL'
 use strict; use warnings;
 my ($dir, $json, $reps, $note) = @ARGV;
-my @setups = (['lvm_loop', 'LVM loop'], ['lvm_ns', 'LVM netns'], ['pvm_ns', 'PVM netns']);
+my @setups = (['lvm_loop', 'LVM loop'], ['lvm_ns', 'LVM netns'], ['pvm_ns', 'PVM netns'],
+              ['floor_tcp', 'TCP floor'], ['floor_tls', 'TLS floor']);
 my (%med, @cols, @raw);
 for my $s (@setups) {
     for my $route ('default', 'direct') {
@@ -111,7 +135,7 @@ for my $s (@setups) {
         open my $fh, '<', $f or next;
         my $line = <$fh>; chomp $line;
         push @raw, $line;
-        push @cols, ["$s->[0].$route", "$s->[1]", $route];
+        push @cols, ["$s->[0].$route", "$s->[1]", $s->[0] =~ /^floor/ ? 'netns' : $route];
         while ($line =~ /\{"bytes":(\d+),"median_us":([\d.]+)/g) { $med{"$s->[0].$route"}{$1} = $2; }
     }
 }
@@ -133,7 +157,8 @@ if ($json) {
 }
 print "PVM timing protocol (pvm-examples timing.c: send N bytes, 4-byte reply), two tasks on two hosts,\n";
 print "median of $reps round trips, microseconds; LiquidVM (LVM) links are TLS 1.3;\n";
-print "loop: two daemons on loopback; netns: two network-namespace hosts on a bridge\n\n";
+print "loop: two daemons on loopback; netns: two network-namespace hosts on a bridge;\n";
+print "floor: two bare processes in the same namespaces, plain TCP and TLS 1.3\n\n";
 printf "%-10s", "bytes";
 printf " %10s", $_->[1] for @cols;
 printf " %11s %11s", "LVM/PVM", "LVM/PVM" if %ratios;

@@ -11,6 +11,7 @@
 #include "vmd.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,27 +107,50 @@ client_by_id(struct vmd *vmd, uint32_t id)
     return NULL;
 }
 
-/* Queue one frame to a client; the bytes are copied. */
+/*
+ * One frame to a client.  When nothing waits in its queue the frame is
+ * written at once from the caller's bytes (uv_try_write: no copy, no
+ * request, no write callback and no re-arming of the socket for it); only
+ * what the socket does not take is copied and queued behind, in order.
+ */
 int
 vmd_client_send(struct vmd_client *c, const struct wire_hdr *h, const void *body, size_t len)
 {
+    unsigned char hdr[WIRE_HDR_LEN];
+    struct wire_hdr hh = *h;
+    size_t done = 0, left;
+
     if (c->closing)
         return -EPIPE;
+    hh.len = (uint32_t)len;
+    wire_hdr_pack(&hh, hdr);
+    uv_buf_t now[2] = { uv_buf_init((char *)hdr, WIRE_HDR_LEN),
+                        uv_buf_init((char *)(uintptr_t)body, (unsigned)len) };
+    /* Any error (UV_EAGAIN: a queue or a full socket) leaves it to uv_write,
+     * which reports a dead reader as before. */
+    int n = uv_try_write((uv_stream_t *)&c->pipe, now, len ? 2 : 1);
+    if (n > 0)
+        done = (size_t)n;
+    left = WIRE_HDR_LEN + len - done;
+    if (left == 0)
+        return 0;
     struct client_wreq *w = malloc(sizeof(*w));
-    char *buf = malloc(WIRE_HDR_LEN + len);
+    char *buf = malloc(left);
     if (w == NULL || buf == NULL) {
         free(w);
         free(buf);
         client_close(c, "out of memory for a frame");
         return -ENOMEM;
     }
-    struct wire_hdr hh = *h;
-    hh.len = (uint32_t)len;
-    wire_hdr_pack(&hh, (unsigned char *)buf);
-    if (len)
-        memcpy(buf + WIRE_HDR_LEN, body, len);
+    if (done < WIRE_HDR_LEN) {
+        memcpy(buf, hdr + done, WIRE_HDR_LEN - done);
+        if (len)
+            memcpy(buf + WIRE_HDR_LEN - done, body, len);
+    } else {
+        memcpy(buf, (const char *)body + (done - WIRE_HDR_LEN), left);
+    }
     w->buf = buf;
-    uv_buf_t b = uv_buf_init(buf, (unsigned)(WIRE_HDR_LEN + len));
+    uv_buf_t b = uv_buf_init(buf, (unsigned)left);
     if (uv_write(&w->req, (uv_stream_t *)&c->pipe, &b, 1, client_on_write) != 0) {
         free(buf);
         free(w);
@@ -156,15 +180,17 @@ client_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buf)
 {
     struct vmd_client *c = handle->data;
     void *p;
-    size_t avail;
+    size_t avail, need = wire_rx_want(&c->rx), most = need > 65536 ? need : 65536;
     (void)suggested;
-    if (wire_rx_reserve(&c->rx, 4096, &p, &avail) != 0) {
+    /* The rest of a large frame in one read (wire_rx_want counts a body only
+     * once its header passed the max_message check); else up to 64 KB. */
+    if (wire_rx_reserve(&c->rx, need > 4096 ? need : 4096, &p, &avail) != 0) {
         buf->base = NULL;
         buf->len = 0;
         return;
     }
     buf->base = p;
-    buf->len = avail > 65536 ? 65536 : avail;
+    buf->len = avail > most ? most : avail;
 }
 
 /* A mailbox request: its first word, the owner, is this task, whatever the
@@ -353,6 +379,11 @@ client_on_connection(uv_stream_t *server, int status)
         client_close(c, "halting");
         return;
     }
+    /* Room for a large message in the socket, so it goes to the task in one
+     * write from the frame buffer (vmd_client_send) rather than a copy
+     * queued behind a ~200 KB first part.  Speed only: failure is fine. */
+    int size = WIRE_SOCK_SNDBUF;
+    (void)uv_send_buffer_size((uv_handle_t *)&c->pipe, &size);
     client_read_start(c);
 }
 

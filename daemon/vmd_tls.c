@@ -1,10 +1,13 @@
 /*
  * vmd_tls.c - the TLS 1.3 engine of the links between daemons (DESIGN.md,
- * "Links"; STYLE.md 5.5).  OpenSSL never sees a socket: rbio carries the
- * ciphertext the glue feeds us into OpenSSL, wbio carries OpenSSL's output
- * out, and we move wbio's bytes into our own buffer after every OpenSSL call
- * (handshake records, alerts and key updates can appear after any of them),
- * where vmd_tls_take() hands them to the glue (h2o's socket.c).
+ * "Links"; STYLE.md 5.5).  OpenSSL never sees a socket.  Its BIO (one
+ * BIO_METHOD of ours, as h2o's socket.c has) reads the ciphertext the glue
+ * feeds straight from the glue's buffer, keeping only what a feed leaves of
+ * an unfinished record, and writes OpenSSL's output straight into our own
+ * output buffer, whatever call produced it (handshake records, alerts and
+ * key updates can appear after any of them), where vmd_tls_take() hands it
+ * to the glue.  Two BIO_s_mem would copy every byte once more each way,
+ * which for a 1 MB message is a megabyte per daemon per direction.
  *
  * This is the only daemon file that includes OpenSSL.  The policy -- TLS 1.3
  * or nothing, both sides present a certificate from the cluster CA, the name
@@ -38,6 +41,12 @@
 #include "wire_tls.h"
 
 #define TLS_READ_CHUNK (16 * 1024)      /* one TLS record of plaintext */
+/*
+ * Writes that fit in one record wait in pend until take() (or a larger
+ * write) seals them, so a frame's header and body, written apart, travel
+ * in one record: one encryption, one decryption, 22 bytes less per frame.
+ */
+#define TLS_CORK TLS_READ_CHUNK
 #define TLS_HOST_MAX 253
 
 /* The first bytes of a TLS stream: a record header of one of these types,
@@ -48,6 +57,7 @@
 
 struct vmd_tls_ctx {
     SSL_CTX *ssl;
+    BIO_METHOD *bio;                    /* the engines' BIO (tls_bio_*) */
     char fingerprint[EVP_MAX_MD_SIZE * 2 + 1];
 };
 
@@ -67,8 +77,7 @@ struct tls_buf {
 
 struct vmd_tls {
     SSL *ssl;
-    BIO *rbio;                          /* owned by ssl */
-    BIO *wbio;                          /* owned by ssl */
+    BIO *bio;                           /* owned by ssl: reads in/carry, writes out */
     enum tls_state state;
     int err;                            /* the code returned once DEAD */
     int sent_shutdown;
@@ -76,6 +85,13 @@ struct vmd_tls {
     vmd_tls_plain_cb on_plain;
     void *arg;
     struct tls_buf out;                 /* ciphertext for take() */
+    int nomem;                          /* out could not grow: the engine dies */
+    /* Ciphertext for OpenSSL: what an earlier feed left (carry, from
+     * carry_off), then the bytes of the feed under way (in, during it). */
+    struct tls_buf carry;
+    size_t carry_off;
+    const char *in;
+    size_t in_len;
     /*
      * Plaintext accepted by write() but not yet taken by SSL_write: all of
      * it before the handshake ends, or the tail after an unfinished write.
@@ -94,6 +110,10 @@ struct vmd_tls {
 static int
 ctx_fail(char *err, size_t errlen, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+static int tls_bio_read(BIO *b, char *buf, int len);
+static int tls_bio_write(BIO *b, const char *buf, int len);
+static long tls_bio_ctrl(BIO *b, int cmd, long num, void *ptr);
+static int tls_bio_create(BIO *b);
 static int
 tls_fail(struct vmd_tls *tls, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -170,6 +190,14 @@ vmd_tls_ctx_new(const char *ca_path, const char *cert_path, const char *key_path
     /* A retried write carries the same bytes, but our queue may have moved
      * them when it grew. */
     SSL_CTX_set_mode(ctx->ssl, SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    ctx->bio = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "vmd tls");
+    if (ctx->bio == NULL || BIO_meth_set_read(ctx->bio, tls_bio_read) != 1 ||
+        BIO_meth_set_write(ctx->bio, tls_bio_write) != 1 ||
+        BIO_meth_set_ctrl(ctx->bio, tls_bio_ctrl) != 1 ||
+        BIO_meth_set_create(ctx->bio, tls_bio_create) != 1) {
+        rc = ctx_fail(err, errlen, -ENOMEM, "TLS: out of memory");
+        goto bad;
+    }
     if (fingerprint(SSL_CTX_get0_certificate(ctx->ssl), ctx->fingerprint) < 0) {
         rc = ctx_fail(err, errlen, -ENOMEM, "%s: cannot hash the certificate", cert_path);
         goto bad;
@@ -187,6 +215,7 @@ vmd_tls_ctx_free(struct vmd_tls_ctx *ctx)
     if (ctx == NULL)
         return;
     SSL_CTX_free(ctx->ssl);
+    BIO_meth_free(ctx->bio);
     free(ctx);
 }
 
@@ -239,27 +268,85 @@ buf_wipe(struct tls_buf *b)
 }
 
 /*
- * Move whatever OpenSSL wrote into wbio to our output buffer.  Called after
- * every OpenSSL call.  If memory runs out the bytes simply stay in wbio and
- * take() tries again, so nothing is lost.
+ * The engine's BIO.  Reading never reports end of stream: no bytes means
+ * "wait for more" (a retry).  A failed write (no memory for out) is an
+ * error that kills the engine.
  */
 static int
-drain(struct vmd_tls *tls)
+tls_bio_read(BIO *b, char *buf, int len)
 {
-    size_t pending;
-    int n;
+    struct vmd_tls *tls = BIO_get_data(b);
+    size_t want = len > 0 ? (size_t)len : 0, got = 0, k;
 
-    while ((pending = BIO_ctrl_pending(tls->wbio)) > 0) {
-        int chunk = pending > INT_MAX ? INT_MAX : (int)pending;
-
-        if (buf_reserve(&tls->out, (size_t)chunk) < 0)
-            return -ENOMEM;
-        n = BIO_read(tls->wbio, tls->out.data + tls->out.len, chunk);
-        if (n <= 0)
-            break;
-        tls->out.len += (size_t)n;
+    BIO_clear_retry_flags(b);
+    if (tls->carry_off < tls->carry.len) {
+        k = tls->carry.len - tls->carry_off;
+        k = k < want ? k : want;
+        memcpy(buf, tls->carry.data + tls->carry_off, k);
+        tls->carry_off += k;
+        got = k;
+        if (tls->carry_off == tls->carry.len)
+            tls->carry_off = tls->carry.len = 0;
     }
-    return 0;
+    if (got < want && tls->in_len > 0) {
+        k = tls->in_len < want - got ? tls->in_len : want - got;
+        memcpy(buf + got, tls->in, k);
+        tls->in += k;
+        tls->in_len -= k;
+        got += k;
+    }
+    if (got == 0) {
+        BIO_set_retry_read(b);
+        return -1;
+    }
+    return (int)got;
+}
+
+static int
+tls_bio_write(BIO *b, const char *buf, int len)
+{
+    struct vmd_tls *tls = BIO_get_data(b);
+
+    BIO_clear_retry_flags(b);
+    if (len <= 0)
+        return 0;
+    if (buf_append(&tls->out, buf, (size_t)len) < 0) {
+        tls->nomem = 1;
+        return -1;
+    }
+    return len;
+}
+
+static long
+tls_bio_ctrl(BIO *b, int cmd, long num, void *ptr)
+{
+    struct vmd_tls *tls = BIO_get_data(b);
+
+    (void)num;
+    (void)ptr;
+    switch (cmd) {
+    case BIO_CTRL_FLUSH:
+        return 1;
+    case BIO_CTRL_PENDING:
+        return (long)(tls->carry.len - tls->carry_off + tls->in_len);
+    default:
+        return 0;
+    }
+}
+
+static int
+tls_bio_create(BIO *b)
+{
+    BIO_set_init(b, 1);
+    return 1;
+}
+
+/* Room in out for the records of n bytes of plaintext, so a large write
+ * does not grow it by doubling (and copying) as the records come. */
+static void
+out_reserve(struct vmd_tls *tls, size_t n)
+{
+    (void)buf_reserve(&tls->out, n + (n / TLS_READ_CHUNK + 1) * 32);
 }
 
 static int
@@ -340,8 +427,10 @@ tls_classify(struct vmd_tls *tls, int ret, const char *op)
     case SSL_ERROR_SSL:
         break;
     default:
-        /* rbio's EOF is -1, so a bare SYSCALL error means something other
-         * than a short read: report it as a TLS failure. */
+        if (tls->nomem)
+            return tls_fail(tls, -ENOMEM, "%s: out of memory for outgoing bytes", op);
+        /* Our BIO never says end of stream, so a bare SYSCALL error means
+         * something other than a short read: report it as a TLS failure. */
         return tls_fail(tls, WIRE_ETLS, "%s: %s", op,
                         ERR_peek_last_error() != 0 ? ssl_reason() : "unexpected end of stream");
     }
@@ -480,8 +569,8 @@ flush_pending(struct vmd_tls *tls)
         int ok, rc;
 
         ERR_clear_error();
+        out_reserve(tls, n);
         ok = SSL_write_ex(tls->ssl, tls->pend.data + tls->pend_off, n, &done);
-        drain(tls);
         if (!ok) {
             rc = tls_classify(tls, 0, "write");
             if (rc == 0) {
@@ -498,18 +587,17 @@ flush_pending(struct vmd_tls *tls)
     return 0;
 }
 
-/* Drive the handshake, then read every record rbio holds. */
+/* Drive the handshake, then read every record the BIO holds. */
 static int
 pump(struct vmd_tls *tls)
 {
     char buf[TLS_READ_CHUNK];
-    size_t n;
+    size_t n, used = 0;
     int ok, rc;
 
     if (tls->state == TLS_HANDSHAKE) {
         ERR_clear_error();
         ok = SSL_do_handshake(tls->ssl);
-        drain(tls);
         if (ok != 1)
             return tls_classify(tls, ok, "handshake");
         rc = handshake_done(tls);
@@ -520,7 +608,6 @@ pump(struct vmd_tls *tls)
         ERR_clear_error();
         n = 0;
         ok = SSL_read_ex(tls->ssl, buf, sizeof(buf), &n);
-        drain(tls);
         if (!ok) {
             /* Waiting, closed or dead: the state says which. */
             tls_classify(tls, 0, "read");
@@ -528,8 +615,11 @@ pump(struct vmd_tls *tls)
         }
         /* The callback may write, but never frees the engine under us. */
         tls->on_plain(tls->arg, buf, n);
+        if (n > used)
+            used = n;
     }
-    OPENSSL_cleanse(buf, sizeof(buf));
+    /* Only what held plaintext: a 4-byte message does not pay for 16 KB. */
+    OPENSSL_cleanse(buf, used);
     /* A write that OpenSSL left unfinished for want of input goes on now
      * that input came. */
     if (tls->state != TLS_DEAD && tls->inflight != 0)
@@ -559,17 +649,13 @@ vmd_tls_new(struct vmd_tls_ctx *ctx, enum vmd_tls_role role, const char *expecte
     if (expected_name != NULL && (tls->expected = strdup(expected_name)) == NULL)
         goto bad;
     tls->ssl = SSL_new(ctx->ssl);
-    tls->rbio = BIO_new(BIO_s_mem());
-    tls->wbio = BIO_new(BIO_s_mem());
-    if (tls->ssl == NULL || tls->rbio == NULL || tls->wbio == NULL) {
-        BIO_free(tls->rbio);
-        BIO_free(tls->wbio);
+    tls->bio = BIO_new(ctx->bio);
+    if (tls->ssl == NULL || tls->bio == NULL) {
+        BIO_free(tls->bio);
         goto bad;
     }
-    /* An empty rbio means "wait for more", never end of stream. */
-    BIO_set_mem_eof_return(tls->rbio, -1);
-    BIO_set_mem_eof_return(tls->wbio, -1);
-    SSL_set_bio(tls->ssl, tls->rbio, tls->wbio);
+    BIO_set_data(tls->bio, tls);
+    SSL_set_bio(tls->ssl, tls->bio, tls->bio);
     /* The name is checked inside the handshake as well, so the peer hears
      * why through an alert; handshake_done() checks it again. */
     if (tls->expected != NULL) {
@@ -596,6 +682,7 @@ vmd_tls_free(struct vmd_tls *tls)
     SSL_free(tls->ssl);
     buf_wipe(&tls->pend);
     free(tls->out.data);
+    free(tls->carry.data);
     free(tls->expected);
     free(tls);
 }
@@ -603,7 +690,6 @@ vmd_tls_free(struct vmd_tls *tls)
 int
 vmd_tls_feed(struct vmd_tls *tls, const void *cipher, size_t len)
 {
-    const char *p = cipher;
     int rc;
 
     if (tls->state == TLS_DEAD)
@@ -612,16 +698,24 @@ vmd_tls_feed(struct vmd_tls *tls, const void *cipher, size_t len)
         return 1;
     if (len > 0 && (rc = sniff(tls, cipher, len)) < 0)
         return rc;
-    while (len > 0) {
-        int chunk = len > INT_MAX ? INT_MAX : (int)len;
-        int w = BIO_write(tls->rbio, p, chunk);
-
-        if (w <= 0)
-            return tls_fail(tls, -ENOMEM, "read: out of memory for incoming bytes");
-        p += w;
-        len -= (size_t)w;
+    /* OpenSSL reads these bytes in place; what it leaves (part of a record)
+     * is kept, since they are the caller's again once we return. */
+    tls->in = cipher;
+    tls->in_len = len;
+    rc = pump(tls);
+    if (tls->in_len > 0 && rc == 0) {
+        if (tls->carry_off > 0) {
+            memmove(tls->carry.data, tls->carry.data + tls->carry_off,
+                    tls->carry.len - tls->carry_off);
+            tls->carry.len -= tls->carry_off;
+            tls->carry_off = 0;
+        }
+        if (buf_append(&tls->carry, tls->in, tls->in_len) < 0)
+            rc = tls_fail(tls, -ENOMEM, "read: out of memory for incoming bytes");
     }
-    return pump(tls);
+    tls->in = NULL;
+    tls->in_len = 0;
+    return rc;
 }
 
 int
@@ -630,11 +724,35 @@ vmd_tls_start(struct vmd_tls *tls)
     return vmd_tls_feed(tls, NULL, 0);
 }
 
-int
-vmd_tls_write(struct vmd_tls *tls, const void *plain, size_t len)
+/* SSL_write from the caller's bytes; the unfinished rest is kept in pend. */
+static int
+write_direct(struct vmd_tls *tls, const void *plain, size_t len)
 {
     size_t done = 0;
     int ok, rc;
+
+    ERR_clear_error();
+    out_reserve(tls, len);
+    ok = SSL_write_ex(tls->ssl, plain, len, &done);
+    if (ok)
+        return 0;
+    rc = tls_classify(tls, 0, "write");
+    if (rc < 0)
+        return rc;
+    if (rc == 1)
+        return tls_fail(tls, -EPIPE, "write: peer closed the connection");
+    /* Unfinished: keep the bytes so the retry offers the same ones. */
+    if (buf_append(&tls->pend, plain, len) < 0)
+        return tls_fail(tls, -ENOMEM, "write: out of memory");
+    tls->inflight = len;
+    return 0;
+}
+
+int
+vmd_tls_write(struct vmd_tls *tls, const void *plain, size_t len)
+{
+    size_t corked = tls->pend.len - tls->pend_off, top;
+    int rc;
 
     if (tls->state == TLS_DEAD)
         return tls->err;
@@ -642,24 +760,29 @@ vmd_tls_write(struct vmd_tls *tls, const void *plain, size_t len)
         return -EPIPE;
     if (len == 0)
         return 0;
-    /* Straight to OpenSSL when nothing waits, so order is kept and a large
-     * message is not copied twice. */
-    if (tls->state != TLS_HANDSHAKE && tls->pend_off == tls->pend.len) {
-        ERR_clear_error();
-        ok = SSL_write_ex(tls->ssl, plain, len, &done);
-        drain(tls);
-        if (ok)
+    if (tls->state != TLS_HANDSHAKE && tls->inflight == 0) {
+        /* Small: gather it with what went before, for take() to seal. */
+        if (corked + len <= TLS_CORK) {
+            if (buf_append(&tls->pend, plain, len) < 0)
+                return tls_fail(tls, -ENOMEM, "write: out of memory");
             return 0;
-        rc = tls_classify(tls, 0, "write");
-        if (rc < 0)
-            return rc;
-        if (rc == 1)
-            return tls_fail(tls, -EPIPE, "write: peer closed the connection");
-        /* Unfinished: keep the bytes so the retry offers the same ones. */
-        if (buf_append(&tls->pend, plain, len) < 0)
+        }
+        /* Large: the gathered bytes lead the first record, topped up from
+         * this write; the rest goes straight to OpenSSL, so a large message
+         * is not copied twice. */
+        top = corked == 0 ? 0 : corked < TLS_CORK ? TLS_CORK - corked : 0;
+        if (top > len)
+            top = len;
+        if (top > 0 && buf_append(&tls->pend, plain, top) < 0)
             return tls_fail(tls, -ENOMEM, "write: out of memory");
-        tls->inflight = len;
-        return 0;
+        if (corked > 0 && (rc = flush_pending(tls)) != 0)
+            return rc;
+        plain = (const char *)plain + top;
+        len -= top;
+        if (len == 0)
+            return 0;
+        if (tls->pend_off == tls->pend.len)
+            return write_direct(tls, plain, len);
     }
     if (buf_append(&tls->pend, plain, len) < 0)
         return -ENOMEM;
@@ -678,9 +801,11 @@ vmd_tls_shutdown(struct vmd_tls *tls)
      * the caller simply closes the connection. */
     if (tls->state == TLS_HANDSHAKE)
         return;
+    /* What was written before goes before close_notify. */
+    if (flush_pending(tls) != 0)
+        return;
     ERR_clear_error();
     SSL_shutdown(tls->ssl);
-    drain(tls);
     ERR_clear_error();
 }
 
@@ -690,8 +815,11 @@ vmd_tls_take(struct vmd_tls *tls, char **out)
     ssize_t n;
 
     *out = NULL;
-    if (drain(tls) < 0 && tls->out.len == 0)
-        return -ENOMEM;
+    /* Seal what write() gathered. */
+    if ((tls->state == TLS_UP || tls->state == TLS_CLOSED) && tls->inflight == 0 &&
+        tls->pend_off < tls->pend.len &&
+        (n = flush_pending(tls)) < 0 && tls->out.len == 0)
+        return n;
     if (tls->out.len == 0)
         return 0;
     *out = tls->out.data;

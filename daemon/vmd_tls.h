@@ -58,7 +58,10 @@ int vmd_tls_start(struct vmd_tls *tls);
 
 /*
  * Encrypt plaintext.  Before the handshake completes it is queued and sent
- * when it does.  Returns 0 or a negative code.  The bytes are copied.
+ * when it does.  Writes that fit in one record together are gathered and
+ * sealed by the next take() (or a larger write), so a frame's header and
+ * body written apart share a record.  Returns 0 or a negative code.  The
+ * bytes are copied or encrypted before it returns.
  */
 int vmd_tls_write(struct vmd_tls *tls, const void *plain, size_t len);
 

@@ -272,6 +272,12 @@ void wire_rx_free(struct wire_rx *rx);
 /* Space for at least want bytes (more if already there); -ENOMEM. */
 int wire_rx_reserve(struct wire_rx *rx, size_t want, void **p, size_t *avail);
 void wire_rx_commit(struct wire_rx *rx, size_t n);
+/*
+ * Bytes still missing from the frame being assembled (the rest of its
+ * header, else of its body), 0 if a whole frame is there or its header is
+ * bad: a reader can ask for the rest of a large frame in one read.
+ */
+size_t wire_rx_want(const struct wire_rx *rx);
 int wire_rx_append(struct wire_rx *rx, const void *data, size_t n);
 /*
  * The next complete frame: returns 1 and sets *h and *body (valid until the
@@ -291,6 +297,8 @@ int wire_rx_next(struct wire_rx *rx, struct wire_hdr *h, const unsigned char **b
  */
 int wire_sock_find(const char *home, const char *host, char *out, size_t cap);
 int wire_sock_connect(const char *path);
+/* The send buffer of a local socket, either end (the daemon sets its own). */
+#define WIRE_SOCK_SNDBUF (1 << 20)
 /* LIQUIDVM_HOME, else ~/.liquidvm. */
 int wire_home(char *out, size_t cap);
 /* Write all n bytes; 0 or -errno. */

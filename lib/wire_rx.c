@@ -53,6 +53,20 @@ wire_rx_reserve(struct wire_rx *rx, size_t want, void **p, size_t *avail)
     return 0;
 }
 
+size_t
+wire_rx_want(const struct wire_rx *rx)
+{
+    size_t have = rx->len - rx->off;
+    struct wire_hdr h;
+
+    if (have < WIRE_HDR_LEN)
+        return WIRE_HDR_LEN - have;
+    /* A bad header is wire_rx_next's to report; nothing is reserved for it. */
+    if (wire_hdr_unpack(rx->buf + rx->off, rx->max_body, &h) != 0)
+        return 0;
+    return have - WIRE_HDR_LEN < h.len ? WIRE_HDR_LEN + h.len - have : 0;
+}
+
 void
 wire_rx_commit(struct wire_rx *rx, size_t n)
 {

@@ -387,6 +387,63 @@ test_vmd_tls_delivers_a_large_message_both_ways(void **state)
     free(big2);
 }
 
+/* A frame's header and body, written apart, are sealed into one record:
+ * 5 bytes of record header, the 36 bytes, the content type and the tag. */
+static void
+test_vmd_tls_small_writes_share_one_record(void **state)
+{
+    struct fixture *f = *state;
+    unsigned char hdr[32], body[4] = { 1, 2, 3, 4 };
+    char *buf = NULL;
+    struct end c, s;
+    ssize_t n;
+
+    fill_pattern(hdr, sizeof(hdr), 99);
+    connect_pair(f, &c, &s, 0);
+    assert_int_equal(vmd_tls_write(c.tls, hdr, sizeof(hdr)), 0);
+    assert_int_equal(vmd_tls_write(c.tls, body, sizeof(body)), 0);
+    n = vmd_tls_take(c.tls, &buf);
+    assert_int_equal(n, 5 + 36 + 1 + 16);
+    feed(&s, buf, (size_t)n, 0);
+    free(buf);
+    assert_int_equal(s.rc, 0);
+    assert_int_equal(s.len, 36);
+    assert_memory_equal(s.got, hdr, sizeof(hdr));
+    assert_memory_equal(s.got + 32, body, sizeof(body));
+    end_close(&c);
+    end_close(&s);
+}
+
+/* Small writes gathered, then a large one: every byte arrives, in order. */
+static void
+test_vmd_tls_gathered_bytes_lead_a_large_write(void **state)
+{
+    struct fixture *f = *state;
+    unsigned char *big = malloc(BIG_LEN), *want = malloc(BIG_LEN + 40);
+    struct end c, s;
+
+    assert_non_null(big);
+    assert_non_null(want);
+    fill_pattern(big, BIG_LEN, 4242);
+    memcpy(want, "header-1", 8);
+    memcpy(want + 8, big, BIG_LEN);
+    memcpy(want + 8 + BIG_LEN, "header-2", 8);
+    memcpy(want + 16 + BIG_LEN, "tail", 4);
+    connect_pair(f, &c, &s, 0);
+    assert_int_equal(vmd_tls_write(c.tls, "header-1", 8), 0);
+    assert_int_equal(vmd_tls_write(c.tls, big, BIG_LEN), 0);
+    assert_int_equal(vmd_tls_write(c.tls, "header-2", 8), 0);
+    assert_int_equal(vmd_tls_write(c.tls, "tail", 4), 0);
+    pump(&c, &s, 0);
+    assert_int_equal(s.rc, 0);
+    assert_int_equal(s.len, BIG_LEN + 20);
+    assert_memory_equal(s.got, want, BIG_LEN + 20);
+    end_close(&c);
+    end_close(&s);
+    free(big);
+    free(want);
+}
+
 static void
 test_vmd_tls_works_fed_one_byte_at_a_time(void **state)
 {
@@ -784,6 +841,8 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vmd_tls_handshake_and_plaintext_both_ways),
         cmocka_unit_test(test_vmd_tls_delivers_a_large_message_both_ways),
+        cmocka_unit_test(test_vmd_tls_small_writes_share_one_record),
+        cmocka_unit_test(test_vmd_tls_gathered_bytes_lead_a_large_write),
         cmocka_unit_test(test_vmd_tls_works_fed_one_byte_at_a_time),
         cmocka_unit_test(test_vmd_tls_sends_plaintext_written_before_the_handshake),
         cmocka_unit_test(test_vmd_tls_on_plain_may_write_back),

@@ -672,6 +672,37 @@ test_wire_rx_random_garbage_never_crashes(void **state)
     }
 }
 
+/* wire_rx_want: the rest of the header, then of the body; nothing for a
+ * whole frame, nor for a header that announces more than max_body. */
+static void
+test_wire_rx_want_counts_what_the_frame_still_lacks(void **state)
+{
+    struct stream s = { 0 };
+    struct wire_hdr h = frame_hdr(7, 100000), big = frame_hdr(8, 5000);
+    struct wire_rx rx;
+    (void)state;
+
+    stream_frame(&s, &h);
+    wire_rx_init(&rx, 200000);
+    assert_int_equal(wire_rx_want(&rx), WIRE_HDR_LEN);
+    assert_int_equal(wire_rx_append(&rx, s.data, 10), 0);
+    assert_int_equal(wire_rx_want(&rx), WIRE_HDR_LEN - 10);
+    assert_int_equal(wire_rx_append(&rx, s.data + 10, WIRE_HDR_LEN - 10 + 1000), 0);
+    assert_int_equal(wire_rx_want(&rx), 100000 - 1000);
+    assert_int_equal(wire_rx_append(&rx, s.data + WIRE_HDR_LEN + 1000, 100000 - 1000), 0);
+    assert_int_equal(wire_rx_want(&rx), 0);
+    wire_rx_free(&rx);
+    free(s.data);
+
+    memset(&s, 0, sizeof(s));
+    stream_frame(&s, &big);
+    wire_rx_init(&rx, 4096);
+    assert_int_equal(wire_rx_append(&rx, s.data, WIRE_HDR_LEN), 0);
+    assert_int_equal(wire_rx_want(&rx), 0);
+    wire_rx_free(&rx);
+    free(s.data);
+}
+
 int
 main(void)
 {
@@ -688,6 +719,7 @@ main(void)
         cmocka_unit_test(test_wire_rx_append_of_nothing_is_a_no_op),
         cmocka_unit_test(test_wire_rx_random_chunking_keeps_frames_intact_and_in_order),
         cmocka_unit_test(test_wire_rx_random_garbage_never_crashes),
+        cmocka_unit_test(test_wire_rx_want_counts_what_the_frame_still_lacks),
     };
     return cmocka_run_group_tests_name("wire_rx", tests, NULL, NULL);
 }
