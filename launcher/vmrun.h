@@ -116,8 +116,9 @@ int vmrun_vm_worker(const struct vmrun_vm *vm, int tid);
 /* Start a new worker in slot w (its tid is 0) on the slot's host. */
 int vmrun_vm_respawn(struct vmrun_vm *vm, int w);
 /* The CPUs each host's daemon says the VM may use now (lvm_hostload's
- * capacity; -1 unknown), into cap[nhosts].  0, or -1 with vm->why set. */
-int vmrun_vm_capacity(struct vmrun_vm *vm, double *cap);
+ * capacity; -1 unknown), into cap[nhosts]; with kernel non-NULL, which
+ * machine each host is (0 unknown).  0, or -1 with vm->why set. */
+int vmrun_vm_capacity(struct vmrun_vm *vm, double *cap, unsigned long long *kernel);
 /* Tell the workers to quit (kill them after a failure) and leave the VM. */
 void vmrun_vm_stop(struct vmrun_vm *vm, int failed);
 void vmrun_vm_free(struct vmrun_vm *vm);

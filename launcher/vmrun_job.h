@@ -72,6 +72,10 @@ int job_send(struct vmrun_vm *vm, const struct vmrun_opts *o, const struct job_s
 
 /* vmrun_liquid.c */
 int liquid_init(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st);
+/* The model's speed of every worker now (CPU speed times sensed share),
+ * after liquid_init: the first placement of a balanced job uses it, so
+ * the first plan does not undo it.  0, or -1 when a speed is unknown. */
+int liquid_speeds(const struct vmrun_vm *vm, const struct job_stats *st, double *speed);
 /* One worker's epoch report; with the last one, reclaim, decide, send the plan. */
 int liquid_epoch(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int w);
 /* An evacuated worker's LEFT. */

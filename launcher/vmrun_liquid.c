@@ -26,9 +26,49 @@ slot_share(double cap, int count)
     return s > 1 ? 1 : s;
 }
 
+static int
+vm_machines(struct vmrun_vm *vm, struct job_stats *st)
+{
+    int nh = vm->nhosts, nw = vm->nworkers;
+    double *cap = calloc((size_t)nh, sizeof(double)), *v = calloc((size_t)nw, sizeof(double));
+    unsigned long long *kernel = calloc((size_t)nh, sizeof(*kernel));
+    int known;
+
+    if (cap == NULL || v == NULL || kernel == NULL) {
+        free(cap);
+        free(v);
+        free(kernel);
+        snprintf(vm->why, sizeof(vm->why), "out of memory for the balancer");
+        return -1;
+    }
+    known = vmrun_vm_capacity(vm, cap, kernel) == 0;
+    if (!known)
+        memset(kernel, 0, (size_t)nh * sizeof(*kernel));
+    for (int w = 0; w < nw; w++) {
+        st->wshare[w] = known ? slot_share(cap[vm->whost[w]], vm->host[vm->whost[w]].count) : -1;
+        unsigned long long k = kernel[vm->whost[w]];
+        size_t n = 0;
+
+        if (k == 0) {
+            st->wfull[w] = vm->wcpu[w];
+            continue;
+        }
+        for (int x = 0; x < nw; x++)
+            if (kernel[vm->whost[x]] == k)
+                v[n++] = vm->wcpu[x];
+        st->wfull[w] = liq_median(v, n);
+    }
+    free(cap);
+    free(v);
+    free(kernel);
+    return 0;
+}
+
 int
 liquid_init(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
 {
+    if (st->order != NULL)
+        return 0; /* done already, for the first placement */
     struct decomp_grid grid;
     int n = st->g.nquanta, nep = o->epoch > 0 ? o->iters / o->epoch + 1 : 1;
 
@@ -61,11 +101,24 @@ liquid_init(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *s
         st->rec[h].below_since = st->rec[h].above_since = -1;
     st->nlive = vm->nworkers;
     /* A worker's CPU speed: its probe's updates per CPU-second (the same
-     * box on every worker, so they compare across hosts). */
+     * box on every worker, so they compare across hosts); workers on one
+     * machine (hosts of one kernel) share one CPU model, so they get the
+     * median of their probes, and a noisy probe does not make the same
+     * quantum weigh differently on two of them. */
+    return vm_machines(vm, st);
+}
+
+int
+liquid_speeds(const struct vmrun_vm *vm, const struct job_stats *st, double *speed)
+{
     for (int w = 0; w < vm->nworkers; w++) {
-        st->wfull[w] = vm->wcpu[w];
-        st->wshare[w] = -1;
+        double s = st->wshare[w] > 0 ? st->wshare[w] : 1;
+
+        speed[w] = st->wfull[w] * (s < 0.01 ? 0.01 : s);
+        if (!(speed[w] > 0))
+            return -1;
     }
+    return 0;
     return 0;
 }
 
@@ -122,7 +175,7 @@ reclaim(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, i
         ret = -1;
         goto out;
     }
-    if (vmrun_vm_capacity(vm, cap) != 0)
+    if (vmrun_vm_capacity(vm, cap, NULL) != 0)
         for (int h = 0; h < nh; h++)
             cap[h] = -1; /* nothing known: nobody leaves or comes, shares are whole CPUs */
     for (int h = 0; h < nh; h++)

@@ -115,7 +115,7 @@ vmrun_vm_respawn(struct vmrun_vm *vm, int w)
 }
 
 int
-vmrun_vm_capacity(struct vmrun_vm *vm, double *cap)
+vmrun_vm_capacity(struct vmrun_vm *vm, double *cap, unsigned long long *kernel)
 {
     struct lvm_hostload *hl = NULL;
     int n = 0, rc = lvm_hostload(&hl, &n);
@@ -124,9 +124,14 @@ vmrun_vm_capacity(struct vmrun_vm *vm, double *cap)
         return vm_fail(vm, "the hosts' load", rc);
     for (int h = 0; h < vm->nhosts; h++) {
         cap[h] = -1;
+        if (kernel != NULL)
+            kernel[h] = 0;
         for (int i = 0; i < n; i++)
-            if (hl[i].dtid == vm->host[h].dtid && hl[i].age >= 0)
+            if (hl[i].dtid == vm->host[h].dtid && hl[i].age >= 0) {
                 cap[h] = hl[i].capacity;
+                if (kernel != NULL)
+                    kernel[h] = hl[i].kernel;
+            }
     }
     free(hl);
     return 0;

@@ -30,6 +30,7 @@ struct lvm_hostload {
     double throttled;       /* share of the cgroup's CFS periods throttled, 0..1 */
     double capacity;        /* CPUs left for the VM: min(quota, cpus - ext_busy) >= 0 */
     unsigned long long mem_total, mem_avail;    /* bytes; 0 unknown */
+    unsigned long long kernel;  /* which running kernel (machine) the host is; 0 unknown */
 };
 
 /*

@@ -47,6 +47,7 @@ parse_table(const unsigned char *body, size_t len, struct lvm_hostload **out, in
         v[i].capacity = l.capacity;
         v[i].mem_total = l.mem_total;
         v[i].mem_avail = l.mem_avail;
+        v[i].kernel = l.kernel;
     }
     *out = v;
     *n = (int)count;
