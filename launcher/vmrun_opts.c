@@ -34,7 +34,7 @@ vmrun_opts_defaults(struct vmrun_opts *o)
     o->balance = 1;
     o->epoch = 10;
     o->heavy = 1;
-    o->min_gain = 0.05;
+    o->min_gain = 0.1;
     o->reclaim = 1;
     o->reclaim_below = 0.125;
     o->reclaim_after = 3.0;

@@ -114,26 +114,68 @@ vmrun_vm_respawn(struct vmrun_vm *vm, int w)
     return 0;
 }
 
+/*
+ * Daemons of one machine (one kernel) sample the same CPUs at different
+ * moments; the CPUs their owners leave free are one figure, so each host
+ * of a machine gets the median of its daemons' samples, bounded by its own
+ * quota.  Apart, two co-located hosts would differ by sampling noise alone
+ * and the balancer would move quanta between them for nothing.
+ */
 int
 vmrun_vm_capacity(struct vmrun_vm *vm, double *cap, unsigned long long *kernel)
 {
     struct lvm_hostload *hl = NULL;
     int n = 0, rc = lvm_hostload(&hl, &n);
+    double *freecpu = NULL, *v = NULL;
+    int *at = NULL;
 
     if (rc < 0)
         return vm_fail(vm, "the hosts' load", rc);
+    freecpu = calloc((size_t)n + 1, sizeof(double));
+    v = calloc((size_t)n + 1, sizeof(double));
+    at = calloc((size_t)vm->nhosts + 1, sizeof(int));
+    if (freecpu == NULL || v == NULL || at == NULL) {
+        free(hl);
+        free(freecpu);
+        free(v);
+        free(at);
+        return vm_fail(vm, "out of memory", 0);
+    }
+    for (int i = 0; i < n; i++)
+        freecpu[i] = hl[i].cpus > 0 && hl[i].ext_busy >= 0 && hl[i].age >= 0
+                         ? hl[i].cpus - hl[i].ext_busy : -1;
     for (int h = 0; h < vm->nhosts; h++) {
         cap[h] = -1;
+        at[h] = -1;
         if (kernel != NULL)
             kernel[h] = 0;
         for (int i = 0; i < n; i++)
             if (hl[i].dtid == vm->host[h].dtid && hl[i].age >= 0) {
                 cap[h] = hl[i].capacity;
+                at[h] = i;
                 if (kernel != NULL)
                     kernel[h] = hl[i].kernel;
             }
     }
+    for (int h = 0; h < vm->nhosts; h++) {
+        int i = at[h];
+        size_t m = 0;
+
+        if (i < 0 || hl[i].kernel == 0 || freecpu[i] < 0)
+            continue;
+        for (int j = 0; j < n; j++)
+            if (hl[j].kernel == hl[i].kernel && freecpu[j] >= 0)
+                v[m++] = freecpu[j];
+        double c = liq_median(v, m);
+
+        if (hl[i].quota > 0 && hl[i].quota < c)
+            c = hl[i].quota;
+        cap[h] = c > 0 ? c : 0;
+    }
     free(hl);
+    free(freecpu);
+    free(v);
+    free(at);
     return 0;
 }
 
