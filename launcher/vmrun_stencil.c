@@ -103,6 +103,7 @@ decompose(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
     struct decomp_job job;
     struct decomp_spec spec;
     int ext[3], rc, phases = o->kernel == LIQ_RBGS ? 2 : 1;
+    double *model = NULL;
 
     liq_geom_max_extent(&st->g, ext);
     if ((st->owner = calloc((size_t)st->g.nquanta, sizeof(int32_t))) == NULL ||
@@ -158,29 +159,22 @@ decompose(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
     spec.method = st->method;
     spec.nowners = vm->nworkers;
     spec.speed = vm->wspeed;
+    spec.seed = o->seed;
     if (o->decomp < 0 && st->method == DECOMP_HILBERT && o->balance) {
         /* The balancer's own speeds: the first epoch then moves only what
          * its measurements change. */
-        double *model = malloc((size_t)vm->nworkers * sizeof(double));
-
-        if (model == NULL || liquid_init(vm, o, st) != 0 || liquid_speeds(vm, st, model) != 0) {
+        if ((model = malloc((size_t)vm->nworkers * sizeof(double))) == NULL ||
+            liquid_init(vm, o, st) != 0 || liquid_speeds(vm, st, model) != 0) {
             free(model);
             if (vm->why[0] == '\0')
                 snprintf(vm->why, sizeof(vm->why), "out of memory");
             return -1;
         }
         spec.speed = model;
-        rc = decomp_place(&job.grid, &spec, st->owner, NULL);
-        free(model);
-        if (rc != 0) {
-            snprintf(vm->why, sizeof(vm->why), "hilbert cannot place %d quanta on %d workers",
-                     st->g.nquanta, vm->nworkers);
-            return -1;
-        }
-        return 0;
     }
-    spec.seed = o->seed;
-    if ((rc = decomp_place(&job.grid, &spec, st->owner, NULL)) != 0) {
+    rc = decomp_place(&job.grid, &spec, st->owner, NULL);
+    free(model);
+    if (rc != 0) {
         snprintf(vm->why, sizeof(vm->why), "%s cannot place %d quanta (%dx%dx%d) on %d workers%s",
                  decomp_method_name(st->method), st->g.nquanta, st->g.q[0], st->g.q[1], st->g.q[2],
                  vm->nworkers, rc == -ERANGE ? "" : ": bad input");
