@@ -43,6 +43,7 @@ struct vmrun_opts {
     enum decomp_netkind net;
     double probe_seconds;
     int quiet;
+    int halo;                   /* iterations per ghost exchange (deep halos); 0 = auto */
     /* liquid balancing (issue 8) */
     int balance;                /* re-place quanta every epoch */
     int epoch;                  /* iterations per epoch */
@@ -107,7 +108,13 @@ struct vmrun_vm {
 
 int vmrun_vm_start(struct vmrun_vm *vm, const struct vmrun_opts *o);
 /* The speed probe on every worker at once, then the ring.  ext: box shape. */
-int vmrun_vm_bench(struct vmrun_vm *vm, const int ext[3], enum liq_kernel k, double seconds);
+int vmrun_vm_bench(struct vmrun_vm *vm, const int ext[3], enum liq_kernel k, double seconds,
+                   int halo);
+/* The halo a job runs with: o->halo, or for 0 the deepest that sweeps at most
+ * LIQ_HALO_SLACK more points (liq_halo_auto), within VMRUN_HALO_AUTO_MAX and,
+ * when balancing, the epoch. */
+#define VMRUN_HALO_AUTO_MAX 8
+int vmrun_halo(const struct vmrun_opts *o, const struct liq_geom *g);
 /* The next message from a worker: its buffer id, with tag and source; -1
  * when a worker failed, died or lost its host (vm->why says which). */
 int vmrun_vm_next(struct vmrun_vm *vm, int *tag, int *src);

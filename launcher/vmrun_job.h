@@ -34,6 +34,7 @@ struct job_stats {
     double *wcompute, *wcomm;   /* per worker, summed over the run */
     double *wsetup, *wrun;
     uint64_t checksum;
+    int halo;                   /* iterations per ghost exchange */
     int ndone;
     double t_bench, t_decomp, t_run, t_gather, t_verify, t_total;
     double t_iter;              /* the slowest worker's iteration loop (no setup) */

@@ -268,6 +268,14 @@ vmrun_opt_set(struct vmrun_opts *o, const char *name, const char *value, char *e
         if (opt_int(value, 1, 100000, &v) != 0)
             return opt_error(err, errlen, "--epoch: expected an integer 1..100000, got '%s'", value);
         o->epoch = (int)v;
+    } else if (strcmp(key, "halo") == 0) {
+        if (strcmp(value, "auto") == 0)
+            o->halo = 0;
+        else if (opt_int(value, 1, LIQ_MAX_HALO, &v) == 0)
+            o->halo = (int)v;
+        else
+            return opt_error(err, errlen, "--halo: expected auto or an integer 1..%d, got '%s'",
+                             LIQ_MAX_HALO, value);
     } else if (strcmp(key, "heavy") == 0) {
         if (opt_int(value, 1, 1000, &v) != 0)
             return opt_error(err, errlen, "--heavy: expected an integer 1..1000, got '%s'", value);
@@ -448,4 +456,17 @@ vmrun_parse_args(struct vmrun_opts *o, int argc, char **argv, const char *const 
         }
     }
     return 0;
+}
+
+int
+vmrun_halo(const struct vmrun_opts *o, const struct liq_geom *g)
+{
+    int max = VMRUN_HALO_AUTO_MAX;
+
+    if (o->halo > 0)
+        return o->halo;
+    /* A block never spans an epoch's end, so a deeper halo would go unused. */
+    if (o->balance && o->epoch < max)
+        max = o->epoch;
+    return liq_halo_auto(g, o->kernel, max);
 }

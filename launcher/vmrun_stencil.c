@@ -27,7 +27,7 @@ static const char stencil_usage[] =
     "                     [--probe-seconds S] [--quiet] [--balance on|off] [--epoch K]\n"
     "                     [--heavy K] [--min-gain F] [--reclaim on|off]\n"
     "                     [--reclaim-below F] [--reclaim-after S] [--rejoin-above F]\n"
-    "                     [--rejoin-after S] [--svg FILE]\n"
+    "                     [--rejoin-after S] [--svg FILE] [--halo H|auto]\n"
     "\n"
     "  Run a 3D 7-point stencil job on the virtual machine of LIQUIDVM_HOME: probe\n"
     "  every host's speed and the ring network (lambda, tau), cut the grid into Q\n"
@@ -50,7 +50,7 @@ static const char stencil_usage[] =
     "                       quanta, hosts, tasks_per_host, decomp, verify, json, output,\n"
     "                       seed, network, probe_seconds, quiet, balance, epoch, heavy,\n"
     "                       min_gain, reclaim, reclaim_below, reclaim_after, rejoin_above,\n"
-    "                       rejoin_after, svg); options override it\n"
+    "                       rejoin_after, svg, halo); options override it\n"
     "  --seed S             seed of the initial field (default 1)\n"
     "  --network KIND       switched (default) or shared, for the cost model\n"
     "  --probe-seconds S    how long each speed probe runs (default 0.25)\n"
@@ -69,6 +69,10 @@ static const char stencil_usage[] =
     "  --rejoin-above F     an evacuated host gets workers again once that share stays\n"
     "  --rejoin-after S     at F or more for S seconds (defaults 0.25 and 3)\n"
     "  --svg FILE           plot BE and each host's share of the quanta per epoch\n"
+    "  --halo H|auto        iterations per ghost exchange: each quantum's box reaches\n"
+    "                       H points (rbgs 2H) into its neighbours and the kernel runs\n"
+    "                       H iterations per pass (default auto: the deepest, up to 8,\n"
+    "                       that computes at most 15% more points)\n"
     "\n"
     "  Exit status: 0 done (and verified), 1 the job failed or the field differs,\n"
     "  2 bad options or job file.\n";
@@ -77,7 +81,7 @@ static const char *const stencil_opts[] = {
     "grid", "iters", "kernel", "quanta", "hosts", "tasks-per-host", "decomp", "verify", "json",
     "output", "seed", "network", "probe-seconds", "quiet", "balance", "epoch", "heavy",
     "min-gain", "reclaim", "reclaim-below", "reclaim-after", "rejoin-above", "rejoin-after",
-    "svg", NULL
+    "svg", "halo", NULL
 };
 
 static void
@@ -305,6 +309,7 @@ job_send(struct vmrun_vm *vm, const struct vmrun_opts *o, const struct job_stats
     hdr[LIQ_JOB_EPOCH] = o->balance ? o->epoch : 0;
     hdr[LIQ_JOB_HEAVY] = o->heavy;
     hdr[LIQ_JOB_START] = start;
+    hdr[LIQ_JOB_HALO] = st->halo;
     seed[0] = (int)(uint32_t)o->seed;
     seed[1] = (int)(uint32_t)(o->seed >> 32);
     pvm_initsend(PvmDataDefault);
@@ -505,8 +510,12 @@ json_report(FILE *fp, const struct vmrun_vm *vm, const struct vmrun_opts *o,
             st->g.n[0], st->g.n[1], st->g.n[2], o->iters, o->kernel == LIQ_RBGS ? "rbgs" : "jacobi",
             o->quanta, o->tasks_per_host, o->seed);
     json_bench(fp, vm);
-    fprintf(fp, ",\"quanta\":{\"grid\":[%d,%d,%d],\"count\":%d},\"ranking\":[", st->g.q[0],
-            st->g.q[1], st->g.q[2], st->g.nquanta);
+    fprintf(fp, ",\"quanta\":{\"grid\":[%d,%d,%d],\"count\":%d},", st->g.q[0], st->g.q[1],
+            st->g.q[2], st->g.nquanta);
+    fprintf(fp, "\"halo\":{\"iterations\":%d,\"depth\":%d,\"work\":%.4f,\"auto\":%s},",
+            st->halo, liq_halo_depth(o->kernel, st->halo), liq_halo_work(&st->g, o->kernel, st->halo),
+            o->halo == 0 ? "true" : "false");
+    fprintf(fp, "\"ranking\":[");
     for (int r = 0; st->advised && r < st->adv.nranked; r++)
         fprintf(fp, "%s{\"method\":\"%s\",\"rating\":%.4f,\"predicted_s\":%.6g}", r ? "," : "",
                 decomp_method_name(st->adv.rank[r].method), st->adv.rank[r].rating,
@@ -680,8 +689,9 @@ vmrun_stencil_main(int argc, char **argv)
         goto out;
     }
     liq_geom_max_extent(&st.g, ext);
+    st.halo = vmrun_halo(&o, &st.g);
     t = vmrun_now();
-    if (vmrun_vm_bench(&vm, ext, o.kernel, o.probe_seconds) != 0)
+    if (vmrun_vm_bench(&vm, ext, o.kernel, o.probe_seconds, st.halo) != 0)
         goto out;
     st.t_bench = vmrun_now() - t;
     if (!o.quiet)
@@ -703,6 +713,9 @@ vmrun_stencil_main(int argc, char **argv)
             fprintf(out, "%s", text);
             free(text);
         }
+        fprintf(out, "halo: %d iteration%s per ghost exchange (depth %d, %.1f%% more points swept)\n",
+                st.halo, st.halo == 1 ? "" : "s", liq_halo_depth(o.kernel, st.halo),
+                100 * (liq_halo_work(&st.g, o.kernel, st.halo) - 1));
         fprintf(out, "placing %d quanta (%dx%dx%d) by %s%s\n", st.g.nquanta, st.g.q[0], st.g.q[1],
                 st.g.q[2], decomp_method_name(st.method),
                 o.decomp >= 0                         ? " (asked for)"
@@ -782,7 +795,7 @@ vmrun_bench_main(int argc, char **argv)
             return VMRUN_EXIT_USAGE;
         }
         liq_geom_max_extent(&g, ext);
-        failed = vmrun_vm_bench(&vm, ext, o.kernel, o.probe_seconds) != 0;
+        failed = vmrun_vm_bench(&vm, ext, o.kernel, o.probe_seconds, vmrun_halo(&o, &g)) != 0;
     }
     vmrun_vm_stop(&vm, failed);
     if (failed) {

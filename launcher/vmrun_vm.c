@@ -514,7 +514,8 @@ vm_ring(struct vmrun_vm *vm)
 }
 
 int
-vmrun_vm_bench(struct vmrun_vm *vm, const int ext[3], enum liq_kernel k, double seconds)
+vmrun_vm_bench(struct vmrun_vm *vm, const int ext[3], enum liq_kernel k, double seconds,
+               int halo)
 {
     int kernel = (int)k, rc;
 
@@ -528,6 +529,7 @@ vmrun_vm_bench(struct vmrun_vm *vm, const int ext[3], enum liq_kernel k, double 
     pvm_pkint(e, 3, 1);
     pvm_pkint(&kernel, 1, 1);
     pvm_pkdouble(&seconds, 1, 1);
+    pvm_pkint(&halo, 1, 1);
     if ((rc = pvm_mcast(vm->tids, vm->nworkers, LIQ_TAG_PROBE)) < 0)
         return vm_fail(vm, "probe request", rc);
     if (vm_collect(vm, LIQ_TAG_PROBED, NULL, take_probe, NULL) != 0)

@@ -56,9 +56,6 @@ void liq_quantum_extent(const struct liq_geom *g, int id, int lo[3], int hi[3]);
 /* The quantum beyond side dir of id, or -1 at the grid's boundary. */
 int liq_quantum_neighbour(const struct liq_geom *g, int id, int dir);
 
-/* Points on the face of quantum id normal to dir's axis. */
-size_t liq_face_points(const struct liq_geom *g, int id, int dir);
-
 /* The largest quantum's interior extents (for the speed probe). */
 void liq_geom_max_extent(const struct liq_geom *g, int ext[3]);
 
@@ -84,10 +81,59 @@ uint64_t liq_field_checksum(const struct kern_box *b);
 int liq_reference(const int n[3], enum liq_kernel kernel, int iters, uint64_t seed,
                   struct kern_box *out);
 
-/* Copy the interior layer on side dir of b into buf (liq_face_points
- * doubles, first index fastest), and buf into b's ghost layer on side dir. */
-void liq_face_get(const struct kern_box *b, int dir, double *buf);
-void liq_face_put(struct kern_box *b, int dir, const double *buf);
+
+/* ---- deep halos (liq_halo.c) ----
+ *
+ * A job exchanges ghosts once per block of `sweeps` iterations (the halo
+ * option, LIQ_JOB_HALO).  Each quantum's box then reaches `depth` points
+ * into its neighbours (liq_halo_depth: the sweeps for Jacobi, twice them for
+ * red-black, whose two half-sweeps each reach one point further), its
+ * ghosts and the layers under them refreshed together; the block is one
+ * call of the fast kernel on the extended box, with the kernels' temporal
+ * blocking inside.  Sweeps = 1 is the one-layer exchange of seed 000.
+ */
+#define LIQ_MAX_HALO 16
+/* auto picks the deepest halo whose redundant points stay within this share. */
+#define LIQ_HALO_SLACK 0.15
+int liq_halo_depth(enum liq_kernel k, int sweeps);
+/* Layers the box of quantum id reaches beyond it on each side (decomp.h's
+ * directions): depth-1, or fewer where the grid ends, so that the box's
+ * ghost layer is the halo's outermost layer or the Dirichlet boundary. */
+void liq_quantum_halo(const struct liq_geom *g, int id, int depth, int ext[6]);
+/* Points swept per point owned, over the whole grid, with this halo. */
+double liq_halo_work(const struct liq_geom *g, enum liq_kernel k, int sweeps);
+/* The deepest halo, 1..max, whose work stays within 1 + LIQ_HALO_SLACK. */
+int liq_halo_auto(const struct liq_geom *g, enum liq_kernel k, int max);
+/* A block of points of quantum src that quantum dst's halo holds: interior
+ * coordinates [lo, hi), 0-based and global, i fastest. */
+struct liq_patch {
+    int src, dst;
+    int lo[3], hi[3];
+    size_t points;
+};
+/* The patches dst's halo of this depth needs, sources by increasing id
+ * (only those within L1 distance depth of dst: a 7-point sweep reaches one
+ * point per sweep, so corners and far edges are left out).  Writes at most
+ * max; returns how many there are, or -EINVAL. */
+int liq_halo_patches(const struct liq_geom *g, int depth, int dst, struct liq_patch *out,
+                     int max);
+/* Copy a patch between a box that holds it and a buffer, or box to box.
+ * The boxes' offsets place the patch. */
+void liq_region_get(const struct kern_box *b, const struct liq_patch *p, double *buf);
+void liq_region_put(struct kern_box *b, const struct liq_patch *p, const double *buf);
+void liq_region_copy(struct kern_box *dst, const struct kern_box *src, const struct liq_patch *p);
+/* The quantum's own points (n[] of them per axis) inside an extended box as
+ * a box of their own, its ghost layer the box's first halo layer: a view
+ * that borrows box's memory (never freed). */
+void liq_quantum_view(const struct kern_box *box, const int ext[6], const int n[3],
+                      struct kern_box *view);
+/* One block: sweeps iterations of kernel k on *cur (Jacobi uses *nxt as
+ * its second box and may swap the two), each phase run `repeat` times
+ * (the heavy region).  Bit-identical to sweeps reference iterations on the
+ * box with its ghosts held fixed. */
+int liq_block(struct kern_box **cur, struct kern_box **nxt, const struct kern_box *rhs,
+              enum liq_kernel k, double c, double c2, int sweeps, int repeat,
+              const struct kern_plan *plan);
 
 /* ---- the worker (liq_worker.c) ----
  *
@@ -159,7 +205,7 @@ void liq_face_put(struct kern_box *b, int dir, const double *buf);
 /* The JOB message's header: ints in this order. */
 enum {
     LIQ_JOB_NX, LIQ_JOB_NY, LIQ_JOB_NZ, LIQ_JOB_NQUANTA, LIQ_JOB_KERNEL, LIQ_JOB_ITERS,
-    LIQ_JOB_GATHER, LIQ_JOB_EPOCH, LIQ_JOB_HEAVY, LIQ_JOB_START, LIQ_JOB_HDR
+    LIQ_JOB_GATHER, LIQ_JOB_EPOCH, LIQ_JOB_HEAVY, LIQ_JOB_START, LIQ_JOB_HALO, LIQ_JOB_HDR
 };
 
 /* Does quantum id reach into the lower octant (the heavy region)? */

@@ -1,7 +1,7 @@
 /*
  * liq_field.c - the job's numbers: the initial field and right-hand side as
  * hashes of global coordinates, a cut-independent checksum, the
- * single-process reference, and ghost faces.
+ * single-process reference.
  */
 #include "liq.h"
 
@@ -114,53 +114,4 @@ liq_reference(const int n[3], enum liq_kernel kernel, int iters, uint64_t seed,
     }
     kern_box_free(&rhs);
     return 0;
-}
-
-/*
- * The plane of a face: fixed coordinate `at` on axis a, the other two axes
- * over their interior, the lower-numbered axis fastest.
- */
-static void
-liq_face_copy(struct kern_box *b, int dir, int ghost, double *buf, int to_buf)
-{
-    int a = dir / 2, lower = dir % 2 == 0;
-    int ext[3] = { b->ni, b->nj, b->nk };
-    int at = lower ? (ghost ? 0 : 1) : (ghost ? ext[a] + 1 : ext[a]);
-    size_t n = 0;
-
-    if (a == 0) {
-        for (int k = 1; k <= b->nk; k++)
-            for (int j = 1; j <= b->nj; j++, n++) {
-                double *p = kern_at(b, at, j, k);
-
-                if (to_buf)
-                    buf[n] = *p;
-                else
-                    *p = buf[n];
-            }
-        return;
-    }
-    for (int k = a == 2 ? at : 1; k <= (a == 2 ? at : b->nk); k++)
-        for (int j = a == 1 ? at : 1; j <= (a == 1 ? at : b->nj); j++) {
-            double *p = kern_at(b, 1, j, k);
-
-            if (to_buf)
-                memcpy(buf + n, p, (size_t)b->ni * sizeof(double));
-            else
-                memcpy(p, buf + n, (size_t)b->ni * sizeof(double));
-            n += (size_t)b->ni;
-        }
-}
-
-void
-liq_face_get(const struct kern_box *b, int dir, double *buf)
-{
-    /* The box is only read when copying to buf. */
-    liq_face_copy((struct kern_box *)(uintptr_t)b, dir, 0, buf, 1);
-}
-
-void
-liq_face_put(struct kern_box *b, int dir, const double *buf)
-{
-    liq_face_copy(b, dir, 1, (double *)(uintptr_t)buf, 0);
 }

@@ -101,19 +101,6 @@ liq_quantum_neighbour(const struct liq_geom *g, int id, int dir)
     return r[0] + g->q[0] * (r[1] + g->q[1] * r[2]);
 }
 
-size_t
-liq_face_points(const struct liq_geom *g, int id, int dir)
-{
-    int lo[3], hi[3], a = dir / 2;
-    size_t pts = 1;
-
-    liq_quantum_extent(g, id, lo, hi);
-    for (int b = 0; b < 3; b++)
-        if (b != a)
-            pts *= (size_t)(hi[b] - lo[b]);
-    return pts;
-}
-
 void
 liq_geom_max_extent(const struct liq_geom *g, int ext[3])
 {

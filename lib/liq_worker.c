@@ -1,9 +1,9 @@
 /*
  * liq_worker.c - the worker task of a stencil job: probes the host's speed,
- * takes part in the ring benchmark, and computes its quanta, exchanging
- * ghost faces by memcpy between its own quanta and by PVM messages with the
- * workers that own their neighbours, overlapped with the quanta that need
- * nothing from another worker.
+ * takes part in the ring benchmark, and computes its quanta in blocks of
+ * iterations, refreshing their halos (liq_halo.c) by memcpy between its own
+ * quanta and by one PVM message per neighbour worker per block, overlapped
+ * with the quanta that need nothing from another worker.
  */
 #include "liq.h"
 #include "pvm3.h"
@@ -21,7 +21,9 @@
 struct liq_quantum {
     int id;
     int remote;                 /* some neighbour lives on another worker */
-    struct kern_box a, b, rhs;  /* b is Jacobi's second box */
+    int n[3];                   /* its own points per axis */
+    int ext[6];                 /* halo layers of the box beyond them, per side */
+    struct kern_box a, b, rhs;  /* the extended boxes; b is Jacobi's second */
     struct kern_box *cur, *nxt;
     struct kern_plan plan;
     double seconds;             /* compute time, whole run */
@@ -31,17 +33,12 @@ struct liq_quantum {
     int repeat;                 /* phases run this many times (heavy region) */
 };
 
-/* One direction of the exchange with one other worker. */
-struct liq_face {
-    int q;                      /* local quantum index */
-    int dir;                    /* side of that quantum */
-    size_t points;
-};
-
+/* One direction of the exchange with one other worker: its patches, src
+ * (sending) or dst (receiving) a local quantum index. */
 struct liq_link {
     int tid;
-    int nface;
-    struct liq_face *face;
+    int npatch;
+    struct liq_patch *patch;
     size_t points;
     double *buf;
 };
@@ -53,6 +50,7 @@ struct liq_worker {
     struct liq_geom g;
     enum liq_kernel kernel;
     int iters, gather, nworkers, me, epoch, heavy;
+    int halo, depth;            /* iterations per exchange, halo depth */
     int start;                  /* the iteration this worker joined at */
     uint64_t seed;
     int *tids;
@@ -63,7 +61,8 @@ struct liq_worker {
     int *local;                 /* quantum id -> local index, or -1 */
     int nsend, nrecv;
     struct liq_link *send, *recv;
-    double *facebuf;            /* one face, for copies between local quanta */
+    int ncopy;
+    struct liq_patch *copy;     /* halo patches between local quanta (local indices) */
     double *ctime;              /* compute seconds of each iteration, this epoch */
     double last_move;           /* seconds the last move took */
     double compute_all, comm_all;
@@ -140,27 +139,35 @@ liq_send_progress(struct liq_worker *w, int iter, double compute, double comm)
     return pvm_send(w->master, LIQ_TAG_PROGRESS);
 }
 
-/* Allocate and fill one quantum's boxes for this host's cache. */
+/* Allocate and fill one quantum's boxes for this host's cache: its points
+ * [lo, hi) and, for a quantum of the job (id >= 0), its halo. */
 static int
 liq_quantum_make(struct liq_worker *w, struct liq_quantum *q, int id, const int lo[3],
                  const int hi[3])
 {
-    int ni = hi[0] - lo[0], nj = hi[1] - lo[1], nk = hi[2] - lo[2], rc;
+    int ni, nj, nk, rc;
 
     memset(q, 0, sizeof(*q));
     q->id = id;
+    if (id >= 0)
+        liq_quantum_halo(&w->g, id, w->depth, q->ext);
+    for (int a = 0; a < 3; a++)
+        q->n[a] = hi[a] - lo[a];
+    ni = q->n[0] + q->ext[0] + q->ext[1];
+    nj = q->n[1] + q->ext[2] + q->ext[3];
+    nk = q->n[2] + q->ext[4] + q->ext[5];
     if ((rc = kern_plan_make(&q->plan, w->cache, ni, nj, nk, KERN_PLAN_FAST)) != 0)
         return rc;
     if ((rc = kern_box_alloc(&q->a, ni, nj, nk, q->plan.bi, q->plan.bj)) != 0)
         return rc;
     if ((rc = kern_box_alloc(&q->rhs, ni, nj, nk, q->plan.bi, q->plan.bj)) != 0)
         return rc;
-    q->a.oi = q->rhs.oi = lo[0];
-    q->a.oj = q->rhs.oj = lo[1];
-    q->a.ok = q->rhs.ok = lo[2];
+    q->a.oi = q->rhs.oi = lo[0] - q->ext[0];
+    q->a.oj = q->rhs.oj = lo[1] - q->ext[2];
+    q->a.ok = q->rhs.ok = lo[2] - q->ext[4];
     liq_field_init(&q->a, &q->rhs, w->seed);
     q->cur = &q->a;
-    q->repeat = w->heavy > 1 && liq_quantum_heavy(&w->g, id) ? w->heavy : 1;
+    q->repeat = id >= 0 && w->heavy > 1 && liq_quantum_heavy(&w->g, id) ? w->heavy : 1;
     if (w->epoch > 0 && (q->hist = calloc((size_t)w->epoch, sizeof(double))) == NULL)
         return -ENOMEM;
     if (w->kernel == LIQ_JACOBI) {
@@ -182,18 +189,18 @@ liq_quantum_free(struct liq_quantum *q)
     q->hist = NULL;
 }
 
-/* One phase of the kernel on one quantum: a Jacobi sweep (into nxt) or one
- * red-black colour (in place). */
+/* The quantum's own points, as a box of their own. */
 static void
-liq_quantum_phase(struct liq_worker *w, struct liq_quantum *q, int phase)
+liq_quantum_own(const struct liq_quantum *q, struct kern_box *view)
 {
-    for (int r = 0; r < q->repeat; r++) {
-        if (w->kernel == LIQ_JACOBI)
-            kern_jacobi_step(q->nxt, q->cur, &q->rhs, w->c, w->c2, &q->plan);
-        else
-            kern_rbgs_sweep(q->cur, &q->rhs, w->c, w->c2, phase == 0 ? KERN_RED : KERN_BLACK,
-                            &q->plan);
-    }
+    liq_quantum_view(q->cur, q->ext, q->n, view);
+}
+
+/* One block of iterations on one quantum. */
+static void
+liq_quantum_block(struct liq_worker *w, struct liq_quantum *q, int iters)
+{
+    liq_block(&q->cur, &q->nxt, &q->rhs, w->kernel, w->c, w->c2, iters, q->repeat, &q->plan);
 }
 
 /* ---- the speed probe ---- */
@@ -209,14 +216,25 @@ liq_probe(struct liq_worker *w)
     pvm_upkint(ext, 3, 1);
     pvm_upkint(&kernel, 1, 1);
     pvm_upkdouble(&seconds, 1, 1);
+    pvm_upkint(&w->halo, 1, 1);
     if (kernel != LIQ_JACOBI && kernel != LIQ_RBGS) {
         liq_fail(w, "probe: bad kernel %d", kernel);
         return;
     }
+    if (w->halo < 1 || w->halo > LIQ_MAX_HALO) {
+        liq_fail(w, "probe: bad halo %d", w->halo);
+        return;
+    }
+    for (int a = 0; a < 3; a++)
+        if (ext[a] < 1 || ext[a] > LIQ_MAX_EXTENT) {
+            liq_fail(w, "probe: bad box %dx%dx%d", ext[0], ext[1], ext[2]);
+            return;
+        }
     w->kernel = (enum liq_kernel)kernel;
     w->seed = 1;
     liq_coeffs(ext, &w->c, &w->c2);
-    if ((rc = liq_quantum_make(w, &q, 0, lo, ext)) != 0) {
+    /* A box with no halo, run in the job's blocks: the kernel's speed. */
+    if ((rc = liq_quantum_make(w, &q, -1, lo, ext)) != 0) {
         liq_quantum_free(&q);
         liq_fail(w, "probe: cannot allocate a %dx%dx%d box: %s", ext[0], ext[1], ext[2],
                  strerror(-rc));
@@ -227,15 +245,8 @@ liq_probe(struct liq_worker *w)
         t0 = liq_now();
         c0 = liq_cpu_now();
         do {
-            for (int ph = 0; ph < (w->kernel == LIQ_RBGS ? 2 : 1); ph++)
-                liq_quantum_phase(w, &q, ph);
-            if (w->kernel == LIQ_JACOBI) {
-                struct kern_box *x = q.cur;
-
-                q.cur = q.nxt;
-                q.nxt = x;
-            }
-            sweeps++;
+            liq_quantum_block(w, &q, w->halo);
+            sweeps += w->halo;
             t = liq_now() - t0;
         } while (!warm && (t < seconds || sweeps < 3));
         if (!warm)
@@ -355,11 +366,50 @@ liq_job_free(struct liq_worker *w)
     w->nq = 0;
 }
 
+/* Append a patch to a growing array. */
+static int
+liq_patch_push(struct liq_patch **v, int *n, int *cap, const struct liq_patch *p)
+{
+    if (*n == *cap) {
+        int c = *cap ? 2 * *cap : 16;
+        struct liq_patch *x = realloc(*v, (size_t)c * sizeof(*x));
+
+        if (x == NULL)
+            return -ENOMEM;
+        *v = x;
+        *cap = c;
+    }
+    (*v)[(*n)++] = *p;
+    return 0;
+}
+
+#define LIQ_PATCHES 64
+
+/* The patches of quantum dst: *v is tmp (LIQ_PATCHES long) or, for more,
+ * an array the caller frees when 1 is returned; -ENOMEM. */
+static int
+liq_patches_of(struct liq_worker *w, int dst, struct liq_patch *tmp, struct liq_patch **v,
+               int *n)
+{
+    struct liq_patch *big = NULL;
+    int m = liq_halo_patches(&w->g, w->depth, dst, tmp, LIQ_PATCHES);
+
+    *v = tmp;
+    if (m > LIQ_PATCHES) {
+        if ((big = malloc((size_t)m * sizeof(*big))) == NULL)
+            return -ENOMEM;
+        liq_halo_patches(&w->g, w->depth, dst, big, m);
+        *v = big;
+    }
+    *n = m < 0 ? 0 : m;
+    return big != NULL; /* 1: the caller frees *v */
+}
+
 /*
- * The faces worker `from` sends worker `to` in one exchange, in the order
- * both sides compute alike: quanta of `from` by id, then direction.  On the
- * sending side the entries are (own quantum, side); on the receiving side
- * (own neighbour quantum, opposite side).
+ * The patches worker `from` sends worker `to` in one exchange, in the order
+ * both sides compute alike: destination quanta of `to` by id, then their
+ * sources of `from` by id.  On the sending side src is a local index, on
+ * the receiving side dst.
  */
 static int
 liq_link_make(struct liq_worker *w, struct liq_link *l, int from, int to, int receiving)
@@ -368,30 +418,32 @@ liq_link_make(struct liq_worker *w, struct liq_link *l, int from, int to, int re
 
     memset(l, 0, sizeof(*l));
     l->tid = w->tids[receiving ? from : to];
-    for (int a = 0; a < w->g.nquanta; a++) {
-        if (w->owner[a] != from)
+    for (int t = 0; t < w->g.nquanta; t++) {
+        struct liq_patch tmp[LIQ_PATCHES], *v;
+        int n, own;
+
+        if (w->owner[t] != to)
             continue;
-        for (int d = 0; d < 6; d++) {
-            int b = liq_quantum_neighbour(&w->g, a, d);
+        if ((own = liq_patches_of(w, t, tmp, &v, &n)) < 0)
+            return -ENOMEM;
+        for (int i = 0; i < n; i++) {
+            struct liq_patch p = v[i];
 
-            if (b < 0 || w->owner[b] != to)
+            if (w->owner[p.src] != from)
                 continue;
-            if (l->nface == cap) {
-                struct liq_face *f;
-
-                cap = cap ? 2 * cap : 16;
-                if ((f = realloc(l->face, (size_t)cap * sizeof(*f))) == NULL)
-                    return -ENOMEM;
-                l->face = f;
+            p.src = receiving ? -1 : w->local[p.src];
+            p.dst = receiving ? w->local[p.dst] : -1;
+            if (liq_patch_push(&l->patch, &l->npatch, &cap, &p) != 0) {
+                if (own)
+                    free(v);
+                return -ENOMEM;
             }
-            l->face[l->nface].q = w->local[receiving ? b : a];
-            l->face[l->nface].dir = receiving ? (d ^ 1) : d;
-            l->face[l->nface].points = liq_face_points(&w->g, a, d);
-            l->points += l->face[l->nface].points;
-            l->nface++;
+            l->points += p.points;
         }
+        if (own)
+            free(v);
     }
-    if (l->nface > 0 && (l->buf = malloc(l->points * sizeof(double))) == NULL)
+    if (l->npatch > 0 && (l->buf = malloc(l->points * sizeof(double))) == NULL)
         return -ENOMEM;
     return 0;
 }
@@ -400,49 +452,62 @@ static void
 liq_links_free(struct liq_worker *w)
 {
     for (int i = 0; i < w->nsend; i++) {
-        free(w->send[i].face);
+        free(w->send[i].patch);
         free(w->send[i].buf);
     }
     for (int i = 0; i < w->nrecv; i++) {
-        free(w->recv[i].face);
+        free(w->recv[i].patch);
         free(w->recv[i].buf);
     }
     free(w->send);
     free(w->recv);
-    free(w->facebuf);
+    free(w->copy);
     w->send = w->recv = NULL;
-    w->facebuf = NULL;
-    w->nsend = w->nrecv = 0;
+    w->copy = NULL;
+    w->nsend = w->nrecv = w->ncopy = 0;
 }
 
 /*
- * From w->owner and w->q (sorted by id): local indices, which quanta need
- * another worker's faces, and the links to the other workers.
+ * From w->owner and w->q (sorted by id): local indices, the patches copied
+ * between local quanta, which quanta need another worker's points, and the
+ * links to the other workers.
  */
 static int
 liq_layout(struct liq_worker *w)
 {
-    size_t maxface = 0;
+    int cap = 0;
 
     liq_links_free(w);
     for (int a = 0; a < w->g.nquanta; a++)
         w->local[a] = -1;
+    for (int i = 0; i < w->nq; i++)
+        w->local[w->q[i].id] = i;
     for (int i = 0; i < w->nq; i++) {
         struct liq_quantum *q = &w->q[i];
+        struct liq_patch tmp[LIQ_PATCHES], *v;
+        int n, own;
 
-        w->local[q->id] = i;
         q->remote = 0;
-        for (int d = 0; d < 6; d++) {
-            int b = liq_quantum_neighbour(&w->g, q->id, d);
+        if ((own = liq_patches_of(w, q->id, tmp, &v, &n)) < 0)
+            goto nomem;
+        for (int x = 0; x < n; x++) {
+            struct liq_patch p = v[x];
 
-            if (b >= 0 && w->owner[b] != w->me)
+            if (w->owner[p.src] != w->me) {
                 q->remote = 1;
-            if (liq_face_points(&w->g, q->id, d) > maxface)
-                maxface = liq_face_points(&w->g, q->id, d);
+                continue;
+            }
+            p.src = w->local[p.src];
+            p.dst = i;
+            if (liq_patch_push(&w->copy, &w->ncopy, &cap, &p) != 0) {
+                if (own)
+                    free(v);
+                goto nomem;
+            }
         }
+        if (own)
+            free(v);
     }
-    if (maxface > 0 && (w->facebuf = malloc(maxface * sizeof(double))) == NULL)
-        goto nomem;
     w->send = calloc((size_t)w->nworkers, sizeof(*w->send));
     w->recv = calloc((size_t)w->nworkers, sizeof(*w->recv));
     if (w->send == NULL || w->recv == NULL)
@@ -456,14 +521,14 @@ liq_layout(struct liq_worker *w)
             w->nrecv++;
             goto nomem;
         }
-        if (w->send[w->nsend].nface > 0)
+        if (w->send[w->nsend].npatch > 0)
             w->nsend++;
         else
-            free(w->send[w->nsend].face);
-        if (w->recv[w->nrecv].nface > 0)
+            free(w->send[w->nsend].patch);
+        if (w->recv[w->nrecv].npatch > 0)
             w->nrecv++;
         else
-            free(w->recv[w->nrecv].face);
+            free(w->recv[w->nrecv].patch);
     }
     return 0;
 nomem:
@@ -485,16 +550,19 @@ liq_job_setup(struct liq_worker *w)
     w->epoch = hdr[LIQ_JOB_EPOCH];
     w->heavy = hdr[LIQ_JOB_HEAVY];
     w->start = hdr[LIQ_JOB_START];
+    w->halo = hdr[LIQ_JOB_HALO];
     w->seed = (uint64_t)(unsigned)seed[0] | (uint64_t)(unsigned)seed[1] << 32;
     if ((rc = liq_geom_make(&w->g, hdr, hdr[3])) != 0 ||
         (w->kernel != LIQ_JACOBI && w->kernel != LIQ_RBGS) || w->iters < 0 || w->epoch < 0 ||
         w->epoch > 100000 || w->heavy < 0 || w->heavy > 1000 || w->start < 0 ||
+        w->halo < 1 || w->halo > LIQ_MAX_HALO ||
         w->start >= (w->iters > 0 ? w->iters : 1) ||
         (w->start > 0 && (w->epoch == 0 || w->start % w->epoch != 0))) {
         liq_fail(w, "job: bad description (grid %dx%dx%d, %d quanta, kernel %d, %d iterations)",
                  hdr[0], hdr[1], hdr[2], hdr[3], hdr[4], hdr[5]);
         return -EINVAL;
     }
+    w->depth = liq_halo_depth(w->kernel, w->halo);
     liq_coeffs(w->g.n, &w->c, &w->c2);
     pvm_upkint(&w->nworkers, 1, 1);
     if (w->nworkers < 1 || w->nworkers > 65536) {
@@ -543,7 +611,7 @@ nomem:
     return -ENOMEM;
 }
 
-/* Send every remote face, copy every local one.  Returns 0 or -1. */
+/* Send every remote patch, copy every local one.  Returns 0 or -1. */
 static int
 liq_exchange_start(struct liq_worker *w, int tag)
 {
@@ -551,33 +619,26 @@ liq_exchange_start(struct liq_worker *w, int tag)
         struct liq_link *k = &w->send[l];
         double *p = k->buf;
 
-        for (int f = 0; f < k->nface; f++) {
-            liq_face_get(w->q[k->face[f].q].cur, k->face[f].dir, p);
-            p += k->face[f].points;
+        for (int f = 0; f < k->npatch; f++) {
+            liq_region_get(w->q[k->patch[f].src].cur, &k->patch[f], p);
+            p += k->patch[f].points;
         }
         pvm_initsend(PvmDataInPlace);
         pvm_pkdouble(k->buf, (int)k->points, 1);
         if (pvm_send(k->tid, tag) < 0) {
-            liq_fail(w, "ghost faces to t%x could not be sent", (unsigned)k->tid);
+            liq_fail(w, "ghost points to t%x could not be sent", (unsigned)k->tid);
             return -1;
         }
     }
-    for (int i = 0; i < w->nq; i++) {
-        struct liq_quantum *q = &w->q[i];
+    for (int c = 0; c < w->ncopy; c++) {
+        const struct liq_patch *p = &w->copy[c];
 
-        for (int d = 0; d < 6; d++) {
-            int b = liq_quantum_neighbour(&w->g, q->id, d);
-
-            if (b < 0 || w->local[b] < 0)
-                continue;
-            liq_face_get(q->cur, d, w->facebuf);
-            liq_face_put(w->q[w->local[b]].cur, d ^ 1, w->facebuf);
-        }
+        liq_region_copy(w->q[p->dst].cur, w->q[p->src].cur, p);
     }
     return 0;
 }
 
-/* Receive every remote face into the ghosts.  Returns 0, or -1 to stop. */
+/* Receive every remote patch into the halos.  Returns 0, or -1 to stop. */
 static int
 liq_exchange_finish(struct liq_worker *w, int tag)
 {
@@ -591,20 +652,22 @@ liq_exchange_finish(struct liq_worker *w, int tag)
         pvm_bufinfo(b, &bytes, &rtag, &rtid);
         if ((size_t)bytes != k->points * sizeof(double) ||
             pvm_upkdouble(k->buf, (int)k->points, 1) < 0) {
-            liq_fail(w, "ghost faces from t%x: %d bytes, expected %zu", (unsigned)k->tid,
+            liq_fail(w, "ghost points from t%x: %d bytes, expected %zu", (unsigned)k->tid,
                      bytes, k->points * sizeof(double));
             return -1;
         }
-        for (int f = 0; f < k->nface; f++) {
-            liq_face_put(w->q[k->face[f].q].cur, k->face[f].dir, p);
-            p += k->face[f].points;
+        for (int f = 0; f < k->npatch; f++) {
+            liq_region_put(w->q[k->patch[f].dst].cur, &k->patch[f], p);
+            p += k->patch[f].points;
         }
     }
     return 0;
 }
 
+/* A block of iters iterations on the quanta that do (remote = 1) or do not
+ * need another worker's points. */
 static double
-liq_compute(struct liq_worker *w, int remote, int phase)
+liq_compute(struct liq_worker *w, int remote, int iters)
 {
     double total = 0;
 
@@ -617,7 +680,7 @@ liq_compute(struct liq_worker *w, int remote, int phase)
         double c0 = liq_cpu_now();
 
         t0 = liq_now();
-        liq_quantum_phase(w, q, phase);
+        liq_quantum_block(w, q, iters);
         t0 = liq_now() - t0;
         q->cpu += liq_cpu_now() - c0;
         q->seconds += t0;
@@ -632,11 +695,14 @@ static int
 liq_send_field(struct liq_worker *w)
 {
     for (int i = 0; i < w->nq; i++) {
-        const struct kern_box *b = w->q[i].cur;
-        size_t plane = (size_t)b->ni * (size_t)b->nj;
-        int per = (int)(LIQ_FIELD_CHUNK / sizeof(double) / plane);
+        struct kern_box own, *b = &own;
+        size_t plane;
+        int per;
         double *buf;
 
+        liq_quantum_own(&w->q[i], &own);
+        plane = (size_t)b->ni * (size_t)b->nj;
+        per = (int)(LIQ_FIELD_CHUNK / sizeof(double) / plane);
         if (per < 1)
             per = 1;
         if ((buf = malloc((size_t)per * plane * sizeof(double))) == NULL) {
@@ -681,17 +747,22 @@ liq_migrate(struct liq_worker *w, const int *owner, const int *tids)
     /* Send first (sends do not wait for the receiver), in id order. */
     for (int i = 0; i < w->nq; i++) {
         struct liq_quantum *q = &w->q[i];
-        size_t pts = kern_box_points(q->cur);
+        struct kern_box own;
+        size_t pts;
         double *buf;
 
         if (owner[q->id] == w->me)
             continue;
+        /* Its own points and their ghost layer: the halo is refreshed
+         * before the next block anyway. */
+        liq_quantum_own(q, &own);
+        pts = kern_box_points(&own);
         if ((buf = malloc(pts * sizeof(double))) == NULL) {
             free(nq);
             liq_fail(w, "move: out of memory");
             return -1;
         }
-        kern_box_pack(q->cur, buf);
+        kern_box_pack(&own, buf);
         pvm_initsend(PvmDataInPlace);
         pvm_pkint(&q->id, 1, 1);
         pvm_pkdouble(buf, (int)pts, 1);
@@ -731,9 +802,12 @@ liq_migrate(struct liq_worker *w, const int *owner, const int *tids)
                     liq_fail(w, "move: cannot allocate quantum %d", a);
                 return -1;
             }
+            struct kern_box own;
+
             pvm_bufinfo(b, &bytes, &tag, &tid);
             pvm_upkint(&id, 1, 1);
-            size_t pts = kern_box_points(nq[i].cur);
+            liq_quantum_own(&nq[i], &own);
+            size_t pts = kern_box_points(&own);
 
             if (id != a || (size_t)bytes != sizeof(int) + pts * sizeof(double)) {
                 for (int j = 0; j <= i; j++)
@@ -753,7 +827,7 @@ liq_migrate(struct liq_worker *w, const int *owner, const int *tids)
                 liq_fail(w, "move: quantum %d could not be unpacked", a);
                 return -1;
             }
-            kern_box_unpack(nq[i].cur, buf);
+            kern_box_unpack(&own, buf);
             free(buf);
             if (nq[i].nxt != NULL)
                 kern_box_copy(nq[i].nxt, nq[i].cur); /* the Dirichlet ghosts */
@@ -857,69 +931,83 @@ liq_leave(struct liq_worker *w, int iters_done)
     pvm_send(w->master, LIQ_TAG_LEFT);
 }
 
+/*
+ * The number of the block that starts at iteration it: blocks of w->halo
+ * iterations from each epoch's start (the last one of an epoch shorter).
+ * Workers agree on it whenever they joined, and its parity tells two
+ * consecutive exchanges apart.
+ */
+static int
+liq_block_index(const struct liq_worker *w, int it)
+{
+    if (w->epoch <= 0)
+        return it / w->halo;
+    return it / w->epoch * ((w->epoch + w->halo - 1) / w->halo) + it % w->epoch / w->halo;
+}
+
 /* Run the job.  Returns 1 when this worker was evacuated and must exit. */
 static int
 liq_job(struct liq_worker *w)
 {
     double t_start = liq_now(), t_setup;
-    int phases, leave = 0, it, done = 0;
+    int leave = 0, it, blk, done = 0;
     uint64_t sum = 0;
 
     if (liq_job_setup(w) != 0)
         goto out;
     t_setup = liq_now() - t_start;
-    phases = w->kernel == LIQ_RBGS ? 2 : 1;
     w->compute_all = w->comm_all = 0;
     /* A worker that joins at an epoch boundary takes that boundary's plan. */
     done = w->start;
     if (w->start > 0 && (leave = liq_plan(w, w->start / w->epoch)) != 0)
         goto gone;
-    for (it = w->start; it < w->iters; it++) {
+    for (it = w->start; it < w->iters; it += blk) {
         double compute = 0, t0 = liq_now();
+        int tag = LIQ_TAG_GHOST + (liq_block_index(w, it) & 1);
 
+        /* A block ends at the halo's reach, an epoch's end or the job's. */
+        blk = w->halo < w->iters - it ? w->halo : w->iters - it;
+        if (w->epoch > 0 && blk > w->epoch - it % w->epoch)
+            blk = w->epoch - it % w->epoch;
         for (int i = 0; i < w->nq; i++)
             w->q[i].now = w->q[i].cpu = 0;
-        for (int ph = 0; ph < phases; ph++) {
-            int tag = LIQ_TAG_GHOST + ((it * phases + ph) & 1);
-
-            if (liq_exchange_start(w, tag) != 0)
-                goto out;
-            compute += liq_compute(w, 0, ph);
-            if (liq_exchange_finish(w, tag) != 0)
-                goto out;
-            compute += liq_compute(w, 1, ph);
-        }
-        if (w->kernel == LIQ_JACOBI)
-            for (int i = 0; i < w->nq; i++) {
-                struct kern_box *x = w->q[i].cur;
-
-                w->q[i].cur = w->q[i].nxt;
-                w->q[i].nxt = x;
-            }
+        if (liq_exchange_start(w, tag) != 0)
+            goto out;
+        compute += liq_compute(w, 0, blk);
+        if (liq_exchange_finish(w, tag) != 0)
+            goto out;
+        compute += liq_compute(w, 1, blk);
         if (w->epoch > 0) {
-            for (int i = 0; i < w->nq; i++)
-                w->q[i].hist[it % w->epoch] = w->q[i].cpu;
-            w->ctime[it % w->epoch] = compute;
-            if ((it + 1) % w->epoch == 0 && it + 1 < w->iters &&
-                (liq_report(w, (it + 1) / w->epoch) != 0 ||
-                 (leave = liq_plan(w, (it + 1) / w->epoch)) < 0))
+            /* Each iteration of the block is charged its share. */
+            for (int x = it; x < it + blk; x++) {
+                for (int i = 0; i < w->nq; i++)
+                    w->q[i].hist[x % w->epoch] = w->q[i].cpu / blk;
+                w->ctime[x % w->epoch] = compute / blk;
+            }
+            if ((it + blk) % w->epoch == 0 && it + blk < w->iters &&
+                (liq_report(w, (it + blk) / w->epoch) != 0 ||
+                 (leave = liq_plan(w, (it + blk) / w->epoch)) < 0))
                 goto out;
         }
         double comm = liq_now() - t0 - compute;
 
         w->compute_all += compute;
         w->comm_all += comm;
-        if (liq_send_progress(w, it + 1, compute, comm) < 0) {
+        if (liq_send_progress(w, it + blk, compute, comm) < 0) {
             liq_fail(w, "progress could not be sent to the master");
             goto out;
         }
         if (leave) {
-            done = it + 1;
+            done = it + blk;
             goto gone;
         }
     }
-    for (int i = 0; i < w->nq; i++)
-        sum += liq_field_checksum(w->q[i].cur);
+    for (int i = 0; i < w->nq; i++) {
+        struct kern_box own;
+
+        liq_quantum_own(&w->q[i], &own);
+        sum += liq_field_checksum(&own);
+    }
 
     double run = liq_now() - t_start - t_setup;
     unsigned cs[2] = { (unsigned)sum, (unsigned)(sum >> 32) };

@@ -47,6 +47,27 @@ check "the advisor's choice on 4 hosts, 2 tasks each, is bit-identical" \
 check "one worker with one quantum is bit-identical" \
     verify --grid 17x1x9 --iters 4 --hosts host2 --quanta 1 --kernel rbgs
 
+# Deep halos: one exchange per H iterations, each quantum's box reaching H
+# (rbgs 2H) points into its neighbours, edges and corners included, from
+# workers on other hosts; blocks cut short by the job's end and by epochs;
+# quanta moved between blocks.
+for kernel in jacobi rbgs; do
+    for h in 2 3 5; do
+        check "$kernel with --halo $h on 4 hosts, 2 tasks each, is bit-identical" \
+            verify --grid 31x26x22 --iters 11 --kernel $kernel --halo $h --tasks-per-host 2 \
+            --quanta 4 --balance off
+    done
+    check "$kernel with --halo 4, balancing, a heavy octant and epoch 6 is bit-identical" \
+        verify --grid 48x40x44 --iters 20 --epoch 6 --heavy 30 --min-gain 0 --kernel $kernel \
+        --halo 4 --json "$T/halo.json"
+    check "... the report gives the halo (4 iterations, depth $([ $kernel = rbgs ] && echo 8 || echo 4))" \
+        python3 -c 'import json, sys
+h = json.load(open(sys.argv[1]))["halo"]
+sys.exit(0 if h["iterations"] == 4 and h["depth"] == int(sys.argv[2]) and not h["auto"] and h["work"] > 1 else 1)' \
+        "$T/halo.json" "$([ $kernel = rbgs ] && echo 8 || echo 4)"
+    echo "# $kernel, halo 4: $(python3 -c 'import json,sys; b=json.load(open(sys.argv[1]))["balance"]; print(b["quanta_moved"], "quanta moved in", len(b["epochs"]), "epochs")' "$T/halo.json")"
+done
+
 # Balancing (issue 8): a heavy octant makes the balancer move quanta between
 # epochs; whatever it moves, the field keeps its bits.  How many quanta move
 # depends on measured times, so it is shown, not asserted.
@@ -144,6 +165,9 @@ check "--iters -1 exits 2" exit2 "--iters" stencil --iters -1
 check "--kernel sor exits 2" exit2 "--kernel" stencil --kernel sor
 check "--decomp nope exits 2" exit2 "--decomp" stencil --decomp nope
 check "--quanta 0 exits 2" exit2 "--quanta" stencil --quanta 0
+check "--halo 0 exits 2" exit2 "--halo" stencil --halo 0
+check "--halo 17 exits 2" exit2 "--halo" stencil --halo 17
+check "--halo deep exits 2" exit2 "--halo" stencil --halo deep
 check "--tasks-per-host x exits 2" exit2 "--tasks-per-host" stencil --tasks-per-host x
 check "--iters without a value exits 2" exit2 "needs a value" stencil --iters
 check "an unknown option exits 2" exit2 "unknown option" stencil --colour red

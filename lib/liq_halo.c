@@ -1,0 +1,228 @@
+/*
+ * liq_halo.c - deep halos: a quantum's box reaches `depth` points into its
+ * neighbours, so that one exchange of ghosts serves several sweeps and the
+ * kernels' temporal blocking can run inside the runtime.
+ *
+ * A 7-point sweep makes a point depend on the points one step away, so
+ * after s sweeps the quantum's points depend only on points within L1
+ * distance s.  With a halo of depth D refreshed before a block of sweeps,
+ * the whole extended box is swept as one box (its own ghosts held fixed);
+ * the outer layers go stale one per sweep, and after D sweeps (Jacobi) or
+ * D/2 iterations (red-black: two half-sweeps each) the quantum's own points
+ * hold exactly what the one-layer scheme gives: the same operations on the
+ * same operands, so the same bits.  The points a halo computes twice are
+ * the price (liq_halo_work); fewer, larger messages and temporal blocking
+ * are the gain.
+ */
+#include "liq.h"
+
+#include <errno.h>
+#include <string.h>
+
+int
+liq_halo_depth(enum liq_kernel k, int sweeps)
+{
+    return k == LIQ_RBGS ? 2 * sweeps : sweeps;
+}
+
+void
+liq_quantum_halo(const struct liq_geom *g, int id, int depth, int ext[6])
+{
+    int lo[3], hi[3];
+
+    liq_quantum_extent(g, id, lo, hi);
+    for (int a = 0; a < 3; a++) {
+        int down = lo[a], up = g->n[a] - hi[a], d = depth > 1 ? depth - 1 : 0;
+
+        /* Never past the grid: the box's ghost must land on the Dirichlet layer. */
+        ext[2 * a] = d < down ? d : down;
+        ext[2 * a + 1] = d < up ? d : up;
+    }
+}
+
+double
+liq_halo_work(const struct liq_geom *g, enum liq_kernel k, int sweeps)
+{
+    double own = 0, all = 0;
+    int depth = liq_halo_depth(k, sweeps);
+
+    for (int id = 0; id < g->nquanta; id++) {
+        int lo[3], hi[3], ext[6];
+        double o = 1, x = 1;
+
+        liq_quantum_extent(g, id, lo, hi);
+        liq_quantum_halo(g, id, depth, ext);
+        for (int a = 0; a < 3; a++) {
+            o *= hi[a] - lo[a];
+            x *= hi[a] - lo[a] + ext[2 * a] + ext[2 * a + 1];
+        }
+        own += o;
+        all += x;
+    }
+    return own > 0 ? all / own : 1.0;
+}
+
+int
+liq_halo_auto(const struct liq_geom *g, enum liq_kernel k, int max)
+{
+    int best = 1;
+
+    if (max > LIQ_MAX_HALO)
+        max = LIQ_MAX_HALO;
+    for (int h = 2; h <= max; h++) {
+        if (liq_halo_work(g, k, h) > 1.0 + LIQ_HALO_SLACK)
+            break;
+        best = h;
+    }
+    return best;
+}
+
+/* The quantum index along axis a that holds interior coordinate x. */
+static int
+liq_axis_quantum(const struct liq_geom *g, int a, int x)
+{
+    int r = (int)((long long)x * g->q[a] / g->n[a]);
+
+    while (r + 1 < g->q[a] && (long long)(r + 1) * g->n[a] / g->q[a] <= x)
+        r++;
+    while (r > 0 && (long long)r * g->n[a] / g->q[a] > x)
+        r--;
+    return r;
+}
+
+int
+liq_halo_patches(const struct liq_geom *g, int depth, int dst, struct liq_patch *out, int max)
+{
+    int lo[3], hi[3], ext[6], rlo[3], rhi[3], qlo[3], qhi[3], n = 0;
+
+    if (dst < 0 || dst >= g->nquanta || depth < 1)
+        return -EINVAL;
+    liq_quantum_extent(g, dst, lo, hi);
+    liq_quantum_halo(g, dst, depth, ext);
+    for (int a = 0; a < 3; a++) {
+        /* The box's interior and its ghost layer, where that is in the grid. */
+        rlo[a] = lo[a] - ext[2 * a];
+        rhi[a] = hi[a] + ext[2 * a + 1];
+        rlo[a] -= rlo[a] > 0;
+        rhi[a] += rhi[a] < g->n[a];
+        qlo[a] = liq_axis_quantum(g, a, rlo[a]);
+        qhi[a] = liq_axis_quantum(g, a, rhi[a] - 1);
+    }
+    for (int z = qlo[2]; z <= qhi[2]; z++)
+        for (int y = qlo[1]; y <= qhi[1]; y++)
+            for (int x = qlo[0]; x <= qhi[0]; x++) {
+                int src = x + g->q[0] * (y + g->q[1] * z), slo[3], shi[3], gap = 0, empty = 0;
+                struct liq_patch p;
+
+                if (src == dst)
+                    continue;
+                liq_quantum_extent(g, src, slo, shi);
+                for (int a = 0; a < 3; a++) {
+                    p.lo[a] = slo[a] > rlo[a] ? slo[a] : rlo[a];
+                    p.hi[a] = shi[a] < rhi[a] ? shi[a] : rhi[a];
+                    empty |= p.lo[a] >= p.hi[a];
+                    /* How far the patch's nearest point is outside dst on this axis. */
+                    if (p.hi[a] <= lo[a])
+                        gap += lo[a] - p.hi[a] + 1;
+                    else if (p.lo[a] >= hi[a])
+                        gap += p.lo[a] - hi[a] + 1;
+                }
+                /* Points further than depth (L1) from dst cannot reach it. */
+                if (empty || gap > depth)
+                    continue;
+                p.src = src;
+                p.dst = dst;
+                p.points = (size_t)(p.hi[0] - p.lo[0]) * (size_t)(p.hi[1] - p.lo[1]) *
+                           (size_t)(p.hi[2] - p.lo[2]);
+                if (n < max)
+                    out[n] = p;
+                n++;
+            }
+    return n;
+}
+
+/* Address in b of interior coordinate (x, y, z) (0-based, global). */
+static double *
+liq_region_at(const struct kern_box *b, int x, int y, int z)
+{
+    return kern_at(b, (int)(x + 1 - b->oi), (int)(y + 1 - b->oj), (int)(z + 1 - b->ok));
+}
+
+void
+liq_region_get(const struct kern_box *b, const struct liq_patch *p, double *buf)
+{
+    size_t row = (size_t)(p->hi[0] - p->lo[0]);
+
+    for (int z = p->lo[2]; z < p->hi[2]; z++)
+        for (int y = p->lo[1]; y < p->hi[1]; y++, buf += row)
+            memcpy(buf, liq_region_at(b, p->lo[0], y, z), row * sizeof(double));
+}
+
+void
+liq_region_put(struct kern_box *b, const struct liq_patch *p, const double *buf)
+{
+    size_t row = (size_t)(p->hi[0] - p->lo[0]);
+
+    for (int z = p->lo[2]; z < p->hi[2]; z++)
+        for (int y = p->lo[1]; y < p->hi[1]; y++, buf += row)
+            memcpy(liq_region_at(b, p->lo[0], y, z), buf, row * sizeof(double));
+}
+
+void
+liq_region_copy(struct kern_box *dst, const struct kern_box *src, const struct liq_patch *p)
+{
+    size_t row = (size_t)(p->hi[0] - p->lo[0]) * sizeof(double);
+
+    for (int z = p->lo[2]; z < p->hi[2]; z++)
+        for (int y = p->lo[1]; y < p->hi[1]; y++)
+            memcpy(liq_region_at(dst, p->lo[0], y, z), liq_region_at(src, p->lo[0], y, z), row);
+}
+
+void
+liq_quantum_view(const struct kern_box *box, const int ext[6], const int n[3],
+                 struct kern_box *view)
+{
+    *view = *box;
+    view->map = NULL;
+    view->map_len = 0;
+    view->data = kern_at(box, ext[0], ext[2], ext[4]);
+    view->ni = n[0];
+    view->nj = n[1];
+    view->nk = n[2];
+    view->oi = box->oi + ext[0];
+    view->oj = box->oj + ext[2];
+    view->ok = box->ok + ext[4];
+}
+
+int
+liq_block(struct kern_box **cur, struct kern_box **nxt, const struct kern_box *rhs,
+          enum liq_kernel k, double c, double c2, int sweeps, int repeat,
+          const struct kern_plan *plan)
+{
+    struct kern_box *x;
+    int rc = 0;
+
+    if (sweeps < 1 || repeat < 1)
+        return -EINVAL;
+    if (k == LIQ_RBGS) {
+        if (repeat == 1)
+            return kern_rbgs_run(*cur, rhs, c, c2, sweeps, plan);
+        /* Heavy: every half-sweep k times (each is idempotent). */
+        for (int s = 0; s < sweeps && rc == 0; s++)
+            for (int colour = KERN_RED; colour <= KERN_BLACK; colour++)
+                for (int r = 0; r < repeat && rc == 0; r++)
+                    rc = kern_rbgs_sweep(*cur, rhs, c, c2, colour, plan);
+        return rc;
+    }
+    /* One sweep: into the other box and swap (kern_jacobi_run would copy back). */
+    if (repeat == 1 && sweeps > 1)
+        return kern_jacobi_run(*cur, *nxt, rhs, c, c2, sweeps, plan);
+    for (int s = 0; s < sweeps && rc == 0; s++) {
+        for (int r = 0; r < repeat && rc == 0; r++)
+            rc = kern_jacobi_step(*nxt, *cur, rhs, c, c2, plan);
+        x = *cur;
+        *cur = *nxt;
+        *nxt = x;
+    }
+    return rc;
+}
