@@ -61,6 +61,9 @@
 /* Planes that must fit in the cache together (3 of u and 1 of rhs). */
 #define KERN_TK 4
 
+/* Jacobi sweeps per pass of the temporally blocked kernel (kern_plan_make). */
+#define KERN_JAC_STEPS 6
+
 /* Cache size used when sysfs says nothing: the thesis's 256 KiB L2. */
 #define KERN_CACHE_DEFAULT ((size_t)256 * 1024)
 
@@ -257,6 +260,15 @@ int kern_jacobi_sweep(struct kern_box *out, const struct kern_box *u, const stru
  */
 int kern_jacobi_run(struct kern_box *u, struct kern_box *tmp, const struct kern_box *rhs,
                     double c, double c2, int iters, const struct kern_plan *p);
+
+/*
+ * kern_jacobi_run for a caller that keeps two boxes and can swap them:
+ * the sweeps go in as few passes as the plan allows (none forced to make
+ * their number even), and when the result ends in *tmp the two pointers
+ * are swapped, so *u holds it either way, with no copy.
+ */
+int kern_jacobi_run_swap(struct kern_box **u, struct kern_box **tmp, const struct kern_box *rhs,
+                         double c, double c2, int iters, const struct kern_plan *p);
 
 /*
  * One sweep out <- J(u) through the fast kernel's path (blocks of

@@ -188,14 +188,19 @@ int kern_jacobi_step(struct kern_box *out, const struct kern_box *u, const struc
     return 0;
 }
 
-int kern_jacobi_run(struct kern_box *u, struct kern_box *tmp, const struct kern_box *rhs,
-                    double c, double c2, int iters, const struct kern_plan *p)
+/* The passes of kern_jacobi_run; the result is left in *res (u or tmp).
+ * even: split the sweeps into an even number of passes when that is
+ * possible, so that the result lands in u without a copy. */
+static int
+jacobi_passes(struct kern_box *u, struct kern_box *tmp, const struct kern_box *rhs, double c,
+              double c2, int iters, const struct kern_plan *p, int even, struct kern_box **res)
 {
     struct pass ps;
     struct kern_box *src = u, *dst = tmp;
     int T, block, npass, done = 0;
     size_t len;
 
+    *res = u;
     if (check3(tmp, u, rhs) != 0 || p == NULL || iters < 0)
         return -EINVAL;
     if (iters == 0)
@@ -209,7 +214,7 @@ int kern_jacobi_run(struct kern_box *u, struct kern_box *tmp, const struct kern_
      * result in u without a copy, so split one more pass when that is
      * possible. */
     npass = (iters + T - 1) / T;
-    if (npass % 2 != 0 && npass < iters)
+    if (even && npass % 2 != 0 && npass < iters)
         npass++;
 
     ps.in = NULL;
@@ -243,8 +248,34 @@ int kern_jacobi_run(struct kern_box *u, struct kern_box *tmp, const struct kern_
         src = dst;
         dst = x;
     }
-    if (src != u)
-        (void)kern_box_copy(u, src);
+    *res = src;
     free(ps.ring);
     return 0;
+}
+
+int kern_jacobi_run(struct kern_box *u, struct kern_box *tmp, const struct kern_box *rhs,
+                    double c, double c2, int iters, const struct kern_plan *p)
+{
+    struct kern_box *res;
+    int rc = jacobi_passes(u, tmp, rhs, c, c2, iters, p, 1, &res);
+
+    if (rc == 0 && res != u)
+        (void)kern_box_copy(u, res);
+    return rc;
+}
+
+int kern_jacobi_run_swap(struct kern_box **u, struct kern_box **tmp, const struct kern_box *rhs,
+                         double c, double c2, int iters, const struct kern_plan *p)
+{
+    struct kern_box *res, *x;
+    int rc;
+
+    if (u == NULL || tmp == NULL)
+        return -EINVAL;
+    if ((rc = jacobi_passes(*u, *tmp, rhs, c, c2, iters, p, 0, &res)) == 0 && res != *u) {
+        x = *u;
+        *u = *tmp;
+        *tmp = x;
+    }
+    return rc;
 }

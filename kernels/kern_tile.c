@@ -120,7 +120,7 @@ int kern_plan_make(struct kern_plan *p, size_t cache_bytes, int ni, int nj, int 
     p->rb_steps = 1;
 
     box_bytes = (size_t)(ni + 2) * (size_t)(nj + 2) * (size_t)(nk + 2) * sizeof(double);
-    p->jac_steps = 6;
+    p->jac_steps = KERN_JAC_STEPS;
     p->jac_rows = balance(nj, clamp(p->cache_elems / (5 * (size_t)(ni + 2)), 4, nj));
     /* Boxes small enough to stay in the last cache level gain nothing from
      * fewer passes and pay for the halos (measured at 64^3: 1.5 ns against

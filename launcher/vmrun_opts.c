@@ -461,12 +461,16 @@ vmrun_parse_args(struct vmrun_opts *o, int argc, char **argv, const char *const 
 int
 vmrun_halo(const struct vmrun_opts *o, const struct liq_geom *g)
 {
-    int max = VMRUN_HALO_AUTO_MAX;
+    int span = o->balance && o->epoch < o->iters ? o->epoch : o->iters, h, blocks;
 
     if (o->halo > 0)
         return o->halo;
     /* A block never spans an epoch's end, so a deeper halo would go unused. */
-    if (o->balance && o->epoch < max)
-        max = o->epoch;
-    return liq_halo_auto(g, o->kernel, max);
+    if (span < 1)
+        span = 1;
+    h = liq_halo_auto(g, o->kernel, span < LIQ_MAX_HALO ? span : LIQ_MAX_HALO);
+    /* As many exchanges per epoch as h needs, in blocks of equal length:
+     * the last block is not a short one, and the halo no deeper than used. */
+    blocks = (span + h - 1) / h;
+    return (span + blocks - 1) / blocks;
 }

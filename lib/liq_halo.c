@@ -214,9 +214,8 @@ liq_block(struct kern_box **cur, struct kern_box **nxt, const struct kern_box *r
                     rc = kern_rbgs_sweep(*cur, rhs, c, c2, colour, plan);
         return rc;
     }
-    /* One sweep: into the other box and swap (kern_jacobi_run would copy back). */
-    if (repeat == 1 && sweeps > 1)
-        return kern_jacobi_run(*cur, *nxt, rhs, c, c2, sweeps, plan);
+    if (repeat == 1)
+        return kern_jacobi_run_swap(cur, nxt, rhs, c, c2, sweeps, plan);
     for (int s = 0; s < sweeps && rc == 0; s++) {
         for (int r = 0; r < repeat && rc == 0; r++)
             rc = kern_jacobi_step(*nxt, *cur, rhs, c, c2, plan);

@@ -158,6 +158,11 @@ liq_quantum_make(struct liq_worker *w, struct liq_quantum *q, int id, const int 
     nk = q->n[2] + q->ext[4] + q->ext[5];
     if ((rc = kern_plan_make(&q->plan, w->cache, ni, nj, nk, KERN_PLAN_FAST)) != 0)
         return rc;
+    /* The plan leaves a box that fits in the last cache level unblocked;
+     * but a worker sweeps all its quanta in turn, and it is their sum that
+     * would have to stay there. */
+    if (id >= 0 && w->nq > 1 && q->plan.jac_steps == 1)
+        q->plan.jac_steps = KERN_JAC_STEPS;
     if ((rc = kern_box_alloc(&q->a, ni, nj, nk, q->plan.bi, q->plan.bj)) != 0)
         return rc;
     if ((rc = kern_box_alloc(&q->rhs, ni, nj, nk, q->plan.bi, q->plan.bj)) != 0)

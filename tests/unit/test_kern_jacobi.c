@@ -176,6 +176,45 @@ static void test_kern_jacobi_run_matches_reference(void **state)
     }
 }
 
+/* kern_jacobi_run_swap: the result in *u whichever box it ended in; an odd
+ * number of passes leaves it in the other box, which the pointers follow. */
+static void test_kern_jacobi_run_swap_matches_reference(void **state)
+{
+    uint64_t s = 3;
+    int swapped = 0, kept = 0;
+
+    (void)state;
+    for (int n = 0; n < CASES; n++) {
+        struct jcase jc;
+        struct kern_box ref, a, b, *u = &a, *tmp = &b;
+        struct kern_plan p;
+        int iters = pick(&s, 0, 13);
+
+        make_case(&jc, &s, n % 8 == 0);
+        reference(&jc, iters, &ref);
+        alloc_any(&a, jc.ni, jc.nj, jc.nk, &s);
+        alloc_any(&b, jc.ni, jc.nj, jc.nk, &s);
+        assert_int_equal(kern_box_copy(&a, &jc.u0), 0);
+        kern_box_fill(&b, next(&s));
+        memset(&p, 0, sizeof(p));
+        p.jac_steps = pick(&s, 1, 6);
+        p.jac_rows = pick(&s, 1, jc.nj + 2);
+        p.flags = (unsigned)pick(&s, 0, 1) * KERN_PLAN_SIMD
+                  | (unsigned)pick(&s, 0, 1) * KERN_PLAN_STREAM;
+        assert_int_equal(kern_jacobi_run_swap(&u, &tmp, &jc.rhs, C, C2, iters, &p), 0);
+        assert_int_equal(kern_box_equal(u, &ref), 1);
+        assert_true(u != tmp && (u == &a || u == &b) && (tmp == &a || tmp == &b));
+        swapped += u == &b;
+        kept += u == &a;
+        kern_box_free(&a);
+        kern_box_free(&b);
+        kern_box_free(&ref);
+        free_case(&jc);
+    }
+    assert_true(swapped > 0 && kept > 0);
+    assert_int_equal(kern_jacobi_run_swap(NULL, NULL, NULL, C, C2, 1, NULL), -EINVAL);
+}
+
 /* kern_jacobi_step, swapping the boxes between steps as a runtime does. */
 static void test_kern_jacobi_step_matches_reference(void **state)
 {
@@ -312,6 +351,7 @@ int main(void)
         cmocka_unit_test(test_kern_jacobi_sweep_matches_reference),
         cmocka_unit_test(test_kern_jacobi_run_matches_reference),
         cmocka_unit_test(test_kern_jacobi_run_with_made_plans),
+        cmocka_unit_test(test_kern_jacobi_run_swap_matches_reference),
         cmocka_unit_test(test_kern_jacobi_step_matches_reference),
         cmocka_unit_test(test_kern_jacobi_tile_writes_only_its_points),
         cmocka_unit_test(test_kern_jacobi_rejects_bad_input),
