@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/vmrun.sh - what `vmrun stencil` costs and how well the advisor
 # predicts (issue 7).  Prints, from one run on this machine:
-#   1. one host: the runtime's updates/s (vmrun stencil, 1 worker, Q quanta)
+#   1. one host: the runtime's updates/s (vmrun stencil, 1 worker, the
+#      default 8 quanta and 1 quantum, deep halos chosen by --halo auto)
 #      against the bare kernel on the same grid (bench/stencil_bare): the
 #      fastest (temporally blocked) kernel and the one-sweep kernel;
 #   2. four hosts on loopback, and four in network namespaces (root): time
@@ -41,22 +42,25 @@ field() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eva
 
 echo "== 1. one host: runtime against the bare kernel (grid $grid^3, $iters iterations)"
 "$VMCTL" start --local 1 >/dev/null || exit 1
-printf '%-8s %14s %14s %14s %10s %10s\n' kernel "bare fastest" "bare 1-sweep" "vmrun (Q=8)" "vs fastest" "vs 1-sweep"
+printf '%-8s %5s %5s %14s %14s %14s %10s %10s\n' kernel Q halo "bare fastest" "bare 1-sweep" "vmrun" "vs fastest" "vs 1-sweep"
 results=()
 for k in jacobi rbgs; do
     echo "   ... $k: bare kernel" >&2
     "$BARE" --grid "$grid" --iters "$iters" --kernel $k >"$T/bare.json" || exit 1
-    echo "   ... $k: vmrun stencil" >&2
-    "$VMRUN" stencil --quiet --grid "$grid" --iters "$iters" --kernel $k --json "$T/run.json" \
-        >/dev/null || exit 1
     fast=$(field "$T/bare.json" 'r["fastest_updates_per_s"]')
     one=$(field "$T/bare.json" 'r["one_sweep_updates_per_s"]')
-    rt=$(field "$T/run.json" 'r["updates_per_s"]')
-    same=$(python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); print("same" if a["checksum"]==b["checksum"] else "DIFFERENT")' "$T/bare.json" "$T/run.json")
-    python3 -c 'import sys; k, f, o, r, s = sys.argv[1:]; f, o, r = float(f), float(o), float(r)
-print(f"{k:<8} {f/1e6:10.1f} M/s {o/1e6:10.1f} M/s {r/1e6:10.1f} M/s {100*r/f:9.0f}% {100*r/o:9.0f}%   (checksums {s})")' \
-        $k "$fast" "$one" "$rt" "$same"
-    results+=("{\"part\":\"one-host\",\"kernel\":\"$k\",\"bare_fastest\":$fast,\"bare_one_sweep\":$one,\"vmrun\":$rt}")
+    for q in 8 1; do
+        echo "   ... $k: vmrun stencil --quanta $q" >&2
+        "$VMRUN" stencil --quiet --grid "$grid" --iters "$iters" --kernel $k --quanta $q \
+            --json "$T/run.json" >/dev/null || exit 1
+        rt=$(field "$T/run.json" 'r["updates_per_s"]')
+        halo=$(field "$T/run.json" 'r["halo"]["iterations"]')
+        same=$(python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); print("same" if a["checksum"]==b["checksum"] else "DIFFERENT")' "$T/bare.json" "$T/run.json")
+        python3 -c 'import sys; k, q, h, f, o, r, s = sys.argv[1:]; f, o, r = float(f), float(o), float(r)
+print(f"{k:<8} {q:>5} {h:>5} {f/1e6:10.1f} M/s {o/1e6:10.1f} M/s {r/1e6:10.1f} M/s {100*r/f:9.0f}% {100*r/o:9.0f}%   (checksums {s})")' \
+            $k $q "$halo" "$fast" "$one" "$rt" "$same"
+        results+=("{\"part\":\"one-host\",\"kernel\":\"$k\",\"quanta\":$q,\"halo\":$halo,\"bare_fastest\":$fast,\"bare_one_sweep\":$one,\"vmrun\":$rt}")
+    done
 done
 "$VMCTL" halt >/dev/null
 
