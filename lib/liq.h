@@ -149,7 +149,9 @@ int liq_block(struct kern_box **cur, struct kern_box **nxt, const struct kern_bo
  *                      CPU-second), LIQ_TAG_RINGED, LIQ_TAG_PROGRESS
  *                      (one per iteration), LIQ_TAG_DONE, LIQ_TAG_FIELD
  *                      (the final field, when asked), LIQ_TAG_FAIL (text)
- *   worker <-> worker  LIQ_TAG_GHOST + phase parity, LIQ_TAG_RINGMSG
+ *   worker <-> worker  LIQ_TAG_GHOST + block parity (the halo patches one
+ *                      worker sends another, in liq_halo_patches order by
+ *                      destination then source id), LIQ_TAG_RINGMSG
  *
  * Balancing (issue 8): every `epoch` iterations each worker sends the
  * median of each of its quanta's iteration CPU times -- what the quantum
@@ -169,7 +171,8 @@ int liq_block(struct kern_box **cur, struct kern_box **nxt, const struct kern_bo
  * owners, holds no quanta, and takes that boundary's plan with the others.
  * A quantum whose
  * owner changes goes as one LIQ_TAG_MOVE message (id, then its points
- * without padding, ghosts included) and is laid out again for the
+ * without padding, with the layer around them; its halo is refreshed
+ * before the next block) and is laid out again for the
  * receiver's cache.  No ghost message is in flight at an epoch's end: no
  * worker starts the next iteration before the master has heard every
  * worker, so links are rebuilt from the new owners in step.
@@ -179,9 +182,10 @@ int liq_block(struct kern_box **cur, struct kern_box **nxt, const struct kern_bo
  * A Jacobi sweep and a red or black half-sweep are idempotent (they read
  * only what they do not write), so the result keeps its bits.
  *
- * A worker is at most one exchange phase ahead of a neighbour (it cannot
- * finish phase p+1 without the neighbour's phase p+1 faces), so the parity
- * of the phase tells two consecutive exchanges apart.
+ * A worker is at most one exchange ahead of a neighbour (it cannot finish
+ * block b+1 without the neighbour's block b+1 patches), so the parity of
+ * the block's number (counted from each epoch's start, which every worker
+ * agrees on) tells two consecutive exchanges apart.
  */
 #define LIQ_TAG_PROBE    0x4c510
 #define LIQ_TAG_RING     0x4c511
