@@ -145,6 +145,16 @@ static void test_kern_jacobi_sweep_matches_reference(void **state)
     }
 }
 
+/* A fast plan with random blocking, rows and paths. */
+static void random_plan(struct kern_plan *p, uint64_t *s, int nj)
+{
+    memset(p, 0, sizeof(*p));
+    p->jac_steps = pick(s, 1, 6);
+    p->jac_rows = pick(s, 1, nj + 2);
+    p->flags = (unsigned)pick(s, 0, 1) * KERN_PLAN_SIMD
+               | (unsigned)pick(s, 0, 1) * KERN_PLAN_STREAM;
+}
+
 static void test_kern_jacobi_run_matches_reference(void **state)
 {
     uint64_t s = 2;
@@ -162,11 +172,7 @@ static void test_kern_jacobi_run_matches_reference(void **state)
         alloc_any(&tmp, jc.ni, jc.nj, jc.nk, &s);
         assert_int_equal(kern_box_copy(&u, &jc.u0), 0);
         kern_box_fill(&tmp, next(&s)); /* garbage, ghosts included */
-        memset(&p, 0, sizeof(p));
-        p.jac_steps = pick(&s, 1, 6);
-        p.jac_rows = pick(&s, 1, jc.nj + 2);
-        p.flags = (unsigned)pick(&s, 0, 1) * KERN_PLAN_SIMD
-                  | (unsigned)pick(&s, 0, 1) * KERN_PLAN_STREAM;
+        random_plan(&p, &s, jc.nj);
         assert_int_equal(kern_jacobi_run(&u, &tmp, &jc.rhs, C, C2, iters, &p), 0);
         assert_int_equal(kern_box_equal(&u, &ref), 1);
         kern_box_free(&u);
@@ -196,11 +202,7 @@ static void test_kern_jacobi_run_swap_matches_reference(void **state)
         alloc_any(&b, jc.ni, jc.nj, jc.nk, &s);
         assert_int_equal(kern_box_copy(&a, &jc.u0), 0);
         kern_box_fill(&b, next(&s));
-        memset(&p, 0, sizeof(p));
-        p.jac_steps = pick(&s, 1, 6);
-        p.jac_rows = pick(&s, 1, jc.nj + 2);
-        p.flags = (unsigned)pick(&s, 0, 1) * KERN_PLAN_SIMD
-                  | (unsigned)pick(&s, 0, 1) * KERN_PLAN_STREAM;
+        random_plan(&p, &s, jc.nj);
         assert_int_equal(kern_jacobi_run_swap(&u, &tmp, &jc.rhs, C, C2, iters, &p), 0);
         assert_int_equal(kern_box_equal(u, &ref), 1);
         assert_true(u != tmp && (u == &a || u == &b) && (tmp == &a || tmp == &b));
@@ -233,11 +235,7 @@ static void test_kern_jacobi_step_matches_reference(void **state)
         alloc_any(&b, jc.ni, jc.nj, jc.nk, &s);
         assert_int_equal(kern_box_copy(&a, &jc.u0), 0);
         assert_int_equal(kern_box_copy(&b, &jc.u0), 0); /* the ghosts */
-        memset(&p, 0, sizeof(p));
-        p.jac_steps = pick(&s, 1, 6); /* ignored by a step */
-        p.jac_rows = pick(&s, 1, jc.nj + 2);
-        p.flags = (unsigned)pick(&s, 0, 1) * KERN_PLAN_SIMD
-                  | (unsigned)pick(&s, 0, 1) * KERN_PLAN_STREAM;
+        random_plan(&p, &s, jc.nj); /* jac_steps is ignored by a step */
         for (int t = 0; t < iters; t++) {
             assert_int_equal(kern_jacobi_step(v, u, &jc.rhs, C, C2, &p), 0);
             x = u;
