@@ -63,6 +63,8 @@ struct liq_worker {
     struct liq_link *send, *recv;
     int ncopy;
     struct liq_patch *copy;     /* halo patches between local quanta (local indices) */
+    int nscratch;
+    struct liq_patch *scratch;  /* one quantum's patches, while links are built */
     double *ctime;              /* compute seconds of each iteration, this epoch */
     double last_move;           /* seconds the last move took */
     double compute_all, comm_all;
@@ -388,26 +390,23 @@ liq_patch_push(struct liq_patch **v, int *n, int *cap, const struct liq_patch *p
     return 0;
 }
 
-#define LIQ_PATCHES 64
-
-/* The patches of quantum dst: *v is tmp (LIQ_PATCHES long) or, for more,
- * an array the caller frees when 1 is returned; -ENOMEM. */
+/* The patches of quantum dst's halo, in w->scratch (grown as needed):
+ * how many, or -ENOMEM. */
 static int
-liq_patches_of(struct liq_worker *w, int dst, struct liq_patch *tmp, struct liq_patch **v,
-               int *n)
+liq_patches_of(struct liq_worker *w, int dst)
 {
-    struct liq_patch *big = NULL;
-    int m = liq_halo_patches(&w->g, w->depth, dst, tmp, LIQ_PATCHES);
+    int m = liq_halo_patches(&w->g, w->depth, dst, w->scratch, w->nscratch);
 
-    *v = tmp;
-    if (m > LIQ_PATCHES) {
-        if ((big = malloc((size_t)m * sizeof(*big))) == NULL)
+    if (m > w->nscratch) {
+        struct liq_patch *x = realloc(w->scratch, (size_t)m * sizeof(*x));
+
+        if (x == NULL)
             return -ENOMEM;
-        liq_halo_patches(&w->g, w->depth, dst, big, m);
-        *v = big;
+        w->scratch = x;
+        w->nscratch = m;
+        m = liq_halo_patches(&w->g, w->depth, dst, w->scratch, w->nscratch);
     }
-    *n = m < 0 ? 0 : m;
-    return big != NULL; /* 1: the caller frees *v */
+    return m < 0 ? 0 : m;
 }
 
 /*
@@ -424,29 +423,23 @@ liq_link_make(struct liq_worker *w, struct liq_link *l, int from, int to, int re
     memset(l, 0, sizeof(*l));
     l->tid = w->tids[receiving ? from : to];
     for (int t = 0; t < w->g.nquanta; t++) {
-        struct liq_patch tmp[LIQ_PATCHES], *v;
-        int n, own;
+        int n;
 
         if (w->owner[t] != to)
             continue;
-        if ((own = liq_patches_of(w, t, tmp, &v, &n)) < 0)
+        if ((n = liq_patches_of(w, t)) < 0)
             return -ENOMEM;
         for (int i = 0; i < n; i++) {
-            struct liq_patch p = v[i];
+            struct liq_patch p = w->scratch[i];
 
             if (w->owner[p.src] != from)
                 continue;
             p.src = receiving ? -1 : w->local[p.src];
             p.dst = receiving ? w->local[p.dst] : -1;
-            if (liq_patch_push(&l->patch, &l->npatch, &cap, &p) != 0) {
-                if (own)
-                    free(v);
+            if (liq_patch_push(&l->patch, &l->npatch, &cap, &p) != 0)
                 return -ENOMEM;
-            }
             l->points += p.points;
         }
-        if (own)
-            free(v);
     }
     if (l->npatch > 0 && (l->buf = malloc(l->points * sizeof(double))) == NULL)
         return -ENOMEM;
@@ -467,9 +460,10 @@ liq_links_free(struct liq_worker *w)
     free(w->send);
     free(w->recv);
     free(w->copy);
+    free(w->scratch);
     w->send = w->recv = NULL;
-    w->copy = NULL;
-    w->nsend = w->nrecv = w->ncopy = 0;
+    w->copy = w->scratch = NULL;
+    w->nsend = w->nrecv = w->ncopy = w->nscratch = 0;
 }
 
 /*
@@ -489,14 +483,13 @@ liq_layout(struct liq_worker *w)
         w->local[w->q[i].id] = i;
     for (int i = 0; i < w->nq; i++) {
         struct liq_quantum *q = &w->q[i];
-        struct liq_patch tmp[LIQ_PATCHES], *v;
-        int n, own;
+        int n;
 
         q->remote = 0;
-        if ((own = liq_patches_of(w, q->id, tmp, &v, &n)) < 0)
+        if ((n = liq_patches_of(w, q->id)) < 0)
             goto nomem;
         for (int x = 0; x < n; x++) {
-            struct liq_patch p = v[x];
+            struct liq_patch p = w->scratch[x];
 
             if (w->owner[p.src] != w->me) {
                 q->remote = 1;
@@ -504,14 +497,9 @@ liq_layout(struct liq_worker *w)
             }
             p.src = w->local[p.src];
             p.dst = i;
-            if (liq_patch_push(&w->copy, &w->ncopy, &cap, &p) != 0) {
-                if (own)
-                    free(v);
+            if (liq_patch_push(&w->copy, &w->ncopy, &cap, &p) != 0)
                 goto nomem;
-            }
         }
-        if (own)
-            free(v);
     }
     w->send = calloc((size_t)w->nworkers, sizeof(*w->send));
     w->recv = calloc((size_t)w->nworkers, sizeof(*w->recv));
@@ -832,10 +820,9 @@ liq_migrate(struct liq_worker *w, const int *owner, const int *tids)
                 liq_fail(w, "move: quantum %d could not be unpacked", a);
                 return -1;
             }
+            /* Its other box got the Dirichlet ghosts when it was made. */
             kern_box_unpack(&own, buf);
             free(buf);
-            if (nq[i].nxt != NULL)
-                kern_box_copy(nq[i].nxt, nq[i].cur); /* the Dirichlet ghosts */
         }
         i++;
     }
