@@ -111,10 +111,11 @@ int vmrun_vm_start(struct vmrun_vm *vm, const struct vmrun_opts *o);
 int vmrun_vm_bench(struct vmrun_vm *vm, const int ext[3], enum liq_kernel k, double seconds,
                    int halo);
 /* The halo a job runs with: o->halo, or for 0 the deepest that sweeps at most
- * LIQ_HALO_SLACK more points (liq_halo_auto), within LIQ_MAX_HALO and the
- * epoch (the job, without balancing), evened out so the epoch's blocks are
- * of one length. */
-int vmrun_halo(const struct vmrun_opts *o, const struct liq_geom *g);
+ * LIQ_HALO_SLACK more points (liq_halo_auto) with the workers' regions of
+ * placement owner (NULL: before there is one, each quantum alone), within
+ * LIQ_MAX_HALO and the epoch (the job, without balancing), evened out so
+ * the epoch's blocks are of one length. */
+int vmrun_halo(const struct vmrun_opts *o, const struct liq_geom *g, const int *owner);
 /* The next message from a worker: its buffer id, with tag and source; -1
  * when a worker failed, died or lost its host (vm->why says which). */
 int vmrun_vm_next(struct vmrun_vm *vm, int *tag, int *src);

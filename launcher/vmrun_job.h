@@ -35,6 +35,7 @@ struct job_stats {
     double *wsetup, *wrun;
     uint64_t checksum;
     int halo;                   /* iterations per ghost exchange */
+    double halo_work;           /* points swept per point owned, initial placement */
     int ndone;
     double t_bench, t_decomp, t_run, t_gather, t_verify, t_total;
     double t_iter;              /* the slowest worker's iteration loop (no setup) */

@@ -459,7 +459,7 @@ vmrun_parse_args(struct vmrun_opts *o, int argc, char **argv, const char *const 
 }
 
 int
-vmrun_halo(const struct vmrun_opts *o, const struct liq_geom *g)
+vmrun_halo(const struct vmrun_opts *o, const struct liq_geom *g, const int *owner)
 {
     int span = o->balance && o->epoch < o->iters ? o->epoch : o->iters, h, blocks;
 
@@ -468,7 +468,7 @@ vmrun_halo(const struct vmrun_opts *o, const struct liq_geom *g)
     /* A block never spans an epoch's end, so a deeper halo would go unused. */
     if (span < 1)
         span = 1;
-    h = liq_halo_auto(g, o->kernel, span < LIQ_MAX_HALO ? span : LIQ_MAX_HALO);
+    h = liq_halo_auto(g, o->kernel, span < LIQ_MAX_HALO ? span : LIQ_MAX_HALO, owner, o->heavy);
     /* As many exchanges per epoch as h needs, in blocks of equal length:
      * the last block is not a short one, and the halo no deeper than used. */
     blocks = (span + h - 1) / h;

@@ -513,7 +513,7 @@ json_report(FILE *fp, const struct vmrun_vm *vm, const struct vmrun_opts *o,
     fprintf(fp, ",\"quanta\":{\"grid\":[%d,%d,%d],\"count\":%d},", st->g.q[0], st->g.q[1],
             st->g.q[2], st->g.nquanta);
     fprintf(fp, "\"halo\":{\"iterations\":%d,\"depth\":%d,\"work\":%.4f,\"auto\":%s},",
-            st->halo, liq_halo_depth(o->kernel, st->halo), liq_halo_work(&st->g, o->kernel, st->halo),
+            st->halo, liq_halo_depth(o->kernel, st->halo), st->halo_work,
             o->halo == 0 ? "true" : "false");
     fprintf(fp, "\"ranking\":[");
     for (int r = 0; st->advised && r < st->adv.nranked; r++)
@@ -689,7 +689,8 @@ vmrun_stencil_main(int argc, char **argv)
         goto out;
     }
     liq_geom_max_extent(&st.g, ext);
-    st.halo = vmrun_halo(&o, &st.g);
+    /* The probe's blocks; the job's halo follows the placement's regions. */
+    st.halo = vmrun_halo(&o, &st.g, NULL);
     t = vmrun_now();
     if (vmrun_vm_bench(&vm, ext, o.kernel, o.probe_seconds, st.halo) != 0)
         goto out;
@@ -702,6 +703,8 @@ vmrun_stencil_main(int argc, char **argv)
         goto out;
     }
     st.t_decomp = vmrun_now() - t;
+    st.halo = vmrun_halo(&o, &st.g, st.owner);
+    st.halo_work = liq_halo_work(&st.g, o.kernel, st.halo, st.owner, o.heavy);
     for (int q = 0; q < st.g.nquanta; q++)
         st.wquanta[st.owner[q]]++;
     if (!o.quiet) {
@@ -715,7 +718,7 @@ vmrun_stencil_main(int argc, char **argv)
         }
         fprintf(out, "halo: %d iteration%s per ghost exchange (depth %d, %.1f%% more points swept)\n",
                 st.halo, st.halo == 1 ? "" : "s", liq_halo_depth(o.kernel, st.halo),
-                100 * (liq_halo_work(&st.g, o.kernel, st.halo) - 1));
+                100 * (st.halo_work - 1));
         fprintf(out, "placing %d quanta (%dx%dx%d) by %s%s\n", st.g.nquanta, st.g.q[0], st.g.q[1],
                 st.g.q[2], decomp_method_name(st.method),
                 o.decomp >= 0                         ? " (asked for)"
@@ -795,7 +798,7 @@ vmrun_bench_main(int argc, char **argv)
             return VMRUN_EXIT_USAGE;
         }
         liq_geom_max_extent(&g, ext);
-        failed = vmrun_vm_bench(&vm, ext, o.kernel, o.probe_seconds, vmrun_halo(&o, &g)) != 0;
+        failed = vmrun_vm_bench(&vm, ext, o.kernel, o.probe_seconds, vmrun_halo(&o, &g, NULL)) != 0;
     }
     vmrun_vm_stop(&vm, failed);
     if (failed) {

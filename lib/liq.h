@@ -100,10 +100,17 @@ int liq_halo_depth(enum liq_kernel k, int sweeps);
  * directions): depth-1, or fewer where the grid ends, so that the box's
  * ghost layer is the halo's outermost layer or the Dirichlet boundary. */
 void liq_quantum_halo(const struct liq_geom *g, int id, int depth, int ext[6]);
-/* Points swept per point owned, over the whole grid, with this halo. */
-double liq_halo_work(const struct liq_geom *g, enum liq_kernel k, int sweeps);
+/* The same for a box of interior points [lo, hi) (a region). */
+void liq_box_halo(const struct liq_geom *g, const int lo[3], const int hi[3], int depth,
+                  int ext[6]);
+/* Points swept per point owned, over the whole grid, with this halo: each
+ * quantum a box of its own (owner NULL), or the regions of this placement
+ * (liq_regions).  -1 when out of memory. */
+double liq_halo_work(const struct liq_geom *g, enum liq_kernel k, int sweeps, const int *owner,
+                     int heavy);
 /* The deepest halo, 1..max, whose work stays within 1 + LIQ_HALO_SLACK. */
-int liq_halo_auto(const struct liq_geom *g, enum liq_kernel k, int max);
+int liq_halo_auto(const struct liq_geom *g, enum liq_kernel k, int max, const int *owner,
+                  int heavy);
 /* A block of points of quantum src that quantum dst's halo holds: interior
  * coordinates [lo, hi), 0-based and global, i fastest. */
 struct liq_patch {
@@ -117,6 +124,11 @@ struct liq_patch {
  * max; returns how many there are, or -EINVAL. */
 int liq_halo_patches(const struct liq_geom *g, int depth, int dst, struct liq_patch *out,
                      int max);
+/* The same for a box of whole quanta [lo, hi) (a region): the patches of
+ * the quanta outside it that its halo needs, each marked dst.  -EINVAL for
+ * a box outside the grid or a depth below 1. */
+int liq_box_patches(const struct liq_geom *g, int depth, const int lo[3], const int hi[3], int dst,
+                    struct liq_patch *out, int max);
 /* Copy a patch between a box that holds it and a buffer, or box to box.
  * The boxes' offsets place the patch. */
 void liq_region_get(const struct kern_box *b, const struct liq_patch *p, double *buf);
@@ -134,6 +146,33 @@ void liq_quantum_view(const struct kern_box *box, const int ext[6], const int n[
 int liq_block(struct kern_box **cur, struct kern_box **nxt, const struct kern_box *rhs,
               enum liq_kernel k, double c, double c2, int sweeps, int repeat,
               const struct kern_plan *plan);
+
+/* ---- regions (liq_region.c) ----
+ *
+ * A worker sweeps adjacent quanta it owns as one box, a region, so that
+ * its quanta cost what the part of the grid they make up costs: no point
+ * of one is swept again as another's halo, and one kernel call blocks them
+ * in time together.  Quanta stay the unit of measuring and moving; they
+ * are views into their region's box.  Regions follow from the placement
+ * alone, so every worker knows every other's.  Quanta share a region only
+ * with quanta of the same class: those that need another worker's points
+ * at this depth or not (the latter compute while the ghosts travel), heavy
+ * or not (a heavy region repeats its phases).
+ */
+struct liq_region_box {
+    int owner;
+    int q0[3], q1[3];   /* its quanta [q0, q1) per axis of the quanta grid */
+    int lo[3], hi[3];   /* their interior points [lo, hi), 0-based */
+    int remote;         /* its quanta need points of another owner */
+    int heavy;          /* its quanta reach into the heavy region */
+};
+/* Cut a placement (owner[id] for every quantum; heavy as in the JOB) into
+ * regions, each grown greedily from the lowest free id along i, then j,
+ * then k.  region[id] gets each quantum's region index, out (room for
+ * nquanta) the regions in the order of their lowest id.  Returns how many,
+ * or -ENOMEM. */
+int liq_regions(const struct liq_geom *g, const int *owner, int depth, int heavy, int *region,
+                struct liq_region_box *out);
 
 /* ---- the worker (liq_worker.c) ----
  *

@@ -17,6 +17,7 @@
 #include "liq.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 int
@@ -31,6 +32,12 @@ liq_quantum_halo(const struct liq_geom *g, int id, int depth, int ext[6])
     int lo[3], hi[3];
 
     liq_quantum_extent(g, id, lo, hi);
+    liq_box_halo(g, lo, hi, depth, ext);
+}
+
+void
+liq_box_halo(const struct liq_geom *g, const int lo[3], const int hi[3], int depth, int ext[6])
+{
     for (int a = 0; a < 3; a++) {
         int down = lo[a], up = g->n[a] - hi[a], d = depth > 1 ? depth - 1 : 0;
 
@@ -41,36 +48,57 @@ liq_quantum_halo(const struct liq_geom *g, int id, int depth, int ext[6])
 }
 
 double
-liq_halo_work(const struct liq_geom *g, enum liq_kernel k, int sweeps)
+liq_halo_work(const struct liq_geom *g, enum liq_kernel k, int sweeps, const int *owner,
+              int heavy)
 {
     double own = 0, all = 0;
-    int depth = liq_halo_depth(k, sweeps);
+    int depth = liq_halo_depth(k, sweeps), n = g->nquanta;
+    struct liq_region_box *r = NULL;
+    int *of = NULL;
 
-    for (int id = 0; id < g->nquanta; id++) {
+    if (owner != NULL) {
+        r = malloc((size_t)g->nquanta * sizeof(*r));
+        of = malloc((size_t)g->nquanta * sizeof(int));
+        if (r == NULL || of == NULL || (n = liq_regions(g, owner, depth, heavy, of, r)) < 0) {
+            free(r);
+            free(of);
+            return -1.0;
+        }
+    }
+    for (int x = 0; x < n; x++) {
         int lo[3], hi[3], ext[6];
-        double o = 1, x = 1;
+        double o = 1, e = 1;
 
-        liq_quantum_extent(g, id, lo, hi);
-        liq_quantum_halo(g, id, depth, ext);
+        if (r != NULL) {
+            memcpy(lo, r[x].lo, sizeof(lo));
+            memcpy(hi, r[x].hi, sizeof(hi));
+        } else {
+            liq_quantum_extent(g, x, lo, hi);
+        }
+        liq_box_halo(g, lo, hi, depth, ext);
         for (int a = 0; a < 3; a++) {
             o *= hi[a] - lo[a];
-            x *= hi[a] - lo[a] + ext[2 * a] + ext[2 * a + 1];
+            e *= hi[a] - lo[a] + ext[2 * a] + ext[2 * a + 1];
         }
         own += o;
-        all += x;
+        all += e;
     }
+    free(r);
+    free(of);
     return own > 0 ? all / own : 1.0;
 }
 
 int
-liq_halo_auto(const struct liq_geom *g, enum liq_kernel k, int max)
+liq_halo_auto(const struct liq_geom *g, enum liq_kernel k, int max, const int *owner, int heavy)
 {
     int best = 1;
 
     if (max > LIQ_MAX_HALO)
         max = LIQ_MAX_HALO;
     for (int h = 2; h <= max; h++) {
-        if (liq_halo_work(g, k, h) > 1.0 + LIQ_HALO_SLACK)
+        double work = liq_halo_work(g, k, h, owner, heavy);
+
+        if (work < 0 || work > 1.0 + LIQ_HALO_SLACK)
             break;
         best = h;
     }
@@ -93,12 +121,26 @@ liq_axis_quantum(const struct liq_geom *g, int a, int x)
 int
 liq_halo_patches(const struct liq_geom *g, int depth, int dst, struct liq_patch *out, int max)
 {
-    int lo[3], hi[3], ext[6], rlo[3], rhi[3], qlo[3], qhi[3], n = 0;
+    int lo[3], hi[3];
 
-    if (dst < 0 || dst >= g->nquanta || depth < 1)
+    if (dst < 0 || dst >= g->nquanta)
         return -EINVAL;
     liq_quantum_extent(g, dst, lo, hi);
-    liq_quantum_halo(g, dst, depth, ext);
+    return liq_box_patches(g, depth, lo, hi, dst, out, max);
+}
+
+int
+liq_box_patches(const struct liq_geom *g, int depth, const int lo[3], const int hi[3], int dst,
+                struct liq_patch *out, int max)
+{
+    int ext[6], rlo[3], rhi[3], qlo[3], qhi[3], n = 0;
+
+    if (depth < 1)
+        return -EINVAL;
+    for (int a = 0; a < 3; a++)
+        if (lo[a] < 0 || hi[a] > g->n[a] || lo[a] >= hi[a])
+            return -EINVAL;
+    liq_box_halo(g, lo, hi, depth, ext);
     for (int a = 0; a < 3; a++) {
         /* The box's interior and its ghost layer, where that is in the grid. */
         rlo[a] = lo[a] - ext[2 * a];
@@ -112,11 +154,14 @@ liq_halo_patches(const struct liq_geom *g, int depth, int dst, struct liq_patch 
         for (int y = qlo[1]; y <= qhi[1]; y++)
             for (int x = qlo[0]; x <= qhi[0]; x++) {
                 int src = x + g->q[0] * (y + g->q[1] * z), slo[3], shi[3], gap = 0, empty = 0;
+                int inside = 1;
                 struct liq_patch p;
 
-                if (src == dst)
-                    continue;
                 liq_quantum_extent(g, src, slo, shi);
+                for (int a = 0; a < 3; a++)
+                    inside &= slo[a] >= lo[a] && shi[a] <= hi[a];
+                if (inside)
+                    continue;
                 for (int a = 0; a < 3; a++) {
                     p.lo[a] = slo[a] > rlo[a] ? slo[a] : rlo[a];
                     p.hi[a] = shi[a] < rhi[a] ? shi[a] : rhi[a];

@@ -1,9 +1,10 @@
 /*
  * liq_worker.c - the worker task of a stencil job: probes the host's speed,
  * takes part in the ring benchmark, and computes its quanta in blocks of
- * iterations, refreshing their halos (liq_halo.c) by memcpy between its own
- * quanta and by one PVM message per neighbour worker per block, overlapped
- * with the quanta that need nothing from another worker.
+ * iterations.  Adjacent quanta it owns are swept as one box, a region
+ * (liq_region.c); the regions' halos (liq_halo.c) are refreshed by memcpy
+ * between its own regions and by one PVM message per neighbour worker per
+ * block, overlapped with the regions that need nothing from another worker.
  */
 #include "liq.h"
 #include "pvm3.h"
@@ -18,23 +19,30 @@
 /* How often a waiting worker looks for QUIT or its master's exit. */
 #define LIQ_POLL_USEC 200000
 
-struct liq_quantum {
-    int id;
-    int remote;                 /* some neighbour lives on another worker */
-    int n[3];                   /* its own points per axis */
-    int ext[6];                 /* halo layers of the box beyond them, per side */
+/* A box of quanta swept as one (heap-allocated: cur and nxt point into it). */
+struct liq_region {
+    struct liq_region_box box;
+    int ext[6];                 /* halo layers of the box beyond its points, per side */
     struct kern_box a, b, rhs;  /* the extended boxes; b is Jacobi's second */
     struct kern_box *cur, *nxt;
     struct kern_plan plan;
-    double seconds;             /* compute time, whole run */
-    double now;                 /* compute time, this iteration */
-    double cpu;                 /* CPU time of this iteration's compute */
-    double *hist;               /* CPU time of each iteration, this epoch */
     int repeat;                 /* phases run this many times (heavy region) */
+    double wall, cpu;           /* compute time of this block */
+};
+
+/* A quantum: the unit of timing and moving, a view into its region. */
+struct liq_quantum {
+    int id;
+    int region;                 /* local region index */
+    int lo[3], n[3];            /* its own points, 0-based, and how many per axis */
+    double share;               /* its points over its region's */
+    double seconds;             /* compute time, whole run */
+    double cpu;                 /* CPU time of this block's compute, per iteration */
+    double *hist;               /* CPU time of each iteration, this epoch */
 };
 
 /* One direction of the exchange with one other worker: its patches, src
- * (sending) or dst (receiving) a local quantum index. */
+ * (sending) or dst (receiving) a local region index. */
 struct liq_link {
     int tid;
     int npatch;
@@ -57,14 +65,19 @@ struct liq_worker {
     int *owner;
     double c, c2;
     int nq;
-    struct liq_quantum *q;
-    int *local;                 /* quantum id -> local index, or -1 */
+    struct liq_quantum *q;      /* by id */
+    int nrg;
+    struct liq_region **rg;     /* this worker's regions, in the cut's order */
+    int nall;
+    struct liq_region_box *all; /* every worker's regions (liq_regions) */
+    int *region_of;             /* quantum id -> index in all */
+    int *rlocal;                /* index in all -> local region index, or -1 */
     int nsend, nrecv;
     struct liq_link *send, *recv;
     int ncopy;
-    struct liq_patch *copy;     /* halo patches between local quanta (local indices) */
+    struct liq_patch *copy;     /* halo patches between local regions (local indices) */
     int nscratch;
-    struct liq_patch *scratch;  /* one quantum's patches, while links are built */
+    struct liq_patch *scratch;  /* one region's patches, while links are built */
     double *ctime;              /* compute seconds of each iteration, this epoch */
     double last_move;           /* seconds the last move took */
     double compute_all, comm_all;
@@ -141,73 +154,138 @@ liq_send_progress(struct liq_worker *w, int iter, double compute, double comm)
     return pvm_send(w->master, LIQ_TAG_PROGRESS);
 }
 
-/* Allocate and fill one quantum's boxes for this host's cache: its points
- * [lo, hi) and, for a quantum of the job (id >= 0), its halo. */
+/* Allocate and fill a region's boxes for this host's cache: its points
+ * [lo, hi) with ext[] halo layers around them.  many: the worker sweeps
+ * more than this box in turn. */
 static int
-liq_quantum_make(struct liq_worker *w, struct liq_quantum *q, int id, const int lo[3],
-                 const int hi[3])
+liq_region_make(struct liq_worker *w, struct liq_region *r, const int lo[3], const int hi[3],
+                const int ext[6], int repeat, int many)
 {
     int ni, nj, nk, rc;
 
-    memset(q, 0, sizeof(*q));
-    q->id = id;
-    if (id >= 0)
-        liq_quantum_halo(&w->g, id, w->depth, q->ext);
-    for (int a = 0; a < 3; a++)
-        q->n[a] = hi[a] - lo[a];
-    ni = q->n[0] + q->ext[0] + q->ext[1];
-    nj = q->n[1] + q->ext[2] + q->ext[3];
-    nk = q->n[2] + q->ext[4] + q->ext[5];
-    if ((rc = kern_plan_make(&q->plan, w->cache, ni, nj, nk, KERN_PLAN_FAST)) != 0)
+    memset(r, 0, sizeof(*r));
+    memcpy(r->ext, ext, sizeof(r->ext));
+    for (int a = 0; a < 3; a++) {
+        r->box.lo[a] = lo[a];
+        r->box.hi[a] = hi[a];
+    }
+    ni = hi[0] - lo[0] + ext[0] + ext[1];
+    nj = hi[1] - lo[1] + ext[2] + ext[3];
+    nk = hi[2] - lo[2] + ext[4] + ext[5];
+    if ((rc = kern_plan_make(&r->plan, w->cache, ni, nj, nk, KERN_PLAN_FAST)) != 0)
         return rc;
     /* The plan leaves a box that fits in the last cache level unblocked;
-     * but a worker sweeps all its quanta in turn, and it is their sum that
-     * would have to stay there. */
-    if (id >= 0 && w->nq > 1 && q->plan.jac_steps == 1)
-        q->plan.jac_steps = KERN_JAC_STEPS;
-    if ((rc = kern_box_alloc(&q->a, ni, nj, nk, q->plan.bi, q->plan.bj)) != 0)
+     * but a worker sweeps all its regions in turn, and it is their sum
+     * that would have to stay there. */
+    if (many && r->plan.jac_steps == 1)
+        r->plan.jac_steps = KERN_JAC_STEPS;
+    if ((rc = kern_box_alloc(&r->a, ni, nj, nk, r->plan.bi, r->plan.bj)) != 0)
         return rc;
-    if ((rc = kern_box_alloc(&q->rhs, ni, nj, nk, q->plan.bi, q->plan.bj)) != 0)
+    if ((rc = kern_box_alloc(&r->rhs, ni, nj, nk, r->plan.bi, r->plan.bj)) != 0)
         return rc;
-    q->a.oi = q->rhs.oi = lo[0] - q->ext[0];
-    q->a.oj = q->rhs.oj = lo[1] - q->ext[2];
-    q->a.ok = q->rhs.ok = lo[2] - q->ext[4];
-    liq_field_init(&q->a, &q->rhs, w->seed);
-    q->cur = &q->a;
-    q->repeat = id >= 0 && w->heavy > 1 && liq_quantum_heavy(&w->g, id) ? w->heavy : 1;
-    if (w->epoch > 0 && (q->hist = calloc((size_t)w->epoch, sizeof(double))) == NULL)
-        return -ENOMEM;
+    r->a.oi = r->rhs.oi = lo[0] - ext[0];
+    r->a.oj = r->rhs.oj = lo[1] - ext[2];
+    r->a.ok = r->rhs.ok = lo[2] - ext[4];
+    liq_field_init(&r->a, &r->rhs, w->seed);
+    r->cur = &r->a;
+    r->repeat = repeat;
     if (w->kernel == LIQ_JACOBI) {
-        if ((rc = kern_box_alloc(&q->b, ni, nj, nk, q->plan.bi, q->plan.bj)) != 0)
+        if ((rc = kern_box_alloc(&r->b, ni, nj, nk, r->plan.bi, r->plan.bj)) != 0)
             return rc;
-        kern_box_copy(&q->b, &q->a); /* the Dirichlet ghosts, in both boxes */
-        q->nxt = &q->b;
+        kern_box_copy(&r->b, &r->a); /* the Dirichlet ghosts, in both boxes */
+        r->nxt = &r->b;
     }
     return 0;
 }
 
 static void
-liq_quantum_free(struct liq_quantum *q)
+liq_region_clear(struct liq_region *r)
 {
-    kern_box_free(&q->a);
-    kern_box_free(&q->b);
-    kern_box_free(&q->rhs);
-    free(q->hist);
-    q->hist = NULL;
+    kern_box_free(&r->a);
+    kern_box_free(&r->b);
+    kern_box_free(&r->rhs);
 }
 
-/* The quantum's own points, as a box of their own. */
 static void
-liq_quantum_own(const struct liq_quantum *q, struct kern_box *view)
+liq_region_free(struct liq_region *r)
 {
-    liq_quantum_view(q->cur, q->ext, q->n, view);
+    if (r != NULL)
+        liq_region_clear(r);
+    free(r);
 }
 
-/* One block of iterations on one quantum. */
-static void
-liq_quantum_block(struct liq_worker *w, struct liq_quantum *q, int iters)
+/* A new region of the job for box (heap-allocated), or NULL. */
+static struct liq_region *
+liq_region_new(struct liq_worker *w, const struct liq_region_box *box, int many, int *rc)
 {
-    liq_block(&q->cur, &q->nxt, &q->rhs, w->kernel, w->c, w->c2, iters, q->repeat, &q->plan);
+    struct liq_region *r = malloc(sizeof(*r));
+    int ext[6];
+
+    if (r == NULL) {
+        *rc = -ENOMEM;
+        return NULL;
+    }
+    liq_box_halo(&w->g, box->lo, box->hi, w->depth, ext);
+    if ((*rc = liq_region_make(w, r, box->lo, box->hi, ext, box->heavy ? w->heavy : 1,
+                               many)) != 0) {
+        liq_region_free(r);
+        return NULL;
+    }
+    r->box = *box;
+    return r;
+}
+
+/* A quantum of the job in local region `region`, whose box is b. */
+static int
+liq_quantum_init(struct liq_worker *w, struct liq_quantum *q, int id, int region,
+                 const struct liq_region_box *b)
+{
+    int hi[3];
+    double pts = 1, all = 1;
+
+    memset(q, 0, sizeof(*q));
+    q->id = id;
+    q->region = region;
+    liq_quantum_extent(&w->g, id, q->lo, hi);
+    for (int a = 0; a < 3; a++) {
+        q->n[a] = hi[a] - q->lo[a];
+        pts *= q->n[a];
+        all *= b->hi[a] - b->lo[a];
+    }
+    q->share = pts / all;
+    if (w->epoch > 0 && (q->hist = calloc((size_t)w->epoch, sizeof(double))) == NULL)
+        return -ENOMEM;
+    return 0;
+}
+
+/* The quantum's own points as a patch (a move's body). */
+static void
+liq_quantum_patch(const struct liq_quantum *q, struct liq_patch *p)
+{
+    p->src = p->dst = q->id;
+    p->points = 1;
+    for (int a = 0; a < 3; a++) {
+        p->lo[a] = q->lo[a];
+        p->hi[a] = q->lo[a] + q->n[a];
+        p->points *= (size_t)q->n[a];
+    }
+}
+
+/* The quantum's own points, as a box of their own inside its region's. */
+static void
+liq_quantum_own(const struct liq_worker *w, const struct liq_quantum *q, struct kern_box *view)
+{
+    const struct kern_box *b = w->rg[q->region]->cur;
+    int e[6] = { q->lo[0] - (int)b->oi, 0, q->lo[1] - (int)b->oj, 0, q->lo[2] - (int)b->ok, 0 };
+
+    liq_quantum_view(b, e, q->n, view);
+}
+
+/* One block of iterations on one region. */
+static void
+liq_region_block(struct liq_worker *w, struct liq_region *r, int iters)
+{
+    liq_block(&r->cur, &r->nxt, &r->rhs, w->kernel, w->c, w->c2, iters, r->repeat, &r->plan);
 }
 
 /* ---- the speed probe ---- */
@@ -215,10 +293,10 @@ liq_quantum_block(struct liq_worker *w, struct liq_quantum *q, int iters)
 static void
 liq_probe(struct liq_worker *w)
 {
-    int ext[3], kernel, lo[3] = { 0, 0, 0 }, rc;
+    int ext[3], kernel, lo[3] = { 0, 0, 0 }, none[6] = { 0 }, rc;
     double seconds, t0, c0 = 0, t, ups, ups_cpu;
     long sweeps = 0;
-    struct liq_quantum q;
+    struct liq_region q;
 
     pvm_upkint(ext, 3, 1);
     pvm_upkint(&kernel, 1, 1);
@@ -241,8 +319,8 @@ liq_probe(struct liq_worker *w)
     w->seed = 1;
     liq_coeffs(ext, &w->c, &w->c2);
     /* A box with no halo, run in the job's blocks: the kernel's speed. */
-    if ((rc = liq_quantum_make(w, &q, -1, lo, ext)) != 0) {
-        liq_quantum_free(&q);
+    if ((rc = liq_region_make(w, &q, lo, ext, none, 1, 0)) != 0) {
+        liq_region_clear(&q);
         liq_fail(w, "probe: cannot allocate a %dx%dx%d box: %s", ext[0], ext[1], ext[2],
                  strerror(-rc));
         return;
@@ -252,7 +330,7 @@ liq_probe(struct liq_worker *w)
         t0 = liq_now();
         c0 = liq_cpu_now();
         do {
-            liq_quantum_block(w, &q, w->halo);
+            liq_region_block(w, &q, w->halo);
             sweeps += w->halo;
             t = liq_now() - t0;
         } while (!warm && (t < seconds || sweeps < 3));
@@ -263,7 +341,7 @@ liq_probe(struct liq_worker *w)
     ups = (double)ext[0] * ext[1] * ext[2] * (double)sweeps / t;
     c0 = liq_cpu_now() - c0;
     ups_cpu = c0 > 0 ? (double)ext[0] * ext[1] * ext[2] * (double)sweeps / c0 : ups;
-    liq_quantum_free(&q);
+    liq_region_clear(&q);
     double cache = (double)w->cache;
 
     pvm_initsend(PvmDataDefault);
@@ -357,20 +435,39 @@ out:
 /* ---- the job ---- */
 
 static void
+liq_quanta_free(struct liq_quantum *q, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(q[i].hist);
+    free(q);
+}
+
+static void
+liq_regions_free(struct liq_region **rg, int n)
+{
+    for (int i = 0; i < n; i++)
+        liq_region_free(rg[i]);
+    free(rg);
+}
+
+static void
 liq_job_free(struct liq_worker *w)
 {
-    for (int i = 0; i < w->nq; i++)
-        liq_quantum_free(&w->q[i]);
+    liq_quanta_free(w->q, w->nq);
+    liq_regions_free(w->rg, w->nrg);
     liq_links_free(w);
-    free(w->q);
-    free(w->local);
+    free(w->all);
+    free(w->region_of);
+    free(w->rlocal);
     free(w->owner);
     free(w->tids);
     free(w->ctime);
     w->q = NULL;
-    w->local = w->owner = w->tids = NULL;
+    w->rg = NULL;
+    w->all = NULL;
+    w->region_of = w->rlocal = w->owner = w->tids = NULL;
     w->ctime = NULL;
-    w->nq = 0;
+    w->nq = w->nrg = w->nall = 0;
 }
 
 /* Append a patch to a growing array. */
@@ -390,12 +487,13 @@ liq_patch_push(struct liq_patch **v, int *n, int *cap, const struct liq_patch *p
     return 0;
 }
 
-/* The patches of quantum dst's halo, in w->scratch (grown as needed):
- * how many, or -ENOMEM. */
+/* The patches of region r's halo (an index in w->all), in w->scratch
+ * (grown as needed): how many, or -ENOMEM. */
 static int
-liq_patches_of(struct liq_worker *w, int dst)
+liq_patches_of(struct liq_worker *w, int r)
 {
-    int m = liq_halo_patches(&w->g, w->depth, dst, w->scratch, w->nscratch);
+    const struct liq_region_box *b = &w->all[r];
+    int m = liq_box_patches(&w->g, w->depth, b->lo, b->hi, r, w->scratch, w->nscratch);
 
     if (m > w->nscratch) {
         struct liq_patch *x = realloc(w->scratch, (size_t)m * sizeof(*x));
@@ -404,16 +502,16 @@ liq_patches_of(struct liq_worker *w, int dst)
             return -ENOMEM;
         w->scratch = x;
         w->nscratch = m;
-        m = liq_halo_patches(&w->g, w->depth, dst, w->scratch, w->nscratch);
+        m = liq_box_patches(&w->g, w->depth, b->lo, b->hi, r, w->scratch, w->nscratch);
     }
     return m < 0 ? 0 : m;
 }
 
 /*
  * The patches worker `from` sends worker `to` in one exchange, in the order
- * both sides compute alike: destination quanta of `to` by id, then their
- * sources of `from` by id.  On the sending side src is a local index, on
- * the receiving side dst.
+ * both sides compute alike: the regions of `to` in the cut's order, then
+ * their sources of `from` by id.  On the sending side src is a local
+ * region index, on the receiving side dst.
  */
 static int
 liq_link_make(struct liq_worker *w, struct liq_link *l, int from, int to, int receiving)
@@ -422,20 +520,20 @@ liq_link_make(struct liq_worker *w, struct liq_link *l, int from, int to, int re
 
     memset(l, 0, sizeof(*l));
     l->tid = w->tids[receiving ? from : to];
-    for (int t = 0; t < w->g.nquanta; t++) {
+    for (int r = 0; r < w->nall; r++) {
         int n;
 
-        if (w->owner[t] != to)
+        if (w->all[r].owner != to)
             continue;
-        if ((n = liq_patches_of(w, t)) < 0)
+        if ((n = liq_patches_of(w, r)) < 0)
             return -ENOMEM;
         for (int i = 0; i < n; i++) {
             struct liq_patch p = w->scratch[i];
 
             if (w->owner[p.src] != from)
                 continue;
-            p.src = receiving ? -1 : w->local[p.src];
-            p.dst = receiving ? w->local[p.dst] : -1;
+            p.src = receiving ? -1 : w->rlocal[w->region_of[p.src]];
+            p.dst = receiving ? w->rlocal[r] : -1;
             if (liq_patch_push(&l->patch, &l->npatch, &cap, &p) != 0)
                 return -ENOMEM;
             l->points += p.points;
@@ -467,9 +565,9 @@ liq_links_free(struct liq_worker *w)
 }
 
 /*
- * From w->owner and w->q (sorted by id): local indices, the patches copied
- * between local quanta, which quanta need another worker's points, and the
- * links to the other workers.
+ * From w->owner, the cut (w->all, w->region_of) and this worker's regions
+ * (w->rg, in the cut's order): local region indices, the patches copied
+ * between local regions, and the links to the other workers.
  */
 static int
 liq_layout(struct liq_worker *w)
@@ -477,26 +575,22 @@ liq_layout(struct liq_worker *w)
     int cap = 0;
 
     liq_links_free(w);
-    for (int a = 0; a < w->g.nquanta; a++)
-        w->local[a] = -1;
-    for (int i = 0; i < w->nq; i++)
-        w->local[w->q[i].id] = i;
-    for (int i = 0; i < w->nq; i++) {
-        struct liq_quantum *q = &w->q[i];
-        int n;
+    for (int r = 0, i = 0; r < w->nall; r++)
+        w->rlocal[r] = w->all[r].owner == w->me ? i++ : -1;
+    for (int r = 0; r < w->nall; r++) {
+        int n, dst = w->rlocal[r];
 
-        q->remote = 0;
-        if ((n = liq_patches_of(w, q->id)) < 0)
+        if (dst < 0)
+            continue;
+        if ((n = liq_patches_of(w, r)) < 0)
             goto nomem;
         for (int x = 0; x < n; x++) {
             struct liq_patch p = w->scratch[x];
 
-            if (w->owner[p.src] != w->me) {
-                q->remote = 1;
+            if (w->owner[p.src] != w->me)
                 continue;
-            }
-            p.src = w->local[p.src];
-            p.dst = i;
+            p.src = w->rlocal[w->region_of[p.src]];
+            p.dst = dst;
             if (liq_patch_push(&w->copy, &w->ncopy, &cap, &p) != 0)
                 goto nomem;
         }
@@ -529,11 +623,22 @@ nomem:
     return -ENOMEM;
 }
 
-/* Read the JOB message and build the quanta and links. */
+/* The cut of placement owner into regions: *all and *of allocated here. */
+static int
+liq_cut(struct liq_worker *w, const int *owner, struct liq_region_box **all, int **of)
+{
+    *all = malloc((size_t)w->g.nquanta * sizeof(**all));
+    *of = malloc((size_t)w->g.nquanta * sizeof(int));
+    if (*all == NULL || *of == NULL)
+        return -ENOMEM;
+    return liq_regions(&w->g, owner, w->depth, w->heavy, *of, *all);
+}
+
+/* Read the JOB message and build the regions, quanta and links. */
 static int
 liq_job_setup(struct liq_worker *w)
 {
-    int hdr[LIQ_JOB_HDR], seed[2], lo[3], hi[3], rc;
+    int hdr[LIQ_JOB_HDR], seed[2], rc, mine = 0;
 
     pvm_upkint(hdr, LIQ_JOB_HDR, 1);
     pvm_upkint(seed, 2, 1);
@@ -564,10 +669,10 @@ liq_job_setup(struct liq_worker *w)
     }
     w->tids = calloc((size_t)w->nworkers, sizeof(int));
     w->owner = calloc((size_t)w->g.nquanta, sizeof(int));
-    w->local = calloc((size_t)w->g.nquanta, sizeof(int));
+    w->rlocal = calloc((size_t)w->g.nquanta, sizeof(int));
     if (w->epoch > 0)
         w->ctime = calloc((size_t)w->epoch, sizeof(double));
-    if (w->tids == NULL || w->owner == NULL || w->local == NULL || (w->epoch > 0 && !w->ctime))
+    if (w->tids == NULL || w->owner == NULL || w->rlocal == NULL || (w->epoch > 0 && !w->ctime))
         goto nomem;
     pvm_upkint(w->tids, w->nworkers, 1);
     pvm_upkint(w->owner, w->g.nquanta, 1);
@@ -586,18 +691,28 @@ liq_job_setup(struct liq_worker *w)
         }
         w->nq += w->owner[a] == w->me;
     }
-    if (w->nq > 0 && (w->q = calloc((size_t)w->nq, sizeof(*w->q))) == NULL)
+    if ((w->nall = liq_cut(w, w->owner, &w->all, &w->region_of)) < 0)
         goto nomem;
-    for (int a = 0, i = 0; a < w->g.nquanta; a++) {
-        if (w->owner[a] != w->me)
+    for (int r = 0; r < w->nall; r++)
+        mine += w->all[r].owner == w->me;
+    if ((mine > 0 && (w->rg = calloc((size_t)mine, sizeof(*w->rg))) == NULL) ||
+        (w->nq > 0 && (w->q = calloc((size_t)w->nq, sizeof(*w->q))) == NULL))
+        goto nomem;
+    for (int r = 0; r < w->nall; r++) {
+        if (w->all[r].owner != w->me)
             continue;
-        liq_quantum_extent(&w->g, a, lo, hi);
-        if ((rc = liq_quantum_make(w, &w->q[i], a, lo, hi)) != 0) {
-            liq_fail(w, "job: cannot allocate quantum %d: %s", a, strerror(-rc));
+        w->rlocal[r] = w->nrg;
+        if ((w->rg[w->nrg] = liq_region_new(w, &w->all[r], mine > 1, &rc)) == NULL) {
+            liq_fail(w, "job: cannot allocate region %d: %s", r, strerror(-rc));
             return rc;
         }
-        i++;
+        w->nrg++;
     }
+    for (int a = 0, i = 0; a < w->g.nquanta; a++)
+        if (w->owner[a] == w->me &&
+            liq_quantum_init(w, &w->q[i++], a, w->rlocal[w->region_of[a]],
+                             &w->all[w->region_of[a]]) != 0)
+            goto nomem;
     return liq_layout(w);
 nomem:
     liq_fail(w, "job: out of memory");
@@ -613,7 +728,7 @@ liq_exchange_start(struct liq_worker *w, int tag)
         double *p = k->buf;
 
         for (int f = 0; f < k->npatch; f++) {
-            liq_region_get(w->q[k->patch[f].src].cur, &k->patch[f], p);
+            liq_region_get(w->rg[k->patch[f].src]->cur, &k->patch[f], p);
             p += k->patch[f].points;
         }
         pvm_initsend(PvmDataInPlace);
@@ -626,7 +741,7 @@ liq_exchange_start(struct liq_worker *w, int tag)
     for (int c = 0; c < w->ncopy; c++) {
         const struct liq_patch *p = &w->copy[c];
 
-        liq_region_copy(w->q[p->dst].cur, w->q[p->src].cur, p);
+        liq_region_copy(w->rg[p->dst]->cur, w->rg[p->src]->cur, p);
     }
     return 0;
 }
@@ -650,37 +765,47 @@ liq_exchange_finish(struct liq_worker *w, int tag)
             return -1;
         }
         for (int f = 0; f < k->npatch; f++) {
-            liq_region_put(w->q[k->patch[f].dst].cur, &k->patch[f], p);
+            liq_region_put(w->rg[k->patch[f].dst]->cur, &k->patch[f], p);
             p += k->patch[f].points;
         }
     }
     return 0;
 }
 
-/* A block of iters iterations on the quanta that do (remote = 1) or do not
- * need another worker's points. */
+/* A block of iters iterations on the regions that do (remote = 1) or do
+ * not need another worker's points. */
 static double
 liq_compute(struct liq_worker *w, int remote, int iters)
 {
     double total = 0;
 
-    for (int i = 0; i < w->nq; i++) {
-        struct liq_quantum *q = &w->q[i];
-        double t0;
+    for (int i = 0; i < w->nrg; i++) {
+        struct liq_region *r = w->rg[i];
+        double t0, c0;
 
-        if (q->remote != remote)
+        if (r->box.remote != remote)
             continue;
-        double c0 = liq_cpu_now();
-
+        c0 = liq_cpu_now();
         t0 = liq_now();
-        liq_quantum_block(w, q, iters);
-        t0 = liq_now() - t0;
-        q->cpu += liq_cpu_now() - c0;
-        q->seconds += t0;
-        q->now += t0;
-        total += t0;
+        liq_region_block(w, r, iters);
+        r->wall = liq_now() - t0;
+        r->cpu = liq_cpu_now() - c0;
+        total += r->wall;
     }
     return total;
+}
+
+/* Each quantum's part of its region's block: in proportion to its points. */
+static void
+liq_charge(struct liq_worker *w, int iters)
+{
+    for (int i = 0; i < w->nq; i++) {
+        struct liq_quantum *q = &w->q[i];
+        const struct liq_region *r = w->rg[q->region];
+
+        q->seconds += r->wall * q->share;
+        q->cpu = r->cpu * q->share / iters;
+    }
 }
 
 /* The final field, quantum by quantum, in slabs of planes. */
@@ -693,7 +818,7 @@ liq_send_field(struct liq_worker *w)
         int per;
         double *buf;
 
-        liq_quantum_own(&w->q[i], &own);
+        liq_quantum_own(w, &w->q[i], &own);
         plane = (size_t)b->ni * (size_t)b->nj;
         per = (int)(LIQ_FIELD_CHUNK / sizeof(double) / plane);
         if (per < 1)
@@ -723,117 +848,174 @@ liq_send_field(struct liq_worker *w)
     return 0;
 }
 
-/* Hand over the quanta that leave, take those that come (from the workers
- * of the old tids, to those of the new); then re-link. */
+/* Send the quanta that leave, in id order (sends do not wait for the
+ * receiver): each as its id and its own points. */
 static int
-liq_migrate(struct liq_worker *w, const int *owner, const int *tids)
+liq_send_moves(struct liq_worker *w, const int *owner, const int *tids)
 {
-    struct liq_quantum *nq;
-    int n = 0, lo[3], hi[3], rc;
-
-    for (int a = 0; a < w->g.nquanta; a++)
-        n += owner[a] == w->me;
-    if ((nq = calloc((size_t)(n > 0 ? n : 1), sizeof(*nq))) == NULL) {
-        liq_fail(w, "move: out of memory");
-        return -1;
-    }
-    /* Send first (sends do not wait for the receiver), in id order. */
     for (int i = 0; i < w->nq; i++) {
         struct liq_quantum *q = &w->q[i];
-        struct kern_box own;
-        size_t pts;
+        struct liq_patch p;
         double *buf;
+        int rc;
 
         if (owner[q->id] == w->me)
             continue;
-        /* Its own points and their ghost layer: the halo is refreshed
-         * before the next block anyway. */
-        liq_quantum_own(q, &own);
-        pts = kern_box_points(&own);
-        if ((buf = malloc(pts * sizeof(double))) == NULL) {
-            free(nq);
+        liq_quantum_patch(q, &p);
+        if ((buf = malloc(p.points * sizeof(double))) == NULL) {
             liq_fail(w, "move: out of memory");
             return -1;
         }
-        kern_box_pack(&own, buf);
+        liq_region_get(w->rg[q->region]->cur, &p, buf);
         pvm_initsend(PvmDataInPlace);
         pvm_pkint(&q->id, 1, 1);
-        pvm_pkdouble(buf, (int)pts, 1);
+        pvm_pkdouble(buf, (int)p.points, 1);
         rc = pvm_send(tids[owner[q->id]], LIQ_TAG_MOVE);
         free(buf);
         if (rc < 0) {
-            free(nq);
             liq_fail(w, "move: quantum %d could not be sent to t%x", q->id,
                      (unsigned)tids[owner[q->id]]);
             return -1;
         }
     }
-    /* The new set, by id: kept quanta as they are, arrivals laid out for this host. */
-    for (int a = 0, i = 0, k = 0; a < w->g.nquanta; a++) {
-        while (k < w->nq && w->q[k].id < a)
-            k++;
+    return 0;
+}
+
+/* Receive quantum q's points from worker tid `from` into region r. */
+static int
+liq_recv_move(struct liq_worker *w, const struct liq_quantum *q, struct liq_region *r, int from)
+{
+    int b = liq_wait(w, from, LIQ_TAG_MOVE), id = -1, bytes, tag, tid;
+    struct liq_patch p;
+    double *buf;
+
+    if (b <= 0)
+        return -1;
+    liq_quantum_patch(q, &p);
+    pvm_bufinfo(b, &bytes, &tag, &tid);
+    pvm_upkint(&id, 1, 1);
+    if (id != q->id || (size_t)bytes != sizeof(int) + p.points * sizeof(double)) {
+        liq_fail(w, "move: expected quantum %d (%zu points) from t%x, got %d (%d bytes)", q->id,
+                 p.points, (unsigned)tid, id, bytes);
+        return -1;
+    }
+    if ((buf = malloc(p.points * sizeof(double))) == NULL ||
+        pvm_upkdouble(buf, (int)p.points, 1) < 0) {
+        free(buf);
+        liq_fail(w, "move: quantum %d could not be unpacked", q->id);
+        return -1;
+    }
+    liq_region_put(r->cur, &p, buf);
+    free(buf);
+    return 0;
+}
+
+/*
+ * Hand over the quanta that leave, take those that come (from the workers
+ * of the old tids, to those of the new), cut the new placement into
+ * regions -- a region of the same box as before is kept as it is, a new
+ * one is laid out for this host and filled from the old regions and the
+ * arrivals -- and re-link.  Halos are refreshed before the next block.
+ */
+static int
+liq_migrate(struct liq_worker *w, const int *owner, const int *tids)
+{
+    struct liq_region_box *all = NULL;
+    struct liq_region **rg = NULL;
+    struct liq_quantum *nq = NULL;
+    int *of = NULL, *loc = NULL, *fresh = NULL, nall, nrg = 0, n = 0, i = 0, k = 0, rc;
+
+    if (liq_send_moves(w, owner, tids) != 0)
+        return -1;
+    for (int a = 0; a < w->g.nquanta; a++)
+        n += owner[a] == w->me;
+    if ((nall = liq_cut(w, owner, &all, &of)) < 0 ||
+        (loc = malloc((size_t)nall * sizeof(int))) == NULL ||
+        (fresh = calloc((size_t)nall, sizeof(int))) == NULL ||
+        (rg = calloc((size_t)nall, sizeof(*rg))) == NULL ||
+        (nq = calloc((size_t)(n > 0 ? n : 1), sizeof(*nq))) == NULL)
+        goto nomem;
+    for (int r = 0; r < nall; r++)
+        k += all[r].owner == w->me;
+    /* The new regions: the old one of the same box, or a fresh one. */
+    for (int r = 0; r < nall; r++) {
+        loc[r] = -1;
+        if (all[r].owner != w->me)
+            continue;
+        for (int x = 0; x < w->nrg && rg[nrg] == NULL; x++) {
+            struct liq_region *o = w->rg[x];
+
+            if (o != NULL && memcmp(o->box.lo, all[r].lo, sizeof(o->box.lo)) == 0 &&
+                memcmp(o->box.hi, all[r].hi, sizeof(o->box.hi)) == 0 &&
+                o->box.heavy == all[r].heavy) {
+                rg[nrg] = o;
+                o->box = all[r];
+                w->rg[x] = NULL;
+            }
+        }
+        if (rg[nrg] == NULL) {
+            if ((rg[nrg] = liq_region_new(w, &all[r], k > 1, &rc)) == NULL) {
+                liq_fail(w, "move: cannot allocate region %d: %s", r, strerror(-rc));
+                goto fail;
+            }
+            fresh[nrg] = 1;
+        }
+        loc[r] = nrg++;
+    }
+    /* The new quanta, by id: kept ones copied into a fresh region, arrivals received. */
+    for (int a = 0, o = 0; a < w->g.nquanta; a++) {
+        int r = loc[of[a]];
+
+        while (o < w->nq && w->q[o].id < a)
+            o++;
         if (owner[a] != w->me)
             continue;
         if (w->owner[a] == w->me) {
-            /* cur and nxt point into the struct: aim them at the copy. */
-            struct liq_quantum *old = &w->q[k];
+            struct liq_quantum *old = &w->q[o];
+            struct liq_patch p;
 
             nq[i] = *old;
-            nq[i].cur = old->cur == &old->a ? &nq[i].a : &nq[i].b;
-            nq[i].nxt = old->nxt == NULL ? NULL : old->nxt == &old->a ? &nq[i].a : &nq[i].b;
-            memset(old, 0, sizeof(*old));
-        } else {
-            int b = liq_wait(w, w->tids[w->owner[a]], LIQ_TAG_MOVE), id = -1, bytes, tag, tid;
-
-            liq_quantum_extent(&w->g, a, lo, hi);
-            if (b <= 0 || (rc = liq_quantum_make(w, &nq[i], a, lo, hi)) != 0) {
-                liq_quantum_free(&nq[i]);
-                for (int j = 0; j < i; j++)
-                    liq_quantum_free(&nq[j]);
-                free(nq);
-                if (b > 0)
-                    liq_fail(w, "move: cannot allocate quantum %d", a);
-                return -1;
+            nq[i].region = r;
+            old->hist = NULL;
+            if (fresh[r]) {
+                liq_quantum_patch(old, &p);
+                liq_region_copy(rg[r]->cur, w->rg[old->region]->cur, &p);
             }
-            struct kern_box own;
-
-            pvm_bufinfo(b, &bytes, &tag, &tid);
-            pvm_upkint(&id, 1, 1);
-            liq_quantum_own(&nq[i], &own);
-            size_t pts = kern_box_points(&own);
-
-            if (id != a || (size_t)bytes != sizeof(int) + pts * sizeof(double)) {
-                for (int j = 0; j <= i; j++)
-                    liq_quantum_free(&nq[j]);
-                free(nq);
-                liq_fail(w, "move: expected quantum %d (%zu points) from t%x, got %d (%d bytes)",
-                         a, pts, (unsigned)tid, id, bytes);
-                return -1;
-            }
-            double *buf = malloc(pts * sizeof(double));
-
-            if (buf == NULL || pvm_upkdouble(buf, (int)pts, 1) < 0) {
-                free(buf);
-                for (int j = 0; j <= i; j++)
-                    liq_quantum_free(&nq[j]);
-                free(nq);
-                liq_fail(w, "move: quantum %d could not be unpacked", a);
-                return -1;
-            }
-            /* Its other box got the Dirichlet ghosts when it was made. */
-            kern_box_unpack(&own, buf);
-            free(buf);
+        } else if (liq_quantum_init(w, &nq[i], a, r, &all[of[a]]) != 0) {
+            i++;
+            goto nomem;
+        } else if (liq_recv_move(w, &nq[i], rg[r], w->tids[w->owner[a]]) != 0) {
+            i++;
+            goto fail;
         }
         i++;
     }
-    for (int i = 0; i < w->nq; i++)
-        liq_quantum_free(&w->q[i]);
-    free(w->q);
+    liq_quanta_free(w->q, w->nq);
+    liq_regions_free(w->rg, w->nrg);
+    free(w->all);
+    free(w->region_of);
     w->q = nq;
     w->nq = n;
+    w->rg = rg;
+    w->nrg = nrg;
+    w->all = all;
+    w->nall = nall;
+    w->region_of = of;
+    free(loc);
+    free(fresh);
     memcpy(w->owner, owner, (size_t)w->g.nquanta * sizeof(int));
     memcpy(w->tids, tids, (size_t)w->nworkers * sizeof(int));
     return liq_layout(w);
+nomem:
+    liq_fail(w, "move: out of memory");
+fail:
+    liq_quanta_free(nq, i);
+    liq_regions_free(rg, nrg);
+    free(all);
+    free(of);
+    free(loc);
+    free(fresh);
+    return -1;
 }
 
 /* The end of an epoch: the median of each quantum's times, and the
@@ -961,19 +1143,18 @@ liq_job(struct liq_worker *w)
         blk = w->halo < w->iters - it ? w->halo : w->iters - it;
         if (w->epoch > 0 && blk > w->epoch - it % w->epoch)
             blk = w->epoch - it % w->epoch;
-        for (int i = 0; i < w->nq; i++)
-            w->q[i].now = w->q[i].cpu = 0;
         if (liq_exchange_start(w, tag) != 0)
             goto out;
         compute += liq_compute(w, 0, blk);
         if (liq_exchange_finish(w, tag) != 0)
             goto out;
         compute += liq_compute(w, 1, blk);
+        liq_charge(w, blk);
         if (w->epoch > 0) {
             /* Each iteration of the block is charged its share. */
             for (int x = it; x < it + blk; x++) {
                 for (int i = 0; i < w->nq; i++)
-                    w->q[i].hist[x % w->epoch] = w->q[i].cpu / blk;
+                    w->q[i].hist[x % w->epoch] = w->q[i].cpu;
                 w->ctime[x % w->epoch] = compute / blk;
             }
             if ((it + blk) % w->epoch == 0 && it + blk < w->iters &&
@@ -997,7 +1178,7 @@ liq_job(struct liq_worker *w)
     for (int i = 0; i < w->nq; i++) {
         struct kern_box own;
 
-        liq_quantum_own(&w->q[i], &own);
+        liq_quantum_own(w, &w->q[i], &own);
         sum += liq_field_checksum(&own);
     }
 

@@ -19,108 +19,156 @@
 /* Taken off every halo's depth: a test that the comparison can fail. */
 static int depth_cut;
 
-struct sim_q {
-    int ext[6], n[3];
+struct sim_r {
+    int ext[6];
     struct kern_box a, b, rhs, *cur, *nxt;
     struct kern_plan plan;
     int repeat;
 };
 
 /*
- * Run iters iterations of kernel k on grid n cut into nq quanta, halo of
- * `halo` iterations per exchange, heavy quanta repeating their phases; 1 if
- * every point equals the reference's.
+ * Run iters iterations of kernel k on grid n cut into nq quanta placed by
+ * owner (NULL: every quantum alone), each worker's quanta swept as the
+ * regions liq_regions cuts, halos of `halo` iterations per exchange
+ * refreshed from the other regions, heavy quanta repeating their phases;
+ * 1 if every point equals the reference's.  *nregions: how many regions.
  */
 static int
-sim_run(const int n[3], int nq, enum liq_kernel k, int iters, int halo, int heavy,
-        size_t cache, unsigned flags)
+sim_place(const int n[3], int nq, const int *owner, enum liq_kernel k, int iters, int halo,
+          int heavy, size_t cache, unsigned flags, int *nregions)
 {
     struct liq_geom g;
-    struct sim_q *q;
+    struct sim_r *r;
+    struct liq_region_box *box;
     struct kern_box ref;
     double c, c2;
-    int depth = liq_halo_depth(k, halo) - depth_cut, same = 1, npatch = 0;
+    int depth = liq_halo_depth(k, halo) - depth_cut, same = 1, npatch = 0, nr;
+    int *own = malloc((size_t)nq * sizeof(int)), *of = malloc((size_t)nq * sizeof(int));
     struct liq_patch *patch = NULL;
 
     assert_int_equal(liq_geom_make(&g, n, nq), 0);
     liq_coeffs(n, &c, &c2);
-    q = calloc((size_t)nq, sizeof(*q));
-    assert_non_null(q);
+    assert_non_null(own);
+    assert_non_null(of);
+    for (int id = 0; id < nq; id++)
+        own[id] = owner != NULL ? owner[id] : id;
+    box = calloc((size_t)nq, sizeof(*box));
+    assert_non_null(box);
+    nr = liq_regions(&g, own, depth, heavy, of, box);
+    assert_true(nr >= 1 && nr <= nq);
+    *nregions = nr;
+    r = calloc((size_t)nr, sizeof(*r));
+    assert_non_null(r);
+    /* Every quantum is in its region's box; the regions cover the grid once. */
     for (int id = 0; id < nq; id++) {
-        int lo[3], hi[3], e[3];
-        struct liq_patch tmp[1];
-        int m;
+        int lo[3], hi[3];
 
         liq_quantum_extent(&g, id, lo, hi);
-        liq_quantum_halo(&g, id, depth, q[id].ext);
-        for (int a = 0; a < 3; a++) {
-            q[id].n[a] = hi[a] - lo[a];
-            e[a] = q[id].n[a] + q[id].ext[2 * a] + q[id].ext[2 * a + 1];
-        }
-        assert_int_equal(kern_plan_make(&q[id].plan, cache, e[0], e[1], e[2], flags), 0);
-        assert_int_equal(kern_box_alloc(&q[id].a, e[0], e[1], e[2], q[id].plan.bi,
-                                        q[id].plan.bj), 0);
-        assert_int_equal(kern_box_alloc(&q[id].b, e[0], e[1], e[2], q[id].plan.bi,
-                                        q[id].plan.bj), 0);
-        assert_int_equal(kern_box_alloc(&q[id].rhs, e[0], e[1], e[2], q[id].plan.bi,
-                                        q[id].plan.bj), 0);
-        q[id].a.oi = q[id].rhs.oi = lo[0] - q[id].ext[0];
-        q[id].a.oj = q[id].rhs.oj = lo[1] - q[id].ext[2];
-        q[id].a.ok = q[id].rhs.ok = lo[2] - q[id].ext[4];
-        liq_field_init(&q[id].a, &q[id].rhs, 7);
-        kern_box_copy(&q[id].b, &q[id].a);
-        q[id].cur = &q[id].a;
-        q[id].nxt = &q[id].b;
-        q[id].repeat = heavy > 1 && liq_quantum_heavy(&g, id) ? heavy : 1;
-        /* Every patch lies in its source and in dst's box, outside dst. */
-        m = liq_halo_patches(&g, depth, id, tmp, 0);
+        assert_int_equal(box[of[id]].owner, own[id]);
+        for (int a = 0; a < 3; a++)
+            assert_true(lo[a] >= box[of[id]].lo[a] && hi[a] <= box[of[id]].hi[a]);
+    }
+    long long cover = 0;
+
+    for (int x = 0; x < nr; x++) {
+        int *lo = box[x].lo, *hi = box[x].hi, e[3], m;
+
+        cover += (long long)(hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
+        liq_box_halo(&g, lo, hi, depth, r[x].ext);
+        for (int a = 0; a < 3; a++)
+            e[a] = hi[a] - lo[a] + r[x].ext[2 * a] + r[x].ext[2 * a + 1];
+        assert_int_equal(kern_plan_make(&r[x].plan, cache, e[0], e[1], e[2], flags), 0);
+        assert_int_equal(kern_box_alloc(&r[x].a, e[0], e[1], e[2], r[x].plan.bi, r[x].plan.bj), 0);
+        assert_int_equal(kern_box_alloc(&r[x].b, e[0], e[1], e[2], r[x].plan.bi, r[x].plan.bj), 0);
+        assert_int_equal(kern_box_alloc(&r[x].rhs, e[0], e[1], e[2], r[x].plan.bi, r[x].plan.bj),
+                         0);
+        r[x].a.oi = r[x].rhs.oi = lo[0] - r[x].ext[0];
+        r[x].a.oj = r[x].rhs.oj = lo[1] - r[x].ext[2];
+        r[x].a.ok = r[x].rhs.ok = lo[2] - r[x].ext[4];
+        liq_field_init(&r[x].a, &r[x].rhs, 7);
+        kern_box_copy(&r[x].b, &r[x].a);
+        r[x].cur = &r[x].a;
+        r[x].nxt = &r[x].b;
+        r[x].repeat = box[x].heavy ? heavy : 1;
+        /* Every patch lies in its source and in the region's box, outside it. */
+        m = liq_box_patches(&g, depth, lo, hi, x, NULL, 0);
         assert_true(m >= 0);
         patch = realloc(patch, (size_t)(npatch + m + 1) * sizeof(*patch));
         assert_non_null(patch);
-        assert_int_equal(liq_halo_patches(&g, depth, id, patch + npatch, m), m);
-        for (int x = npatch; x < npatch + m; x++) {
+        assert_int_equal(liq_box_patches(&g, depth, lo, hi, x, patch + npatch, m), m);
+        for (int y = npatch; y < npatch + m; y++) {
             int slo[3], shi[3], inside = 1;
 
-            liq_quantum_extent(&g, patch[x].src, slo, shi);
-            assert_int_not_equal(patch[x].src, id);
+            liq_quantum_extent(&g, patch[y].src, slo, shi);
+            assert_int_not_equal(of[patch[y].src], x);
+            assert_int_equal(patch[y].dst, x);
             for (int a = 0; a < 3; a++) {
-                assert_true(patch[x].lo[a] >= slo[a] && patch[x].hi[a] <= shi[a]);
-                assert_true(patch[x].lo[a] >= lo[a] - depth && patch[x].hi[a] <= hi[a] + depth);
-                inside &= patch[x].lo[a] >= lo[a] && patch[x].hi[a] <= hi[a];
+                assert_true(patch[y].lo[a] >= slo[a] && patch[y].hi[a] <= shi[a]);
+                assert_true(patch[y].lo[a] >= lo[a] - depth && patch[y].hi[a] <= hi[a] + depth);
+                inside &= patch[y].lo[a] >= lo[a] && patch[y].hi[a] <= hi[a];
             }
             assert_false(inside);
+            /* A region that needs no other worker's points gets none. */
+            if (!box[x].remote)
+                assert_int_equal(own[patch[y].src], box[x].owner);
         }
         npatch += m;
     }
+    assert_true(cover == (long long)n[0] * n[1] * n[2]);
     for (int it = 0; it < iters; it += halo) {
         int blk = halo < iters - it ? halo : iters - it;
 
         for (int x = 0; x < npatch; x++)
-            liq_region_copy(q[patch[x].dst].cur, q[patch[x].src].cur, &patch[x]);
-        for (int id = 0; id < nq; id++)
-            assert_int_equal(liq_block(&q[id].cur, &q[id].nxt, &q[id].rhs, k, c, c2, blk,
-                                       q[id].repeat, &q[id].plan), 0);
+            liq_region_copy(r[patch[x].dst].cur, r[of[patch[x].src]].cur, &patch[x]);
+        for (int x = 0; x < nr; x++)
+            assert_int_equal(liq_block(&r[x].cur, &r[x].nxt, &r[x].rhs, k, c, c2, blk,
+                                       r[x].repeat, &r[x].plan), 0);
     }
     assert_int_equal(liq_reference(n, k, iters, 7, &ref), 0);
     for (int id = 0; id < nq; id++) {
-        struct kern_box own;
+        struct kern_box view;
+        const struct kern_box *b = r[of[id]].cur;
+        int lo[3], hi[3], cnt[3], e[6];
 
-        liq_quantum_view(q[id].cur, q[id].ext, q[id].n, &own);
-        for (int z = 1; z <= own.nk; z++)
-            for (int y = 1; y <= own.nj; y++)
-                for (int x = 1; x <= own.ni; x++)
-                    if (memcmp(kern_at(&own, x, y, z),
-                               kern_at(&ref, (int)own.oi + x, (int)own.oj + y, (int)own.ok + z),
+        liq_quantum_extent(&g, id, lo, hi);
+        for (int a = 0; a < 3; a++) {
+            cnt[a] = hi[a] - lo[a];
+            e[2 * a + 1] = 0;
+        }
+        e[0] = lo[0] - (int)b->oi;
+        e[2] = lo[1] - (int)b->oj;
+        e[4] = lo[2] - (int)b->ok;
+        liq_quantum_view(b, e, cnt, &view);
+        for (int z = 1; z <= view.nk; z++)
+            for (int y = 1; y <= view.nj; y++)
+                for (int x = 1; x <= view.ni; x++)
+                    if (memcmp(kern_at(&view, x, y, z),
+                               kern_at(&ref, (int)view.oi + x, (int)view.oj + y, (int)view.ok + z),
                                sizeof(double)) != 0)
                         same = 0;
-        kern_box_free(&q[id].a);
-        kern_box_free(&q[id].b);
-        kern_box_free(&q[id].rhs);
+    }
+    for (int x = 0; x < nr; x++) {
+        kern_box_free(&r[x].a);
+        kern_box_free(&r[x].b);
+        kern_box_free(&r[x].rhs);
     }
     kern_box_free(&ref);
     free(patch);
-    free(q);
+    free(r);
+    free(box);
+    free(own);
+    free(of);
     return same;
+}
+
+/* Every quantum a box of its own. */
+static int
+sim_run(const int n[3], int nq, enum liq_kernel k, int iters, int halo, int heavy,
+        size_t cache, unsigned flags)
+{
+    int nr;
+
+    return sim_place(n, nq, NULL, k, iters, halo, heavy, cache, flags, &nr);
 }
 
 static void
@@ -194,17 +242,112 @@ test_halo_work_and_auto(void **state)
     (void)state;
     /* One quantum: no neighbour, no extra points, the deepest halo. */
     assert_int_equal(liq_geom_make(&g, n, 1), 0);
-    assert_true(liq_halo_work(&g, LIQ_JACOBI, 8) == 1.0);
-    assert_int_equal(liq_halo_auto(&g, LIQ_JACOBI, 8), 8);
+    assert_true(liq_halo_work(&g, LIQ_JACOBI, 8, NULL, 1) == 1.0);
+    assert_int_equal(liq_halo_auto(&g, LIQ_JACOBI, 8, NULL, 1), 8);
     /* 2x2x2 quanta of 80: depth 3 adds 2 layers on three sides: 82^3/80^3. */
     assert_int_equal(liq_geom_make(&g, n, 8), 0);
-    assert_true(liq_halo_work(&g, LIQ_JACOBI, 3) > 1.0768 && liq_halo_work(&g, LIQ_JACOBI, 3) < 1.0770);
-    assert_true(liq_halo_work(&g, LIQ_RBGS, 2) > liq_halo_work(&g, LIQ_JACOBI, 2));
-    assert_int_equal(liq_halo_auto(&g, LIQ_JACOBI, 8), 4); /* 83^3/80^3 = 1.117; 84^3: 1.158 */
-    assert_int_equal(liq_halo_auto(&g, LIQ_JACOBI, 3), 3);
+    assert_true(liq_halo_work(&g, LIQ_JACOBI, 3, NULL, 1) > 1.0768 && liq_halo_work(&g, LIQ_JACOBI, 3, NULL, 1) < 1.0770);
+    assert_true(liq_halo_work(&g, LIQ_RBGS, 2, NULL, 1) > liq_halo_work(&g, LIQ_JACOBI, 2, NULL, 1));
+    assert_int_equal(liq_halo_auto(&g, LIQ_JACOBI, 8, NULL, 1), 4); /* 83^3/80^3 = 1.117; 84^3: 1.158 */
+    assert_int_equal(liq_halo_auto(&g, LIQ_JACOBI, 3, NULL, 1), 3);
     /* Small quanta: no halo pays. */
     assert_int_equal(liq_geom_make(&g, small, 64), 0);
-    assert_int_equal(liq_halo_auto(&g, LIQ_RBGS, 8), 1);
+    assert_int_equal(liq_halo_auto(&g, LIQ_RBGS, 8, NULL, 1), 1);
+}
+
+static void
+test_regions_cut(void **state)
+{
+    int n[3] = { 40, 40, 40 }, own[64], of[64], nr;
+    struct liq_geom g;
+    struct liq_region_box b[64];
+
+    (void)state;
+    /* One owner: the whole grid is one region, needing nobody. */
+    assert_int_equal(liq_geom_make(&g, n, 8), 0);
+    for (int i = 0; i < 8; i++)
+        own[i] = 0;
+    assert_int_equal(liq_regions(&g, own, 3, 1, of, b), 1);
+    assert_int_equal(b[0].remote, 0);
+    for (int a = 0; a < 3; a++) {
+        assert_int_equal(b[0].lo[a], 0);
+        assert_int_equal(b[0].hi[a], 40);
+    }
+    assert_true(liq_halo_work(&g, LIQ_JACOBI, 8, own, 1) == 1.0);
+    assert_int_equal(liq_halo_auto(&g, LIQ_JACOBI, 16, own, 1), 16);
+    /* Two owners, lower and upper k half: two slabs, both needing the other. */
+    for (int i = 0; i < 8; i++)
+        own[i] = i >= 4;
+    assert_int_equal(liq_regions(&g, own, 1, 1, of, b), 2);
+    assert_int_equal(b[0].remote + b[1].remote, 2);
+    assert_int_equal(b[1].lo[2], 20);
+    /* The heavy octant stays apart from the light quanta of its owner. */
+    for (int i = 0; i < 8; i++)
+        own[i] = 0;
+    /* Greedy from the lowest id: {0}, {1,3,5,7}, {2,6}, {4}. */
+    assert_int_equal(liq_regions(&g, own, 1, 3, of, b), 4);
+    assert_int_equal(of[7], 1);
+    assert_int_equal(of[6], 2);
+    assert_int_equal(of[0], 0);
+    assert_int_equal(b[0].heavy, 1);
+    assert_int_equal(b[1].heavy + b[2].heavy + b[3].heavy, 0);
+    /* 4x4x4 quanta, one owner and a foreign face at k = 0: the quanta away
+     * from it make a region that computes while the ghosts travel. */
+    assert_int_equal(liq_geom_make(&g, n, 64), 0);
+    for (int i = 0; i < 64; i++)
+        own[i] = i < 16 ? 1 : 0;
+    nr = liq_regions(&g, own, 1, 1, of, b);
+    assert_int_equal(nr, 3); /* owner 1's slab; owner 0's slab next to it; the rest */
+    assert_int_equal(b[of[63]].remote, 0);
+    assert_int_equal(b[of[16]].remote, 1);
+    assert_int_equal(b[of[0]].remote, 1);
+    assert_int_equal(b[of[63]].lo[2], 20);
+    /* Depth 11 reaches past the next slab (10 points thick) into the third. */
+    nr = liq_regions(&g, own, 11, 1, of, b);
+    assert_int_equal(nr, 3);
+    assert_int_equal(b[of[32]].remote, 1);
+    assert_int_equal(b[of[63]].remote, 0);
+    assert_int_equal(b[of[63]].lo[2], 30);
+}
+
+/* Regions of several placements, swept as one box each, against the reference. */
+static void
+test_regions_bit_identical(void **state)
+{
+    int n[3] = { 26, 21, 17 }, own[64], nr;
+    unsigned seed = 12345;
+
+    (void)state;
+    for (int trial = 0; trial < 6; trial++) {
+        enum liq_kernel k = trial % 2 ? LIQ_RBGS : LIQ_JACOBI;
+
+        /* Blocks of a few owners, then some quanta given away at random. */
+        for (int i = 0; i < 27; i++) {
+            seed = seed * 1103515245u + 12345u;
+            own[i] = (i % 3 >= 1) + 2 * (i / 9 >= 2);
+            if ((seed >> 16) % 5 == 0)
+                own[i] = (int)((seed >> 8) % 4);
+        }
+        assert_true(sim_place(n, 27, own, k, 11, 1 + trial % 4, 1, 32768, KERN_PLAN_FAST, &nr));
+        assert_true(nr < 27);
+    }
+    /* Heavy quanta of one owner, and a padded layout. */
+    for (int i = 0; i < 27; i++)
+        own[i] = i / 14;
+    assert_true(sim_place(n, 27, own, LIQ_JACOBI, 9, 3, 3, 32768, KERN_PLAN_FAST, &nr));
+    assert_true(sim_place(n, 27, own, LIQ_RBGS, 6, 2, 2, 1 << 20, KERN_PLAN_PAD, &nr));
+    /* One owner: the whole grid in one box. */
+    for (int i = 0; i < 27; i++)
+        own[i] = 0;
+    assert_true(sim_place(n, 27, own, LIQ_JACOBI, 10, 5, 1, 32768, KERN_PLAN_FAST, &nr));
+    assert_int_equal(nr, 1);
+    /* And the check can fail: regions whose halo is one point too shallow. */
+    for (int i = 0; i < 27; i++)
+        own[i] = i % 2;
+    depth_cut = 1;
+    assert_false(sim_place(n, 27, own, LIQ_JACOBI, 6, 3, 1, 32768, KERN_PLAN_FAST, &nr));
+    assert_false(sim_place(n, 27, own, LIQ_RBGS, 4, 2, 1, 32768, KERN_PLAN_FAST, &nr));
+    depth_cut = 0;
 }
 
 int
@@ -215,6 +358,8 @@ main(void)
         cmocka_unit_test(test_rbgs_deep_halos_bit_identical),
         cmocka_unit_test(test_shallow_halo_differs),
         cmocka_unit_test(test_halo_work_and_auto),
+        cmocka_unit_test(test_regions_cut),
+        cmocka_unit_test(test_regions_bit_identical),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
