@@ -2,9 +2,10 @@
 # bench/vmrun.sh - what `vmrun stencil` costs and how well the advisor
 # predicts (issue 7).  Prints, from one run on this machine:
 #   1. one host: the runtime's updates/s (vmrun stencil, 1 worker, the
-#      default 8 quanta and 1 quantum, deep halos chosen by --halo auto)
-#      against the bare kernel on the same grid (bench/stencil_bare): the
-#      fastest (temporally blocked) kernel and the one-sweep kernel;
+#      default 8 quanta and 1 quantum, deep halos chosen by --halo auto;
+#      best of 3 runs) against the bare kernel on the same grid
+#      (bench/stencil_bare, best of 3): the fastest (temporally blocked)
+#      kernel and the one-sweep kernel;
 #   2. four hosts on loopback, and four in network namespaces (root): time
 #      per iteration and the share of it spent communicating;
 #   3. every decomposition method on the same 4-host job: the advisor's
@@ -50,10 +51,18 @@ for k in jacobi rbgs; do
     fast=$(field "$T/bare.json" 'r["fastest_updates_per_s"]')
     one=$(field "$T/bare.json" 'r["one_sweep_updates_per_s"]')
     for q in 8 1; do
-        echo "   ... $k: vmrun stencil --quanta $q" >&2
-        "$VMRUN" stencil --quiet --grid "$grid" --iters "$iters" --kernel $k --quanta $q \
-            --json "$T/run.json" >/dev/null || exit 1
-        rt=$(field "$T/run.json" 'r["updates_per_s"]')
+        # Best of 3, as the bare kernel's figures are.
+        rt=0
+        for rep in 1 2 3; do
+            echo "   ... $k: vmrun stencil --quanta $q (run $rep of 3)" >&2
+            "$VMRUN" stencil --quiet --grid "$grid" --iters "$iters" --kernel $k --quanta $q \
+                --json "$T/one.json" >/dev/null || exit 1
+            r1=$(field "$T/one.json" 'r["updates_per_s"]')
+            if python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) > float(sys.argv[2]) else 1)' "$r1" "$rt"; then
+                rt=$r1
+                cp "$T/one.json" "$T/run.json"
+            fi
+        done
         halo=$(field "$T/run.json" 'r["halo"]["iterations"]')
         same=$(python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); print("same" if a["checksum"]==b["checksum"] else "DIFFERENT")' "$T/bare.json" "$T/run.json")
         python3 -c 'import sys; k, q, h, f, o, r, s = sys.argv[1:]; f, o, r = float(f), float(o), float(r)
