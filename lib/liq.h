@@ -189,12 +189,14 @@ int liq_regions(const struct liq_geom *g, const int *owner, int depth, int heavy
  *                      (one per iteration), LIQ_TAG_DONE, LIQ_TAG_FIELD
  *                      (the final field, when asked), LIQ_TAG_FAIL (text)
  *   worker <-> worker  LIQ_TAG_GHOST + block parity (the halo patches one
- *                      worker sends another, in liq_halo_patches order by
- *                      destination then source id), LIQ_TAG_RINGMSG
+ *                      worker sends another: the receiver's regions in
+ *                      liq_regions order, each its liq_box_patches from
+ *                      the sender's quanta by id), LIQ_TAG_RINGMSG
  *
  * Balancing (issue 8): every `epoch` iterations each worker sends the
  * median of each of its quanta's iteration CPU times -- what the quantum
- * costs, whatever share of a CPU the worker got (LIQ_TAG_EPOCH: epoch,
+ * costs, whatever share of a CPU the worker got; a region's time is shared
+ * among its quanta by their points (LIQ_TAG_EPOCH: epoch,
  * count, then id and seconds per quantum, then the worker's mean wall-clock
  * compute seconds per iteration over the epoch -- what the epoch's balance
  * efficiency is made of, preemption and throttling included -- and the
@@ -209,10 +211,11 @@ int liq_regions(const struct liq_geom *g, const int *owner, int depth, int heavy
  * (a multiple of the epoch; 0 for the job's own workers) and the current
  * owners, holds no quanta, and takes that boundary's plan with the others.
  * A quantum whose
- * owner changes goes as one LIQ_TAG_MOVE message (id, then its points
- * without padding, with the layer around them; its halo is refreshed
- * before the next block) and is laid out again for the
- * receiver's cache.  No ghost message is in flight at an epoch's end: no
+ * owner changes goes as one LIQ_TAG_MOVE message (id, then its own points
+ * without padding; the halo is refreshed before the next block) and is
+ * laid out again for the receiver's cache: both sides cut the new
+ * placement into regions, keep a region whose box is unchanged and fill
+ * new ones from the old regions and the arrivals.  No ghost message is in flight at an epoch's end: no
  * worker starts the next iteration before the master has heard every
  * worker, so links are rebuilt from the new owners in step.
  *
