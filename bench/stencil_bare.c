@@ -7,12 +7,14 @@
  * The grid is one box laid out by this host's plan (kern_plan_make with
  * KERN_PLAN_FAST) and filled with the job's field (liq_field_init, seed 1),
  * and it runs K iterations two ways:
- *   fastest   kern_jacobi_run / kern_rbgs_run: temporal blocking (several
+ *   blocked   kern_jacobi_run / kern_rbgs_run: temporal blocking (several
  *             Jacobi sweeps, or red and black fused, per pass over memory);
  *   1-sweep   kern_jacobi_step / kern_rbgs_sweep per colour: one pass over
  *             memory per sweep, as a runtime that refreshes ghosts between
  *             sweeps must do.
- * It prints one JSON line: updates/s of each (best of 3 runs) and the
+ * It prints one JSON line: updates/s of each (best of 3 runs), the faster
+ * of the two (which one depends on the machine: blocking where the grid
+ * streams from memory, one sweep where the last cache level holds it), and the
  * checksum of the result, which must equal vmrun stencil's for the same job
  * (same seed): a check that the two computed the same thing.
  */
@@ -137,10 +139,11 @@ main(int argc, char **argv)
     double pts = (double)n[0] * n[1] * n[2] * iters;
 
     printf("{\"kernel\":\"%s\",\"grid\":[%d,%d,%d],\"iters\":%d,"
-           "\"fastest_updates_per_s\":%.6g,\"one_sweep_updates_per_s\":%.6g,"
+           "\"blocked_updates_per_s\":%.6g,\"one_sweep_updates_per_s\":%.6g,"
+           "\"best_updates_per_s\":%.6g,"
            "\"checksum\":\"%016" PRIx64 "\",\"checksums_agree\":%s}\n",
            kernel == LIQ_RBGS ? "rbgs" : "jacobi", n[0], n[1], n[2], iters, pts / best[1],
-           pts / best[0], sum[1], sum[0] == sum[1] ? "true" : "false");
+           pts / best[0], pts / (best[0] < best[1] ? best[0] : best[1]), sum[1], sum[0] == sum[1] ? "true" : "false");
     kern_box_free(&u);
     kern_box_free(&v);
     kern_box_free(&rhs);

@@ -53,6 +53,7 @@ struct conf {
     uint64_t max_tasks;         /* most tasks on this host: 4096 */
     uint64_t max_peer_queue;    /* most bytes queued for one peer: 256 MiB */
     uint64_t cache_bytes;       /* cache size for stencil tiles; 0 = detect from sysfs */
+    uint64_t llc_bytes;         /* a CPU's share of the last-level cache; 0 = detect */
 };
 
 struct conf_diag {

@@ -141,6 +141,7 @@ static const struct conf_key conf_top_keys[] = {
       conf_limits_keys },
     { "cache_bytes", CONF_K_U64, F(cache_bytes), 0, LLONG_MAX, "expected an integer >= 0",
       NULL },
+    { "llc_bytes", CONF_K_U64, F(llc_bytes), 0, LLONG_MAX, "expected an integer >= 0", NULL },
     { NULL, 0, 0, 0, 0, NULL, NULL }
 };
 
@@ -941,6 +942,7 @@ conf_defaults(struct conf *c)
     c->max_tasks = 4096;
     c->max_peer_queue = 256ULL * 1024 * 1024;
     c->cache_bytes = 0;
+    c->llc_bytes = 0;
 }
 
 void

@@ -152,6 +152,19 @@ int kern_cache_detect_at(const char *dir, size_t *bytes);
 /* configured != 0: configured; else the detected size; else KERN_CACHE_DEFAULT. */
 size_t kern_cache_bytes(uint64_t configured);
 
+/*
+ * Each CPU's share of the last-level cache: the size of cpu0's data or
+ * unified cache of the highest level, divided by the CPUs its
+ * shared_cpu_list names (1 when that file is missing).  Whether a
+ * worker's boxes stay there between sweeps decides whether Jacobi's
+ * temporal blocking pays (liq_worker.c).  -EINVAL if nothing usable.
+ */
+int kern_llc_detect(size_t *bytes);
+int kern_llc_detect_at(const char *dir, size_t *bytes);
+
+/* configured != 0: configured; else the detected share; else 0 (unknown). */
+size_t kern_llc_bytes(uint64_t configured);
+
 /* The cache in doubles as GcdPad3D wants it: the largest power of two
  * <= bytes/8, clamped to [4, KERN_CACHE_MAX_ELEMS]. */
 size_t kern_cache_elems(size_t bytes);

@@ -10,11 +10,17 @@
  * We take cpu0's level-2 data or unified cache, the largest cache private to
  * a core on current CPUs (L3 is shared between cores, and in a virtual
  * machine with other tenants), else its level-1 data cache.
+ *
+ * The last level (kern_llc_detect) is read for another question: whether a
+ * worker's boxes stay cached between sweeps, which decides whether
+ * Jacobi's temporal blocking pays.  Its share per CPU is what one worker
+ * can count on.
  */
 #include "kern_int.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define KERN_SYSFS_CACHE "/sys/devices/system/cpu/cpu0/cache"
@@ -103,6 +109,84 @@ int kern_cache_detect_at(const char *dir, size_t *bytes)
         return -EINVAL;
     *bytes = l2 != 0 ? l2 : l1;
     return 0;
+}
+
+/* CPUs in a list such as "0-3,8,10-11"; 0 if it does not parse. */
+static int count_cpus(const char *s)
+{
+    int n = 0;
+
+    while (*s != '\0') {
+        char *end;
+        long a = strtol(s, &end, 10), b;
+
+        if (end == s || a < 0)
+            return 0;
+        b = a;
+        s = end;
+        if (*s == '-') {
+            b = strtol(s + 1, &end, 10);
+            if (end == s + 1 || b < a || b - a > 65536)
+                return 0;
+            s = end;
+        }
+        n += (int)(b - a + 1);
+        if (n > 65536)
+            return 0;
+        if (*s == ',')
+            s++;
+        else if (*s != '\0')
+            return 0;
+    }
+    return n;
+}
+
+int kern_llc_detect_at(const char *dir, size_t *bytes)
+{
+    size_t best = 0;
+    int top = 0, sharing = 1;
+
+    if (dir == NULL || bytes == NULL)
+        return -EINVAL;
+    for (int n = 0; n < KERN_CACHE_INDEXES; n++) {
+        char level[32], type[32], size[64], list[256];
+        size_t sz;
+        int lv;
+
+        if (read_attr(dir, n, "level", level, sizeof(level)) != 0
+            || read_attr(dir, n, "type", type, sizeof(type)) != 0
+            || read_attr(dir, n, "size", size, sizeof(size)) != 0)
+            continue;
+        if (strcmp(type, "Data") != 0 && strcmp(type, "Unified") != 0)
+            continue;
+        lv = atoi(level);
+        if ((sz = parse_size(size)) == 0 || lv < top || (lv == top && sz <= best))
+            continue;
+        top = lv;
+        best = sz;
+        sharing = 1;
+        if (read_attr(dir, n, "shared_cpu_list", list, sizeof(list)) == 0 &&
+            (sharing = count_cpus(list)) < 1)
+            sharing = 1;
+    }
+    if (best == 0)
+        return -EINVAL;
+    *bytes = best / (size_t)sharing;
+    return 0;
+}
+
+int kern_llc_detect(size_t *bytes)
+{
+    return kern_llc_detect_at(KERN_SYSFS_CACHE, bytes);
+}
+
+size_t kern_llc_bytes(uint64_t configured)
+{
+    size_t b;
+
+    if (configured != 0)
+        return (uint64_t)(size_t)configured == configured ? (size_t)configured : SIZE_MAX;
+    return kern_llc_detect(&b) == 0 ? b : 0;
 }
 
 int kern_cache_detect(size_t *bytes)

@@ -33,6 +33,7 @@ struct job_stats {
     int *witer;                 /* iterations each worker reported */
     double *wcompute, *wcomm;   /* per worker, summed over the run */
     double *wsetup, *wrun;
+    int *wpass;                 /* Jacobi sweeps per pass each worker chose (0: none) */
     uint64_t checksum;
     int halo;                   /* iterations per ghost exchange */
     double halo_work;           /* points swept per point owned, initial placement */

@@ -95,6 +95,7 @@ stats_free(struct job_stats *st)
     free(st->wcomm);
     free(st->wsetup);
     free(st->wrun);
+    free(st->wpass);
     liquid_free(st);
     kern_box_free(&st->field);
 }
@@ -279,7 +280,12 @@ take_done(struct vmrun_vm *vm, struct job_stats *st, int w)
         pvm_upkint(&id, 1, 1);
         pvm_upkdouble(&sec, 1, 1);
     }
-    if (pvm_upkdouble(&move, 1, 1) == 0 && st->nep > 0 && move > st->ep[st->nep - 1].move_s)
+    if (pvm_upkdouble(&move, 1, 1) < 0 || pvm_upkint(&st->wpass[w], 1, 1) < 0) {
+        snprintf(vm->why, sizeof(vm->why), "worker t%x sent a short DONE message",
+                 (unsigned)vm->tids[w]);
+        return -1;
+    }
+    if (st->nep > 0 && move > st->ep[st->nep - 1].move_s)
         st->ep[st->nep - 1].move_s = move;
     st->checksum += (uint64_t)cs[0] | (uint64_t)cs[1] << 32;
     if (st->wrun[w] > st->t_iter)
@@ -527,8 +533,11 @@ json_report(FILE *fp, const struct vmrun_vm *vm, const struct vmrun_opts *o,
     for (int w = 0; w < vm->nworkers; w++) {
         fprintf(fp, "%s{\"tid\":%d,\"host\":", w ? "," : "", vm->tids[w]);
         vmctl_json_str(fp, vm->host[vm->whost[w]].name);
-        fprintf(fp, ",\"quanta\":%d,\"compute_s\":%.6g,\"comm_s\":%.6g}", st->wquanta[w],
+        fprintf(fp, ",\"quanta\":%d,\"compute_s\":%.6g,\"comm_s\":%.6g", st->wquanta[w],
                 st->wcompute[w], st->wcomm[w]);
+        if (st->wpass[w] > 0)
+            fprintf(fp, ",\"jacobi_sweeps_per_pass\":%d", st->wpass[w]);
+        fputc('}', fp);
     }
     fprintf(fp, "],\"time_s\":%.6g,\"run_s\":%.6g,\"time_per_iter_s\":%.6g,\"updates_per_s\":%.6g,"
                 "\"be\":%.4f,\"comm_share\":%.4f,",
@@ -684,7 +693,9 @@ vmrun_stencil_main(int argc, char **argv)
     st.wcomm = calloc((size_t)nw, sizeof(double));
     st.wsetup = calloc((size_t)nw, sizeof(double));
     st.wrun = calloc((size_t)nw, sizeof(double));
-    if (!st.wquanta || !st.witer || !st.wcompute || !st.wcomm || !st.wsetup || !st.wrun) {
+    st.wpass = calloc((size_t)nw, sizeof(int));
+    if (!st.wquanta || !st.witer || !st.wcompute || !st.wcomm || !st.wsetup || !st.wrun ||
+        !st.wpass) {
         snprintf(vm.why, sizeof(vm.why), "out of memory");
         goto out;
     }

@@ -26,6 +26,7 @@ struct liq_region {
     struct kern_box a, b, rhs;  /* the extended boxes; b is Jacobi's second */
     struct kern_box *cur, *nxt;
     struct kern_plan plan;
+    int steps;                  /* Jacobi sweeps per pass the plan chose */
     int repeat;                 /* phases run this many times (heavy region) */
     double wall, cpu;           /* compute time of this block */
 };
@@ -80,6 +81,8 @@ struct liq_worker {
     struct liq_patch *scratch;  /* one region's patches, while links are built */
     double *ctime;              /* compute seconds of each iteration, this epoch */
     double last_move;           /* seconds the last move took */
+    size_t llc;                 /* one CPU's share of the last-level cache; 0 unknown */
+    int passes;                 /* Jacobi sweeps per pass (liq_passes): 1 or the plans' */
     double compute_all, comm_all;
 };
 
@@ -179,6 +182,7 @@ liq_region_make(struct liq_worker *w, struct liq_region *r, const int lo[3], con
      * that would have to stay there. */
     if (many && r->plan.jac_steps == 1)
         r->plan.jac_steps = KERN_JAC_STEPS;
+    r->steps = r->plan.jac_steps;
     if ((rc = kern_box_alloc(&r->a, ni, nj, nk, r->plan.bi, r->plan.bj)) != 0)
         return rc;
     if ((rc = kern_box_alloc(&r->rhs, ni, nj, nk, r->plan.bi, r->plan.bj)) != 0)
@@ -785,6 +789,7 @@ liq_compute(struct liq_worker *w, int remote, int iters)
 
         if (r->box.remote != remote)
             continue;
+        r->plan.jac_steps = w->passes == 1 ? 1 : r->steps;
         c0 = liq_cpu_now();
         t0 = liq_now();
         liq_region_block(w, r, iters);
@@ -795,16 +800,61 @@ liq_compute(struct liq_worker *w, int remote, int iters)
     return total;
 }
 
-/* Each quantum's part of its region's block: in proportion to its points. */
+/*
+ * Jacobi's temporal blocking (the plan's sweeps per pass over memory) pays
+ * where a worker's boxes stream from memory and costs where they stay in
+ * the last-level cache between sweeps.  Measured at 160^3 (3 boxes, 100
+ * MB): on a Xeon whose 2 CPUs share a 480 MB L3, one sweep per pass ran
+ * 636-711 Mupdates/s against 556-589 with six; on a Zen 4 with 32 MB, six
+ * ran twice as fast as one.  So a worker whose boxes together fit in one
+ * CPU's share of the last level (kern_llc_bytes; the llc_bytes key) sweeps
+ * once per pass, and a larger one blocks as the plans say.  Timing both
+ * ways instead proved unreliable: one-sweep passes speed up over the first
+ * eight or so sweeps as the boxes settle into the L3 (2.5 -> 1.6 ns per
+ * update), so a short trial misjudged them, and a trial inside the job
+ * made the first epochs' quantum times depend on it, which the balancer
+ * took for a change of speed.  The bits are the same either way.
+ */
+static void
+liq_passes(struct liq_worker *w)
+{
+    size_t bytes = 0;
+    int steps = 1;
+
+    if (w->kernel != LIQ_JACOBI)
+        return;
+    for (int i = 0; i < w->nrg; i++) {
+        const struct liq_region *r = w->rg[i];
+
+        if (r->repeat == 1 && r->steps > steps)
+            steps = r->steps;
+        bytes += r->a.map_len + r->b.map_len + r->rhs.map_len;
+    }
+    w->passes = steps > 1 && w->llc != 0 && bytes <= w->llc ? 1 : steps;
+}
+
+/*
+ * Each quantum's part of its region's block.  Its compute time is its
+ * share of the region's points.  Its CPU time, which the balancer weighs
+ * it by, is what its own points cost: the region's CPU time per point
+ * swept, halo layers included, times its points.  The halo's share of a
+ * region's sweep depends on how the quanta are grouped (a quantum alone in
+ * its box sweeps twice its points with a deep halo; among others, a few
+ * per cent more), so charging it to the quanta made their weights change
+ * with every move: the balancer's next epoch then saw a placement worse
+ * than it had predicted and moved again (seed 000's non-uniform case moved
+ * quanta after its first epoch in 6 runs of 6).
+ */
 static void
 liq_charge(struct liq_worker *w, int iters)
 {
     for (int i = 0; i < w->nq; i++) {
         struct liq_quantum *q = &w->q[i];
         const struct liq_region *r = w->rg[q->region];
+        double swept = (double)r->a.ni * r->a.nj * r->a.nk;
 
         q->seconds += r->wall * q->share;
-        q->cpu = r->cpu * q->share / iters;
+        q->cpu = r->cpu * ((double)q->n[0] * q->n[1] * q->n[2] / swept) / iters;
     }
 }
 
@@ -1136,6 +1186,8 @@ liq_job(struct liq_worker *w)
     if (w->start > 0 && (leave = liq_plan(w, w->start / w->epoch)) != 0)
         goto gone;
     for (it = w->start; it < w->iters; it += blk) {
+        liq_passes(w); /* the regions change when quanta move */
+
         double compute = 0, t0 = liq_now();
         int tag = LIQ_TAG_GHOST + (liq_block_index(w, it) & 1);
 
@@ -1197,6 +1249,7 @@ liq_job(struct liq_worker *w)
         pvm_pkdouble(&w->q[i].seconds, 1, 1);
     }
     pvm_pkdouble(&w->last_move, 1, 1);
+    pvm_pkint(&w->passes, 1, 1);
     if (pvm_send(w->master, LIQ_TAG_DONE) < 0)
         goto out;
     if (w->gather)
@@ -1214,7 +1267,7 @@ int
 liq_worker_main(void)
 {
     struct liq_worker w;
-    const char *cache = getenv("LIQUIDVM_CACHE");
+    const char *cache = getenv("LIQUIDVM_CACHE"), *llc = getenv("LIQUIDVM_LLC");
 
     memset(&w, 0, sizeof(w));
     if ((w.mytid = pvm_mytid()) < 0) {
@@ -1227,6 +1280,7 @@ liq_worker_main(void)
         return 2;
     }
     w.cache = kern_cache_bytes(cache != NULL ? strtoull(cache, NULL, 10) : 0);
+    w.llc = kern_llc_bytes(llc != NULL ? strtoull(llc, NULL, 10) : 0);
     /* Ghost faces and moves go task to task, not through the daemons: a
      * daemon relays for all of its host's tasks and, in a cgroup with a CPU
      * quota, is throttled with them. */

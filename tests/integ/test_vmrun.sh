@@ -6,8 +6,11 @@
 # 2; a worker or a host that dies ends the job with an error naming the host.
 . "$(dirname "$0")/lib.sh"
 
-# A configured cache size reaches the workers' tiling (and differs from sysfs's).
-write_conf 1.0 'cache_bytes = 65536;'
+# A configured cache size reaches the workers' tiling (and differs from
+# sysfs's); so does a last-level cache share of 64 KB, so that workers whose
+# plans block Jacobi in time run the temporal kernel (at the end, a VM whose
+# share holds every worker's boxes sweeps them once per pass).
+write_conf 1.0 'cache_bytes = 65536; llc_bytes = 65536;'
 check "start a local VM of 4 hosts" "$VMCTL" start --local 4 -c "$T/test.conf"
 
 # verify ARGS...: the job runs and --verify finds every bit equal.
@@ -73,6 +76,21 @@ sys.exit(0 if r["balance"]["quanta_moved"] > 0 and h["iterations"] == int(sys.ar
          h["depth"] == int(sys.argv[3]) and not h["auto"] and h["work"] > 1 else 1)' \
         "$T/halo.json" $h $d
 done
+
+# Jacobi's sweeps per pass: the temporal kernel where a worker's boxes do not
+# fit in its share of the last-level cache (64 KB here), one sweep per pass
+# where they do (the end of this file); each worker reports which.
+# passes N FILE: every worker ran N sweeps per pass.
+passes() {
+    python3 -c 'import json, sys
+p = [x.get("jacobi_sweeps_per_pass") for x in json.load(open(sys.argv[2]))["workers"]]
+print("# sweeps per pass", p)
+sys.exit(0 if p and all(x == int(sys.argv[1]) for x in p) else 1)' "$@"
+}
+check "jacobi with --halo 2, boxes beyond the last-level cache share, is bit-identical" \
+    verify --grid 96 --iters 24 --kernel jacobi --halo 2 --tasks-per-host 2 \
+    --quanta 4 --balance off --json "$T/pass.json"
+check "... and every worker ran the temporal kernel (6 sweeps per pass)" passes 6 "$T/pass.json"
 
 # Balancing (issue 8): a heavy octant makes the balancer move quanta between
 # epochs; whatever it moves, the field keeps its bits.  How many quanta move
@@ -234,4 +252,14 @@ else
 fi
 vmrun_tasks_gone() { ! "$VMCTL" ps -a | grep -q vmrun; }
 check "the VM is left with no vmrun task" wait_for 10 vmrun_tasks_gone
+check "halt" "$VMCTL" halt
+
+# A last-level cache share that holds each worker's boxes: one sweep per pass.
+write_conf 1.0 'cache_bytes = 65536; llc_bytes = 1073741824;'
+check "start a local VM of 4 hosts whose last-level cache share is 1 GB" \
+    "$VMCTL" start --local 4 -c "$T/test.conf"
+check "jacobi with --halo 2, boxes within the last-level cache share, is bit-identical" \
+    verify --grid 96 --iters 24 --kernel jacobi --halo 2 --tasks-per-host 2 \
+    --quanta 4 --balance off --json "$T/pass.json"
+check "... and every worker swept once per pass" passes 1 "$T/pass.json"
 check "halt" "$VMCTL" halt

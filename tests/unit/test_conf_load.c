@@ -150,6 +150,7 @@ assert_is_default(const struct conf *c)
     assert_true(c->max_tasks == 4096);
     assert_true(c->max_peer_queue == 256ULL * 1024 * 1024);
     assert_true(c->cache_bytes == 0);
+    assert_true(c->llc_bytes == 0);
 }
 
 static void
@@ -209,7 +210,8 @@ test_conf_load_reads_every_key(void **state)
                                "speed = 2500;\n"
                                "limits = { max_message = 1073741824; max_tasks = 262143;"
                                " max_peer_queue = 0x200000000; };\n"
-                               "cache_bytes = 33554432;\n",
+                               "cache_bytes = 33554432;\n"
+                               "llc_bytes = 16777216;\n",
                                &c, &d),
                      0);
     assert_int_equal(d.nerrors, 0);
@@ -232,6 +234,7 @@ test_conf_load_reads_every_key(void **state)
     assert_true(c.max_tasks == 262143);
     assert_true(c.max_peer_queue == 0x200000000ULL);
     assert_true(c.cache_bytes == 33554432);
+    assert_true(c.llc_bytes == 16777216);
     conf_free(&c);
 }
 
@@ -321,6 +324,7 @@ test_conf_load_rejects_integers_beyond_64_bits(void **state)
                      "$F:1: cache_bytes: expected an integer >= 0, got 1e+20\n");
     assert_one_error("\n\ncache_bytes = 0x10000000000000000;\n",
                      "$F:3: cache_bytes: expected an integer >= 0, got 1.84467e+19\n");
+    assert_one_error("llc_bytes = -1;\n", "$F:1: llc_bytes: expected an integer >= 0, got -1\n");
     assert_one_error("speed = 3000000000;\n",
                      "$F:1: speed: expected an integer 1..1000000, got 3000000000\n");
 }

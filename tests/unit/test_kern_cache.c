@@ -135,6 +135,50 @@ static void test_kern_cache_bytes_prefers_configuration(void **state)
         assert_int_equal(kern_cache_bytes(0), KERN_CACHE_DEFAULT);
 }
 
+/* The last level, per CPU that shares it: 480 MB over "0-1" is 240 MB. */
+static void test_kern_llc_detect_divides_by_the_sharing_cpus(void **state)
+{
+    struct tree *t = *state;
+    size_t bytes = 0;
+
+    cache(t->dir, 0, "1", "Data", "48K");
+    cache(t->dir, 1, "1", "Instruction", "32K");
+    cache(t->dir, 2, "2", "Unified", "2048K");
+    cache(t->dir, 3, "3", "Unified", "491520K");
+    put(t->dir, 2, "shared_cpu_list", "0");
+    put(t->dir, 3, "shared_cpu_list", "0-1");
+    assert_int_equal(kern_llc_detect_at(t->dir, &bytes), 0);
+    assert_int_equal(bytes, 491520 * 1024 / 2);
+    put(t->dir, 3, "shared_cpu_list", "0-3,8,10-11");
+    assert_int_equal(kern_llc_detect_at(t->dir, &bytes), 0);
+    assert_int_equal(bytes, 491520 * 1024 / 7);
+    /* the highest level wins even where a lower one is larger */
+    cache(t->dir, 3, "3", "Unified", "1024K");
+    put(t->dir, 3, "shared_cpu_list", "0");
+    assert_int_equal(kern_llc_detect_at(t->dir, &bytes), 0);
+    assert_int_equal(bytes, 1024 * 1024);
+}
+
+/* No list, or one that does not parse, counts as one CPU; no cache is an error. */
+static void test_kern_llc_detect_without_a_usable_list(void **state)
+{
+    struct tree *t = *state;
+    size_t bytes = 0;
+
+    assert_int_equal(kern_llc_detect_at(t->dir, &bytes), -EINVAL);
+    cache(t->dir, 0, "2", "Unified", "1M");
+    assert_int_equal(kern_llc_detect_at(t->dir, &bytes), 0);
+    assert_int_equal(bytes, 1 << 20);
+    put(t->dir, 0, "shared_cpu_list", "0-x");
+    assert_int_equal(kern_llc_detect_at(t->dir, &bytes), 0);
+    assert_int_equal(bytes, 1 << 20);
+    put(t->dir, 0, "shared_cpu_list", "3-1");
+    assert_int_equal(kern_llc_detect_at(t->dir, &bytes), 0);
+    assert_int_equal(bytes, 1 << 20);
+    assert_int_equal(kern_llc_detect_at(NULL, &bytes), -EINVAL);
+    assert_int_equal(kern_llc_bytes(12345), 12345);
+}
+
 static void test_kern_cache_elems_is_a_power_of_two(void **state)
 {
     (void)state;
@@ -156,6 +200,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_kern_cache_detect_refuses_missing_or_garbled, setup,
                                         teardown),
         cmocka_unit_test(test_kern_cache_bytes_prefers_configuration),
+        cmocka_unit_test_setup_teardown(test_kern_llc_detect_divides_by_the_sharing_cpus, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_kern_llc_detect_without_a_usable_list, setup,
+                                        teardown),
         cmocka_unit_test(test_kern_cache_elems_is_a_power_of_two),
     };
 

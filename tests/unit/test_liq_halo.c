@@ -18,6 +18,9 @@
 
 /* Taken off every halo's depth: a test that the comparison can fail. */
 static int depth_cut;
+/* Jacobi sweeps per pass, when not the plan's (0): the worker runs both
+ * (one sweep per pass where its boxes fit in the last-level cache). */
+static int force_steps;
 
 struct sim_r {
     int ext[6];
@@ -78,6 +81,8 @@ sim_place(const int n[3], int nq, const int *owner, enum liq_kernel k, int iters
         for (int a = 0; a < 3; a++)
             e[a] = hi[a] - lo[a] + r[x].ext[2 * a] + r[x].ext[2 * a + 1];
         assert_int_equal(kern_plan_make(&r[x].plan, cache, e[0], e[1], e[2], flags), 0);
+        if (force_steps > 0)
+            r[x].plan.jac_steps = force_steps;
         assert_int_equal(kern_box_alloc(&r[x].a, e[0], e[1], e[2], r[x].plan.bi, r[x].plan.bj), 0);
         assert_int_equal(kern_box_alloc(&r[x].b, e[0], e[1], e[2], r[x].plan.bi, r[x].plan.bj), 0);
         assert_int_equal(kern_box_alloc(&r[x].rhs, e[0], e[1], e[2], r[x].plan.bi, r[x].plan.bj),
@@ -176,15 +181,21 @@ test_jacobi_deep_halos_bit_identical(void **state)
 {
     int n[3] = { 23, 18, 15 };
 
-    (void)state;
-    for (int h = 1; h <= 6; h++)
-        assert_true(sim_run(n, 12, LIQ_JACOBI, 13, h, 1, 32768, KERN_PLAN_FAST));
-    /* Thin quanta: a halo deeper than its neighbour reaches the next one. */
     int thin[3] = { 40, 9, 8 };
+    int steps[3] = { 0, 1, KERN_JAC_STEPS };
 
-    assert_true(sim_run(thin, 16, LIQ_JACOBI, 9, 5, 1, 32768, KERN_PLAN_FAST));
-    assert_true(sim_run(n, 8, LIQ_JACOBI, 11, 4, 3, 32768, KERN_PLAN_FAST)); /* heavy */
-    assert_true(sim_run(n, 6, LIQ_JACOBI, 7, 3, 1, 1 << 20, KERN_PLAN_PAD));
+    (void)state;
+    /* The plan's passes, one sweep per pass, and the temporal kernel. */
+    for (int s = 0; s < 3; s++) {
+        force_steps = steps[s];
+        for (int h = 1; h <= 6; h++)
+            assert_true(sim_run(n, 12, LIQ_JACOBI, 13, h, 1, 32768, KERN_PLAN_FAST));
+        /* Thin quanta: a halo deeper than its neighbour reaches the next one. */
+        assert_true(sim_run(thin, 16, LIQ_JACOBI, 9, 5, 1, 32768, KERN_PLAN_FAST));
+        assert_true(sim_run(n, 8, LIQ_JACOBI, 11, 4, 3, 32768, KERN_PLAN_FAST)); /* heavy */
+        assert_true(sim_run(n, 6, LIQ_JACOBI, 7, 3, 1, 1 << 20, KERN_PLAN_PAD));
+    }
+    force_steps = 0;
 }
 
 static void
@@ -227,7 +238,9 @@ test_shallow_halo_differs(void **state)
     /* A block of 3 Jacobi sweeps (or 2 red-black iterations) with a halo
      * one point too shallow loses bits. */
     depth_cut = 1;
-    assert_false(sim_run(n, 8, LIQ_JACOBI, 6, 3, 1, 32768, KERN_PLAN_FAST));
+    for (force_steps = 1; force_steps <= KERN_JAC_STEPS; force_steps += KERN_JAC_STEPS - 1)
+        assert_false(sim_run(n, 8, LIQ_JACOBI, 6, 3, 1, 32768, KERN_PLAN_FAST));
+    force_steps = 0;
     assert_false(sim_run(n, 8, LIQ_RBGS, 4, 2, 1, 32768, KERN_PLAN_FAST));
     depth_cut = 0;
     assert_true(sim_run(n, 8, LIQ_JACOBI, 6, 3, 1, 32768, KERN_PLAN_FAST));
