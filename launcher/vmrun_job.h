@@ -34,6 +34,7 @@ struct job_stats {
     double *wcompute, *wcomm;   /* per worker, summed over the run */
     double *wsetup, *wrun;
     int *wpass;                 /* Jacobi sweeps per pass each worker chose (0: none) */
+    double *wcpu;               /* per worker: CPU s in the kernels, in the process */
     uint64_t checksum;
     int halo;                   /* iterations per ghost exchange */
     double halo_work;           /* points swept per point owned, initial placement */

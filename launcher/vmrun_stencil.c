@@ -96,6 +96,7 @@ stats_free(struct job_stats *st)
     free(st->wsetup);
     free(st->wrun);
     free(st->wpass);
+    free(st->wcpu);
     liquid_free(st);
     kern_box_free(&st->field);
 }
@@ -280,7 +281,8 @@ take_done(struct vmrun_vm *vm, struct job_stats *st, int w)
         pvm_upkint(&id, 1, 1);
         pvm_upkdouble(&sec, 1, 1);
     }
-    if (pvm_upkdouble(&move, 1, 1) < 0 || pvm_upkint(&st->wpass[w], 1, 1) < 0) {
+    if (pvm_upkdouble(&move, 1, 1) < 0 || pvm_upkint(&st->wpass[w], 1, 1) < 0 ||
+        pvm_upkdouble(&st->wcpu[2 * w], 2, 1) < 0) {
         snprintf(vm->why, sizeof(vm->why), "worker t%x sent a short DONE message",
                  (unsigned)vm->tids[w]);
         return -1;
@@ -537,6 +539,7 @@ json_report(FILE *fp, const struct vmrun_vm *vm, const struct vmrun_opts *o,
                 st->wcompute[w], st->wcomm[w]);
         if (st->wpass[w] > 0)
             fprintf(fp, ",\"jacobi_sweeps_per_pass\":%d", st->wpass[w]);
+        fprintf(fp, ",\"compute_cpu_s\":%.6g,\"cpu_s\":%.6g", st->wcpu[2 * w], st->wcpu[2 * w + 1]);
         fputc('}', fp);
     }
     fprintf(fp, "],\"time_s\":%.6g,\"run_s\":%.6g,\"time_per_iter_s\":%.6g,\"updates_per_s\":%.6g,"
@@ -694,8 +697,9 @@ vmrun_stencil_main(int argc, char **argv)
     st.wsetup = calloc((size_t)nw, sizeof(double));
     st.wrun = calloc((size_t)nw, sizeof(double));
     st.wpass = calloc((size_t)nw, sizeof(int));
+    st.wcpu = calloc(2 * (size_t)nw, sizeof(double));
     if (!st.wquanta || !st.witer || !st.wcompute || !st.wcomm || !st.wsetup || !st.wrun ||
-        !st.wpass) {
+        !st.wpass || !st.wcpu) {
         snprintf(vm.why, sizeof(vm.why), "out of memory");
         goto out;
     }

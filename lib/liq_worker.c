@@ -84,6 +84,8 @@ struct liq_worker {
     size_t llc;                 /* one CPU's share of the last-level cache; 0 unknown */
     int passes;                 /* Jacobi sweeps per pass (liq_passes): 1 or the plans' */
     double compute_all, comm_all;
+    double compute_cpu;         /* CPU seconds in the kernels, this job */
+    double cpu0;                /* the process's CPU seconds when the job came */
 };
 
 static void liq_links_free(struct liq_worker *w);
@@ -106,6 +108,16 @@ liq_cpu_now(void)
 
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* CPU time of the whole process, every thread. */
+static double
+liq_process_cpu(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static void liq_fail(struct liq_worker *w, const char *fmt, ...)
@@ -795,6 +807,7 @@ liq_compute(struct liq_worker *w, int remote, int iters)
         liq_region_block(w, r, iters);
         r->wall = liq_now() - t0;
         r->cpu = liq_cpu_now() - c0;
+        w->compute_cpu += r->cpu;
         total += r->wall;
     }
     return total;
@@ -1177,10 +1190,11 @@ liq_job(struct liq_worker *w)
     int leave = 0, it, blk, done = 0;
     uint64_t sum = 0;
 
+    w->cpu0 = liq_process_cpu();
     if (liq_job_setup(w) != 0)
         goto out;
     t_setup = liq_now() - t_start;
-    w->compute_all = w->comm_all = 0;
+    w->compute_all = w->comm_all = w->compute_cpu = 0;
     /* A worker that joins at an epoch boundary takes that boundary's plan. */
     done = w->start;
     if (w->start > 0 && (leave = liq_plan(w, w->start / w->epoch)) != 0)
@@ -1250,6 +1264,11 @@ liq_job(struct liq_worker *w)
     }
     pvm_pkdouble(&w->last_move, 1, 1);
     pvm_pkint(&w->passes, 1, 1);
+    /* CPU in the kernels and in the whole process since the job came
+     * (setup, messages, TLS, packing; not the probes before it). */
+    double cpu[2] = { w->compute_cpu, liq_process_cpu() - w->cpu0 };
+
+    pvm_pkdouble(cpu, 2, 1);
     if (pvm_send(w->master, LIQ_TAG_DONE) < 0)
         goto out;
     if (w->gather)

@@ -332,7 +332,13 @@ def analyse(name, rep, ev, prog, rev, a):
             "events": events, "events_from": ev_src, "changes": changes,
             "comm_share": rep.get("comm_share"), "lambda_s": rep.get("ring", {}).get("lambda_s"),
             "tau_s_per_byte": rep.get("ring", {}).get("tau_s_per_byte"), "phases": phases,
-            "acct": acct, "fixed_be_quota": fixed_be}
+            "acct": acct, "fixed_be_quota": fixed_be,
+            # The workers that finished: CPU in the kernels and in the whole
+            # process (messages, TLS, packing, setup); the halo's share of
+            # the kernels' points.
+            "worker_kernel_cpu_s": sum(w.get("compute_cpu_s", 0) for w in rep["workers"]),
+            "worker_cpu_s": sum(w.get("cpu_s", 0) for w in rep["workers"]),
+            "halo_work": rep.get("halo", {}).get("work")}
 
 
 def probe_check(d, quotas):
@@ -489,6 +495,11 @@ def main():
             if ac.get("daemon_cpu_s"):
                 P("    of which the host's daemon (TLS, routing the workers' messages): "
                   + "  ".join(f"{x:.1f} s" for x in ac["daemon_cpu_s"]))
+        if r.get("worker_cpu_s"):
+            P(f"  the workers' CPU: {r['worker_cpu_s']:.1f} s, {r['worker_kernel_cpu_s']:.1f} s of it in "
+              f"the kernels ({100 * r['worker_kernel_cpu_s'] / r['worker_cpu_s']:.0f} %), who sweep "
+              f"{r['halo_work'] or 1:.3f} points per point owned (deep halos); workers that left "
+              "are not counted")
         P(f"  communication {100 * (r['comm_share'] or 0):.0f} % of the workers' time; ring lambda "
           f"{1e3 * (r['lambda_s'] or 0):.2f} ms/message, tau {1e9 * (r['tau_s_per_byte'] or 0):.1f} ns/B "
           f"({1e-6 / r['tau_s_per_byte'] if r['tau_s_per_byte'] else 0:.0f} MB/s)")
