@@ -83,6 +83,26 @@ static size_t parse_size(const char *s)
     return (size_t)v;
 }
 
+/* Index n of dir, if it is a data or unified cache: its level (the size
+ * in *size, 0 if unreadable); else -1. */
+static int data_cache(const char *dir, int n, size_t *size)
+{
+    char level[32], type[32], sz[64], *end;
+    long lv;
+
+    if (read_attr(dir, n, "level", level, sizeof(level)) != 0
+        || read_attr(dir, n, "type", type, sizeof(type)) != 0
+        || read_attr(dir, n, "size", sz, sizeof(sz)) != 0)
+        return -1;
+    if (strcmp(type, "Data") != 0 && strcmp(type, "Unified") != 0)
+        return -1;
+    lv = strtol(level, &end, 10);
+    if (end == level || *end != '\0' || lv < 1 || lv > 9)
+        return -1;
+    *size = parse_size(sz);
+    return (int)lv;
+}
+
 int kern_cache_detect_at(const char *dir, size_t *bytes)
 {
     size_t l1 = 0, l2 = 0;
@@ -90,19 +110,12 @@ int kern_cache_detect_at(const char *dir, size_t *bytes)
     if (dir == NULL || bytes == NULL)
         return -EINVAL;
     for (int n = 0; n < KERN_CACHE_INDEXES; n++) {
-        char level[32], type[32], size[64];
         size_t sz;
+        int lv = data_cache(dir, n, &sz);
 
-        if (read_attr(dir, n, "level", level, sizeof(level)) != 0
-            || read_attr(dir, n, "type", type, sizeof(type)) != 0
-            || read_attr(dir, n, "size", size, sizeof(size)) != 0)
-            continue;
-        if (strcmp(type, "Data") != 0 && strcmp(type, "Unified") != 0)
-            continue;
-        sz = parse_size(size);
-        if (strcmp(level, "1") == 0 && sz > l1)
+        if (lv == 1 && sz > l1)
             l1 = sz;
-        else if (strcmp(level, "2") == 0 && sz > l2)
+        else if (lv == 2 && sz > l2)
             l2 = sz;
     }
     if (l2 == 0 && l1 == 0)
@@ -149,18 +162,11 @@ int kern_llc_detect_at(const char *dir, size_t *bytes)
     if (dir == NULL || bytes == NULL)
         return -EINVAL;
     for (int n = 0; n < KERN_CACHE_INDEXES; n++) {
-        char level[32], type[32], size[64], list[256];
+        char list[256];
         size_t sz;
-        int lv;
+        int lv = data_cache(dir, n, &sz);
 
-        if (read_attr(dir, n, "level", level, sizeof(level)) != 0
-            || read_attr(dir, n, "type", type, sizeof(type)) != 0
-            || read_attr(dir, n, "size", size, sizeof(size)) != 0)
-            continue;
-        if (strcmp(type, "Data") != 0 && strcmp(type, "Unified") != 0)
-            continue;
-        lv = atoi(level);
-        if ((sz = parse_size(size)) == 0 || lv < top || (lv == top && sz <= best))
+        if (lv < 0 || sz == 0 || lv < top || (lv == top && sz <= best))
             continue;
         top = lv;
         best = sz;
@@ -180,12 +186,18 @@ int kern_llc_detect(size_t *bytes)
     return kern_llc_detect_at(KERN_SYSFS_CACHE, bytes);
 }
 
+/* A configured size as a size_t (SIZE_MAX if it does not fit). */
+static size_t configured_size(uint64_t configured)
+{
+    return (uint64_t)(size_t)configured == configured ? (size_t)configured : SIZE_MAX;
+}
+
 size_t kern_llc_bytes(uint64_t configured)
 {
     size_t b;
 
     if (configured != 0)
-        return (uint64_t)(size_t)configured == configured ? (size_t)configured : SIZE_MAX;
+        return configured_size(configured);
     return kern_llc_detect(&b) == 0 ? b : 0;
 }
 
@@ -199,7 +211,7 @@ size_t kern_cache_bytes(uint64_t configured)
     size_t b;
 
     if (configured != 0)
-        return (uint64_t)(size_t)configured == configured ? (size_t)configured : SIZE_MAX;
+        return configured_size(configured);
     if (kern_cache_detect(&b) == 0)
         return b;
     return KERN_CACHE_DEFAULT;
