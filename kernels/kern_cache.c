@@ -162,7 +162,7 @@ int kern_llc_detect_at(const char *dir, size_t *bytes)
     if (dir == NULL || bytes == NULL)
         return -EINVAL;
     for (int n = 0; n < KERN_CACHE_INDEXES; n++) {
-        char list[256];
+        char list[4096];
         size_t sz;
         int lv = data_cache(dir, n, &sz);
 

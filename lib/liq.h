@@ -195,8 +195,10 @@ int liq_regions(const struct liq_geom *g, const int *owner, int depth, int heavy
  *
  * Balancing (issue 8): every `epoch` iterations each worker sends the
  * median of each of its quanta's iteration CPU times -- what the quantum
- * costs, whatever share of a CPU the worker got; a region's time is shared
- * among its quanta by their points (LIQ_TAG_EPOCH: epoch,
+ * costs, whatever share of a CPU the worker got: its region's CPU time per
+ * point swept (halo layers included) times its own points, so that what a
+ * quantum weighs does not change with the region a move puts it in
+ * (LIQ_TAG_EPOCH: epoch,
  * count, then id and seconds per quantum, then the worker's mean wall-clock
  * compute seconds per iteration over the epoch -- what the epoch's balance
  * efficiency is made of, preemption and throttling included -- and the

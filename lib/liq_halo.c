@@ -259,9 +259,7 @@ liq_block(struct kern_box **cur, struct kern_box **nxt, const struct kern_box *r
                     rc = kern_rbgs_sweep(*cur, rhs, c, c2, colour, plan);
         return rc;
     }
-    /* One sweep per pass is kern_jacobi_step's tiled sweep, which runs
-     * faster than a pass of the temporal kernel told to take one step. */
-    if (repeat == 1 && plan->jac_steps > 1)
+    if (repeat == 1)
         return kern_jacobi_run_swap(cur, nxt, rhs, c, c2, sweeps, plan);
     for (int s = 0; s < sweeps && rc == 0; s++) {
         for (int r = 0; r < repeat && rc == 0; r++)

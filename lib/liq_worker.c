@@ -27,6 +27,7 @@ struct liq_region {
     struct kern_box *cur, *nxt;
     struct kern_plan plan;
     int steps;                  /* Jacobi sweeps per pass the plan chose */
+    unsigned flags;             /* the plan's flags as made */
     int repeat;                 /* phases run this many times (heavy region) */
     double wall, cpu;           /* compute time of this block */
 };
@@ -195,6 +196,7 @@ liq_region_make(struct liq_worker *w, struct liq_region *r, const int lo[3], con
     if (many && r->plan.jac_steps == 1)
         r->plan.jac_steps = KERN_JAC_STEPS;
     r->steps = r->plan.jac_steps;
+    r->flags = r->plan.flags;
     if ((rc = kern_box_alloc(&r->a, ni, nj, nk, r->plan.bi, r->plan.bj)) != 0)
         return rc;
     if ((rc = kern_box_alloc(&r->rhs, ni, nj, nk, r->plan.bi, r->plan.bj)) != 0)
@@ -801,7 +803,10 @@ liq_compute(struct liq_worker *w, int remote, int iters)
 
         if (r->box.remote != remote)
             continue;
+        /* One sweep per pass where the boxes stay in the last level: no
+         * non-temporal stores either, which would push them out of it. */
         r->plan.jac_steps = w->passes == 1 ? 1 : r->steps;
+        r->plan.flags = w->passes == 1 ? r->flags & ~KERN_PLAN_STREAM : r->flags;
         c0 = liq_cpu_now();
         t0 = liq_now();
         liq_region_block(w, r, iters);
@@ -826,7 +831,9 @@ liq_compute(struct liq_worker *w, int remote, int iters)
  * eight or so sweeps as the boxes settle into the L3 (2.5 -> 1.6 ns per
  * update), so a short trial misjudged them, and a trial inside the job
  * made the first epochs' quantum times depend on it, which the balancer
- * took for a change of speed.  The bits are the same either way.
+ * took for a change of speed.  The bits are the same either way.  The
+ * share assumes one worker per CPU: more workers than CPUs on a machine
+ * may together overflow the cache each of them fits in.
  */
 static void
 liq_passes(struct liq_worker *w)
@@ -834,8 +841,8 @@ liq_passes(struct liq_worker *w)
     size_t bytes = 0;
     int steps = 1;
 
-    if (w->kernel != LIQ_JACOBI)
-        return;
+    if (w->kernel != LIQ_JACOBI || w->nrg == 0)
+        return; /* nothing swept: w->passes says what it last was (0: never) */
     for (int i = 0; i < w->nrg; i++) {
         const struct liq_region *r = w->rg[i];
 
@@ -1191,6 +1198,7 @@ liq_job(struct liq_worker *w)
     uint64_t sum = 0;
 
     w->cpu0 = liq_process_cpu();
+    w->passes = 0;
     if (liq_job_setup(w) != 0)
         goto out;
     t_setup = liq_now() - t_start;

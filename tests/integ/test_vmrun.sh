@@ -262,4 +262,12 @@ check "jacobi with --halo 2, boxes within the last-level cache share, is bit-ide
     verify --grid 96 --iters 24 --kernel jacobi --halo 2 --tasks-per-host 2 \
     --quanta 4 --balance off --json "$T/pass.json"
 check "... and every worker swept once per pass" passes 1 "$T/pass.json"
+check "jacobi swept once per pass, with a heavy octant moving quanta between blocks, is bit-identical" \
+    verify --grid 96 --iters 60 --epoch 10 --tasks-per-host 2 --quanta 16 --heavy 20 \
+    --kernel jacobi --halo 3 --json "$T/pass.json"
+check "... quanta moved, and the workers swept once per pass" python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+p = [x.get("jacobi_sweeps_per_pass") for x in r["workers"]]
+print("# moved", r["balance"]["quanta_moved"], "sweeps per pass", p)
+sys.exit(0 if r["balance"]["quanta_moved"] > 0 and all(x == 1 for x in p) else 1)' "$T/pass.json"
 check "halt" "$VMCTL" halt
