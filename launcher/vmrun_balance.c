@@ -45,13 +45,24 @@ bisect(const uint32_t *order, const double *prefix, size_t lo, size_t hi, int fi
     bisect(order, prefix, cut, hi, first + left, count - left, speed, owner);
 }
 
-/* A worker's CPU share for the model: never 0, so every worker has a speed. */
+/*
+ * A worker's CPU share for the kernels: its host's share less what it
+ * spends outside them (its messages cost CPU in proportion to its
+ * boundary, not its volume, so they take most from a small share: with
+ * 60/60/30/15 % quotas the 15 % host's worker, placed by its quota, was
+ * the one that held everybody up); at least a quarter of the share and
+ * never 0, so every worker has a speed.
+ */
 static double
 share_of(const struct vmrun_balance_in *in, int w)
 {
-    double s = in->share != NULL && in->share[w] > 0 ? in->share[w] : 1;
+    double s = in->share != NULL && in->share[w] > 0 ? in->share[w] : 1, k = s;
 
-    return s < 0.01 ? 0.01 : s;
+    if (in->other != NULL && in->other[w] > 0)
+        k = s - in->other[w];
+    if (k < 0.25 * s)
+        k = 0.25 * s;
+    return k < 0.01 ? 0.01 : k;
 }
 
 int

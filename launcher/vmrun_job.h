@@ -49,6 +49,7 @@ struct job_stats {
     int nep;
     int *hquanta;               /* quanta per host after each epoch's plan: nep x nhosts */
     double *wnow;               /* each worker's recent compute s per iteration */
+    double *wother;             /* each worker's CPU share outside its kernels, last epoch */
     double *wfull;              /* each worker's updates per CPU-second (the probe's) */
     double *wshare;             /* the CPU share the model uses per worker (-1 unknown) */
     double t_first;             /* when this epoch's first report came */

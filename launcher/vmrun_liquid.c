@@ -82,11 +82,13 @@ liquid_init(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *s
     st->ep = calloc((size_t)nep, sizeof(*st->ep));
     st->hquanta = calloc((size_t)nep * (size_t)vm->nhosts, sizeof(int));
     st->wnow = calloc((size_t)vm->nworkers, sizeof(double));
+    st->wother = calloc((size_t)vm->nworkers, sizeof(double));
     st->wfull = calloc((size_t)vm->nworkers, sizeof(double));
     st->wshare = calloc((size_t)vm->nworkers, sizeof(double));
     st->rec = calloc((size_t)vm->nhosts, sizeof(*st->rec));
     st->ev = calloc((size_t)nep * (size_t)vm->nhosts, sizeof(*st->ev));
     if (!st->order || !st->cost || !st->qbytes || !st->ep || !st->hquanta || !st->wnow ||
+        !st->wother ||
         !st->wfull || !st->wshare || !st->rec || !st->ev || decomp_hilbert_order(&grid, st->order) != 0) {
         snprintf(vm->why, sizeof(vm->why), "out of memory for the balancer");
         return -1;
@@ -131,6 +133,7 @@ liquid_free(struct job_stats *st)
     free(st->ep);
     free(st->hquanta);
     free(st->wnow);
+    free(st->wother);
     free(st->wfull);
     free(st->wshare);
     free(st->rec);
@@ -222,6 +225,7 @@ reclaim(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, i
                 tids[w] = vm->tids[w];
                 fresh[nnew++] = vm->tids[w];
                 st->wnow[w] = 0;
+                st->wother[w] = 0;
                 st->witer[w] = epoch * o->epoch;
                 st->nlive++;
                 back++;
@@ -274,6 +278,7 @@ plan(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int 
     in.cpu_speed = fb;
     in.share = share;
     in.wtime = st->wnow;
+    in.other = st->wother;
     in.active = active;
     in.lambda = vm->lambda;
     in.tau = vm->tau;
@@ -329,7 +334,7 @@ int
 liquid_epoch(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int w)
 {
     int epoch, count;
-    double recent, move;
+    double recent, move, other;
 
     pvm_upkint(&epoch, 1, 1);
     pvm_upkint(&count, 1, 1);
@@ -344,10 +349,11 @@ liquid_epoch(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *
             goto bad;
         st->cost[id] = med;
     }
-    if (pvm_upkdouble(&recent, 1, 1) < 0 || pvm_upkdouble(&move, 1, 1) < 0 || !(recent >= 0) ||
-        !(move >= 0))
+    if (pvm_upkdouble(&recent, 1, 1) < 0 || pvm_upkdouble(&move, 1, 1) < 0 ||
+        pvm_upkdouble(&other, 1, 1) < 0 || !(recent >= 0) || !(move >= 0) || !(other >= 0))
         goto bad;
     st->wnow[w] = recent;
+    st->wother[w] = other;
     if (st->nep > 0 && move > st->ep[st->nep - 1].move_s)
         st->ep[st->nep - 1].move_s = move;
     if (st->reported == 0)

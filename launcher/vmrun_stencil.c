@@ -540,6 +540,8 @@ json_report(FILE *fp, const struct vmrun_vm *vm, const struct vmrun_opts *o,
         if (st->wpass[w] > 0)
             fprintf(fp, ",\"jacobi_sweeps_per_pass\":%d", st->wpass[w]);
         fprintf(fp, ",\"compute_cpu_s\":%.6g,\"cpu_s\":%.6g", st->wcpu[2 * w], st->wcpu[2 * w + 1]);
+        if (st->wother != NULL)
+            fprintf(fp, ",\"other_cpu_share\":%.4g", st->wother[w]);
         fputc('}', fp);
     }
     fprintf(fp, "],\"time_s\":%.6g,\"run_s\":%.6g,\"time_per_iter_s\":%.6g,\"updates_per_s\":%.6g,"

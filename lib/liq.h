@@ -201,8 +201,9 @@ int liq_regions(const struct liq_geom *g, const int *owner, int depth, int heavy
  * (LIQ_TAG_EPOCH: epoch,
  * count, then id and seconds per quantum, then the worker's mean wall-clock
  * compute seconds per iteration over the epoch -- what the epoch's balance
- * efficiency is made of, preemption and throttling included -- and the
- * seconds its last move took) and waits
+ * efficiency is made of, preemption and throttling included --, the
+ * seconds its last move took, and the share of a CPU it spent outside its
+ * kernels since its last report) and waits
  * for the plan (LIQ_TAG_PLAN: epoch, the owner of every quantum, then the
  * worker count and every worker's tid, 0 for a slot with no worker).
  *

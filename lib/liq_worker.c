@@ -87,6 +87,7 @@ struct liq_worker {
     double compute_all, comm_all;
     double compute_cpu;         /* CPU seconds in the kernels, this job */
     double cpu0;                /* the process's CPU seconds when the job came */
+    double ep_t, ep_cpu, ep_kcpu; /* wall, process CPU, kernel CPU at the last report */
 };
 
 static void liq_links_free(struct liq_worker *w);
@@ -1116,6 +1117,20 @@ liq_report(struct liq_worker *w, int epoch)
     pvm_pkdouble(&recent, 1, 1);
     pvm_pkdouble(&w->last_move, 1, 1);
     w->last_move = 0;
+    /* The share of a CPU this worker spent outside its kernels since the
+     * last report (messages, copies, TLS): what its host's share leaves
+     * the kernels is that much less.  It grows with the worker's boundary,
+     * not its volume, so it weighs most on a host with a small share. */
+    double now = liq_now(), cpu = liq_process_cpu(), other = 0;
+
+    if (now > w->ep_t)
+        other = ((cpu - w->ep_cpu) - (w->compute_cpu - w->ep_kcpu)) / (now - w->ep_t);
+    if (!(other >= 0))
+        other = 0;
+    pvm_pkdouble(&other, 1, 1);
+    w->ep_t = now;
+    w->ep_cpu = cpu;
+    w->ep_kcpu = w->compute_cpu;
     if (pvm_send(w->master, LIQ_TAG_EPOCH) < 0) {
         liq_fail(w, "epoch %d: the report could not be sent", epoch);
         return -1;
@@ -1153,8 +1168,15 @@ liq_plan(struct liq_worker *w, int epoch)
     if (memcmp(owner, w->owner, (size_t)w->g.nquanta * sizeof(int)) == 0 &&
         memcmp(tids, w->tids, (size_t)w->nworkers * sizeof(int)) == 0)
         rc = 0;
-    else if ((rc = liq_migrate(w, owner, tids)) == 0)
-        w->last_move = liq_now() - t0;
+    else {
+        double c0 = liq_process_cpu();
+
+        if ((rc = liq_migrate(w, owner, tids)) == 0)
+            w->last_move = liq_now() - t0;
+        /* A move's CPU is not what the worker's messages cost per epoch. */
+        w->ep_cpu += liq_process_cpu() - c0;
+        w->ep_t += liq_now() - t0;
+    }
     if (rc == 0 && tids[w->me] != w->mytid)
         rc = 1;
 out:
@@ -1203,6 +1225,9 @@ liq_job(struct liq_worker *w)
         goto out;
     t_setup = liq_now() - t_start;
     w->compute_all = w->comm_all = w->compute_cpu = 0;
+    w->ep_t = liq_now();
+    w->ep_cpu = liq_process_cpu();
+    w->ep_kcpu = 0;
     /* A worker that joins at an epoch boundary takes that boundary's plan. */
     done = w->start;
     if (w->start > 0 && (leave = liq_plan(w, w->start / w->epoch)) != 0)
