@@ -9,6 +9,7 @@
  */
 #include "vmrun_job.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,8 +89,8 @@ liquid_init(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *s
     st->rec = calloc((size_t)vm->nhosts, sizeof(*st->rec));
     st->ev = calloc((size_t)nep * (size_t)vm->nhosts, sizeof(*st->ev));
     if (!st->order || !st->cost || !st->qbytes || !st->ep || !st->hquanta || !st->wnow ||
-        !st->wother ||
-        !st->wfull || !st->wshare || !st->rec || !st->ev || decomp_hilbert_order(&grid, st->order) != 0) {
+        !st->wother || !st->wfull || !st->wshare || !st->rec || !st->ev ||
+        decomp_hilbert_order(&grid, st->order) != 0) {
         snprintf(vm->why, sizeof(vm->why), "out of memory for the balancer");
         return -1;
     }
@@ -350,7 +351,8 @@ liquid_epoch(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *
         st->cost[id] = med;
     }
     if (pvm_upkdouble(&recent, 1, 1) < 0 || pvm_upkdouble(&move, 1, 1) < 0 ||
-        pvm_upkdouble(&other, 1, 1) < 0 || !(recent >= 0) || !(move >= 0) || !(other >= 0))
+        pvm_upkdouble(&other, 1, 1) < 0 || !(recent >= 0) || !(move >= 0) || !(other >= 0) ||
+        !isfinite(other))
         goto bad;
     st->wnow[w] = recent;
     st->wother[w] = other;

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,6 +285,15 @@ take_done(struct vmrun_vm *vm, struct job_stats *st, int w)
     if (pvm_upkdouble(&move, 1, 1) < 0 || pvm_upkint(&st->wpass[w], 1, 1) < 0 ||
         pvm_upkdouble(&st->wcpu[2 * w], 2, 1) < 0) {
         snprintf(vm->why, sizeof(vm->why), "worker t%x sent a short DONE message",
+                 (unsigned)vm->tids[w]);
+        return -1;
+    }
+    /* They go into the JSON report as numbers. */
+    const double *cpu = &st->wcpu[2 * w];
+
+    if (st->wpass[w] < 0 || st->wpass[w] > 1000 || !(cpu[0] >= 0) || !isfinite(cpu[0]) ||
+        !(cpu[1] >= 0) || !isfinite(cpu[1])) {
+        snprintf(vm->why, sizeof(vm->why), "worker t%x sent a malformed DONE message",
                  (unsigned)vm->tids[w]);
         return -1;
     }

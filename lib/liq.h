@@ -218,9 +218,10 @@ int liq_regions(const struct liq_geom *g, const int *owner, int depth, int heavy
  * without padding; the halo is refreshed before the next block) and is
  * laid out again for the receiver's cache: both sides cut the new
  * placement into regions, keep a region whose box is unchanged and fill
- * new ones from the old regions and the arrivals.  No ghost message is in flight at an epoch's end: no
- * worker starts the next iteration before the master has heard every
- * worker, so links are rebuilt from the new owners in step.
+ * new ones from the old regions and the arrivals.  No ghost message is in
+ * flight at an epoch's end: no worker starts the next iteration before
+ * the master has heard every worker, so links are rebuilt from the new
+ * owners in step.
  *
  * Non-uniform work: with `heavy` = k > 1 every quantum that reaches into
  * the grid's lower octant (lo < n/2 on every axis) runs each phase k times.

@@ -93,12 +93,18 @@ struct liq_worker {
 static void liq_links_free(struct liq_worker *w);
 
 static double
-liq_now(void)
+liq_clock(clockid_t id)
 {
     struct timespec ts;
 
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+    clock_gettime(id, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double
+liq_now(void)
+{
+    return liq_clock(CLOCK_MONOTONIC);
 }
 
 /* CPU time of this thread: what a quantum costs, whatever share of a CPU
@@ -106,20 +112,14 @@ liq_now(void)
 static double
 liq_cpu_now(void)
 {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+    return liq_clock(CLOCK_THREAD_CPUTIME_ID);
 }
 
 /* CPU time of the whole process, every thread. */
 static double
 liq_process_cpu(void)
 {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    return liq_clock(CLOCK_PROCESS_CPUTIME_ID);
 }
 
 static void liq_fail(struct liq_worker *w, const char *fmt, ...)
