@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* out and u must be distinct boxes of rhs's shape. */
 static int check3(const struct kern_box *out, const struct kern_box *u,
@@ -100,6 +101,7 @@ struct pass {
     int rows;           /* rows per scratch plane */
     int steps;
     int jlo;            /* the block's first row in the scratch planes */
+    int ends;           /* out's rows take in's ghost columns as well */
 };
 
 static const double *src_row(const struct pass *ps, int level, int j, int k)
@@ -158,8 +160,11 @@ static void run_pass(struct pass *ps, double c, double c2, int block, unsigned f
                     nb.r = kern_at(ps->rhs, 0, j, k);
                     kern__jrow(o, src_row(ps, t - 1, j, k), &nb, 1, ni, c, c2,
                                t == T ? flags : inner);
-                    if (t < T) {
-                        /* The next level reads the ghost columns too. */
+                    if (t < T || ps->ends) {
+                        /* The next level reads the ghost columns too, and
+                         * so does the next pass: they are in the cache
+                         * now, where a copy of them afterwards would touch
+                         * two lines of every row of both boxes. */
                         o[0] = *kern_at(in, 0, j, k);
                         o[ni + 1] = *kern_at(in, ni + 1, j, k);
                     }
@@ -184,8 +189,30 @@ int kern_jacobi_step(struct kern_box *out, const struct kern_box *u, const struc
     ps.rs = 0;
     ps.rows = 0;
     ps.ring = NULL;
+    ps.ends = 0;
     run_pass(&ps, c, c2, p->jac_rows < 1 ? 1 : p->jac_rows, p->flags);
     return 0;
+}
+
+/*
+ * The part of u's ghost shell that is whole rows -- the two ghost planes in
+ * k and the two ghost rows in j of every other plane -- copied to tmp.  The
+ * first pass copies the ghost columns (each row's two ends) as it writes
+ * the row (struct pass, ends).  Same shape: the callers checked.
+ */
+static void
+copy_ghost_rows(struct kern_box *tmp, const struct kern_box *u)
+{
+    size_t row = (size_t)(u->ni + 2) * sizeof(double);
+
+    if (tmp->data == u->data)
+        return;
+    for (int k = 0; k <= u->nk + 1; k++) {
+        int whole = k == 0 || k == u->nk + 1;
+
+        for (int j = 0; j <= u->nj + 1; j += whole || j == u->nj + 1 ? 1 : u->nj + 1)
+            memcpy(kern_at(tmp, 0, j, k), kern_at(u, 0, j, k), row);
+    }
 }
 
 /* The passes of kern_jacobi_run; the result is left in *res (u or tmp).
@@ -229,7 +256,8 @@ jacobi_passes(struct kern_box *u, struct kern_box *tmp, const struct kern_box *r
         if (ps.ring == NULL)
             return -ENOMEM;
     }
-    (void)kern_box_copy_ghosts(tmp, u);
+    copy_ghost_rows(tmp, u);
+    ps.ends = 1;
     tmp->oi = u->oi;
     tmp->oj = u->oj;
     tmp->ok = u->ok;
@@ -243,6 +271,7 @@ jacobi_passes(struct kern_box *u, struct kern_box *tmp, const struct kern_box *r
         ps.out = dst;
         ps.steps = steps;
         run_pass(&ps, c, c2, block, p->flags);
+        ps.ends = 0; /* both boxes hold the ghosts now */
         done += steps;
         x = src;
         src = dst;
