@@ -225,9 +225,6 @@ void kern_box_free(struct kern_box *b);
  * any layouts; offsets are copied too. */
 int kern_box_copy(struct kern_box *dst, const struct kern_box *src);
 
-/* Copy only the ghost layer of src into dst (same shape). */
-int kern_box_copy_ghosts(struct kern_box *dst, const struct kern_box *src);
-
 /* Move b into a new layout with leading dimensions bi, bj (a box arriving
  * on a host with another cache).  On error b is unchanged. */
 int kern_box_repad(struct kern_box *b, int bi, int bj);

@@ -103,33 +103,6 @@ int kern_box_copy(struct kern_box *dst, const struct kern_box *src)
     return 0;
 }
 
-int kern_box_copy_ghosts(struct kern_box *dst, const struct kern_box *src)
-{
-    int ai, aj, ak;
-
-    if (kern__same_shape(dst, src) != 0)
-        return -EINVAL;
-    if (dst->data == src->data && dst->bi == src->bi && dst->bj == src->bj)
-        return 0;
-    ai = src->ni + 2;
-    aj = src->nj + 2;
-    ak = src->nk + 2;
-    for (int k = 0; k < ak; k++) {
-        int full = k == 0 || k == ak - 1;
-
-        for (int j = 0; j < aj; j++) {
-            if (full || j == 0 || j == aj - 1) {
-                memcpy(kern_at(dst, 0, j, k), kern_at(src, 0, j, k),
-                       (size_t)ai * sizeof(double));
-            } else {
-                *kern_at(dst, 0, j, k) = *kern_at(src, 0, j, k);
-                *kern_at(dst, ai - 1, j, k) = *kern_at(src, ai - 1, j, k);
-            }
-        }
-    }
-    return 0;
-}
-
 int kern_box_repad(struct kern_box *b, int bi, int bj)
 {
     struct kern_box nb;

@@ -65,6 +65,87 @@ share_of(const struct vmrun_balance_in *in, int w)
     return k < 0.01 ? 0.01 : k;
 }
 
+/*
+ * The order of the active workers act[0..nact) along the curve: those that
+ * hold quanta where their quanta lie (by the mean rank of them), so that a
+ * re-solve shifts cuts instead of handing every segment to another worker;
+ * each one without quanta (back from reclaim, or new) where it makes the
+ * fewest bytes move -- a worker back at the curve's start would otherwise
+ * push every other worker's segment along, and the dampener, rightly,
+ * refuses a move of half the grid.  aspeed follows act.
+ */
+static void
+order_workers(const struct vmrun_balance_in *in, const double *prefix, const double *speed,
+              int *act, double *aspeed, int nact, int32_t *aowner)
+{
+    int n = in->nquanta, held = 0;
+    double *pos = calloc((size_t)in->nworkers, sizeof(double));
+    int *cnt = calloc((size_t)in->nworkers, sizeof(int)), *all = malloc((size_t)nact * sizeof(int));
+    int *orig = malloc((size_t)nact * sizeof(int));
+
+    if (pos == NULL || cnt == NULL || all == NULL || orig == NULL)
+        goto out; /* the index order: correct, only dearer */
+    memcpy(orig, act, (size_t)nact * sizeof(int));
+    for (int r = 0; r < n; r++) {
+        int w = in->owner[in->order[r]];
+
+        pos[w] += r;
+        cnt[w]++;
+    }
+    /* Holders first, by position (insertion sort: a few workers). */
+    for (int i = 0; i < nact; i++) {
+        int w = orig[i], j;
+
+        if (cnt[w] == 0)
+            continue;
+        pos[w] /= cnt[w];
+        for (j = held; j > 0 && pos[all[j - 1]] > pos[w]; j--)
+            all[j] = all[j - 1];
+        all[j] = w;
+        held++;
+    }
+    /* Then each newcomer at its cheapest place among those placed. */
+    for (int i = 0; i < nact; i++) {
+        int w = orig[i], best = held;
+        double best_bytes = -1;
+
+        if (cnt[w] > 0)
+            continue;
+        for (int at = 0; at <= held; at++) {
+            double moved = 0;
+            int k = 0;
+
+            for (int j = 0; j <= held; j++) {
+                int x = j == at ? w : all[j - (j > at)];
+
+                act[k] = x;
+                aspeed[k++] = speed[x];
+            }
+            bisect(in->order, prefix, 0, (size_t)n, 0, held + 1, aspeed, aowner);
+            for (int q = 0; q < n; q++)
+                if (act[aowner[q]] != in->owner[q])
+                    moved += in->bytes[q];
+            if (best_bytes < 0 || moved < best_bytes) {
+                best_bytes = moved;
+                best = at;
+            }
+        }
+        for (int j = held; j > best; j--)
+            all[j] = all[j - 1];
+        all[best] = w;
+        held++;
+    }
+    for (int i = 0; i < nact; i++) {
+        act[i] = all[i];
+        aspeed[i] = speed[all[i]];
+    }
+out:
+    free(pos);
+    free(cnt);
+    free(all);
+    free(orig);
+}
+
 int
 vmrun_balance_plan(const struct vmrun_balance_in *in, int32_t *owner, struct vmrun_epoch *out)
 {
@@ -129,6 +210,7 @@ vmrun_balance_plan(const struct vmrun_balance_in *in, int32_t *owner, struct vmr
         rc = -EINVAL;
         goto done;
     }
+    order_workers(in, prefix, speed, act, aspeed, nact, aowner);
     bisect(in->order, prefix, 0, (size_t)n, 0, nact, aspeed, aowner);
     for (int q = 0; q < n; q++) {
         owner[q] = act[aowner[q]];

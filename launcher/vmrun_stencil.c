@@ -68,7 +68,7 @@ static const char stencil_usage[] =
     "                       (its daemon's capacity over its workers) stays below F ...\n"
     "  --reclaim-after S    ... for S seconds (defaults 0.125 and 3)\n"
     "  --rejoin-above F     an evacuated host gets workers again once that share stays\n"
-    "  --rejoin-after S     at F or more for S seconds (defaults 0.25 and 3)\n"
+    "  --rejoin-after S     at F or more for S seconds (defaults 0.25 and 1)\n"
     "  --svg FILE           plot BE and each host's share of the quanta per epoch\n"
     "  --halo H|auto        iterations per ghost exchange: each quantum's box reaches\n"
     "                       H points (rbgs 2H) into its neighbours and the kernel runs\n"

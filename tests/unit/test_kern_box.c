@@ -221,33 +221,6 @@ static void test_kern_box_repad_keeps_every_bit(void **state)
     kern_box_free(&b);
 }
 
-static void test_kern_box_copy_ghosts_copies_only_ghosts(void **state)
-{
-    struct kern_box a, b, keep;
-
-    (void)state;
-    assert_int_equal(kern_box_alloc(&a, 5, 4, 3, 9, 0), 0);
-    assert_int_equal(kern_box_alloc(&b, 5, 4, 3, 0, 8), 0);
-    assert_int_equal(kern_box_alloc(&keep, 5, 4, 3, 0, 0), 0);
-    kern_box_fill(&a, 7);
-    kern_box_fill(&b, 8);
-    assert_int_equal(kern_box_copy(&keep, &b), 0);
-    assert_int_equal(kern_box_copy_ghosts(&b, &a), 0);
-    for (int k = 0; k < 5; k++) {
-        for (int j = 0; j < 6; j++) {
-            for (int i = 0; i < 7; i++) {
-                int ghost = i == 0 || i == 6 || j == 0 || j == 5 || k == 0 || k == 4;
-                const double *want = ghost ? kern_at(&a, i, j, k) : kern_at(&keep, i, j, k);
-
-                assert_memory_equal(kern_at(&b, i, j, k), want, sizeof(double));
-            }
-        }
-    }
-    kern_box_free(&a);
-    kern_box_free(&b);
-    kern_box_free(&keep);
-}
-
 static void test_kern_box_rejects_bad_sizes(void **state)
 {
     struct kern_box b, c;
@@ -267,7 +240,6 @@ static void test_kern_box_rejects_bad_sizes(void **state)
     assert_int_equal(kern_box_alloc(&b, 4, 4, 4, 0, 0), 0);
     assert_int_equal(kern_box_alloc(&c, 4, 5, 4, 0, 0), 0);
     assert_int_equal(kern_box_copy(&b, &c), -EINVAL);
-    assert_int_equal(kern_box_copy_ghosts(&b, &c), -EINVAL);
     assert_int_equal(kern_box_equal(&b, &c), -EINVAL);
     kern_box_free(&b);
     kern_box_free(&c);
@@ -281,7 +253,6 @@ int main(void)
         cmocka_unit_test(test_kern_box_padding_pages_stay_unmapped),
         cmocka_unit_test(test_kern_box_kernels_never_touch_padding),
         cmocka_unit_test(test_kern_box_repad_keeps_every_bit),
-        cmocka_unit_test(test_kern_box_copy_ghosts_copies_only_ghosts),
         cmocka_unit_test(test_kern_box_rejects_bad_sizes),
     };
 

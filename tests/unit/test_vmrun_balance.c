@@ -245,6 +245,52 @@ test_inactive_worker_is_emptied(void **state)
     assert_int_equal(vmrun_balance_plan(&in, next, &ep), -EINVAL);
 }
 
+/* A worker back from reclaim (slot 0, holding nothing) takes its segment
+ * where the fewest bytes move.  Workers 1-3 hold 6, 5, 5 quanta along the
+ * curve; 4 each is the balance.  In the slots' order worker 0 would take
+ * the curve's start and every holder would pass quanta on to the next: 9
+ * moves.  Between workers 1 and 2 it takes quanta 4-7 and worker 2 takes
+ * 11 from worker 3: 5 moves, the fewest (at the end: 9 again). */
+static void
+test_returning_worker_moves_least(void **state)
+{
+    enum { N = 16 };
+    uint32_t ord[N];
+    int32_t owner[N], next[N];
+    double cost[N], pts[N], by[N], speed[4] = { 1000, 1000, 1000, 1000 };
+    const int seg[4] = { 1, 0, 2, 3 };
+    struct vmrun_balance_in in;
+    struct vmrun_epoch ep;
+
+    (void)state;
+    for (int q = 0; q < N; q++) {
+        ord[q] = (uint32_t)q;
+        owner[q] = 1 + q * 3 / N; /* 6, 5, 5 quanta on workers 1, 2, 3 */
+        cost[q] = 0.1;
+        pts[q] = 100;
+        by[q] = 800;
+    }
+    memset(&in, 0, sizeof(in));
+    in.nquanta = N;
+    in.nworkers = 4;
+    in.order = ord;
+    in.cost = cost;
+    in.points = pts;
+    in.bytes = by;
+    in.owner = owner;
+    in.cpu_speed = speed;
+    in.lambda = 1e-4;
+    in.tau = 1e-9;
+    in.remaining = 1000;
+    in.min_gain = 0.05;
+    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
+    assert_true(ep.applied);
+    assert_int_equal(ep.moved, 5);
+    assert_true(ep.bytes == 5 * 800);
+    for (int q = 0; q < N; q++)
+        assert_int_equal(next[q], seg[q / 4]);
+}
+
 static struct vmrun_opts reclaim_opts;
 
 static void
@@ -332,6 +378,7 @@ main(void)
         cmocka_unit_test(test_sensed_share_slows_a_worker),
         cmocka_unit_test(test_message_cpu_slows_a_worker),
         cmocka_unit_test(test_inactive_worker_is_emptied),
+        cmocka_unit_test(test_returning_worker_moves_least),
         cmocka_unit_test(test_reclaim_thresholds_and_times),
         cmocka_unit_test(test_reclaim_keeps_the_last_host),
     };
