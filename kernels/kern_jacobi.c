@@ -101,7 +101,7 @@ struct pass {
     int rows;           /* rows per scratch plane */
     int steps;
     int jlo;            /* the block's first row in the scratch planes */
-    int ends;           /* out's rows take in's ghost columns as well */
+    int ends;           /* out takes in's ghosts as the pass writes beside them */
 };
 
 static const double *src_row(const struct pass *ps, int level, int j, int k)
@@ -124,6 +124,33 @@ static double *dst_row(const struct pass *ps, int level, int j, int k)
            + (((size_t)(level - 1) * 3 + (size_t)(k % 3)) * (size_t)ps->rows
               + (size_t)(j - ps->jlo))
                  * ps->rs;
+}
+
+/*
+ * The first pass of a run gives out the ghost rows of in beside row (j, k)
+ * -- the ghost planes in k, the ghost rows in j, the edges where they meet
+ * -- as it writes the row: the kernel has just read them, so they are in
+ * the cache, where copying the shell before the pass touched two lines of
+ * every row of both boxes.  Each ghost row is beside one interior row.
+ */
+static void ghost_rows_beside(const struct pass *ps, int j, int k)
+{
+    const struct kern_box *in = ps->in;
+    size_t row = ((size_t)in->ni + 2) * sizeof(double);
+
+    for (int dk = -1; dk <= 1; dk++) {
+        int kk = k + dk;
+
+        if (dk != 0 && kk != 0 && kk != in->nk + 1)
+            continue;
+        for (int dj = -1; dj <= 1; dj++) {
+            int jj = j + dj;
+
+            if ((dj == 0 && dk == 0) || (dj != 0 && jj != 0 && jj != in->nj + 1))
+                continue;
+            memcpy(kern_at(ps->out, 0, jj, kk), kern_at(in, 0, jj, kk), row);
+        }
+    }
 }
 
 static void run_pass(struct pass *ps, double c, double c2, int block, unsigned flags)
@@ -162,12 +189,12 @@ static void run_pass(struct pass *ps, double c, double c2, int block, unsigned f
                                t == T ? flags : inner);
                     if (t < T || ps->ends) {
                         /* The next level reads the ghost columns too, and
-                         * so does the next pass: they are in the cache
-                         * now, where a copy of them afterwards would touch
-                         * two lines of every row of both boxes. */
+                         * so does the next pass. */
                         o[0] = *kern_at(in, 0, j, k);
                         o[ni + 1] = *kern_at(in, ni + 1, j, k);
                     }
+                    if (t == T && ps->ends)
+                        ghost_rows_beside(ps, j, k);
                 }
             }
         }
@@ -192,27 +219,6 @@ int kern_jacobi_step(struct kern_box *out, const struct kern_box *u, const struc
     ps.ends = 0;
     run_pass(&ps, c, c2, p->jac_rows < 1 ? 1 : p->jac_rows, p->flags);
     return 0;
-}
-
-/*
- * The part of u's ghost shell that is whole rows -- the two ghost planes in
- * k and the two ghost rows in j of every other plane -- copied to tmp.  The
- * first pass copies the ghost columns (each row's two ends) as it writes
- * the row (struct pass, ends).  Same shape: the callers checked.
- */
-static void
-copy_ghost_rows(struct kern_box *tmp, const struct kern_box *u)
-{
-    size_t row = (size_t)(u->ni + 2) * sizeof(double);
-
-    if (tmp->data == u->data)
-        return;
-    for (int k = 0; k <= u->nk + 1; k++) {
-        int whole = k == 0 || k == u->nk + 1;
-
-        for (int j = 0; j <= u->nj + 1; j += whole || j == u->nj + 1 ? 1 : u->nj + 1)
-            memcpy(kern_at(tmp, 0, j, k), kern_at(u, 0, j, k), row);
-    }
 }
 
 /* The passes of kern_jacobi_run; the result is left in *res (u or tmp).
@@ -256,8 +262,7 @@ jacobi_passes(struct kern_box *u, struct kern_box *tmp, const struct kern_box *r
         if (ps.ring == NULL)
             return -ENOMEM;
     }
-    copy_ghost_rows(tmp, u);
-    ps.ends = 1;
+    ps.ends = tmp->data != u->data;
     tmp->oi = u->oi;
     tmp->oj = u->oj;
     tmp->ok = u->ok;

@@ -1198,17 +1198,25 @@ liq_leave(struct liq_worker *w, int iters_done)
 }
 
 /*
- * The number of the block that starts at iteration it: blocks of w->halo
- * iterations from each epoch's start (the last one of an epoch shorter).
- * Workers agree on it whenever they joined, and its parity tells two
+ * The block that starts at iteration it: its number, and its length in
+ * *len.  Each epoch (the whole job without epochs; the job's end may cut
+ * the last one short) is cut into as few blocks as the halo's reach allows,
+ * of lengths that differ by at most one: 10 iterations with a halo of 3
+ * are 3, 3, 2, 2, not 3, 3, 3, 1, whose last exchange of ghosts would buy
+ * one iteration and leave it no interior to hide behind.  Workers agree on
+ * the numbers whenever they joined, and a number's parity tells two
  * consecutive exchanges apart.
  */
 static int
-liq_block_index(const struct liq_worker *w, int it)
+liq_block_at(const struct liq_worker *w, int it, int *len)
 {
-    if (w->epoch <= 0)
-        return it / w->halo;
-    return it / w->epoch * ((w->epoch + w->halo - 1) / w->halo) + it % w->epoch / w->halo;
+    int span = w->epoch > 0 ? w->epoch : w->iters, e = it / span, o = it % span;
+    int n = w->iters - e * span < span ? w->iters - e * span : span;
+    int nb = (n + w->halo - 1) / w->halo, q = n / nb, r = n % nb;
+    int b = o < r * (q + 1) ? o / (q + 1) : r + (o - r * (q + 1)) / q;
+
+    *len = b < r ? q + 1 : q;
+    return e * ((span + w->halo - 1) / w->halo) + b;
 }
 
 /* Run the job.  Returns 1 when this worker was evacuated and must exit. */
@@ -1236,12 +1244,8 @@ liq_job(struct liq_worker *w)
         liq_passes(w); /* the regions change when quanta move */
 
         double compute = 0, t0 = liq_now();
-        int tag = LIQ_TAG_GHOST + (liq_block_index(w, it) & 1);
+        int tag = LIQ_TAG_GHOST + (liq_block_at(w, it, &blk) & 1);
 
-        /* A block ends at the halo's reach, an epoch's end or the job's. */
-        blk = w->halo < w->iters - it ? w->halo : w->iters - it;
-        if (w->epoch > 0 && blk > w->epoch - it % w->epoch)
-            blk = w->epoch - it % w->epoch;
         if (liq_exchange_start(w, tag) != 0)
             goto out;
         compute += liq_compute(w, 0, blk);
