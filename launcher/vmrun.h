@@ -158,7 +158,10 @@ struct vmrun_balance_in {
 
 struct vmrun_epoch {
     int epoch;
-    double be;                  /* balance efficiency measured in the epoch */
+    double be;                  /* balance efficiency measured in the epoch (wall clock) */
+    double be_cpu;              /* ... of the kernels' CPU times at the workers' shares:
+                                 * under a CPU quota a worker's wall clock also says
+                                 * where its bursts fell in the quota's periods */
     double before_s, after_s;   /* the model's time per iteration now and re-placed */
     int applied;                /* the new placement is taken */
     int forced;                 /* ... because quanta had to leave inactive workers */

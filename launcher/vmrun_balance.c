@@ -177,7 +177,7 @@ vmrun_balance_plan(const struct vmrun_balance_in *in, int32_t *owner, struct vmr
      * whatever else its worker holds.  CPU times and sensed shares are
      * steady where wall-clock times are not: a worker preempted on a busy
      * machine does not look like a slow one. */
-    double sum = 0, max = 0;
+    double sum = 0, max = 0, msum = 0;
     int busy = 0;
 
     for (int w = 0; w < p; w++) {
@@ -190,6 +190,7 @@ vmrun_balance_plan(const struct vmrun_balance_in *in, int32_t *owner, struct vmr
             double t = in->wtime != NULL ? in->wtime[w] : model;
 
             sum += t;
+            msum += model;
             busy++;
             if (t > max)
                 max = t;
@@ -202,6 +203,7 @@ vmrun_balance_plan(const struct vmrun_balance_in *in, int32_t *owner, struct vmr
         }
     }
     out->be = max > 0 ? sum / busy / max : 1;
+    out->be_cpu = out->before_s > 0 ? msum / busy / out->before_s : 1;
     for (int q = 0; q < n; q++)
         weight[q] = in->cost[q] * intr[in->owner[q]];
     for (int r = 0; r < n; r++)

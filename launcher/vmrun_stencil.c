@@ -575,10 +575,10 @@ json_report(FILE *fp, const struct vmrun_vm *vm, const struct vmrun_opts *o,
     for (int e = 0; e < st->nep; e++) {
         const struct vmrun_epoch *ep = &st->ep[e];
 
-        fprintf(fp, "%s{\"epoch\":%d,\"t_s\":%.6g,\"be\":%.4f,\"predicted_s\":%.6g,"
+        fprintf(fp, "%s{\"epoch\":%d,\"t_s\":%.6g,\"be\":%.4f,\"be_cpu\":%.4f,\"predicted_s\":%.6g,"
                     "\"replaced_s\":%.6g,\"applied\":%s,\"forced\":%s,\"moved\":%d,\"bytes\":%.0f,"
                     "\"publish_s\":%.6g,\"decide_s\":%.6g,\"move_s\":%.6g,\"host_quanta\":[",
-                e ? "," : "", ep->epoch, ep->t_s, ep->be, ep->before_s, ep->after_s,
+                e ? "," : "", ep->epoch, ep->t_s, ep->be, ep->be_cpu, ep->before_s, ep->after_s,
                 ep->applied ? "true" : "false", ep->forced ? "true" : "false", ep->moved, ep->bytes,
                 ep->publish_s, ep->decide_s, ep->move_s);
         for (int h = 0; h < vm->nhosts; h++)

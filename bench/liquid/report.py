@@ -189,6 +189,18 @@ def be_of(loads):
     return sum(busy) / len(busy) / max(busy)
 
 
+def recovery(be, k0, k1):
+    """Epochs after k0 (the change's) until BE > BE_GOAL first, and until it
+    stays there HOLD epochs in a row (fewer if the phase [k0, k1) ends
+    first); None: never."""
+    first = next((j - k0 for j in range(k0 + 1, k1) if be[j] > BE_GOAL), None)
+    for j in range(k0 + 1, k1):
+        run = be[j:min(j + HOLD, k1)]
+        if run and all(x > BE_GOAL for x in run):
+            return first, j - k0
+    return first, None
+
+
 def analyse(name, rep, ev, prog, rev, a):
     hosts = [h["name"] for h in rep["hosts"]]
     tph = rep["job"].get("tasks_per_host", 1)
@@ -246,24 +258,19 @@ def analyse(name, rep, ev, prog, rev, a):
     for tc_abs, h, v in sorted(ev["changes"]):
         tc = tc_abs - origin
         k0 = next((i for i, e in enumerate(eps) if e["t_end"] > tc), None)
-        rec = first = None
+        rec = first = rec_cpu = None
         if k0 is not None:
             # The epochs until the next change (or the end) are this change's.
             nxt = next((tn - origin for tn, _, _ in sorted(ev["changes"]) if tn - origin > tc), math.inf)
             k1 = next((i for i, e in enumerate(eps) if e["t_end"] > nxt), len(eps))
-            be = [e["be"] for e in eps]
-            first = next((j - k0 for j in range(k0 + 1, k1) if be[j] > BE_GOAL), None)
-            # Back above and holding: HOLD epochs in a row (fewer if the
-            # phase ends first), counted from the epoch the change fell in.
-            for j in range(k0 + 1, k1):
-                run = be[j:min(j + HOLD, k1)]
-                if run and all(x > BE_GOAL for x in run):
-                    rec = j - k0
-                    break
+            first, rec = recovery([e["be"] for e in eps], k0, k1)
+            if all("be_cpu" in e for e in eps):
+                rec_cpu = recovery([e["be_cpu"] for e in eps], k0, k1)[1]
         window = [round(e["be"], 2) for e in eps[k0:k0 + 6]] if k0 is not None else []
         changes.append({"t_s": round(tc, 3), "unix": tc_abs, "host": hosts[h], "quota": v,
                         "epoch": eps[k0]["epoch"] if k0 is not None else None,
                         "epochs_to_be_above": rec, "epochs_to_first_be_above": first,
+                        "epochs_to_be_cpu_above": rec_cpu,
                         "be_after": window})
 
     # Phases of the schedule: the updates done in each against what the quotas
@@ -326,7 +333,7 @@ def analyse(name, rep, ev, prog, rev, a):
             "method": rep.get("method"), "probed_updates_per_s": [h["updates_per_s"] for h in rep["hosts"]],
             "hosts": hosts, "final_host_quanta": hq, "quanta_moved": rep["balance"].get("quanta_moved"),
             "bytes_moved": rep["balance"].get("bytes_moved"), "epoch_times": ep_src,
-            "epochs": [{k: e[k] for k in ("epoch", "be", "be_quota", "t_end", "moved", "applied",
+            "epochs": [{k: e[k] for k in ("epoch", "be", "be_cpu", "be_quota", "t_end", "moved", "applied",
                                           "host_quanta", "publish_s", "move_s", "decide_s")
                         if k in e} for e in eps],
             "events": events, "events_from": ev_src, "changes": changes,
@@ -481,7 +488,9 @@ def main():
             P(f"  +{c['t_s']:.2f} s {c['host']} -> {100 * c['quota']:.0f} %: in epoch {c['epoch']}; BE > "
               f"{BE_GOAL} first {first if first is not None else 'never'}, and for {HOLD} epochs in a "
               f"row {rec if rec is not None else 'never'}, epoch(s) later; BE from then: "
-              + " ".join(f"{x:.2f}" for x in c["be_after"]))
+              + " ".join(f"{x:.2f}" for x in c["be_after"])
+              + ("" if c.get("epochs_to_be_cpu_above") is None else
+                 f"; by CPU at the shares (be_cpu) {c['epochs_to_be_cpu_above']} later"))
         for p in r["phases"]:
             eff = p["efficiency"]
             P(f"  {p['from_s']:7.2f}-{p['to_s']:7.2f} s quotas {p['quotas']}: "
@@ -524,6 +533,12 @@ def main():
             P(f"  BE per epoch ({len(be)}; min {min(be):.2f}, median {statistics.median(be):.2f}):")
             for i in range(0, len(be), 20):
                 P("   " + " ".join(f"{x:.2f}" for x in be[i:i + 20]))
+        bc = [e["be_cpu"] for e in r["epochs"] if "be_cpu" in e]
+        if bc:
+            P(f"  BE of the kernels' CPU times at the workers' shares (be_cpu; min {min(bc):.2f}, "
+              f"median {statistics.median(bc):.2f}):")
+            for i in range(0, len(bc), 20):
+                P("   " + " ".join(f"{x:.2f}" for x in bc[i:i + 20]))
         bq = [e.get("be_quota") for e in r["epochs"] if e.get("be_quota") is not None]
         if bq:
             P(f"  BE of the placement against the quotas (min {min(bq):.2f}, median "

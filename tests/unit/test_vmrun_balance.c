@@ -172,10 +172,22 @@ test_sensed_share_slows_a_worker(void **state)
         assert_int_equal(next[q], q < 6 ? 0 : 1);
     assert_true(ep.be > 0.66 && ep.be < 0.67);     /* measured: mean 0.8 / max 1.2 */
     assert_true(ep.before_s > 1.19 && ep.before_s < 1.21 && ep.after_s < 0.61);
+    assert_true(ep.be_cpu > 0.66 && ep.be_cpu < 0.67); /* CPU 0.4 at 1, 0.4 at 1/3 */
     /* The same shares with no measured times: the model's BE. */
     in.wtime = NULL;
     assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
     assert_true(ep.be > 0.66 && ep.be < 0.67);
+    /* Wall clocks that say balanced (a throttled worker's bursts ran at
+     * full speed) do not make the CPU times at the shares balanced. */
+    wtime[1] = 0.4;
+    in.wtime = wtime;
+    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
+    assert_true(ep.be > 0.99 && ep.be_cpu > 0.66 && ep.be_cpu < 0.67);
+    /* Work in proportion to the shares: balanced by CPU. */
+    for (int q = 4; q < NQ; q++)
+        cost[q] = 0.1 / 3;
+    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
+    assert_true(ep.be_cpu > 0.99);
 }
 
 /* Equal shares of a third of a CPU, but worker 1 spends a sixth of a CPU
