@@ -355,7 +355,11 @@ liquid_epoch(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *
         !isfinite(other))
         goto bad;
     st->wnow[w] = recent;
-    st->wother[w] = other;
+    /* A worker that held nothing sent no ghosts: what it measured is the
+     * CPU of racing through an empty epoch in a few milliseconds (0.9 of
+     * a CPU, seen after a rejoin), which would have cut its share to a
+     * quarter and kept the quanta from coming back. */
+    st->wother[w] = count > 0 ? other : 0;
     if (st->nep > 0 && move > st->ep[st->nep - 1].move_s)
         st->ep[st->nep - 1].move_s = move;
     if (st->reported == 0)
