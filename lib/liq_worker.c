@@ -825,9 +825,14 @@ liq_compute(struct liq_worker *w, int remote, int iters)
  * the last-level cache between sweeps.  Measured at 160^3 (3 boxes, 100
  * MB): on a Xeon whose 2 CPUs share a 480 MB L3, one sweep per pass ran
  * 636-711 Mupdates/s against 556-589 with six; on a Zen 4 with 32 MB, six
- * ran twice as fast as one.  So a worker whose boxes together fit in one
- * CPU's share of the last level (kern_llc_bytes; the llc_bytes key) sweeps
- * once per pass, and a larger one blocks as the plans say.  Timing both
+ * ran twice as fast as one.  So a worker whose boxes together fill at most
+ * half of one CPU's share of the last level (kern_llc_bytes; the llc_bytes
+ * key) sweeps once per pass, and a larger one blocks as the plans say.
+ * Half: on that Xeon (a 240 MB share) one sweep stopped paying between
+ * 120 and 144 planes of 192^2 (106 MB: 715 against 648 Mupdates/s; 125
+ * MB: 676/645; 148 MB: 588/640) -- the sweep's three streams do not keep
+ * a cache full, and a VM's last level is shared with more than its own
+ * CPUs.  At the share itself, 192^3 (170 MB) ran 520 against 637.  Timing both
  * ways instead proved unreliable: one-sweep passes speed up over the first
  * eight or so sweeps as the boxes settle into the L3 (2.5 -> 1.6 ns per
  * update), so a short trial misjudged them, and a trial inside the job
@@ -851,7 +856,7 @@ liq_passes(struct liq_worker *w)
             steps = r->steps;
         bytes += r->a.map_len + r->b.map_len + r->rhs.map_len;
     }
-    w->passes = steps > 1 && w->llc != 0 && bytes <= w->llc ? 1 : steps;
+    w->passes = steps > 1 && w->llc != 0 && bytes <= w->llc / 2 ? 1 : steps;
 }
 
 /*

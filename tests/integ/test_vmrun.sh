@@ -77,9 +77,10 @@ sys.exit(0 if r["balance"]["quanta_moved"] > 0 and h["iterations"] == int(sys.ar
         "$T/halo.json" $h $d
 done
 
-# Jacobi's sweeps per pass: the temporal kernel where a worker's boxes do not
-# fit in its share of the last-level cache (64 KB here), one sweep per pass
-# where they do (the end of this file); each worker reports which.
+# Jacobi's sweeps per pass: the temporal kernel where a worker's boxes fill
+# more than half its share of the last-level cache (64 KB here), one sweep
+# per pass where they fill less (the end of this file); each worker reports
+# which.
 # passes N FILE: every worker that holds quanta ran N sweeps per pass (the
 # advisor may leave a worker without any, and it sweeps nothing).
 passes() {
