@@ -60,7 +60,11 @@
 #                    efficiency of 0.6; give both times to compare runs)
 #   --restore-at S   seconds after the iterations start (default: 85% of it)
 #   --load-interval S  the daemons' load_interval, how often they sense their
-#                    quota (default: the daemon's own, 1 s: 3 epochs or more)
+#                    quota (default 0.25: about an epoch here, so that the
+#                    balancer can see a change within the 2 epochs the goal
+#                    allows; with the daemon's own 1 s, be_cpu came back 8
+#                    epochs after the cut and 1 with 0.25 s, at 0.1-0.2 s
+#                    of each daemon's CPU over the 22 s job)
 #   --vmrun-args A   more options for both `vmrun stencil` runs (word-split)
 #   --no-checks      skip the two-worker rate and the CFS period check
 #   --json           one JSON object on stdout instead of the table
@@ -75,7 +79,7 @@ SELF=$(cd "$(dirname "$0")" && pwd)
 cd "$SELF/.." || exit 2
 build=build grid=192 iters=1200 epoch=10 quanta=8 quotas=60,60,30,15 period=10000
 shares=10240 drop_host=1 drop_to=10 drop_at="" restore_at="" vmrun_args="" checks=1
-load_interval=""
+load_interval=0.25
 json=0 keep=0 quick=0
 # The share of the ideal speed the default schedule expects a job to reach
 # (communication, memory bandwidth): a constant, so that the schedule depends
