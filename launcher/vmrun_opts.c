@@ -474,8 +474,9 @@ vmrun_halo(const struct vmrun_opts *o, const struct liq_geom *g, const int *owne
     if (span < 1)
         span = 1;
     h = liq_halo_auto(g, o->kernel, span < LIQ_MAX_HALO ? span : LIQ_MAX_HALO, owner, o->heavy);
-    /* As many exchanges per epoch as h needs, in blocks of equal length:
-     * the last block is not a short one, and the halo no deeper than used. */
+    /* As many exchanges per epoch as h needs; the workers cut the epoch
+     * into blocks whose lengths differ by at most one (liq_block_at), so
+     * the halo need be no deeper than the longest. */
     blocks = (span + h - 1) / h;
     return (span + blocks - 1) / blocks;
 }

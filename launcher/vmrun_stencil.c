@@ -72,7 +72,7 @@ static const char stencil_usage[] =
     "  --svg FILE           plot BE and each host's share of the quanta per epoch\n"
     "  --halo H|auto        iterations per ghost exchange: each quantum's box reaches\n"
     "                       H points (rbgs 2H) into its neighbours and the kernel runs\n"
-    "                       H iterations per pass (default auto: the deepest, up to 16\n"
+    "                       up to H iterations per pass (default auto: the deepest, up to 16\n"
     "                       and the epoch, that computes at most 15% more points)\n"
     "\n"
     "  Exit status: 0 done (and verified), 1 the job failed or the field differs,\n"

@@ -829,10 +829,11 @@ liq_compute(struct liq_worker *w, int remote, int iters)
  * half of one CPU's share of the last level (kern_llc_bytes; the llc_bytes
  * key) sweeps once per pass, and a larger one blocks as the plans say.
  * Half: on that Xeon (a 240 MB share) one sweep stopped paying between
- * 120 and 144 planes of 192^2 (106 MB: 715 against 648 Mupdates/s; 125
- * MB: 676/645; 148 MB: 588/640) -- the sweep's three streams do not keep
- * a cache full, and a VM's last level is shared with more than its own
- * CPUs.  At the share itself, 192^3 (170 MB) ran 520 against 637.  Timing both
+ * 144 and 168 planes of 192^2 (3 boxes of 120 planes, 106 MB: 715 against
+ * 648 Mupdates/s; 144, 128 MB: 676/645; 168, 149 MB: 588/640) -- the
+ * sweep's three streams do not keep a cache full, and a VM's last level
+ * is shared with more than its own CPUs.  At the share itself, 192^3 (170
+ * MB) ran 520 against 637.  Timing both
  * ways instead proved unreliable: one-sweep passes speed up over the first
  * eight or so sweeps as the boxes settle into the L3 (2.5 -> 1.6 ns per
  * update), so a short trial misjudged them, and a trial inside the job
