@@ -86,10 +86,20 @@ vmrun_plot_svg(const char *path, const struct vmrun_vm *vm, const struct vmrun_o
         fprintf(fp, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"#999\" "
                     "stroke-dasharray=\"4 3\"/>\n",
                 L, TOP_Y + TOP_H * 0.15, W - R, TOP_Y + TOP_H * 0.15);
+        /* BE by the wall clock (seed 000's), and of the kernels' CPU times
+         * at the workers' shares. */
+        fprintf(fp, "<polyline fill=\"none\" stroke=\"#3a6fc4\" stroke-width=\"1.5\" points=\"");
+        for (int e = 0; e < nep; e++)
+            fprintf(fp, "%.1f,%.1f ", x_of(e, nep), TOP_Y + TOP_H * (1 - st->ep[e].be_cpu));
+        fprintf(fp, "\"/>\n");
         fprintf(fp, "<polyline fill=\"none\" stroke=\"#222\" stroke-width=\"2\" points=\"");
         for (int e = 0; e < nep; e++)
             fprintf(fp, "%.1f,%.1f ", x_of(e, nep), TOP_Y + TOP_H * (1 - st->ep[e].be));
         fprintf(fp, "\"/>\n");
+        fprintf(fp, "<text x=\"%g\" y=\"%g\" font-size=\"11\">wall clock</text>\n"
+                    "<text x=\"%g\" y=\"%g\" font-size=\"11\" fill=\"#3a6fc4\">CPU at the "
+                    "shares</text>\n",
+                W - R + 12, TOP_Y + 10, W - R + 12, TOP_Y + 26);
         axes(fp, BOT_Y, BOT_H, "each host's share of the quanta (after the epoch's plan)", nep, st);
         /* Stacked bands, host 0 at the bottom. */
         for (int h = 0; h < nh; h++) {

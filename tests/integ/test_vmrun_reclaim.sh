@@ -107,13 +107,13 @@ all(e["host_quanta"][h2] == 0 for e in E if evac[0]["epoch"] <= e["epoch"] < bac
 and any(e["host_quanta"][h2] > 0 for e in E if e["epoch"] >= back[0]["epoch"]))'
 check "the evacuation's plan was forced and moved host2's quanta" r '
 [e for e in E if e["epoch"] == evac[0]["epoch"]][0]["forced"]'
-check "every epoch has BE, time, publish, decide and move times" r '
-all(0 < e["be"] <= 1 and e["t_s"] > 0 and e["publish_s"] >= 0 and e["decide_s"] >= 0
+check "every epoch has BE (wall clock and CPU), time, publish, decide and move times" r '
+all(0 < e["be"] <= 1 and 0 < e["be_cpu"] <= 1 and e["t_s"] > 0 and e["publish_s"] >= 0 and e["decide_s"] >= 0
     and e["move_s"] >= 0 and sum(e["host_quanta"]) == R["quanta"]["count"] for e in E)'
 check "the summary names the evacuation and the rejoin" bash -c \
     'grep -q "host host2 was evacuated" "$0" && grep -q "host host2 got a worker again" "$0"' "$T/job.out"
-check "the SVG plot is well-formed and marks both" bash -c \
-    'python3 -c "import sys, xml.dom.minidom as m; m.parse(sys.argv[1])" "$0" &&
+check "the SVG plot is well-formed, has both BE lines and marks both events" bash -c \
+    'python3 -c "import sys, xml.dom.minidom as m; d = m.parse(sys.argv[1]); sys.exit(len(d.getElementsByTagName(\"polyline\")) != 2)" "$0" &&
      grep -q "host2 leaves" "$0" && grep -q "host2 rejoins" "$0"' "$T/job.svg"
 python3 - "$T/job.json" <<'EOF'
 import json, sys
