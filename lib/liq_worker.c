@@ -29,6 +29,8 @@ struct liq_region {
     int steps;                  /* Jacobi sweeps per pass the plan chose */
     unsigned flags;             /* the plan's flags as made */
     int repeat;                 /* phases run this many times (heavy region) */
+    int stale[6];               /* -x +x -y +y -z +z: its halo there holds another
+                                 * worker's points (liq_layout) */
     double wall, cpu;           /* compute time of this block */
 };
 
@@ -86,6 +88,7 @@ struct liq_worker {
     int passes;                 /* Jacobi sweeps per pass (liq_passes): 1 or the plans' */
     double compute_all, comm_all;
     double compute_cpu;         /* CPU seconds in the kernels, this job */
+    double overlap_cpu;         /* ... of them while ghosts were on the way (liq_split) */
     double cpu0;                /* the process's CPU seconds when the job came */
     double ep_t, ep_cpu, ep_kcpu; /* wall, process CPU, kernel CPU at the last report */
 };
@@ -636,6 +639,19 @@ liq_layout(struct liq_worker *w)
         else
             free(w->recv[w->nrecv].patch);
     }
+    /* The faces whose halo waits for another worker's points. */
+    for (int i = 0; i < w->nrg; i++)
+        memset(w->rg[i]->stale, 0, sizeof(w->rg[i]->stale));
+    for (int l = 0; l < w->nrecv; l++)
+        for (int f = 0; f < w->recv[l].npatch; f++) {
+            const struct liq_patch *p = &w->recv[l].patch[f];
+            struct liq_region *r = w->rg[p->dst];
+
+            for (int a = 0; a < 3; a++) {
+                r->stale[2 * a] |= p->hi[a] <= r->box.lo[a];
+                r->stale[2 * a + 1] |= p->lo[a] >= r->box.hi[a];
+            }
+        }
     return 0;
 nomem:
     liq_fail(w, "job: out of memory");
@@ -791,15 +807,107 @@ liq_exchange_finish(struct liq_worker *w, int tag)
     return 0;
 }
 
-/* A block of iters iterations on the regions that do (remote = 1) or do
- * not need another worker's points. */
+/*
+ * Overlap for a region that needs other workers' points: a Jacobi region
+ * swept once per pass (not heavy) does not wait for their ghosts to begin.
+ * Before they come it runs, sweep by sweep, the points they cannot reach
+ * yet: sweep s on its box shrunk by s from each face whose halo waits for
+ * them (the inner trapezoid; a 7-point sweep reaches one point further
+ * each time).  After they come it runs the rest of each sweep (the skirt),
+ * sweep by sweep.  Every point of every sweep is computed once, from the
+ * values the whole-box sweep would read: inner sweep s reads only points
+ * inner sweep s - 1 wrote or that were fresh, and the skirt of sweep s
+ * reads no point the inner sweep s + 2 overwrote in the same box, since
+ * each inner box lies one point inside the one before on every shrunk
+ * face.  So the bits are the same.  A worker whose regions all touch
+ * another's -- most of them -- computed nothing while its ghosts were on
+ * the way, and lost a neighbour's every delay (a CFS throttle, a message
+ * behind the queue) as idle quota.
+ */
+static int
+liq_split(const struct liq_worker *w, const struct liq_region *r)
+{
+    return w->kernel == LIQ_JACOBI && w->passes == 1 && r->repeat == 1 && r->box.remote &&
+           !r->stale[0] && !r->stale[1];
+}
+
+/* Sweep s's inner trapezoid of region r, as box indices [lo, hi] per
+ * axis; 0 when it is empty. */
+static int
+liq_inner(const struct liq_region *r, int s, int lo[3], int hi[3])
+{
+    const struct kern_box *b = r->cur;
+    const int n[3] = { b->ni, b->nj, b->nk };
+    const long o[3] = { (long)b->oi, (long)b->oj, (long)b->ok };
+
+    for (int a = 0; a < 3; a++) {
+        lo[a] = r->stale[2 * a] ? (int)(r->box.lo[a] + 1 - o[a]) + s : 1;
+        hi[a] = r->stale[2 * a + 1] ? (int)(r->box.hi[a] - o[a]) - s : n[a];
+        if (lo[a] > hi[a])
+            return 0;
+    }
+    return 1;
+}
+
+/* One sweep out <- in over the box indices [lo, hi] of region r's boxes
+ * (nothing if that is empty). */
+static void
+liq_sweep_part(const struct liq_worker *w, const struct liq_region *r, struct kern_box *out,
+               const struct kern_box *in, const int lo[3], const int hi[3])
+{
+    const int e[6] = { lo[0] - 1, 0, lo[1] - 1, 0, lo[2] - 1, 0 };
+    int n[3];
+    struct kern_box vo, vi, vr;
+
+    for (int a = 0; a < 3; a++)
+        if ((n[a] = hi[a] - lo[a] + 1) < 1)
+            return;
+    liq_quantum_view(out, e, n, &vo);
+    liq_quantum_view(in, e, n, &vi);
+    liq_quantum_view(&r->rhs, e, n, &vr);
+    (void)kern_jacobi_step(&vo, &vi, &vr, w->c, w->c2, &r->plan);
+}
+
+/* The skirt of sweep s: the box less the inner trapezoid, as slabs --
+ * whole planes below and above it in z, whole rows beside it in y, the
+ * rest of its rows in x. */
+static void
+liq_skirt(const struct liq_worker *w, const struct liq_region *r, struct kern_box *out,
+          const struct kern_box *in, int s)
+{
+    const int n[3] = { in->ni, in->nj, in->nk }, all0[3] = { 1, 1, 1 };
+    int lo[3], hi[3], a0[3], a1[3];
+
+    if (!liq_inner(r, s, lo, hi)) {
+        liq_sweep_part(w, r, out, in, all0, n);
+        return;
+    }
+    for (int a = 2; a >= 0; a--)
+        for (int side = 0; side < 2; side++) {
+            for (int b = 0; b < 3; b++) {
+                a0[b] = b > a ? lo[b] : 1;
+                a1[b] = b > a ? hi[b] : n[b];
+            }
+            a0[a] = side == 0 ? 1 : hi[a] + 1;
+            a1[a] = side == 0 ? lo[a] - 1 : n[a];
+            liq_sweep_part(w, r, out, in, a0, a1);
+        }
+}
+
+/*
+ * A block of iters iterations on the regions that do (remote = 1) or do
+ * not need another worker's points; with inner = 1, only the inner
+ * trapezoids of those that overlap (liq_split) -- their skirts then come
+ * with remote = 1, and their times add up.
+ */
 static double
-liq_compute(struct liq_worker *w, int remote, int iters)
+liq_compute(struct liq_worker *w, int remote, int inner, int iters)
 {
     double total = 0;
 
     for (int i = 0; i < w->nrg; i++) {
         struct liq_region *r = w->rg[i];
+        int split;
         double t0, c0;
 
         if (r->box.remote != remote)
@@ -808,13 +916,42 @@ liq_compute(struct liq_worker *w, int remote, int iters)
          * non-temporal stores either, which would push them out of it. */
         r->plan.jac_steps = w->passes == 1 ? 1 : r->steps;
         r->plan.flags = w->passes == 1 ? r->flags & ~KERN_PLAN_STREAM : r->flags;
+        split = liq_split(w, r);
+        if (inner && !split)
+            continue;
         c0 = liq_cpu_now();
         t0 = liq_now();
-        liq_region_block(w, r, iters);
-        r->wall = liq_now() - t0;
-        r->cpu = liq_cpu_now() - c0;
-        w->compute_cpu += r->cpu;
-        total += r->wall;
+        if (!split) {
+            liq_region_block(w, r, iters);
+        } else {
+            struct kern_box *x[2] = { r->cur, r->nxt };
+            int lo[3], hi[3];
+
+            for (int s = 1; s <= iters; s++) {
+                if (inner && !liq_inner(r, s, lo, hi))
+                    break; /* each one lies inside the one before */
+                if (inner)
+                    liq_sweep_part(w, r, x[s % 2], x[(s - 1) % 2], lo, hi);
+                else
+                    liq_skirt(w, r, x[s % 2], x[(s - 1) % 2], s);
+            }
+            if (!inner && iters % 2 != 0) {
+                r->cur = x[1];
+                r->nxt = x[0];
+            }
+        }
+        if (inner || !split) {
+            r->wall = 0;
+            r->cpu = 0;
+        }
+        double dt = liq_now() - t0, dc = liq_cpu_now() - c0;
+
+        r->wall += dt;
+        r->cpu += dc;
+        w->compute_cpu += dc;
+        if (inner)
+            w->overlap_cpu += dc;
+        total += dt;
     }
     return total;
 }
@@ -1238,7 +1375,7 @@ liq_job(struct liq_worker *w)
     if (liq_job_setup(w) != 0)
         goto out;
     t_setup = liq_now() - t_start;
-    w->compute_all = w->comm_all = w->compute_cpu = 0;
+    w->compute_all = w->comm_all = w->compute_cpu = w->overlap_cpu = 0;
     w->ep_t = liq_now();
     w->ep_cpu = liq_process_cpu();
     w->ep_kcpu = 0;
@@ -1254,10 +1391,11 @@ liq_job(struct liq_worker *w)
 
         if (liq_exchange_start(w, tag) != 0)
             goto out;
-        compute += liq_compute(w, 0, blk);
+        compute += liq_compute(w, 0, 0, blk);
+        compute += liq_compute(w, 1, 1, blk);
         if (liq_exchange_finish(w, tag) != 0)
             goto out;
-        compute += liq_compute(w, 1, blk);
+        compute += liq_compute(w, 1, 0, blk);
         liq_charge(w, blk);
         if (w->epoch > 0) {
             /* Each iteration of the block is charged its share. */
@@ -1309,9 +1447,9 @@ liq_job(struct liq_worker *w)
     pvm_pkint(&w->passes, 1, 1);
     /* CPU in the kernels and in the whole process since the job came
      * (setup, messages, TLS, packing; not the probes before it). */
-    double cpu[2] = { w->compute_cpu, liq_process_cpu() - w->cpu0 };
+    double cpu[3] = { w->compute_cpu, liq_process_cpu() - w->cpu0, w->overlap_cpu };
 
-    pvm_pkdouble(cpu, 2, 1);
+    pvm_pkdouble(cpu, 3, 1);
     if (pvm_send(w->master, LIQ_TAG_DONE) < 0)
         goto out;
     if (w->gather)

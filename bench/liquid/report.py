@@ -345,6 +345,7 @@ def analyse(name, rep, ev, prog, rev, a):
             # the kernels' points.
             "worker_kernel_cpu_s": sum(w.get("compute_cpu_s", 0) for w in rep["workers"]),
             "worker_cpu_s": sum(w.get("cpu_s", 0) for w in rep["workers"]),
+            "worker_overlap_cpu_s": sum(w.get("overlap_cpu_s", 0) for w in rep["workers"]),
             "halo_work": rep.get("halo", {}).get("work")}
 
 
@@ -506,7 +507,9 @@ def main():
                   + "  ".join(f"{x:.1f} s" for x in ac["daemon_cpu_s"]))
         if r.get("worker_cpu_s"):
             P(f"  the workers' CPU: {r['worker_cpu_s']:.1f} s, {r['worker_kernel_cpu_s']:.1f} s of it in "
-              f"the kernels ({100 * r['worker_kernel_cpu_s'] / r['worker_cpu_s']:.0f} %), who sweep "
+              f"the kernels ({100 * r['worker_kernel_cpu_s'] / r['worker_cpu_s']:.0f} %, "
+              f"{100 * r['worker_overlap_cpu_s'] / max(r['worker_kernel_cpu_s'], 1e-9):.0f} % of that "
+              f"while ghosts were on the way), who sweep "
               f"{r['halo_work'] or 1:.3f} points per point owned (deep halos); workers that left "
               "are not counted")
         P(f"  communication {100 * (r['comm_share'] or 0):.0f} % of the workers' time; ring lambda "
