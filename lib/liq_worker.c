@@ -817,7 +817,7 @@ liq_exchange_finish(struct liq_worker *w, int tag)
  * sweep by sweep.  Every point of every sweep is computed once, from the
  * values the whole-box sweep would read: inner sweep s reads only points
  * inner sweep s - 1 wrote or that were fresh, and the skirt of sweep s
- * reads no point the inner sweep s + 2 overwrote in the same box, since
+ * reads no point the inner sweep s + 1 overwrote in the box it reads, since
  * each inner box lies one point inside the one before on every shrunk
  * face.  So the bits are the same.  A worker whose regions all touch
  * another's -- most of them -- computed nothing while its ghosts were on

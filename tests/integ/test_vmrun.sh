@@ -297,4 +297,12 @@ r = json.load(open(sys.argv[1]))
 o = [round(x["overlap_cpu_s"] / x["compute_cpu_s"], 2) for x in r["workers"] if x["compute_cpu_s"] > 0]
 print("# share of the kernels overlapped, per worker:", o)
 sys.exit(0 if any(x > 0 for x in o) and all(0 <= x <= 1 for x in o) else 1)' "$T/split.row.json"
+# Quanta in one column (1x1x16): every face that waits is in z.
+check "jacobi on a column of quanta, regions started before their ghosts come, is bit-identical" \
+    verify --grid 16x16x256 --iters 17 --epoch 5 --halo 3 --quanta 4 --decomp row \
+    --kernel jacobi --json "$T/split.z.json"
+check "... and every worker computed while its ghosts were on the way" python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+o = [x["overlap_cpu_s"] for x in r["workers"] if x["compute_cpu_s"] > 0]
+sys.exit(0 if r["quanta"]["grid"] == [1, 1, 16] and o and all(x > 0 for x in o) else 1)' "$T/split.z.json"
 check "halt" "$VMCTL" halt
