@@ -819,7 +819,11 @@ liq_exchange_finish(struct liq_worker *w, int tag)
  * inner sweep s - 1 wrote or that were fresh, and the skirt of sweep s
  * reads no point the inner sweep s + 1 overwrote in the box it reads, since
  * each inner box lies one point inside the one before on every shrunk
- * face.  So the bits are the same.  A worker whose regions all touch
+ * face.  So the bits are the same.  Unlike kern_jacobi_run_swap, the
+ * steps leave the other box's ghost layer as it was: on a face with a
+ * neighbour it lies beyond what the block's sweeps can carry to the owned
+ * points, and on the grid's boundary both boxes hold the boundary values
+ * from their making (liq_region_make; the heavy path relies on it too).  A worker whose regions all touch
  * another's -- most of them -- computed nothing while its ghosts were on
  * the way, and lost a neighbour's every delay (a CFS throttle, a message
  * behind the queue) as idle quota.
