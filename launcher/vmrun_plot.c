@@ -60,6 +60,18 @@ axes(FILE *fp, double y, double h, const char *title, int nep, const struct job_
                 x_of(e, nep), y + h + 13, st->ep[e].epoch);
 }
 
+/* Each epoch's BE as a line: by the wall clock, or (cpu) of the CPU times. */
+static void
+be_line(FILE *fp, const struct job_stats *st, int cpu, const char *stroke, double width)
+{
+    fprintf(fp, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%g\" points=\"", stroke,
+            width);
+    for (int e = 0; e < st->nep; e++)
+        fprintf(fp, "%.1f,%.1f ", x_of(e, st->nep),
+                TOP_Y + TOP_H * (1 - (cpu ? st->ep[e].be_cpu : st->ep[e].be)));
+    fprintf(fp, "\"/>\n");
+}
+
 int
 vmrun_plot_svg(const char *path, const struct vmrun_vm *vm, const struct vmrun_opts *o,
                const struct job_stats *st)
@@ -86,16 +98,10 @@ vmrun_plot_svg(const char *path, const struct vmrun_vm *vm, const struct vmrun_o
         fprintf(fp, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"#999\" "
                     "stroke-dasharray=\"4 3\"/>\n",
                 L, TOP_Y + TOP_H * 0.15, W - R, TOP_Y + TOP_H * 0.15);
-        /* BE by the wall clock (seed 000's), and of the kernels' CPU times
-         * at the workers' shares. */
-        fprintf(fp, "<polyline fill=\"none\" stroke=\"#3a6fc4\" stroke-width=\"1.5\" points=\"");
-        for (int e = 0; e < nep; e++)
-            fprintf(fp, "%.1f,%.1f ", x_of(e, nep), TOP_Y + TOP_H * (1 - st->ep[e].be_cpu));
-        fprintf(fp, "\"/>\n");
-        fprintf(fp, "<polyline fill=\"none\" stroke=\"#222\" stroke-width=\"2\" points=\"");
-        for (int e = 0; e < nep; e++)
-            fprintf(fp, "%.1f,%.1f ", x_of(e, nep), TOP_Y + TOP_H * (1 - st->ep[e].be));
-        fprintf(fp, "\"/>\n");
+        /* BE of the kernels' CPU times at the workers' shares, and by the
+         * wall clock (seed 000's) on top. */
+        be_line(fp, st, 1, "#3a6fc4", 1.5);
+        be_line(fp, st, 0, "#222", 2);
         fprintf(fp, "<text x=\"%g\" y=\"%g\" font-size=\"11\">wall clock</text>\n"
                     "<text x=\"%g\" y=\"%g\" font-size=\"11\" fill=\"#3a6fc4\">CPU at the "
                     "shares</text>\n",

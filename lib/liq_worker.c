@@ -808,25 +808,27 @@ liq_exchange_finish(struct liq_worker *w, int tag)
 }
 
 /*
- * Overlap for a region that needs other workers' points: a Jacobi region
- * swept once per pass (not heavy) does not wait for their ghosts to begin.
- * Before they come it runs, sweep by sweep, the points they cannot reach
+ * Overlap for a region that needs other workers' points.  A worker whose
+ * regions all touch another's -- most of them -- computed nothing while
+ * its ghosts were on the way, and lost a neighbour's every delay (a CFS
+ * throttle, a message behind the queue) as idle quota.  So a Jacobi
+ * region swept once per pass (not heavy) does not wait to begin.  Before
+ * the ghosts come it runs, sweep by sweep, the points they cannot reach
  * yet: sweep s on its box shrunk by s from each face whose halo waits for
  * them (the inner trapezoid; a 7-point sweep reaches one point further
  * each time).  After they come it runs the rest of each sweep (the skirt),
  * sweep by sweep.  Every point of every sweep is computed once, from the
  * values the whole-box sweep would read: inner sweep s reads only points
  * inner sweep s - 1 wrote or that were fresh, and the skirt of sweep s
- * reads no point the inner sweep s + 1 overwrote in the box it reads, since
+ * reads no point inner sweep s + 1 overwrote in the box it reads, since
  * each inner box lies one point inside the one before on every shrunk
- * face.  So the bits are the same.  Unlike kern_jacobi_run_swap, the
- * steps leave the other box's ghost layer as it was: on a face with a
- * neighbour it lies beyond what the block's sweeps can carry to the owned
- * points, and on the grid's boundary both boxes hold the boundary values
- * from their making (liq_region_make; the heavy path relies on it too).  A worker whose regions all touch
- * another's -- most of them -- computed nothing while its ghosts were on
- * the way, and lost a neighbour's every delay (a CFS throttle, a message
- * behind the queue) as idle quota.
+ * face.  So the bits are the same.  Unlike kern_jacobi_run_swap, the steps
+ * leave the other box's ghost layer as it was: on a face with a neighbour
+ * it lies beyond what the block's sweeps can carry to the owned points,
+ * and on the grid's boundary both boxes hold the boundary values from
+ * their making (liq_region_make; the heavy path relies on it too).  A
+ * region that waits on a face in x does not split: its skirt would be
+ * short rows, which cost more than the overlap saved.
  */
 static int
 liq_split(const struct liq_worker *w, const struct liq_region *r)
@@ -932,12 +934,12 @@ liq_compute(struct liq_worker *w, int remote, int inner, int iters)
             int lo[3], hi[3];
 
             for (int s = 1; s <= iters; s++) {
-                if (inner && !liq_inner(r, s, lo, hi))
-                    break; /* each one lies inside the one before */
-                if (inner)
+                if (!inner)
+                    liq_skirt(w, r, x[s % 2], x[(s - 1) % 2], s);
+                else if (liq_inner(r, s, lo, hi))
                     liq_sweep_part(w, r, x[s % 2], x[(s - 1) % 2], lo, hi);
                 else
-                    liq_skirt(w, r, x[s % 2], x[(s - 1) % 2], s);
+                    break; /* each one lies inside the one before */
             }
             if (!inner && iters % 2 != 0) {
                 r->cur = x[1];
