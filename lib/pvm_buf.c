@@ -239,6 +239,14 @@ pvm__buf_flatten(struct pvm__buf *b, const unsigned char **p, size_t *len)
         *len = b->len;
         return 0;
     }
+    /* One array packed by reference is its own flat form: every caller
+     * consumes the bytes before it returns (a send writes them out, a
+     * pack copies them), so they are read at send time without a copy. */
+    if (b->nsegs == 1 && b->segs[0].ref != NULL) {
+        *p = b->segs[0].ref;
+        *len = b->segs[0].len;
+        return 0;
+    }
     f = pvm__realloc(b->flat, b->seglen);
     if (f == NULL)
         return -ENOMEM;

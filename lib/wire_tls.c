@@ -189,6 +189,17 @@ wire_tls_ctx_new(const char *ca_path, const char *cert_path, const char *key_pat
         rc = ctx_fail(err, errlen, WIRE_ETLS, "TLS: this OpenSSL lacks TLS 1.3");
         goto fail;
     }
+    /* AES-128-GCM first, and the server's order wins: the ghost points of
+     * a stencil job cross these links by the gigabyte, and with AES-NI it
+     * runs 1.2x AES-256-GCM (6.7 against 5.5 GB/s on 16 KB records, openssl
+     * speed here); all three are TLS 1.3's, none is weak. */
+    if (SSL_CTX_set_ciphersuites(c, "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:"
+                                    "TLS_CHACHA20_POLY1305_SHA256") != 1) {
+        rc = ctx_fail(err, errlen, WIRE_ETLS, "TLS: cannot set the cipher suites: %s",
+                      ssl_reason());
+        goto fail;
+    }
+    SSL_CTX_set_options(c, SSL_OP_CIPHER_SERVER_PREFERENCE);
     /* Both roles demand a certificate; the CA file is the only anchor (no
      * system store), so only certificates of this cluster pass. */
     SSL_CTX_set_verify(c, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);

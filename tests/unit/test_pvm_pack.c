@@ -495,6 +495,30 @@ test_pvm_pack_inplace_refers_until_send_and_refuses_what_pvm_does(void **state)
     assert_int_equal(pvm_upkdouble(back, 1, 1), PvmBadMsg);
 }
 
+/* One array packed in place is sent from the array itself, as it is at
+ * send time; two are gathered into one copy. */
+static void
+test_pvm_pack_inplace_one_array_is_not_copied(void **state)
+{
+    const unsigned char *p;
+    double d[4] = { 1, 2, 3, 4 }, e[2] = { 5, 6 };
+    size_t n;
+
+    (void)state;
+    pvm_initsend(PvmDataInPlace);
+    assert_int_equal(pvm_pkdouble(d, 4, 1), PvmOk);
+    d[3] = 8;
+    n = sbody(&p);
+    assert_int_equal(n, sizeof(d));
+    assert_ptr_equal(p, (const unsigned char *)d);
+    assert_int_equal(pvm_pkdouble(e, 2, 1), PvmOk);
+    n = sbody(&p);
+    assert_int_equal(n, sizeof(d) + sizeof(e));
+    assert_ptr_not_equal(p, (const unsigned char *)d);
+    assert_memory_equal(p, d, sizeof(d));
+    assert_memory_equal(p + sizeof(d), e, sizeof(e));
+}
+
 /* ---- pvm_packf and pvm_unpackf ---- */
 
 static void
@@ -1438,6 +1462,7 @@ main(void)
         cmocka_unit_test_setup(test_pvm_pack_allocation_failure_packs_nothing, reset),
         cmocka_unit_test_setup(test_pvm_pack_inplace_refers_until_send_and_refuses_what_pvm_does,
                                reset),
+        cmocka_unit_test_setup(test_pvm_pack_inplace_one_array_is_not_copied, reset),
         cmocka_unit_test_setup(test_pvm_pack_packf_equals_the_typed_calls, reset),
         cmocka_unit_test_setup(test_pvm_pack_unpackf_reads_what_packf_wrote, reset),
         cmocka_unit_test_setup(test_pvm_pack_packf_errors_undo_the_whole_call, reset),

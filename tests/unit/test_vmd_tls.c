@@ -511,6 +511,28 @@ test_vmd_tls_on_plain_may_write_back(void **state)
     end_close(&s);
 }
 
+/* A client that would rather have AES-256 (OpenSSL's own order) gets
+ * the server's first choice, AES-128-GCM: the cheaper of the strong ones. */
+static void
+test_vmd_tls_server_picks_aes128_gcm(void **state)
+{
+    struct fixture *f = *state;
+    struct raw r;
+    struct end s;
+
+    end_open(&s, f->b, VMD_TLS_SERVER, NULL);
+    raw_open(&r, raw_ctx(0, 0, f->ca1, "node-a"), 0);
+    assert_int_equal(SSL_set_ciphersuites(r.ssl, "TLS_AES_256_GCM_SHA384:TLS_AES_128_GCM_SHA256"),
+                     1);
+    raw_pump(&r, &s);
+    assert_int_equal(s.rc, 0);
+    assert_true(vmd_tls_handshake_done(s.tls));
+    assert_false(r.failed);
+    assert_string_equal(SSL_get_cipher_name(r.ssl), "TLS_AES_128_GCM_SHA256");
+    raw_close(&r);
+    end_close(&s);
+}
+
 static void
 test_vmd_tls_refuses_client_without_certificate(void **state)
 {
@@ -846,6 +868,7 @@ main(void)
         cmocka_unit_test(test_vmd_tls_works_fed_one_byte_at_a_time),
         cmocka_unit_test(test_vmd_tls_sends_plaintext_written_before_the_handshake),
         cmocka_unit_test(test_vmd_tls_on_plain_may_write_back),
+        cmocka_unit_test(test_vmd_tls_server_picks_aes128_gcm),
         cmocka_unit_test(test_vmd_tls_refuses_client_without_certificate),
         cmocka_unit_test(test_vmd_tls_refuses_cert_from_other_ca),
         cmocka_unit_test(test_vmd_tls_client_refuses_server_from_other_ca),
