@@ -113,10 +113,13 @@ int vmrun_vm_bench(struct vmrun_vm *vm, const int ext[3], enum liq_kernel k, dou
 /* The halo a job runs with: o->halo, or for 0 the deepest that sweeps at most
  * LIQ_HALO_SLACK more points (liq_halo_auto) with the workers' regions of
  * placement owner (NULL: before there is one, each quantum alone), within
- * LIQ_MAX_HALO and the epoch (the job, without balancing), and no deeper
- * than the epoch's blocks (as few as it allows, lengths within one of each
- * other: liq_block_at) need. */
-int vmrun_halo(const struct vmrun_opts *o, const struct liq_geom *g, const int *owner);
+ * LIQ_MAX_HALO and the epoch (the job, without balancing); deeper where
+ * the network's lambda (s per message) against the workers' summed speed
+ * (updates/s) makes fewer exchanges faster (both > 0, else not); and no
+ * deeper than the epoch's blocks (as few as it allows, lengths within one
+ * of each other: liq_block_at) need. */
+int vmrun_halo(const struct vmrun_opts *o, const struct liq_geom *g, const int *owner,
+               double lambda, double speed);
 /* The next message from a worker: its buffer id, with tag and source; -1
  * when a worker failed, died or lost its host (vm->why says which). */
 int vmrun_vm_next(struct vmrun_vm *vm, int *tag, int *src);

@@ -463,17 +463,55 @@ vmrun_parse_args(struct vmrun_opts *o, int argc, char **argv, const char *const 
     return 0;
 }
 
-int
-vmrun_halo(const struct vmrun_opts *o, const struct liq_geom *g, const int *owner)
+/*
+ * Deeper than the slack allows where the network makes it pay: the time
+ * of an iteration is modelled as the points swept at the workers' probed
+ * speed, plus the message latency once per block, and the halo that
+ * minimizes it from h up is taken.  On CPU-limited workstations a message
+ * waits for its sender's and receiver's slices of the CPU (the ring's
+ * lambda was 2-5 ms under 60/60/30/15 % quotas, 0.1-0.3 ms without), and
+ * each exchange couples neighbours whose slices fall apart: there halo 5
+ * ran the liquid scenario in 19.9 and 20.0 s where the slack's 3 took
+ * 20.2-22.9 s (10 took 22.5 s).  On an idle LAN the latency term is a few
+ * per cent of an iteration of a job worth spreading, and h stays.
+ */
+static int
+halo_for_latency(const struct vmrun_opts *o, const struct liq_geom *g, const int *owner,
+                 int h, int max, int span, double lambda, double speed)
 {
-    int span = o->balance && o->epoch < o->iters ? o->epoch : o->iters, h, blocks;
+    double points = (double)g->n[0] * g->n[1] * g->n[2], best_t = -1;
+    int best = h;
+
+    if (!(lambda > 0) || !(speed > 0))
+        return h;
+    for (int d = h; d <= max; d++) {
+        double work = liq_halo_work(g, o->kernel, d, owner, o->heavy);
+        double t = work * points / speed + (double)((span + d - 1) / d) / span * lambda;
+
+        if (work < 0)
+            break;
+        if (best_t < 0 || t < best_t) {
+            best_t = t;
+            best = d;
+        }
+    }
+    return best;
+}
+
+int
+vmrun_halo(const struct vmrun_opts *o, const struct liq_geom *g, const int *owner, double lambda,
+           double speed)
+{
+    int span = o->balance && o->epoch < o->iters ? o->epoch : o->iters, h, blocks, max;
 
     if (o->halo > 0)
         return o->halo;
     /* A block never spans an epoch's end, so a deeper halo would go unused. */
     if (span < 1)
         span = 1;
-    h = liq_halo_auto(g, o->kernel, span < LIQ_MAX_HALO ? span : LIQ_MAX_HALO, owner, o->heavy);
+    max = span < LIQ_MAX_HALO ? span : LIQ_MAX_HALO;
+    h = liq_halo_auto(g, o->kernel, max, owner, o->heavy);
+    h = halo_for_latency(o, g, owner, h, max, span, lambda, speed);
     /* As many exchanges per epoch as h needs; the workers cut the epoch
      * into blocks whose lengths differ by at most one (liq_block_at), so
      * the halo need be no deeper than the longest. */

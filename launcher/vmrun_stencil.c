@@ -73,7 +73,8 @@ static const char stencil_usage[] =
     "  --halo H|auto        iterations per ghost exchange: each quantum's box reaches\n"
     "                       H points (rbgs 2H) into its neighbours and the kernel runs\n"
     "                       up to H iterations per pass (default auto: the deepest, up to 16\n"
-    "                       and the epoch, that computes at most 15% more points)\n"
+    "                       and the epoch, that computes at most 15% more points, or deeper\n"
+    "                       where the ring's lambda makes fewer exchanges faster)\n"
     "\n"
     "  Exit status: 0 done (and verified), 1 the job failed or the field differs,\n"
     "  2 bad options or job file.\n";
@@ -718,7 +719,7 @@ vmrun_stencil_main(int argc, char **argv)
     }
     liq_geom_max_extent(&st.g, ext);
     /* The probe's blocks; the job's halo follows the placement's regions. */
-    st.halo = vmrun_halo(&o, &st.g, NULL);
+    st.halo = vmrun_halo(&o, &st.g, NULL, 0, 0);
     t = vmrun_now();
     if (vmrun_vm_bench(&vm, ext, o.kernel, o.probe_seconds, st.halo) != 0)
         goto out;
@@ -731,7 +732,11 @@ vmrun_stencil_main(int argc, char **argv)
         goto out;
     }
     st.t_decomp = vmrun_now() - t;
-    st.halo = vmrun_halo(&o, &st.g, st.owner);
+    double speed = 0;
+
+    for (int w = 0; w < nw; w++)
+        speed += vm.wspeed[w];
+    st.halo = vmrun_halo(&o, &st.g, st.owner, vm.lambda, speed);
     st.halo_work = liq_halo_work(&st.g, o.kernel, st.halo, st.owner, o.heavy);
     for (int q = 0; q < st.g.nquanta; q++)
         st.wquanta[st.owner[q]]++;
@@ -826,7 +831,8 @@ vmrun_bench_main(int argc, char **argv)
             return VMRUN_EXIT_USAGE;
         }
         liq_geom_max_extent(&g, ext);
-        failed = vmrun_vm_bench(&vm, ext, o.kernel, o.probe_seconds, vmrun_halo(&o, &g, NULL)) != 0;
+        failed = vmrun_vm_bench(&vm, ext, o.kernel, o.probe_seconds,
+                                vmrun_halo(&o, &g, NULL, 0, 0)) != 0;
     }
     vmrun_vm_stop(&vm, failed);
     if (failed) {

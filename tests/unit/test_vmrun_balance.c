@@ -12,6 +12,8 @@
 
 #include <cmocka.h>
 
+#include "decomp.h"
+#include "liq.h"
 #include "vmrun.h"
 
 #define NQ 8
@@ -62,6 +64,46 @@ test_slow_worker_loses_quanta(void **state)
         assert_int_equal(next[q], q < 6 ? 0 : 1);
     assert_true(ep.be > 0.66 && ep.be < 0.67);     /* mean 0.8 / max 1.2 */
     assert_true(ep.before_s > 1.19 && ep.before_s < 1.21 && ep.after_s < 0.61);
+}
+
+/*
+ * auto halo: the slack's choice on a fast network; deeper where the
+ * latency per exchange outweighs the extra points (192^3, 32 quanta on 4
+ * workers along the curve, the liquid scenario's probed speeds); never
+ * deeper than the epoch, nor past the slack's choice with nothing known.
+ */
+static void
+test_halo_deepens_with_latency(void **state)
+{
+    struct vmrun_opts o;
+    struct liq_geom g;
+    struct decomp_grid grid;
+    int n[3] = { 192, 192, 192 }, owner[32], fast, slow, none, given;
+    uint32_t curve[32];
+    double speed = 1.66e9;
+
+    (void)state;
+    vmrun_opts_defaults(&o);
+    o.iters = 1200;
+    assert_int_equal(liq_geom_make(&g, n, 32), 0);
+    memset(&grid, 0, sizeof(grid));
+    grid.ndim = 3;
+    for (int a = 0; a < 3; a++)
+        grid.dim[a] = (uint32_t)g.q[a];
+    assert_int_equal(decomp_hilbert_order(&grid, curve), 0);
+    for (int r = 0; r < 32; r++)
+        owner[curve[r]] = r / 8;
+    none = vmrun_halo(&o, &g, owner, 0, 0);
+    fast = vmrun_halo(&o, &g, owner, 1e-4, speed);
+    slow = vmrun_halo(&o, &g, owner, 3.5e-3, speed);
+    assert_int_equal(none, liq_halo_auto(&g, o.kernel, o.epoch, owner, o.heavy));
+    assert_int_equal(fast, none);
+    /* 3 sweeps 10.6 % more points, 5 21.7 %: 5 pays from 2.4 ms a message. */
+    assert_int_equal(none, 3);
+    assert_int_equal(slow, 5);
+    o.halo = 2;
+    given = vmrun_halo(&o, &g, owner, 3.5e-3, speed);
+    assert_int_equal(given, 2);
 }
 
 /* The same CPU times on equal CPUs are heavy quanta, not a slow worker: the
@@ -383,6 +425,7 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_slow_worker_loses_quanta),
+        cmocka_unit_test(test_halo_deepens_with_latency),
         cmocka_unit_test(test_heavy_quanta_are_not_a_slow_worker),
         cmocka_unit_test(test_balanced_stays),
         cmocka_unit_test(test_move_costs_more_than_it_saves),
