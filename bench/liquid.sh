@@ -15,7 +15,12 @@
 #   2. the same `vmrun stencil` job with --balance off, then --balance on;
 #      DROP_AT s after its iterations start, one host's quota drops (its owner
 #      starts working) and RESTORE_AT s after they start it comes back;
-#   3. per run (bench/liquid/report.py): time, the ideal time (the updates
+#   3. the machine's bound (bench/liquid_bound): the same grid cut into one
+#      slab per host in proportion to its quota, one process each in the
+#      host's cgroup, the job's kernel, no messages, the processes meeting at
+#      a barrier every halo iterations of the balanced run (and never): what
+#      any placement and any runtime could at best do under these quotas;
+#   4. per run (bench/liquid/report.py): time, the ideal time (the updates
 #      divided by the capacity the quotas allowed over the run, at the
 #      single-core rate), BE per epoch, epochs until BE > 0.85 after each
 #      change; the speed-up of balancing and the most a fixed placement
@@ -151,7 +156,7 @@ fail() { say "$*"; exit 1; }
 
 B=$(pwd)/$build
 VMCTL=$B/bin/vmctl VMRUN=$B/bin/vmrun R=$(pwd)/bench/realpvm.sh AN=$SELF/liquid/report.py
-for f in "$VMCTL" "$VMRUN"; do [ -x "$f" ] || { echo "bench/liquid.sh: $f is not built (make)" >&2; exit 1; }; done
+for f in "$VMCTL" "$VMRUN" "$B/bench/liquid_bound"; do [ -x "$f" ] || { echo "bench/liquid.sh: $f is not built (make)" >&2; exit 1; }; done
 command -v python3 >/dev/null || skip "needs python3 for the report"
 [ "$(id -u)" = 0 ] || skip "needs root (network namespaces and cgroups)"
 CPU=/sys/fs/cgroup/cpu
@@ -404,11 +409,29 @@ run_job() {
 }
 run_job off
 run_job on
+
+# ---- 3. the machine's bound: the same grid in a slab per host, in proportion
+# to its quota, in the hosts' cgroups at the starting quotas, no messages
+# (bench/liquid_bound.c); the parts meet every halo iterations of the
+# balanced run, and, for the kernels' rate alone, never.
+initial_quotas
+bound_iters=$(( iters / 2 > 60 ? iters / 2 : 60 ))
+halo=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["halo"]["iterations"])' \
+    "$T/run.on.json") || fail "no halo in the balanced run's report"
+cgs=""
+for h in "${H[@]}"; do cgs="$cgs${cgs:+,}$CPU/$CG-$h${ACCT:+:$ACCT/$CG-$h}"; done
+for s in "$halo" 0; do
+    meet="every $s iterations"; [ "$s" = 0 ] && meet=never
+    say "the machine's bound: $grid^3 in slabs by the quotas, no messages, meeting $meet, $bound_iters iterations"
+    "$B/bench/liquid_bound" --grid "$grid" --iters "$bound_iters" --sync "$s" \
+        --parts "$quotas" --cgroups "$cgs" >"$T/bound.$s.json" 2>"$T/bound.err" ||
+        { cat "$T/bound.err" >&2; fail "bench/liquid_bound failed"; }
+done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 say "load after the run: $(uptime | sed 's/.*load average/load average/')"
 
-# ---- 3. the report
-python3 "$AN" --dir "$T" --hosts "$hosts_csv" --quotas "$quotas" --period-us "$period" \
+# ---- 4. the report
+python3 "$AN" --dir "$T" --halo "$halo" --hosts "$hosts_csv" --quotas "$quotas" --period-us "$period" \
     --shares "$shares" --drop-host "$drop_host" --drop-to "$drop_to" --drop-at "$drop_at" \
     --restore-at "$restore_at" --ncpu "$ncpu" --grid "$grid" --iters "$iters" --epoch "$epoch" \
     --quanta "$quanta" --load-before "$load_before" --load-after "$load_after" \

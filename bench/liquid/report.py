@@ -386,7 +386,7 @@ def fmt_s(x):
 
 def main():
     ap = argparse.ArgumentParser()
-    for k in ("dir", "hosts", "quotas", "load-before", "load-after", "load-interval"):
+    for k in ("dir", "hosts", "quotas", "load-before", "load-after", "load-interval", "halo"):
         ap.add_argument("--" + k, required=True)
     for k in ("period-us", "shares", "drop-host", "drop-to", "ncpu", "grid", "iters", "epoch", "quanta"):
         ap.add_argument("--" + k, type=int, required=True)
@@ -414,6 +414,20 @@ def main():
     pc = probe_check(d, quotas)
     two = r2["updates_per_s"] / (2 * a.rate) if r2 else None
     recs = [c["epochs_to_be_above"] for c in on["changes"]]
+    # The machine's bound (bench/liquid_bound): the job's kernel in a slab
+    # per host by its quota, in the hosts' cgroups, messages free.
+    cap0 = min(sum(min(q, 1) for q in quotas), a.ncpu)
+    bounds = {}
+    for s in (a.halo, "0"):
+        b = load(f"{d}/bound.{s}.json")
+        if b and b.get("ok") and b["time_s"] > 0:
+            ideal = b["updates"] / (cap0 * a.rate)
+            bounds[int(s)] = {"sync": int(s), "iters": b["iters"], "time_s": b["time_s"],
+                              "ideal_s": ideal, "time_over_ideal": b["time_s"] / ideal,
+                              "cpu_s": [x["cpu_s"] for x in b["parts"]],
+                              "allowed_cpu_s": [min(q, 1) * b["time_s"] for q in quotas]}
+    same = [p["efficiency"] for p in on["phases"]
+            if p["efficiency"] and [round(x, 4) for x in p["quotas"]] == [round(x, 4) for x in quotas]]
     goals = [
         {"goal": f"balanced time within {IDEAL_GOAL}x of ideal", "value": round(on["time_over_ideal"], 3),
          "met": on["time_over_ideal"] <= IDEAL_GOAL},
@@ -434,7 +448,8 @@ def main():
         "single_core_updates_per_s": a.rate,
         "single_core_from": "vmrun stencil, 1 host, quota lifted, 1 worker holding every quantum",
         "probe_updates_per_s": probe1, "two_workers_scaling": two, "probe_check": pc,
-        "runs": runs, "speedup": speedup, "speedup_bound": bound, "goals": goals,
+        "runs": runs, "speedup": speedup, "speedup_bound": bound, "machine_bound": bounds,
+        "goals": goals,
     }
     if a.json:
         json.dump(finite(result), sys.stdout)
@@ -548,6 +563,20 @@ def main():
               f"{statistics.median(bq):.2f}):")
             for i in range(0, len(bq), 20):
                 P("   " + " ".join(f"{x:.2f}" for x in bq[i:i + 20]))
+    if bounds:
+        P()
+        P(f"the machine's bound at quotas {a.quotas} (bench/liquid_bound: the kernel in a slab per host "
+          "by its quota, in its cgroup, no messages, none of the job's points swept twice):")
+        for k in sorted(bounds, reverse=True):
+            b = bounds[k]
+            P(f"  {'meeting every %d iterations' % k if k else 'never meeting':28} {b['iters']} iterations "
+              f"{fmt_s(b['time_s'])}, {b['time_over_ideal']:.2f}x its ideal "
+              f"({100 / b['time_over_ideal']:.0f} % of the quotas' capacity); CPU used / allowed: "
+              + "  ".join(f"{u:.1f}/{al:.1f} s" for u, al in zip(b["cpu_s"], b["allowed_cpu_s"])))
+        if same:
+            P(f"  the balanced job at these quotas: {', '.join(f'{100 * e:.0f} %' for e in same)} of the "
+              "capacity (its phases above); the rest of the gap is the runtime's -- ghost messages, "
+              "halo points swept twice, waiting for them")
     P()
     P("goals (issue 8):")
     for g in goals:

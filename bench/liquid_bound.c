@@ -1,0 +1,297 @@
+/*
+ * bench/liquid_bound.c - what the machine allows a stencil job under CPU
+ * quotas when messages cost nothing (issue 8, bench/liquid.sh).
+ *
+ *   liquid_bound [--grid N] [--iters K] [--sync H] [--parts W1,W2,...]
+ *                [--cgroups D1[:D1b],D2,...]
+ *
+ * One process per part, each with a slab of the grid along k in proportion
+ * to its weight (the largest remainders get the odd planes), each in the
+ * cgroup(s) named for it (it writes its pid to DIR/cgroup.procs, so the
+ * cgroup's CFS quota limits it).  Every process runs the job's Jacobi
+ * kernel on its slab the way a `vmrun stencil` worker does (one sweep per
+ * pass where its boxes fit half of one CPU's share of the last-level
+ * cache, blocked passes otherwise), and every H iterations all of them
+ * meet at a barrier that sleeps (a process-shared pthread barrier), as a
+ * ghost exchange would make them meet; H = 0 never.  No ghost is sent and
+ * no point is swept twice: the placement is the quotas' own, exact to a
+ * plane, and the exchange is free.  So the time it takes is a lower bound
+ * for any placement and any runtime on this machine under these quotas --
+ * what remains is the kernels' rate with all parts running at once (the
+ * cores, the shared cache and memory) and the time the barriers leave
+ * quota unused (a part throttled for the rest of its CFS period holds up
+ * the others).  The values are not the job's (the slabs' ghosts stay
+ * fixed); only the time is.
+ *
+ * Output: one JSON line -- the grid, iterations, the sync period, the wall
+ * time from the first barrier to the last part's end, the updates (N^3 *
+ * K) and updates/s, and per part its weight, planes, wall and CPU seconds.
+ * Exit status: 0 measured, 1 a part failed, 2 bad usage.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kern.h"
+#include "liq.h"
+
+#define MAX_PARTS 16
+
+struct shared {
+    pthread_barrier_t bar;
+    double t0[MAX_PARTS], t1[MAX_PARTS], cpu[MAX_PARTS];
+};
+
+static double
+clock_s(clockid_t id)
+{
+    struct timespec ts;
+
+    clock_gettime(id, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Enter every cgroup of the colon-separated list dirs. */
+static int
+enter_cgroups(char *dirs)
+{
+    for (char *d = strtok(dirs, ":"); d != NULL; d = strtok(NULL, ":")) {
+        char path[4096];
+        FILE *fp;
+
+        if (snprintf(path, sizeof(path), "%s/cgroup.procs", d) >= (int)sizeof(path) ||
+            (fp = fopen(path, "w")) == NULL) {
+            fprintf(stderr, "liquid_bound: cannot enter the cgroup %s: %s\n", d, strerror(errno));
+            return -1;
+        }
+        fprintf(fp, "%d\n", (int)getpid());
+        if (fclose(fp) != 0) {
+            fprintf(stderr, "liquid_bound: cannot enter the cgroup %s: %s\n", d, strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Part p's run: its slab of nk planes, iters sweeps, a barrier every sync. */
+static int
+part(struct shared *sh, int p, int n, int nk, int iters, int sync, char *cgroups)
+{
+    struct kern_box u, v, rhs;
+    struct kern_plan plan;
+    double c, c2;
+    int dims[3] = { n, n, n }, rc = 0;
+    size_t llc = kern_llc_bytes(0);
+
+    if (cgroups != NULL && enter_cgroups(cgroups) != 0)
+        rc = -1;
+    if (rc == 0 &&
+        (kern_plan_make(&plan, kern_cache_bytes(0), n, n, nk, KERN_PLAN_FAST) != 0 ||
+         kern_box_alloc(&u, n, n, nk, plan.bi, plan.bj) != 0 ||
+         kern_box_alloc(&v, n, n, nk, plan.bi, plan.bj) != 0 ||
+         kern_box_alloc(&rhs, n, n, nk, plan.bi, plan.bj) != 0)) {
+        fprintf(stderr, "liquid_bound: part %d: cannot allocate %dx%dx%d\n", p, n, n, nk);
+        rc = -1;
+    }
+    if (rc == 0) {
+        liq_field_init(&u, &rhs, 1);
+        kern_box_copy(&v, &u);
+        /* The worker's rule (liq_passes): one sweep per pass in the cache. */
+        if (llc != 0 && u.map_len + v.map_len + rhs.map_len <= llc / 2) {
+            plan.jac_steps = 1;
+            plan.flags &= ~KERN_PLAN_STREAM;
+        }
+    }
+    liq_coeffs(dims, &c, &c2);
+    /* Everybody allocated (or failed) before the clock starts. */
+    pthread_barrier_wait(&sh->bar);
+    sh->t0[p] = clock_s(CLOCK_MONOTONIC);
+    double cpu0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+    struct kern_box *a = &u, *b = &v;
+
+    for (int done = 0; done < iters;) {
+        int k = sync > 0 && iters - done > sync ? sync : iters - done;
+
+        if (rc == 0)
+            kern_jacobi_run_swap(&a, &b, &rhs, c, c2, k, &plan);
+        done += k;
+        if (sync > 0)
+            pthread_barrier_wait(&sh->bar); /* a failed part still meets the others */
+    }
+    sh->t1[p] = clock_s(CLOCK_MONOTONIC);
+    sh->cpu[p] = clock_s(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
+    return rc;
+}
+
+static int
+parse_list(const char *s, double *w, int max)
+{
+    int n = 0;
+    const char *q = s;
+
+    while (*q != '\0') {
+        char *end;
+        double x = strtod(q, &end);
+
+        if (end == q || !(x > 0) || x > 1e9 || n == max)
+            return -1;
+        w[n++] = x;
+        if (*end == ',')
+            end++;
+        else if (*end != '\0')
+            return -1;
+        q = end;
+    }
+    return n;
+}
+
+static int
+usage(int rc)
+{
+    fprintf(rc ? stderr : stdout,
+            "usage: liquid_bound [--grid N] [--iters K] [--sync H] [--parts W1,W2,...]\n"
+            "                    [--cgroups D1[:D1b],D2,...]\n"
+            "  one process per part (default 4 equal parts), a slab of the N^3 grid\n"
+            "  (default 128) in proportion to its weight, K Jacobi iterations (default\n"
+            "  60), a sleeping barrier every H (default 5; 0 never); each process enters\n"
+            "  the cgroups of its entry in --cgroups.  Prints one JSON line.\n");
+    return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+    int n = 128, iters = 60, sync = 5, np = 4, nk[MAX_PARTS];
+    double w[MAX_PARTS] = { 1, 1, 1, 1 }, sw = 0;
+    char *cg[MAX_PARTS] = { NULL }, *cglist = NULL;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        char *end;
+
+        if (strcmp(a, "--help") == 0)
+            return usage(0);
+        if (v == NULL)
+            return usage(2);
+        i++;
+        if (strcmp(a, "--grid") == 0) {
+            n = (int)strtol(v, &end, 10);
+            if (*end != '\0' || n < 8 || n > 2048)
+                return usage(2);
+        } else if (strcmp(a, "--iters") == 0) {
+            iters = (int)strtol(v, &end, 10);
+            if (*end != '\0' || iters < 1 || iters > 1000000)
+                return usage(2);
+        } else if (strcmp(a, "--sync") == 0) {
+            sync = (int)strtol(v, &end, 10);
+            if (*end != '\0' || sync < 0 || sync > 1000000)
+                return usage(2);
+        } else if (strcmp(a, "--parts") == 0) {
+            if ((np = parse_list(v, w, MAX_PARTS)) < 1)
+                return usage(2);
+        } else if (strcmp(a, "--cgroups") == 0) {
+            cglist = strdup(v);
+        } else {
+            return usage(2);
+        }
+    }
+    if (cglist != NULL) {
+        int m = 0;
+
+        for (char *s = cglist, *c; s != NULL; s = c) {
+            if ((c = strchr(s, ',')) != NULL)
+                *c++ = '\0';
+            if (m == MAX_PARTS || *s == '\0')
+                return usage(2);
+            cg[m++] = s;
+        }
+        if (m != np) {
+            fprintf(stderr, "liquid_bound: %d cgroup entries for %d parts\n", m, np);
+            return 2;
+        }
+    }
+    /* Planes in proportion to the weights, the odd ones by largest remainder. */
+    int given = 0;
+
+    for (int p = 0; p < np; p++)
+        sw += w[p];
+    for (int p = 0; p < np; p++)
+        given += nk[p] = (int)(n * w[p] / sw);
+    while (given < n) {
+        int best = 0;
+        double rem = -1;
+
+        for (int p = 0; p < np; p++) {
+            double r = n * w[p] / sw - nk[p];
+
+            if (r > rem) {
+                rem = r;
+                best = p;
+            }
+        }
+        nk[best]++;
+        given++;
+    }
+    for (int p = 0; p < np; p++)
+        if (nk[p] < 1) {
+            fprintf(stderr, "liquid_bound: part %d gets no plane of %d\n", p, n);
+            return 2;
+        }
+
+    struct shared *sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+                             MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    pthread_barrierattr_t ba;
+    pid_t pid[MAX_PARTS];
+
+    if (sh == MAP_FAILED || pthread_barrierattr_init(&ba) != 0 ||
+        pthread_barrierattr_setpshared(&ba, PTHREAD_PROCESS_SHARED) != 0 ||
+        pthread_barrier_init(&sh->bar, &ba, (unsigned)np) != 0) {
+        fprintf(stderr, "liquid_bound: cannot set up the shared barrier\n");
+        return 1;
+    }
+    fflush(stdout);
+    for (int p = 0; p < np; p++) {
+        if ((pid[p] = fork()) < 0) {
+            fprintf(stderr, "liquid_bound: fork: %s\n", strerror(errno));
+            for (int q = 0; q < p; q++) { /* they would wait at the barrier forever */
+                kill(pid[q], SIGKILL);
+                waitpid(pid[q], NULL, 0);
+            }
+            return 1;
+        }
+        if (pid[p] == 0)
+            _exit(part(sh, p, n, nk[p], iters, sync, cg[p]) == 0 ? 0 : 1);
+    }
+    int failed = 0;
+
+    for (int p = 0; p < np; p++) {
+        int st;
+
+        if (waitpid(pid[p], &st, 0) != pid[p] || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+            failed = 1;
+    }
+    double t0 = sh->t0[0], t1 = sh->t1[0], upd = (double)n * n * n * iters;
+
+    for (int p = 1; p < np; p++) {
+        if (sh->t0[p] < t0)
+            t0 = sh->t0[p];
+        if (sh->t1[p] > t1)
+            t1 = sh->t1[p];
+    }
+    printf("{\"grid\":%d,\"iters\":%d,\"sync\":%d,\"time_s\":%.6f,\"updates\":%.0f,"
+           "\"updates_per_s\":%.6g,\"parts\":[",
+           n, iters, sync, t1 - t0, upd, upd / (t1 - t0));
+    for (int p = 0; p < np; p++)
+        printf("%s{\"weight\":%g,\"planes\":%d,\"wall_s\":%.6f,\"cpu_s\":%.6f}", p ? "," : "",
+               w[p], nk[p], sh->t1[p] - sh->t0[p], sh->cpu[p]);
+    printf("],\"ok\":%s}\n", failed ? "false" : "true");
+    free(cglist);
+    return failed;
+}
