@@ -46,7 +46,7 @@
 
 struct shared {
     pthread_barrier_t bar;
-    double t0[MAX_PARTS], t1[MAX_PARTS], cpu[MAX_PARTS];
+    double t0[MAX_PARTS], t1[MAX_PARTS], cpu[MAX_PARTS], busy[MAX_PARTS];
 };
 
 static double
@@ -119,8 +119,11 @@ part(struct shared *sh, int p, int n, int nk, int iters, int sync, char *cgroups
     for (int done = 0; done < iters;) {
         int k = sync > 0 && iters - done > sync ? sync : iters - done;
 
+        double t = clock_s(CLOCK_MONOTONIC);
+
         if (rc == 0)
             kern_jacobi_run_swap(&a, &b, &rhs, c, c2, k, &plan);
+        sh->busy[p] += clock_s(CLOCK_MONOTONIC) - t;
         done += k;
         if (sync > 0)
             pthread_barrier_wait(&sh->bar); /* a failed part still meets the others */
@@ -277,7 +280,7 @@ main(int argc, char **argv)
         if (waitpid(pid[p], &st, 0) != pid[p] || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
             failed = 1;
     }
-    double t0 = sh->t0[0], t1 = sh->t1[0], upd = (double)n * n * n * iters;
+    double t0 = sh->t0[0], t1 = sh->t1[0], upd = (double)n * n * n * iters, bsum = 0, bmax = 0;
 
     for (int p = 1; p < np; p++) {
         if (sh->t0[p] < t0)
@@ -285,12 +288,17 @@ main(int argc, char **argv)
         if (sh->t1[p] > t1)
             t1 = sh->t1[p];
     }
+    for (int p = 0; p < np; p++) {
+        bsum += sh->busy[p];
+        if (sh->busy[p] > bmax)
+            bmax = sh->busy[p];
+    }
     printf("{\"grid\":%d,\"iters\":%d,\"sync\":%d,\"time_s\":%.6f,\"updates\":%.0f,"
-           "\"updates_per_s\":%.6g,\"parts\":[",
-           n, iters, sync, t1 - t0, upd, upd / (t1 - t0));
+           "\"updates_per_s\":%.6g,\"be\":%.4f,\"parts\":[",
+           n, iters, sync, t1 - t0, upd, upd / (t1 - t0), bmax > 0 ? bsum / np / bmax : 1.0);
     for (int p = 0; p < np; p++)
-        printf("%s{\"weight\":%g,\"planes\":%d,\"wall_s\":%.6f,\"cpu_s\":%.6f}", p ? "," : "",
-               w[p], nk[p], sh->t1[p] - sh->t0[p], sh->cpu[p]);
+        printf("%s{\"weight\":%g,\"planes\":%d,\"wall_s\":%.6f,\"busy_s\":%.6f,\"cpu_s\":%.6f}",
+               p ? "," : "", w[p], nk[p], sh->t1[p] - sh->t0[p], sh->busy[p], sh->cpu[p]);
     printf("],\"ok\":%s}\n", failed ? "false" : "true");
     free(cglist);
     return failed;
