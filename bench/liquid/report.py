@@ -486,6 +486,11 @@ def main():
     if two:
         P(f"{'time / (ideal/eff)':18} {off['time_over_ideal'] * two:14.2f} {on['time_over_ideal'] * two:14.2f}"
           f"   (eff = the two-worker efficiency {two:.2f}: the cost of running on several hosts at all)")
+    bk = bounds.get(int(a.halo))
+    if bk:
+        P(f"{'time / bound':18} {off['time_over_ideal'] / bk['time_over_ideal']:14.2f} "
+          f"{on['time_over_ideal'] / bk['time_over_ideal']:14.2f}   (bound = {bk['time_over_ideal']:.2f}x "
+          "ideal: the machine's, below; the rest is the runtime's or the placement's)")
     P(f"{'quanta moved':18} {off['quanta_moved']!s:>14} {on['quanta_moved']!s:>14}")
     P(f"balanced vs fixed: {speedup:.2f}x faster; this schedule allows at most {bound:.2f}x "
       f"(ideal fixed placement {fmt_s(off['fixed_ideal_s'])} / ideal balanced {fmt_s(on['ideal_s'])})")
@@ -576,7 +581,6 @@ def main():
               f"({100 / b['time_over_ideal']:.0f} % of the quotas' capacity); CPU used / allowed: "
               + "  ".join(f"{u:.1f}/{al:.1f} s" for u, al in zip(b["cpu_s"], b["allowed_cpu_s"]))
               + ("" if b["be"] is None else f"; BE {b['be']:.2f}"))
-        bk = bounds.get(int(a.halo))
         if bk and bk["be"] is not None:
             P(f"  BE there is the job's: the mean over the max of the parts' compute wall times.  A "
               f"placement exact to the quotas reads {bk['be']:.2f} when its parts meet every "
