@@ -415,7 +415,14 @@ run_job on
 # (bench/liquid_bound.c); the parts meet every halo iterations of the
 # balanced run, and, for the kernels' rate alone, never.
 initial_quotas
-bound_iters=$(( iters / 2 > 60 ? iters / 2 : 60 ))
+# Half the job's iterations, and at least 4 s of it at the quotas' capacity
+# (hundreds of CFS periods): a bound a few periods long would be noise.
+bound_iters=$(python3 -c 'import json, sys
+rate = json.load(open(sys.argv[1]))["updates_per_s"]
+g, it, ncpu = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[5])
+cap = min(sum(min(float(q) / 100, 1) for q in sys.argv[4].split(",")), ncpu)
+print(max(it // 2, int(4 * rate * cap / g ** 3) + 1, 20))' "$T/rate1.json" "$grid" "$iters" "$quotas" "$ncpu") ||
+    fail "cannot read the single-core rate"
 halo=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["halo"]["iterations"])' \
     "$T/run.on.json") || fail "no halo in the balanced run's report"
 cgs=""
