@@ -12,9 +12,15 @@
 #      beside it, and (unless --no-checks) the rate of two workers on two
 #      unlimited hosts, and how well the probe sees the quotas at a 100 ms and
 #      at the chosen CFS period;
-#   2. the same `vmrun stencil` job with --balance off, then --balance on;
-#      DROP_AT s after its iterations start, one host's quota drops (its owner
-#      starts working) and RESTORE_AT s after they start it comes back;
+#   2. the same `vmrun stencil` job with --balance off, then --balance on,
+#      both from the same placement method, the balancer's Hilbert curve cut
+#      by the probed speeds (--decomp hilbert), so that what differs is the
+#      balancing; DROP_AT s after its iterations start, one host's quota
+#      drops (its owner starts working) and RESTORE_AT s after they start it
+#      comes back.  (Left to itself, --balance off takes the advisor's
+#      choice: here `row`, slabs of 8 quanta, 16 of them on host 1 -- a fixed
+#      run 10 % slower against its ideal, which flattered balancing: 1.53-1.62x
+#      against 1.40-1.57x from the same start.)
 #   3. the machine's bound (bench/liquid_bound): the same grid cut into one
 #      slab per host in proportion to its quota, one process each in the
 #      host's cgroup, the job's kernel, no messages, the processes meeting at
@@ -70,7 +76,8 @@
 #                    allows; with the daemon's own 1 s, be_cpu came back 8
 #                    epochs after the cut and 1 with 0.25 s, at 0.1-0.2 s
 #                    of each daemon's CPU over the 22 s job)
-#   --vmrun-args A   more options for both `vmrun stencil` runs (word-split)
+#   --vmrun-args A   more options for both `vmrun stencil` runs (word-split);
+#                    without a --decomp there, both start from --decomp hilbert
 #   --no-checks      skip the two-worker rate and the CFS period check
 #   --json           one JSON object on stdout instead of the table
 #   --keep           keep the work directory (its path is printed)
@@ -128,6 +135,11 @@ int() { [[ $2 =~ ^[1-9][0-9]*$ ]] || bad "$1 must be a positive integer, not '$2
 num() { [[ $2 =~ ^[0-9]+(\.[0-9]+)?$ ]] || bad "$1 must be a number of seconds, not '$2'"; }
 int --grid "$grid"; int --iters "$iters"; int --epoch "$epoch"; int --quanta "$quanta"
 int --period-us "$period"; int --shares "$shares"; int --drop-host "$drop_host"
+# Both runs from the same placement method unless told otherwise.
+case " $vmrun_args " in
+*" --decomp "* | *" --decomp="*) ;;
+*) vmrun_args="--decomp hilbert${vmrun_args:+ $vmrun_args}" ;;
+esac
 int --drop-to "$drop_to"
 [ -z "$drop_at" ] || num --drop-at "$drop_at"
 [ -z "$restore_at" ] || num --restore-at "$restore_at"
