@@ -121,12 +121,14 @@ part(struct shared *sh, int p, int n, int nk, int iters, int sync, char *cgroups
 
         double t = clock_s(CLOCK_MONOTONIC);
 
-        if (rc == 0)
-            kern_jacobi_run_swap(&a, &b, &rhs, c, c2, k, &plan);
+        if (rc == 0 && kern_jacobi_run_swap(&a, &b, &rhs, c, c2, k, &plan) != 0) {
+            fprintf(stderr, "liquid_bound: part %d: the kernel failed\n", p);
+            rc = -1; /* it still meets the others at every barrier */
+        }
         sh->busy[p] += clock_s(CLOCK_MONOTONIC) - t;
         done += k;
         if (sync > 0)
-            pthread_barrier_wait(&sh->bar); /* a failed part still meets the others */
+            pthread_barrier_wait(&sh->bar);
     }
     sh->t1[p] = clock_s(CLOCK_MONOTONIC);
     sh->cpu[p] = clock_s(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
