@@ -61,7 +61,7 @@ static const char stencil_usage[] =
     "  --epoch K            iterations per epoch (default 10)\n"
     "  --heavy K            the quanta in the grid's lower octant cost K times more\n"
     "                       (same result; default 1, uniform)\n"
-    "  --min-gain F         move quanta only for a predicted gain above F (default 0.1)\n"
+    "  --min-gain F         move quanta only for a predicted gain above F (default 0.2)\n"
     "  --reclaim on|off     with balancing, leave a host whose owner needs it and come\n"
     "                       back when it is idle (default on)\n"
     "  --reclaim-below F    a host's workers leave when the CPU share each could get\n"
