@@ -151,8 +151,6 @@ struct vmrun_balance_in {
                                  * capacity from Sense); NULL or <= 0: a whole CPU */
     const double *wtime;        /* each worker's measured compute s per iteration, for
                                  * the epoch's BE (NULL: the model's) */
-    const double *other;        /* the CPU share each worker spends outside its kernels
-                                 * (messages, copies, TLS); NULL: none */
     const char *active;         /* workers that may hold quanta (NULL: all); quanta on
                                  * the others must leave whatever the gain */
     double lambda, tau;         /* the network: s/message, s/byte */

@@ -279,7 +279,6 @@ plan(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int 
     in.cpu_speed = fb;
     in.share = share;
     in.wtime = st->wnow;
-    in.other = st->wother;
     in.active = active;
     in.lambda = vm->lambda;
     in.tau = vm->tau;
@@ -355,10 +354,8 @@ liquid_epoch(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *
         !isfinite(other))
         goto bad;
     st->wnow[w] = recent;
-    /* A worker that held nothing sent no ghosts: what it measured is the
-     * CPU of racing through an empty epoch in a few milliseconds (0.9 of
-     * a CPU, seen after a rejoin), which would have cut its share to a
-     * quarter and kept the quanta from coming back. */
+    /* For the report.  A worker that held nothing sent no ghosts: what it
+     * measured is the CPU of racing through an empty epoch. */
     st->wother[w] = count > 0 ? other : 0;
     if (st->nep > 0 && move > st->ep[st->nep - 1].move_s)
         st->ep[st->nep - 1].move_s = move;

@@ -232,37 +232,6 @@ test_sensed_share_slows_a_worker(void **state)
     assert_true(ep.be_cpu > 0.99);
 }
 
-/* Equal shares of a third of a CPU, but worker 1 spends a sixth of a CPU
- * on its messages: its kernels have half its share, and it keeps a third
- * of the work.  Its overhead is capped at three quarters of its share. */
-static void
-test_message_cpu_slows_a_worker(void **state)
-{
-    int32_t owner[NQ] = { 0, 0, 0, 0, 1, 1, 1, 1 }, next[NQ];
-    double cost[NQ] = { 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1 };
-    double share[2] = { 1.0 / 3, 1.0 / 3 }, other[2] = { 0, 1.0 / 6 };
-    struct vmrun_balance_in in;
-    struct vmrun_epoch ep;
-    int kept = 0;
-
-    (void)state;
-    setup_in(&in, cost, owner);
-    in.share = share;
-    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
-    assert_false(ep.applied); /* balanced without the overhead */
-    in.other = other;
-    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
-    assert_true(ep.applied);
-    for (int q = 0; q < NQ; q++)
-        kept += next[q] == 1;
-    assert_true(kept == 3 || kept == 2); /* 8/3 quanta, cut at a quantum's edge */
-    assert_true(ep.before_s > 2.39 && ep.before_s < 2.41); /* 0.4 CPU s at 1/6 */
-    /* More overhead than share: a quarter of the share still computes. */
-    other[1] = 1.0;
-    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
-    assert_true(ep.before_s > 4.79 && ep.before_s < 4.81); /* 0.4 CPU s at 1/12 */
-}
-
 /* A worker that is going holds nothing in the plan, whatever the dampener
  * says; with nothing else to go by, the remaining worker takes all. */
 static void
@@ -431,7 +400,6 @@ main(void)
         cmocka_unit_test(test_move_costs_more_than_it_saves),
         cmocka_unit_test(test_heavy_quantum_alone),
         cmocka_unit_test(test_sensed_share_slows_a_worker),
-        cmocka_unit_test(test_message_cpu_slows_a_worker),
         cmocka_unit_test(test_inactive_worker_is_emptied),
         cmocka_unit_test(test_returning_worker_moves_least),
         cmocka_unit_test(test_reclaim_thresholds_and_times),
