@@ -122,27 +122,16 @@ nonuniform() {
 }
 check "non-uniform (heavy 20, P = 8, Q = 8): the job runs" nonuniform --heavy 20
 echo "# heavy: moved per epoch $(e 'print([x["moved"] for x in E]) or True'), BE $(e 'print([round(x["be"], 2) for x in E]) or True')"
-# A sanitizer build's instrumentation stretches the heavy quanta's CPU
-# times unevenly: there the later epochs are shown, not asserted.
-case $VMRUN in
-*/san/*)
-    check "... the first epoch's plan moves quanta (sanitizer build: later moves not asserted)" \
-        e 'E[0]["moved"] > 0' ;;
-*)
-    check "... the first epoch's plan moves quanta, no later one does" \
-        e 'E[0]["moved"] > 0 and all(x["moved"] == 0 for x in E[1:])' ;;
-esac
+# In both builds (the sanitizer build's later epochs read at most 1.6 %
+# apart in 6 runs, since the 0.2 dampener and shares without message CPU).
+check "... the first epoch's plan moves quanta, no later one does" \
+    e 'E[0]["moved"] > 0 and all(x["moved"] == 0 for x in E[1:])'
 check "uniform (P = 8, Q = 8): the job runs" nonuniform --heavy 1
 echo "# uniform: moved per epoch $(e 'print([x["moved"] for x in E]) or True'), BE $(e 'print([round(x["be"], 2) for x in E]) or True')"
-# The same under the sanitizers: 8 instrumented workers time-sliced on 2
-# CPUs measured quanta of equal work 10 % apart in one of three runs (moves
-# [1, 4, 0, ...]); the plain build asserts it.
-case $VMRUN in
-*/san/*)
-    check "... ran its 9 epochs (sanitizer build: moves not asserted)" e 'len(E) == 9' ;;
-*)
-    check "... no epoch moves a quantum" e 'len(E) == 9 and all(x["moved"] == 0 for x in E)' ;;
-esac
+# In both builds: with shares no longer less each worker's message CPU and
+# a 0.2 dampener, 8 workers time-sliced on 2 CPUs moved nothing in 10 plain
+# and 14 sanitizer runs (before, 7 of 18 plain runs moved quanta).
+check "... no epoch moves a quantum" e 'len(E) == 9 and all(x["moved"] == 0 for x in E)'
 
 check "--balance off keeps the placement: no epochs" bash -c '
     "$0" stencil --quiet --probe-seconds 0.01 --grid 24 --iters 12 --epoch 2 --balance off --json - |
