@@ -25,8 +25,12 @@
  *
  * Output: one JSON line -- the grid, iterations, the sync period, the wall
  * time from the first barrier to the last part's end, the updates (N^3 *
- * K) and updates/s, and per part its weight, planes, wall and CPU seconds.
- * Exit status: 0 measured, 1 a part failed, 2 bad usage.
+ * K) and updates/s, the BE of the parts' compute wall times (mean over
+ * max, the job's definition), ok, and per part its weight, planes, wall,
+ * busy (computing) and CPU seconds.  Exit status: 0 measured; 1 a part
+ * failed (it says why on stderr and nothing is printed; a part killed by
+ * a signal takes the others with it, and all die with the parent, so that
+ * none waits at a barrier forever); 2 bad usage.
  */
 #include <errno.h>
 #include <signal.h>
@@ -35,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -157,6 +162,21 @@ parse_list(const char *s, double *w, int max)
     return n;
 }
 
+/* An integer lo..hi, all of s; -1 otherwise. */
+static int
+parse_int(const char *s, int lo, int hi, int *out)
+{
+    char *end;
+    long v;
+
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (end == s || *end != '\0' || errno != 0 || v < lo || v > hi)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
 static int
 usage(int rc)
 {
@@ -179,7 +199,6 @@ main(int argc, char **argv)
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        char *end;
 
         if (strcmp(a, "--help") == 0)
             return usage(0);
@@ -187,22 +206,23 @@ main(int argc, char **argv)
             return usage(2);
         i++;
         if (strcmp(a, "--grid") == 0) {
-            n = (int)strtol(v, &end, 10);
-            if (*end != '\0' || n < 8 || n > 2048)
+            if (parse_int(v, 8, 2048, &n) != 0)
                 return usage(2);
         } else if (strcmp(a, "--iters") == 0) {
-            iters = (int)strtol(v, &end, 10);
-            if (*end != '\0' || iters < 1 || iters > 1000000)
+            if (parse_int(v, 1, 1000000, &iters) != 0)
                 return usage(2);
         } else if (strcmp(a, "--sync") == 0) {
-            sync = (int)strtol(v, &end, 10);
-            if (*end != '\0' || sync < 0 || sync > 1000000)
+            if (parse_int(v, 0, 1000000, &sync) != 0)
                 return usage(2);
         } else if (strcmp(a, "--parts") == 0) {
             if ((np = parse_list(v, w, MAX_PARTS)) < 1)
                 return usage(2);
         } else if (strcmp(a, "--cgroups") == 0) {
-            cglist = strdup(v);
+            free(cglist);
+            if ((cglist = strdup(v)) == NULL) {
+                fprintf(stderr, "liquid_bound: out of memory\n");
+                return 1;
+            }
         } else {
             return usage(2);
         }
@@ -271,16 +291,42 @@ main(int argc, char **argv)
             }
             return 1;
         }
-        if (pid[p] == 0)
+        if (pid[p] == 0) {
+            /* A part whose parent is gone would wait at the barrier forever. */
+            if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() == 1)
+                _exit(1);
             _exit(part(sh, p, n, nk[p], iters, sync, cg[p]) == 0 ? 0 : 1);
+        }
     }
-    int failed = 0;
+    int failed = 0, left = np;
 
-    for (int p = 0; p < np; p++) {
+    /* Reap in any order: a part killed by a signal never reaches the next
+     * barrier, and the others would wait there forever. */
+    while (left > 0) {
         int st;
+        pid_t c = waitpid(-1, &st, 0);
 
-        if (waitpid(pid[p], &st, 0) != pid[p] || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        if (c < 0) {
+            if (errno == EINTR)
+                continue;
             failed = 1;
+            break;
+        }
+        left--;
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+            if (!failed && WIFSIGNALED(st)) {
+                fprintf(stderr, "liquid_bound: a part died of signal %d\n", WTERMSIG(st));
+                for (int q = 0; q < np; q++)
+                    if (pid[q] != c)
+                        kill(pid[q], SIGKILL);
+            }
+            failed = 1;
+        }
+    }
+    if (failed) {
+        fprintf(stderr, "liquid_bound: a part failed; no time is reported\n");
+        free(cglist);
+        return 1;
     }
     double t0 = sh->t0[0], t1 = sh->t1[0], upd = (double)n * n * n * iters, bsum = 0, bmax = 0;
 
@@ -301,7 +347,7 @@ main(int argc, char **argv)
     for (int p = 0; p < np; p++)
         printf("%s{\"weight\":%g,\"planes\":%d,\"wall_s\":%.6f,\"busy_s\":%.6f,\"cpu_s\":%.6f}",
                p ? "," : "", w[p], nk[p], sh->t1[p] - sh->t0[p], sh->busy[p], sh->cpu[p]);
-    printf("],\"ok\":%s}\n", failed ? "false" : "true");
+    printf("],\"ok\":true}\n");
     free(cglist);
     return failed;
 }

@@ -1267,9 +1267,8 @@ liq_report(struct liq_worker *w, int epoch)
     pvm_pkdouble(&w->last_move, 1, 1);
     w->last_move = 0;
     /* The share of a CPU this worker spent outside its kernels since the
-     * last report (messages, copies, TLS): what its host's share leaves
-     * the kernels is that much less.  It grows with the worker's boundary,
-     * not its volume, so it weighs most on a host with a small share. */
+     * last report (messages, copies, TLS), for the report's
+     * other_cpu_share; the balancer does not model it (vmrun_balance.c). */
     double now = liq_now(), cpu = liq_process_cpu(), other = 0;
 
     if (now > w->ep_t)

@@ -386,8 +386,9 @@ def fmt_s(x):
 
 def main():
     ap = argparse.ArgumentParser()
-    for k in ("dir", "hosts", "quotas", "load-before", "load-after", "load-interval", "halo"):
+    for k in ("dir", "hosts", "quotas", "load-before", "load-after", "load-interval"):
         ap.add_argument("--" + k, required=True)
+    ap.add_argument("--halo", help="the balanced run's halo (default: from its report)")
     for k in ("period-us", "shares", "drop-host", "drop-to", "ncpu", "grid", "iters", "epoch", "quanta"):
         ap.add_argument("--" + k, type=int, required=True)
     for k in ("drop-at", "restore-at"):
@@ -400,6 +401,7 @@ def main():
     probe1 = p1["hosts"][0]["updates_per_s"] if p1 else None
     ev = read_events(f"{d}/events")
     runs = {}
+    on_rep = load(f"{d}/run.on.json")
     for m in ("off", "on"):
         rep = load(f"{d}/run.{m}.json")
         if rep is None:
@@ -418,10 +420,14 @@ def main():
     # The machine's bound (bench/liquid_bound): the job's kernel in a slab
     # per host by its quota, in the hosts' cgroups, messages free.
     cap0 = min(sum(min(q, 1) for q in quotas), a.ncpu)
+    if a.halo is None:
+        a.halo = str(((on_rep or {}).get("halo") or {}).get("iterations", 1))
     bounds = {}
     for s in (a.halo, "0"):
         b = load(f"{d}/bound.{s}.json")
-        if b and b.get("ok") and b["time_s"] > 0:
+        if not (b and b.get("ok") and b.get("time_s", 0) > 0):
+            print(f"liquid: no machine's bound in {d}/bound.{s}.json", file=sys.stderr)
+        else:
             ideal = b["updates"] / (cap0 * a.rate)
             bounds[int(s)] = {"sync": int(s), "iters": b["iters"], "time_s": b["time_s"],
                               "ideal_s": ideal, "time_over_ideal": b["time_s"] / ideal,
