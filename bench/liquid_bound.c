@@ -108,8 +108,8 @@ part(struct shared *sh, int p, int n, int nk, int iters, int sync, char *cgroups
     if (rc == 0) {
         liq_field_init(&u, &rhs, 1);
         kern_box_copy(&v, &u);
-        /* The worker's rule (liq_passes): one sweep per pass in the cache. */
-        if (llc != 0 && u.map_len + v.map_len + rhs.map_len <= llc / 2) {
+        /* The worker's rule: one sweep per pass in the cache. */
+        if (liq_one_sweep_fits(u.map_len + v.map_len + rhs.map_len, llc)) {
             plan.jac_steps = 1;
             plan.flags &= ~KERN_PLAN_STREAM;
         }

@@ -264,6 +264,11 @@ int liq_quantum_heavy(const struct liq_geom *g, int id);
 /* Largest body of a LIQ_TAG_FIELD message: the field goes in slabs of planes. */
 #define LIQ_FIELD_CHUNK ((size_t)8 << 20)
 
+/* Does a worker whose boxes take `bytes` sweep Jacobi once per pass, given
+ * one CPU's share of the last-level cache (0: unknown, never)?  At most half
+ * of it (liq_passes says why). */
+int liq_one_sweep_fits(size_t bytes, size_t llc);
+
 /* The worker's main: returns its exit status. */
 int liq_worker_main(void);
 

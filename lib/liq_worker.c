@@ -1000,7 +1000,13 @@ liq_passes(struct liq_worker *w)
             steps = r->steps;
         bytes += r->a.map_len + r->b.map_len + r->rhs.map_len;
     }
-    w->passes = steps > 1 && w->llc != 0 && bytes <= w->llc / 2 ? 1 : steps;
+    w->passes = steps > 1 && liq_one_sweep_fits(bytes, w->llc) ? 1 : steps;
+}
+
+int
+liq_one_sweep_fits(size_t bytes, size_t llc)
+{
+    return llc != 0 && bytes <= llc / 2;
 }
 
 /*

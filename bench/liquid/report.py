@@ -419,7 +419,7 @@ def main():
     recs_cpu = [c.get("epochs_to_be_cpu_above") for c in on["changes"]]
     # The machine's bound (bench/liquid_bound): the job's kernel in a slab
     # per host by its quota, in the hosts' cgroups, messages free.
-    cap0 = min(sum(min(q, 1) for q in quotas), a.ncpu)
+    cap0 = Schedule(quotas, [], 0, [1] * len(quotas), a.ncpu).capacity(0)  # one worker a host
     if a.halo is None:
         a.halo = str(((on_rep or {}).get("halo") or {}).get("iterations", 1))
     bounds = {}
