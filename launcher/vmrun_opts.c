@@ -490,11 +490,13 @@ halo_for_latency(const struct vmrun_opts *o, const struct liq_geom *g, const int
     if (!(lambda > 0) || !(speed > 0))
         return h;
     for (int d = h; d <= max; d++) {
-        double work = liq_halo_work(g, o->kernel, d, owner, o->heavy), t;
+        /* The depth used: the epoch in as many equal blocks as d needs. */
+        int blocks = (span + d - 1) / d;
+        double work = liq_halo_work(g, o->kernel, (span + blocks - 1) / blocks, owner, o->heavy), t;
 
         if (work < 0)
             break; /* out of memory: the depths so far */
-        t = work * points / speed + (double)((span + d - 1) / d) / span * lambda;
+        t = work * points / speed + (double)blocks / span * lambda;
         if (best_t < 0 || t < best_t) {
             best_t = t;
             best = d;

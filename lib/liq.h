@@ -90,7 +90,9 @@ int liq_reference(const int n[3], enum liq_kernel kernel, int iters, uint64_t se
  * red-black, whose two half-sweeps each reach one point further), its
  * ghosts and the layers under them refreshed together; the block is one
  * call of the fast kernel on the extended box, with the kernels' temporal
- * blocking inside.  Sweeps = 1 is the one-layer exchange of seed 000.
+ * blocking inside, or for Jacobi at one sweep per pass, sweep by sweep on
+ * a box that shrinks towards the points owned (liq_worker.c, the
+ * trapezoid).  Sweeps = 1 is the one-layer exchange of seed 000.
  */
 #define LIQ_MAX_HALO 16
 /* auto picks the deepest halo whose redundant points stay within this share. */
@@ -105,7 +107,10 @@ void liq_box_halo(const struct liq_geom *g, const int lo[3], const int hi[3], in
                   int ext[6]);
 /* Points swept per point owned, over the whole grid, with this halo: each
  * quantum a box of its own (owner NULL), or the regions of this placement
- * (liq_regions).  -1 when out of memory. */
+ * (liq_regions).  Jacobi's sweep s of a block of n sweeps only the n - s
+ * halo layers the later sweeps read (the worker's trapezoid, at one sweep
+ * per pass; a worker that blocks its sweeps in time sweeps the whole box).
+ * -1 when out of memory. */
 double liq_halo_work(const struct liq_geom *g, enum liq_kernel k, int sweeps, const int *owner,
                      int heavy);
 /* The deepest halo, 1..max, whose work stays within 1 + LIQ_HALO_SLACK. */

@@ -76,9 +76,19 @@ liq_halo_work(const struct liq_geom *g, enum liq_kernel k, int sweeps, const int
             liq_quantum_extent(g, x, lo, hi);
         }
         liq_box_halo(g, lo, hi, depth, ext);
-        for (int a = 0; a < 3; a++) {
+        for (int a = 0; a < 3; a++)
             o *= hi[a] - lo[a];
-            e *= hi[a] - lo[a] + ext[2 * a] + ext[2 * a + 1];
+        /* Jacobi's sweep s of a block computes n - s of its halo layers
+         * (the worker's trapezoid); red-black sweeps the whole box. */
+        e = 0;
+        for (int s = 1; s <= sweeps; s++) {
+            int reach = k == LIQ_JACOBI ? sweeps - s : depth;
+            double v = 1;
+
+            for (int a = 0; a < 3; a++)
+                v *= hi[a] - lo[a] + (ext[2 * a] < reach ? ext[2 * a] : reach) +
+                     (ext[2 * a + 1] < reach ? ext[2 * a + 1] : reach);
+            e += v / sweeps;
         }
         own += o;
         all += e;

@@ -808,47 +808,114 @@ liq_exchange_finish(struct liq_worker *w, int tag)
 }
 
 /*
+ * The trapezoid.  A block of n sweeps on a region whose halo is d deep
+ * (d >= n) need not sweep the whole extended box each time: what the
+ * block must leave right is the region's own points, and sweep s of n
+ * need only compute the points that sweeps s+1..n still read -- the own
+ * points and n - s layers of the halo on each face (a 7-point sweep
+ * reaches one point further each time).  So sweep s runs on the box
+ * shrunk from the extended one by the halo layers beyond n - s
+ * (liq_needed), and the redundant layers per face and block fall from
+ * n(d-1) to n(n-1)/2: at the liquid scenario's halo of 5, from 20 % more
+ * points than the regions own to about 10 %.  Every point computed reads
+ * the values the whole-box sweep would (its neighbours lie in the box of
+ * the sweep before, or in the halo as exchanged), so the bits are the
+ * same; the layers left behind hold older values, which nothing reads
+ * before the next exchange overwrites them.  Where the halo reaches the
+ * grid's end, the box's ghost layer is the Dirichlet boundary in both
+ * boxes (liq_region_make), so a face that is not shrunk reads it as the
+ * whole-box sweep does.  Jacobi at one sweep per pass only: the kernels'
+ * temporal blocking runs its sweeps on one box, and red-black sweeps in
+ * place.
+ */
+static int
+liq_trapezoid(const struct liq_worker *w, const struct liq_region *r)
+{
+    return w->kernel == LIQ_JACOBI && r->plan.jac_steps == 1;
+}
+
+/* The box indices [lo, hi] of region r that sweep s of a block of n
+ * sweeps computes (the whole box for a region that is not a trapezoid). */
+static void
+liq_needed(const struct liq_worker *w, const struct liq_region *r, int s, int n, int lo[3],
+           int hi[3])
+{
+    const struct kern_box *b = r->cur;
+    const int len[3] = { b->ni, b->nj, b->nk };
+    int reach = liq_trapezoid(w, r) ? n - s : LIQ_MAX_EXTENT;
+
+    for (int a = 0; a < 3; a++) {
+        lo[a] = 1 + (r->ext[2 * a] > reach ? r->ext[2 * a] - reach : 0);
+        hi[a] = len[a] - (r->ext[2 * a + 1] > reach ? r->ext[2 * a + 1] - reach : 0);
+    }
+}
+
+/* Points region r computes in a block of n sweeps, counting each sweep of
+ * its kernel once (a heavy region repeats each). */
+static double
+liq_block_points(const struct liq_worker *w, const struct liq_region *r, int n)
+{
+    double all = 0;
+
+    for (int s = 1; s <= n; s++) {
+        int lo[3], hi[3];
+        double v = 1;
+
+        liq_needed(w, r, s, n, lo, hi);
+        for (int a = 0; a < 3; a++)
+            v *= hi[a] - lo[a] + 1;
+        all += v;
+    }
+    return all;
+}
+
+/*
  * Overlap for a region that needs other workers' points.  A worker whose
  * regions all touch another's -- most of them -- computed nothing while
  * its ghosts were on the way, and lost a neighbour's every delay (a CFS
  * throttle, a message behind the queue) as idle quota.  So a Jacobi
  * region swept once per pass (not heavy) does not wait to begin.  Before
  * the ghosts come it runs, sweep by sweep, the points they cannot reach
- * yet: sweep s on its box shrunk by s from each face whose halo waits for
- * them (the inner trapezoid; a 7-point sweep reaches one point further
- * each time).  After they come it runs the rest of each sweep (the skirt),
- * sweep by sweep.  Every point of every sweep is computed once, from the
- * values the whole-box sweep would read: inner sweep s reads only points
- * inner sweep s - 1 wrote or that were fresh, and the skirt of sweep s
- * reads no point inner sweep s + 1 overwrote in the box it reads, since
- * each inner box lies one point inside the one before on every shrunk
- * face.  So the bits are the same.  Unlike kern_jacobi_run_swap, the steps
- * leave the other box's ghost layer as it was: on a face with a neighbour
- * it lies beyond what the block's sweeps can carry to the owned points,
- * and on the grid's boundary both boxes hold the boundary values from
- * their making (liq_region_make; the heavy path relies on it too).  A
- * region that waits on a face in x does not split: its skirt would be
- * short rows, which cost more than the overlap saved.
+ * yet: sweep s on its trapezoid's box shrunk by s from each face whose
+ * halo waits for them (the inner trapezoid; a 7-point sweep reaches one
+ * point further each time).  After they come it runs the rest of each
+ * sweep's box (the skirt), sweep by sweep.  Every point of every sweep is
+ * computed once, from the values the whole-box sweep would read: inner
+ * sweep s reads only points inner sweep s - 1 wrote or that were fresh,
+ * and the skirt of sweep s reads no point inner sweep s + 1 overwrote in
+ * the box it reads, since each inner box lies one point inside the one
+ * before on every shrunk face (a skirt point lies outside the inner box
+ * on a shrunk face: on the others the inner box spans the sweep's).  So
+ * the bits are the same.  The steps leave the other box's ghost layer as
+ * it was: on a face with a neighbour it lies beyond what the block's
+ * sweeps can carry to the owned points, and on the grid's boundary both
+ * boxes hold the boundary values from their making (liq_region_make; the
+ * heavy path relies on it too).  A region that waits on a face in x does
+ * not split: its skirt would be short rows, which cost more than the
+ * overlap saved.
  */
 static int
 liq_split(const struct liq_worker *w, const struct liq_region *r)
 {
-    return w->kernel == LIQ_JACOBI && w->passes == 1 && r->repeat == 1 && r->box.remote &&
+    return liq_trapezoid(w, r) && w->passes == 1 && r->repeat == 1 && r->box.remote &&
            !r->stale[0] && !r->stale[1];
 }
 
-/* Sweep s's inner trapezoid of region r, as box indices [lo, hi] per
- * axis; 0 when it is empty. */
+/* Sweep s's inner trapezoid of region r in a block of n sweeps, as box
+ * indices [lo, hi] per axis; 0 when it is empty. */
 static int
-liq_inner(const struct liq_region *r, int s, int lo[3], int hi[3])
+liq_inner(const struct liq_worker *w, const struct liq_region *r, int s, int n, int lo[3],
+          int hi[3])
 {
     const struct kern_box *b = r->cur;
-    const int n[3] = { b->ni, b->nj, b->nk };
     const long o[3] = { (long)b->oi, (long)b->oj, (long)b->ok };
 
+    liq_needed(w, r, s, n, lo, hi);
     for (int a = 0; a < 3; a++) {
-        lo[a] = r->stale[2 * a] ? (int)(r->box.lo[a] + 1 - o[a]) + s : 1;
-        hi[a] = r->stale[2 * a + 1] ? (int)(r->box.hi[a] - o[a]) - s : n[a];
+        if (r->stale[2 * a])
+            lo[a] = (int)(r->box.lo[a] + 1 - o[a]) + s;
+        if (r->stale[2 * a + 1])
+            hi[a] = (int)(r->box.hi[a] - o[a]) - s;
         if (lo[a] > hi[a])
             return 0;
     }
@@ -874,30 +941,48 @@ liq_sweep_part(const struct liq_worker *w, const struct liq_region *r, struct ke
     (void)kern_jacobi_step(&vo, &vi, &vr, w->c, w->c2, &r->plan);
 }
 
-/* The skirt of sweep s: the box less the inner trapezoid, as slabs --
+/* The skirt of sweep s of n: its box less the inner trapezoid, as slabs --
  * whole planes below and above it in z, whole rows beside it in y, the
  * rest of its rows in x. */
 static void
 liq_skirt(const struct liq_worker *w, const struct liq_region *r, struct kern_box *out,
-          const struct kern_box *in, int s)
+          const struct kern_box *in, int s, int n)
 {
-    const int n[3] = { in->ni, in->nj, in->nk }, all0[3] = { 1, 1, 1 };
-    int lo[3], hi[3], a0[3], a1[3];
+    int lo[3], hi[3], a0[3], a1[3], b0[3], b1[3];
 
-    if (!liq_inner(r, s, lo, hi)) {
-        liq_sweep_part(w, r, out, in, all0, n);
+    liq_needed(w, r, s, n, b0, b1);
+    if (!liq_inner(w, r, s, n, lo, hi)) {
+        liq_sweep_part(w, r, out, in, b0, b1);
         return;
     }
     for (int a = 2; a >= 0; a--)
         for (int side = 0; side < 2; side++) {
             for (int b = 0; b < 3; b++) {
-                a0[b] = b > a ? lo[b] : 1;
-                a1[b] = b > a ? hi[b] : n[b];
+                a0[b] = b > a ? lo[b] : b0[b];
+                a1[b] = b > a ? hi[b] : b1[b];
             }
-            a0[a] = side == 0 ? 1 : hi[a] + 1;
-            a1[a] = side == 0 ? lo[a] - 1 : n[a];
+            a0[a] = side == 0 ? b0[a] : hi[a] + 1;
+            a1[a] = side == 0 ? lo[a] - 1 : b1[a];
             liq_sweep_part(w, r, out, in, a0, a1);
         }
+}
+
+/* A block of n sweeps on region r, each on the trapezoid's box. */
+static void
+liq_trapezoid_block(const struct liq_worker *w, struct liq_region *r, int n)
+{
+    struct kern_box *x[2] = { r->cur, r->nxt };
+    int lo[3], hi[3];
+
+    for (int s = 1; s <= n; s++) {
+        liq_needed(w, r, s, n, lo, hi);
+        for (int k = 0; k < r->repeat; k++)
+            liq_sweep_part(w, r, x[s % 2], x[(s - 1) % 2], lo, hi);
+    }
+    if (n % 2 != 0) {
+        r->cur = x[1];
+        r->nxt = x[0];
+    }
 }
 
 /*
@@ -927,7 +1012,9 @@ liq_compute(struct liq_worker *w, int remote, int inner, int iters)
             continue;
         c0 = liq_cpu_now();
         t0 = liq_now();
-        if (!split) {
+        if (!split && liq_trapezoid(w, r)) {
+            liq_trapezoid_block(w, r, iters);
+        } else if (!split) {
             liq_region_block(w, r, iters);
         } else {
             struct kern_box *x[2] = { r->cur, r->nxt };
@@ -935,8 +1022,8 @@ liq_compute(struct liq_worker *w, int remote, int inner, int iters)
 
             for (int s = 1; s <= iters; s++) {
                 if (!inner)
-                    liq_skirt(w, r, x[s % 2], x[(s - 1) % 2], s);
-                else if (liq_inner(r, s, lo, hi))
+                    liq_skirt(w, r, x[s % 2], x[(s - 1) % 2], s, iters);
+                else if (liq_inner(w, r, s, iters, lo, hi))
                     liq_sweep_part(w, r, x[s % 2], x[(s - 1) % 2], lo, hi);
                 else
                     break; /* each one lies inside the one before */
@@ -1027,10 +1114,10 @@ liq_charge(struct liq_worker *w, int iters)
     for (int i = 0; i < w->nq; i++) {
         struct liq_quantum *q = &w->q[i];
         const struct liq_region *r = w->rg[q->region];
-        double swept = (double)r->a.ni * r->a.nj * r->a.nk;
+        double swept = liq_block_points(w, r, iters);
 
         q->seconds += r->wall * q->share;
-        q->cpu = r->cpu * ((double)q->n[0] * q->n[1] * q->n[2] / swept) / iters;
+        q->cpu = r->cpu * ((double)q->n[0] * q->n[1] * q->n[2] / swept);
     }
 }
 
