@@ -14,6 +14,7 @@
  * (negative counts, NULL arrays, absurd strides) are PvmBadParam.
  */
 #include "pvm_int.h"
+#include "pvm_ext.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -358,6 +359,21 @@ pvm__unpack(struct pvm__buf *b, int type, void *p, int nitem, int stride)
         pvm__xdr_get(type, in + (size_t)i * pvm__tsize[type].xdr, dst + i * step);
     b->pos += need;
     return 0;
+}
+
+const void *
+pvm__upk_view(size_t n)
+{
+    struct pvm__buf *b = pvm__ctx.rbuf;
+    const unsigned char *p;
+
+    if (b == NULL || b->enc != PVM__ENC_RAW || n > b->len - b->pos)
+        return NULL;
+    p = b->data + b->pos;
+    if ((uintptr_t)p % 8 != 0)
+        return NULL;
+    b->pos += n;
+    return p;
 }
 
 int

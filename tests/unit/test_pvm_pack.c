@@ -347,6 +347,47 @@ test_pvm_pack_hostile_string_lengths_are_refused(void **state)
     assert_string_equal(out, "");
 }
 
+/* ---- pvm__upk_view, libliquid's ghosts without a copy ---- */
+
+static void
+test_pvm_pack_view_of_a_raw_body(void **state)
+{
+    double d[4] = { 1.5, -2, 3.25, 4 };
+    int one = 7;
+    const double *v;
+    struct pvm__buf *b;
+
+    (void)state;
+    assert_null(pvm__upk_view(8)); /* no receive buffer */
+    assert_int_equal(pvm__buf_adopt(pvm__dsig(), (unsigned char *)d, sizeof(d), sizeof(d), 1, &b),
+                     0);
+    pvm_setrbuf(b->id);
+    /* The bytes where they lie, the cursor past them. */
+    assert_non_null(v = pvm__upk_view(2 * sizeof(double)));
+    assert_ptr_equal(v, b->data);
+    assert_true(v[0] == 1.5 && v[1] == -2);
+    assert_int_equal(b->pos, 2 * sizeof(double));
+    /* More than is left: nothing, and the cursor stays for pvm_upk*. */
+    assert_null(pvm__upk_view(3 * sizeof(double)));
+    assert_int_equal(b->pos, 2 * sizeof(double));
+    assert_non_null(v = pvm__upk_view(2 * sizeof(double)));
+    assert_true(v[0] == 3.25 && v[1] == 4);
+    /* An int unpacked first leaves the doubles unaligned: copied instead. */
+    pvm_initsend(PvmDataRaw);
+    pvm_pkint(&one, 1, 1);
+    pvm_pkdouble(d, 4, 1);
+    flip();
+    assert_int_equal(pvm_upkint(&one, 1, 1), PvmOk);
+    assert_null(pvm__upk_view(sizeof(double)));
+    assert_int_equal(pvm__ctx.rbuf->pos, sizeof(int));
+    /* XDR bytes are not this host's doubles. */
+    pvm_initsend(PvmDataDefault);
+    pvm_pkdouble(d, 4, 1);
+    flip();
+    assert_null(pvm__upk_view(sizeof(double)));
+    assert_int_equal(pvm__ctx.rbuf->pos, 0);
+}
+
 /* ---- the end of the buffer, bad arguments ---- */
 
 static void
@@ -1476,6 +1517,7 @@ main(void)
         cmocka_unit_test_setup(test_pvm_pack_random_sequences_round_trip, reset),
         cmocka_unit_test_setup(test_pvm_pack_xdr_bytes_match_pvm, reset),
         cmocka_unit_test_setup(test_pvm_pack_raw_bytes_match_pvm, reset),
+        cmocka_unit_test_setup(test_pvm_pack_view_of_a_raw_body, reset),
     };
 
     return cmocka_run_group_tests_name("pvm_pack", tests, NULL, reset);
