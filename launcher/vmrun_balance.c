@@ -45,6 +45,87 @@ bisect(const uint32_t *order, const double *prefix, size_t lo, size_t hi, int fi
     bisect(order, prefix, cut, hi, first + left, count - left, speed, owner);
 }
 
+/* The times of the segments [cut[i], cut[i+1]) at their speeds: their max,
+ * and in *sq the sum of their squares. */
+static double
+seg_times(const double *prefix, const size_t *cut, int count, const double *speed, double *sq)
+{
+    double max = 0;
+
+    *sq = 0;
+    for (int i = 0; i < count; i++) {
+        double t = (prefix[cut[i + 1]] - prefix[cut[i]]) / (speed[i] > 0 ? speed[i] : 1e-300);
+
+        *sq += t * t;
+        if (t > max)
+            max = t;
+    }
+    return max;
+}
+
+/*
+ * Polish the bisection: shift the cuts between neighbouring segments one
+ * quantum at a time while that lowers the slowest segment's time, or
+ * leaves it and lowers the sum of the squares (which walks across a
+ * plateau: handing a quantum from the slowest to a neighbour that then
+ * becomes as slow, so that the next shift can pass one on).  Recursive
+ * bisection rounds at every level, and with few quanta per worker the
+ * rounding adds up: under the liquid scenario's cut the bisection gave
+ * 18/9/5 quanta to workers of 60/30/15 % (the slowest 9 % over) where
+ * 19/9/4 was 5 % better by the same model.  A segment keeps at least one
+ * quantum.  Segments are in worker order along the curve, as bisect
+ * leaves them.
+ */
+static void
+polish(const uint32_t *order, const double *prefix, size_t n, int count, const double *speed,
+       int32_t *owner)
+{
+    size_t *cut = malloc(((size_t)count + 1) * sizeof(size_t));
+    double sq, max;
+
+    if (cut == NULL)
+        return; /* the bisection's placement: correct, only coarser */
+    cut[0] = 0;
+    for (int i = 1, r = 0; i <= count; i++) {
+        while ((size_t)r < n && owner[order[r]] < i)
+            r++;
+        cut[i] = (size_t)r;
+    }
+    cut[count] = n;
+    max = seg_times(prefix, cut, count, speed, &sq);
+    for (size_t step = 0; step < n * (size_t)count; step++) {
+        int best_i = -1, best_d = 0;
+        double best_max = max, best_sq = sq;
+
+        for (int i = 1; i < count; i++)
+            for (int d = -1; d <= 1; d += 2) {
+                double m, q;
+
+                /* The donor keeps one quantum at least. */
+                if ((d < 0 && cut[i] - cut[i - 1] < 2) || (d > 0 && cut[i + 1] - cut[i] < 2))
+                    continue;
+                cut[i] = (size_t)((long)cut[i] + d);
+                m = seg_times(prefix, cut, count, speed, &q);
+                cut[i] = (size_t)((long)cut[i] - d);
+                if (m < best_max * (1 - 1e-9) || (m <= best_max * (1 + 1e-9) && q < best_sq * (1 - 1e-9))) {
+                    best_i = i;
+                    best_d = d;
+                    best_max = m;
+                    best_sq = q;
+                }
+            }
+        if (best_i < 0)
+            break;
+        cut[best_i] = (size_t)((long)cut[best_i] + best_d);
+        max = best_max;
+        sq = best_sq;
+    }
+    for (int i = 0; i < count; i++)
+        for (size_t r = cut[i]; r < cut[i + 1]; r++)
+            owner[order[r]] = i;
+    free(cut);
+}
+
 /*
  * A worker's CPU share: its host's, never 0, so every worker has a speed.
  * It used to be less the share the worker spent outside its kernels
@@ -214,6 +295,7 @@ vmrun_balance_plan(const struct vmrun_balance_in *in, int32_t *owner, struct vmr
     }
     order_workers(in, prefix, speed, act, aspeed, nact, aowner);
     bisect(in->order, prefix, 0, (size_t)n, 0, nact, aspeed, aowner);
+    polish(in->order, prefix, (size_t)n, nact, aspeed, aowner);
     for (int q = 0; q < n; q++) {
         owner[q] = act[aowner[q]];
         if (in->active != NULL && !in->active[in->owner[q]])

@@ -236,6 +236,59 @@ test_sensed_share_slows_a_worker(void **state)
     assert_true(ep.be_cpu > 0.99);
 }
 
+/* The liquid scenario's cut: 32 equal quanta on workers of 60, 30 and 15 %.
+ * Bisection rounds twice (18 | 14, then 9 | 5: the last worker 11 % over
+ * its share); the polish passes a quantum from it to the middle one and
+ * one from there to the first: 19/9/4, the slowest 5 % faster by the same
+ * model. */
+static void
+test_polish_rounds_the_cuts_better(void **state)
+{
+    enum { N = 32 };
+    uint32_t ord[N];
+    int32_t owner[N], next[N];
+    double cost[N], pts[N], byt[N], speed[3] = { 1000, 1000, 1000 };
+    double share[3] = { 0.6, 0.3, 0.15 };
+    int count[3] = { 0, 0, 0 };
+    struct vmrun_balance_in in;
+    struct vmrun_epoch ep;
+
+    (void)state;
+    for (int q = 0; q < N; q++) {
+        ord[q] = (uint32_t)q;
+        owner[q] = q < 11 ? 0 : q < 22 ? 1 : 2; /* as far from right as can be */
+        cost[q] = 0.001;
+        pts[q] = 100;
+        byt[q] = 800;
+    }
+    memset(&in, 0, sizeof(in));
+    in.nquanta = N;
+    in.nworkers = 3;
+    in.order = ord;
+    in.cost = cost;
+    in.points = pts;
+    in.bytes = byt;
+    in.owner = owner;
+    in.cpu_speed = speed;
+    in.share = share;
+    in.lambda = 1e-4;
+    in.tau = 1e-9;
+    in.remaining = 1000;
+    in.min_gain = 0.05;
+    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
+    assert_true(ep.applied);
+    for (int q = 0; q < N; q++) {
+        count[next[q]]++;
+        if (q > 0)
+            assert_true(next[q] >= next[q - 1]); /* still segments of the curve */
+    }
+    assert_int_equal(count[0], 19);
+    assert_int_equal(count[1], 9);
+    assert_int_equal(count[2], 4);
+    /* The model's slowest: 19 quanta at 0.6 of a CPU, 31.7 ms. */
+    assert_true(ep.after_s > 0.0316 && ep.after_s < 0.0317);
+}
+
 /* A worker that is going holds nothing in the plan, whatever the dampener
  * says; with nothing else to go by, the remaining worker takes all. */
 static void
@@ -404,6 +457,7 @@ main(void)
         cmocka_unit_test(test_move_costs_more_than_it_saves),
         cmocka_unit_test(test_heavy_quantum_alone),
         cmocka_unit_test(test_sensed_share_slows_a_worker),
+        cmocka_unit_test(test_polish_rounds_the_cuts_better),
         cmocka_unit_test(test_inactive_worker_is_emptied),
         cmocka_unit_test(test_returning_worker_moves_least),
         cmocka_unit_test(test_reclaim_thresholds_and_times),
