@@ -46,6 +46,12 @@ struct job_stats {
     uint32_t *order;            /* quanta along the Hilbert curve */
     double *cost, *qbytes;      /* median time per quantum this epoch; bytes of a move */
     int reported;               /* workers heard this epoch */
+    int32_t *owner_prev;        /* the placement during the epoch being reported
+                                 * (owner: after the plan decided last) */
+    int *rep_from, *rep_until;  /* per slot: the first and last epoch its worker reports */
+    int *early;                 /* per slot: a report of the next epoch, kept (bufid) */
+    int *early_n;               /* ... and its quanta count (its header is read) */
+    int nearly;                 /* slots in early */
     struct vmrun_epoch *ep;
     int nep;
     int *hquanta;               /* quanta per host after each epoch's plan: nep x nhosts */
@@ -85,7 +91,7 @@ int liquid_speeds(const struct vmrun_vm *vm, const struct job_stats *st, double 
 /* One worker's epoch report; with the last one, reclaim, decide, send the plan. */
 int liquid_epoch(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int w);
 /* An evacuated worker's LEFT. */
-int liquid_left(struct vmrun_vm *vm, struct job_stats *st, int w);
+int liquid_left(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int w);
 void liquid_free(struct job_stats *st);
 
 /* vmrun_plot.c: BE and each host's share of the quanta per epoch, as SVG. */

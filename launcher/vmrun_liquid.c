@@ -9,6 +9,7 @@
  */
 #include "vmrun_job.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,8 +89,14 @@ liquid_init(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *s
     st->wshare = calloc((size_t)vm->nworkers, sizeof(double));
     st->rec = calloc((size_t)vm->nhosts, sizeof(*st->rec));
     st->ev = calloc((size_t)nep * (size_t)vm->nhosts, sizeof(*st->ev));
+    st->owner_prev = calloc((size_t)n, sizeof(int32_t));
+    st->rep_from = calloc((size_t)vm->nworkers, sizeof(int));
+    st->rep_until = calloc((size_t)vm->nworkers, sizeof(int));
+    st->early = calloc((size_t)vm->nworkers, sizeof(int));
+    st->early_n = calloc((size_t)vm->nworkers, sizeof(int));
     if (!st->order || !st->cost || !st->qbytes || !st->ep || !st->hquanta || !st->wnow ||
-        !st->wother || !st->wfull || !st->wshare || !st->rec || !st->ev ||
+        !st->wother || !st->wfull || !st->wshare || !st->rec || !st->ev || !st->owner_prev ||
+        !st->rep_from || !st->rep_until || !st->early || !st->early_n ||
         decomp_hilbert_order(&grid, st->order) != 0) {
         snprintf(vm->why, sizeof(vm->why), "out of memory for the balancer");
         return -1;
@@ -103,6 +110,11 @@ liquid_init(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *s
     for (int h = 0; h < vm->nhosts; h++)
         st->rec[h].below_since = st->rec[h].above_since = -1;
     st->nlive = vm->nworkers;
+    st->nearly = vm->nworkers;
+    for (int w = 0; w < vm->nworkers; w++) {
+        st->rep_from[w] = 1;
+        st->rep_until[w] = INT_MAX;
+    }
     /* A worker's CPU speed: its probe's updates per CPU-second (the same
      * box on every worker, so they compare across hosts); workers on one
      * machine (hosts of one kernel) share one CPU model, so they get the
@@ -122,7 +134,6 @@ liquid_speeds(const struct vmrun_vm *vm, const struct job_stats *st, double *spe
             return -1;
     }
     return 0;
-    return 0;
 }
 
 void
@@ -139,6 +150,15 @@ liquid_free(struct job_stats *st)
     free(st->wshare);
     free(st->rec);
     free(st->ev);
+    free(st->owner_prev);
+    free(st->rep_from);
+    free(st->rep_until);
+    if (st->early != NULL)
+        for (int w = 0; w < st->nearly; w++)
+            if (st->early[w] > 0)
+                pvm_freebuf(st->early[w]);
+    free(st->early);
+    free(st->early_n);
 }
 
 static void
@@ -167,8 +187,9 @@ event(const struct vmrun_vm *vm, struct job_stats *st, int epoch, int h, int rej
  */
 static int
 reclaim(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int epoch,
-        char *active, int *tids, double *share, double *fb)
+        int may_act, char *active, int *tids, double *share, double *fb)
 {
+    int boundary = epoch + 1; /* where this plan takes effect */
     int nh = vm->nhosts, ret = 0, nnew = 0;
     double *cap = calloc((size_t)nh, sizeof(double));
     int *count = calloc((size_t)nh, sizeof(int)), *act = calloc((size_t)nh, sizeof(int));
@@ -196,7 +217,8 @@ reclaim(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, i
         tids[w] = active[w] ? vm->tids[w] : 0;
         fb[w] = st->wfull[w];
     }
-    if (!o->reclaim || vmrun_reclaim_step(st->rec, nh, cap, count, vmrun_now(), o, act) == 0)
+    if (!o->reclaim || !may_act ||
+        vmrun_reclaim_step(st->rec, nh, cap, count, vmrun_now(), o, act) == 0)
         goto out;
     for (int h = 0; h < nh; h++) {
         const struct vmrun_host *ho = &vm->host[h];
@@ -207,6 +229,7 @@ reclaim(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, i
                     active[w] = 0;
                     tids[w] = 0;
                     vm->leaving[w] = 1;
+                    st->rep_until[w] = boundary; /* it reports that epoch, then leaves */
                     st->nlive--;
                     st->left_due++;
                 }
@@ -227,7 +250,9 @@ reclaim(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, i
                 fresh[nnew++] = vm->tids[w];
                 st->wnow[w] = 0;
                 st->wother[w] = 0;
-                st->witer[w] = epoch * o->epoch;
+                st->witer[w] = boundary * o->epoch;
+                st->rep_from[w] = boundary + 1;
+                st->rep_until[w] = INT_MAX;
                 st->nlive++;
                 back++;
             }
@@ -238,7 +263,7 @@ reclaim(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, i
         }
     }
     /* The new workers learn the job, with the owners before this plan. */
-    if (nnew > 0 && job_send(vm, o, st, fresh, nnew, epoch * o->epoch) != 0)
+    if (nnew > 0 && job_send(vm, o, st, fresh, nnew, boundary * o->epoch) != 0)
         ret = -1;
 out:
     free(cap);
@@ -248,10 +273,13 @@ out:
     return ret;
 }
 
-/* Decide the next placement and send the plan. */
+/* Decide the placement from the boundary after the next (epoch + 1) on and
+ * send the plan; after the epoch that ends the last boundary with a plan,
+ * only the epoch's figures. */
 static int
 plan(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int epoch)
 {
+    int boundary = epoch + 1, last = (o->iters - 1) / o->epoch, taken = boundary <= last;
     struct vmrun_balance_in in;
     struct vmrun_epoch *ep = &st->ep[st->nep];
     int n = st->g.nquanta, nw = vm->nworkers, rc = -1, nto = 0;
@@ -266,7 +294,7 @@ plan(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int 
         snprintf(vm->why, sizeof(vm->why), "out of memory for the balancer");
         goto out;
     }
-    if (reclaim(vm, o, st, epoch, active, tids, share, fb) != 0)
+    if (reclaim(vm, o, st, epoch, taken, active, tids, share, fb) != 0)
         goto out;
     memset(&in, 0, sizeof(in));
     in.nquanta = n;
@@ -282,16 +310,23 @@ plan(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int 
     in.active = active;
     in.lambda = vm->lambda;
     in.tau = vm->tau;
-    in.remaining = o->iters - epoch * o->epoch;
+    in.remaining = o->iters - boundary * o->epoch;
     in.min_gain = o->min_gain;
     if (vmrun_balance_plan(&in, next, ep) != 0) {
         snprintf(vm->why, sizeof(vm->why), "the balancer found no worker to place the quanta on");
         goto out;
     }
+    if (!taken) {
+        memcpy(next, st->owner, (size_t)n * sizeof(int32_t));
+        ep->applied = 0;
+        ep->moved = 0;
+        ep->bytes = 0;
+    }
     ep->epoch = epoch;
     ep->decide_s = vmrun_now() - t0;
     ep->t_s = vmrun_now() - st->run_t0;
     ep->publish_s = t0 - st->t_first;
+    memcpy(st->owner_prev, st->owner, (size_t)n * sizeof(int32_t));
     for (int q = 0; q < n; q++) {
         st->wquanta[st->owner[q]]--;
         st->owner[q] = next[q];
@@ -303,18 +338,22 @@ plan(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int 
     st->bytes_total += ep->bytes;
     st->nep++;
     st->reported = 0;
-    /* Everyone waits for it: the workers of every slot, leaving and new. */
+    if (!taken) {
+        rc = 0;
+        goto out;
+    }
+    /* Everyone takes it at the boundary: the workers of every slot, leaving and new. */
     for (int w = 0; w < nw; w++)
         if (vm->tids[w] != 0)
             to[nto++] = vm->tids[w];
     pvm_initsend(PvmDataDefault);
-    pvm_pkint(&epoch, 1, 1);
+    pvm_pkint(&boundary, 1, 1);
     pvm_pkint(owners, n, 1);
     pvm_pkint(&nw, 1, 1);
     pvm_pkint(tids, nw, 1);
     if ((rc = pvm_mcast(to, nto, LIQ_TAG_PLAN)) < 0) {
-        snprintf(vm->why, sizeof(vm->why), "the plan of epoch %d could not be sent (%s)", epoch,
-                 lvm_errtext(rc));
+        snprintf(vm->why, sizeof(vm->why), "the plan of boundary %d could not be sent (%s)",
+                 boundary, lvm_errtext(rc));
         rc = -1;
         goto out;
     }
@@ -330,22 +369,42 @@ out:
     return rc;
 }
 
-int
-liquid_epoch(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int w)
+/* The workers that compute in epoch e, and so report it (one that left
+ * since reported its last epoch before it went). */
+static int
+reporters(const struct job_stats *st, int nworkers, int e)
 {
-    int epoch, count;
+    int n = 0;
+
+    for (int w = 0; w < nworkers; w++)
+        n += st->rep_from[w] <= e && e <= st->rep_until[w];
+    return n;
+}
+
+/*
+ * Take worker w's report of `epoch` (its header read, the rest in the
+ * active receive buffer).  1 when it completed the epoch's reports and the
+ * plan went out, 0 when others are still due, -1 on a bad report.
+ */
+static int
+take_report(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int w,
+            int epoch, int count)
+{
+    int held = 0;
     double recent, move, other;
 
-    pvm_upkint(&epoch, 1, 1);
-    pvm_upkint(&count, 1, 1);
-    if (epoch != st->nep + 1 || count != st->wquanta[w] || vm->leaving[w])
+    /* The quanta it held in that epoch: the placement before the last plan. */
+    for (int q = 0; q < st->g.nquanta; q++)
+        held += st->owner_prev[q] == w;
+    if (epoch != st->nep + 1 || count != held || epoch < st->rep_from[w] ||
+        epoch > st->rep_until[w])
         goto bad;
     for (int i = 0; i < count; i++) {
         int id;
         double med;
 
         if (pvm_upkint(&id, 1, 1) < 0 || pvm_upkdouble(&med, 1, 1) < 0 || id < 0 ||
-            id >= st->g.nquanta || st->owner[id] != w || !(med >= 0))
+            id >= st->g.nquanta || st->owner_prev[id] != w || !(med >= 0))
             goto bad;
         st->cost[id] = med;
     }
@@ -357,22 +416,67 @@ liquid_epoch(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *
     /* For the report.  A worker that held nothing sent no ghosts: what it
      * measured is the CPU of racing through an empty epoch. */
     st->wother[w] = count > 0 ? other : 0;
-    if (st->nep > 0 && move > st->ep[st->nep - 1].move_s)
-        st->ep[st->nep - 1].move_s = move;
+    /* Its last move was at boundary epoch - 1, by the plan of epoch - 2. */
+    if (epoch >= 3 && move > st->ep[epoch - 3].move_s)
+        st->ep[epoch - 3].move_s = move;
     if (st->reported == 0)
         st->t_first = vmrun_now();
-    if (++st->reported < st->nlive)
+    if (++st->reported < reporters(st, vm->nworkers, epoch))
         return 0;
-    /* Everyone has reported: nobody computes until the plan arrives. */
-    return plan(vm, o, st, epoch);
+    return plan(vm, o, st, epoch) == 0 ? 1 : -1;
 bad:
-    snprintf(vm->why, sizeof(vm->why), "worker t%x sent a malformed epoch report",
-             (unsigned)vm->tids[w]);
+    snprintf(vm->why, sizeof(vm->why),
+             "worker t%x sent a malformed epoch report (epoch %d, %d quanta; expected epoch %d, "
+             "%d quanta)", (unsigned)vm->tids[w], epoch, count, st->nep + 1, held);
     return -1;
 }
 
+/*
+ * An epoch report.  The plan decided from epoch e's reports takes effect at
+ * the boundary after the next (e + 1), so nobody waits for the master at
+ * a boundary: the workers send their reports and go on, and by the next
+ * boundary the plan is there.  A worker may then report epoch e + 1 before
+ * the last report of epoch e has come (never further ahead: it could not
+ * pass boundary e + 1 without that plan); its report is kept, and taken
+ * when epoch e's are complete.
+ */
 int
-liquid_left(struct vmrun_vm *vm, struct job_stats *st, int w)
+liquid_epoch(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int w)
+{
+    int epoch = -1, count = -1, rc;
+
+    if (pvm_upkint(&epoch, 1, 1) < 0 || pvm_upkint(&count, 1, 1) < 0)
+        epoch = -1;
+    if (epoch == st->nep + 2 && st->early[w] == 0) {
+        if ((st->early[w] = pvm_setrbuf(0)) <= 0) {
+            st->early[w] = 0;
+            snprintf(vm->why, sizeof(vm->why), "no buffer to keep an early epoch report in");
+            return -1;
+        }
+        st->early_n[w] = count;
+        return 0;
+    }
+    if ((rc = take_report(vm, o, st, w, epoch, count)) <= 0)
+        return rc;
+    /* Epoch e's reports are complete: the early ones are the next epoch's. */
+    for (int x = 0; x < vm->nworkers; x++) {
+        int b = st->early[x], old;
+
+        if (b <= 0)
+            continue;
+        st->early[x] = 0;
+        if ((old = pvm_setrbuf(b)) > 0)
+            pvm_freebuf(old);
+        rc = take_report(vm, o, st, x, st->nep + 1, st->early_n[x]);
+        pvm_freebuf(b);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+int
+liquid_left(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int w)
 {
     double totals[2], move;
     int iters;
@@ -384,8 +488,12 @@ liquid_left(struct vmrun_vm *vm, struct job_stats *st, int w)
         return -1;
     }
     st->witer[w] = iters;
-    if (st->nep > 0 && move > st->ep[st->nep - 1].move_s)
-        st->ep[st->nep - 1].move_s = move;
+    /* It handed its quanta over at boundary iters / epoch, by the plan of
+     * the epoch before. */
+    int e = o->epoch > 0 ? iters / o->epoch - 2 : -1;
+
+    if (e >= 0 && e < st->nep && move > st->ep[e].move_s)
+        st->ep[e].move_s = move;
     /* Its exit is no failure now: the slot has no worker. */
     vm->tids[w] = 0;
     vm->leaving[w] = 0;

@@ -368,6 +368,8 @@ run_job(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
         liq_field_init(&st->field, &rhs, o->seed);
         kern_box_free(&rhs);
     }
+    /* The first epoch's reports are of the placement the job starts with. */
+    memcpy(st->owner_prev, st->owner, (size_t)st->g.nquanta * sizeof(int32_t));
     st->run_t0 = vmrun_now();
     st->run_unix = vmrun_unix_now();
     if (job_send(vm, o, st, vm->tids, vm->nworkers, 0) != 0)
@@ -404,7 +406,7 @@ run_job(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
             if (liquid_epoch(vm, o, st, w) != 0)
                 return -1;
         } else if (tag == LIQ_TAG_LEFT) {
-            if (liquid_left(vm, st, w) != 0)
+            if (liquid_left(vm, o, st, w) != 0)
                 return -1;
         }
     }

@@ -208,25 +208,35 @@ int liq_regions(const struct liq_geom *g, const int *owner, int depth, int heavy
  * compute seconds per iteration over the epoch -- what the epoch's balance
  * efficiency is made of, preemption and throttling included --, the
  * seconds its last move took, and the share of a CPU it spent outside its
- * kernels since its last report) and waits
- * for the plan (LIQ_TAG_PLAN: epoch, the owner of every quantum, then the
- * worker count and every worker's tid, 0 for a slot with no worker).
+ * kernels since its last report) and goes on: the master decides from
+ * epoch e's reports the placement from boundary e + 1 on, while the
+ * workers compute epoch e + 1, and at that boundary each worker, its
+ * report of e + 1 sent, takes the plan (LIQ_TAG_PLAN: the boundary, the
+ * owner of every quantum, then the worker count and every worker's tid, 0
+ * for a slot with no worker).  Nobody waits for the slowest worker's
+ * report and the master's answer at every boundary (a barrier that cost
+ * the liquid scenario 3-4 %); a worker that reaches a boundary early reports
+ * an epoch ahead of the others, and the master keeps that report until
+ * the epoch before is complete.  The first boundary takes no plan.
  *
  * Reclaim: a worker whose slot in the plan no longer holds its tid hands
  * all its quanta over, sends LIQ_TAG_LEFT (compute and communication
- * seconds, iterations done) and exits.  A worker spawned later into a
- * slot gets a JOB whose LIQ_JOB_START is the epoch boundary it joins at
- * (a multiple of the epoch; 0 for the job's own workers) and the current
- * owners, holds no quanta, and takes that boundary's plan with the others.
+ * seconds, iterations done) and exits (its report of the epoch that ended
+ * there went first).  A worker spawned later into a slot gets a JOB whose
+ * LIQ_JOB_START is the epoch boundary it joins at (a multiple of the
+ * epoch; 0 for the job's own workers) and the owners until then, holds no
+ * quanta, takes that boundary's plan with the others and reports from the
+ * epoch after it.
  * A quantum whose
  * owner changes goes as one LIQ_TAG_MOVE message (id, then its own points
  * without padding; the halo is refreshed before the next block) and is
  * laid out again for the receiver's cache: both sides cut the new
  * placement into regions, keep a region whose box is unchanged and fill
- * new ones from the old regions and the arrivals.  No ghost message is in
- * flight at an epoch's end: no worker starts the next iteration before
- * the master has heard every worker, so links are rebuilt from the new
- * owners in step.
+ * new ones from the old regions and the arrivals.  Ghosts of the old
+ * placement may still be on their way to a slower worker when a faster one
+ * sends those of the new: the block's parity in the tag tells them apart
+ * (neighbours are never more than a block apart), and each worker builds
+ * its links from the plan at the same boundary, so the two ends agree.
  *
  * Non-uniform work: with `heavy` = k > 1 every quantum that reaches into
  * the grid's lower octant (lo < n/2 on every axis) runs each phase k times.
