@@ -23,22 +23,31 @@ static double points[NQ] = { 100, 100, 100, 100, 100, 100, 100, 100 };
 static double bytes[NQ] = { 800, 800, 800, 800, 800, 800, 800, 800 };
 static double cpu[2] = { 1000, 1000 };
 
+/* What every test sets alike, for n quanta on nworkers workers. */
 static void
-setup_in(struct vmrun_balance_in *in, const double *cost, const int32_t *owner)
+setup_many(struct vmrun_balance_in *in, int n, int nworkers, const uint32_t *ord,
+           const double *cost, const double *pts, const double *byt, const int32_t *owner,
+           const double *speed)
 {
     memset(in, 0, sizeof(*in));
-    in->nquanta = NQ;
-    in->nworkers = 2;
-    in->order = order;
+    in->nquanta = n;
+    in->nworkers = nworkers;
+    in->order = ord;
     in->cost = cost;
-    in->points = points;
-    in->bytes = bytes;
+    in->points = pts;
+    in->bytes = byt;
     in->owner = owner;
-    in->cpu_speed = cpu;
+    in->cpu_speed = speed;
     in->lambda = 1e-4;
     in->tau = 1e-9;
     in->remaining = 1000;
     in->min_gain = 0.05;
+}
+
+static void
+setup_in(struct vmrun_balance_in *in, const double *cost, const int32_t *owner)
+{
+    setup_many(in, NQ, 2, order, cost, points, bytes, owner, cpu);
 }
 
 /* Worker 1's CPU runs at a third of worker 0's (the probes say so, and its
@@ -261,20 +270,8 @@ test_polish_rounds_the_cuts_better(void **state)
         pts[q] = 100;
         byt[q] = 800;
     }
-    memset(&in, 0, sizeof(in));
-    in.nquanta = N;
-    in.nworkers = 3;
-    in.order = ord;
-    in.cost = cost;
-    in.points = pts;
-    in.bytes = byt;
-    in.owner = owner;
-    in.cpu_speed = speed;
+    setup_many(&in, N, 3, ord, cost, pts, byt, owner, speed);
     in.share = share;
-    in.lambda = 1e-4;
-    in.tau = 1e-9;
-    in.remaining = 1000;
-    in.min_gain = 0.05;
     assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
     assert_true(ep.applied);
     for (int q = 0; q < N; q++) {
@@ -350,19 +347,7 @@ test_returning_worker_moves_least(void **state)
         pts[q] = 100;
         by[q] = 800;
     }
-    memset(&in, 0, sizeof(in));
-    in.nquanta = N;
-    in.nworkers = 4;
-    in.order = ord;
-    in.cost = cost;
-    in.points = pts;
-    in.bytes = by;
-    in.owner = owner;
-    in.cpu_speed = speed;
-    in.lambda = 1e-4;
-    in.tau = 1e-9;
-    in.remaining = 1000;
-    in.min_gain = 0.05;
+    setup_many(&in, N, 4, ord, cost, pts, by, owner, speed);
     assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
     assert_true(ep.applied);
     assert_int_equal(ep.moved, 5);
