@@ -145,7 +145,10 @@ struct vmrun_balance_in {
     const double *cost;         /* median CPU seconds per iteration of each quantum */
     const double *points;       /* points of each quantum */
     const double *bytes;        /* bytes a move of each quantum sends */
-    const int32_t *owner;       /* the current owners */
+    const int32_t *owner;       /* the owners the workers hold next: the plan's start */
+    const int32_t *measured;    /* the owners in the epoch the costs and wtime are of
+                                 * (NULL: owner) -- the plan decided before it may
+                                 * have changed them since */
     const double *cpu_speed;    /* points per CPU-second of each worker's CPU (the probe's) */
     const double *share;        /* the CPU share each worker may get now (its host's
                                  * capacity from Sense); NULL or <= 0: a whole CPU */

@@ -244,8 +244,12 @@ vmrun_balance_plan(const struct vmrun_balance_in *in, int32_t *owner, struct vmr
     if (!wmed || !wpts || !speed || !weight || !prefix || !after || !aspeed || !intr || !aowner ||
         !act || !xbytes || !xmsgs)
         goto done;
+    /* The epoch's figures are of the placement it ran (measured); the
+     * plan starts from the one the workers hold next (owner). */
+    const int32_t *ran = in->measured != NULL ? in->measured : in->owner;
+
     for (int q = 0; q < n; q++) {
-        int w = in->owner[q];
+        int w = ran[q];
 
         wmed[w] += in->cost[q];
         wpts[w] += in->points[q];
@@ -258,7 +262,7 @@ vmrun_balance_plan(const struct vmrun_balance_in *in, int32_t *owner, struct vmr
      * whatever else its worker holds.  CPU times and sensed shares are
      * steady where wall-clock times are not: a worker preempted on a busy
      * machine does not look like a slow one. */
-    double sum = 0, max = 0, msum = 0;
+    double sum = 0, max = 0, msum = 0, mmax = 0;
     int busy = 0;
 
     for (int w = 0; w < p; w++) {
@@ -275,8 +279,8 @@ vmrun_balance_plan(const struct vmrun_balance_in *in, int32_t *owner, struct vmr
             busy++;
             if (t > max)
                 max = t;
-            if (model > out->before_s)
-                out->before_s = model;
+            if (model > mmax)
+                mmax = model;
         }
         if (in->active == NULL || in->active[w]) {
             act[nact] = w;
@@ -284,9 +288,18 @@ vmrun_balance_plan(const struct vmrun_balance_in *in, int32_t *owner, struct vmr
         }
     }
     out->be = max > 0 ? sum / busy / max : 1;
-    out->be_cpu = out->before_s > 0 ? msum / busy / out->before_s : 1;
+    out->be_cpu = mmax > 0 ? msum / busy / mmax : 1;
+    /* A quantum's weight: its CPU time at the CPU it ran on. */
     for (int q = 0; q < n; q++)
-        weight[q] = in->cost[q] * intr[in->owner[q]];
+        weight[q] = in->cost[q] * intr[ran[q]];
+    /* The model's time of the placement held next, the one to beat. */
+    memset(after, 0, (size_t)p * sizeof(double));
+    for (int q = 0; q < n; q++)
+        after[in->owner[q]] += weight[q] / speed[in->owner[q]];
+    for (int w = 0; w < p; w++)
+        if (after[w] > out->before_s)
+            out->before_s = after[w];
+    memset(after, 0, (size_t)p * sizeof(double));
     for (int r = 0; r < n; r++)
         prefix[r + 1] = prefix[r] + weight[in->order[r]];
     if (nact == 0) {

@@ -51,6 +51,7 @@ struct job_stats {
     int *rep_from, *rep_until;  /* per slot: the first and last epoch its worker reports */
     int *early;                 /* per slot: a report of the next epoch, kept (bufid) */
     int *early_n;               /* ... and its quanta count (its header is read) */
+    double *early_t;            /* ... and when it came */
     int nearly;                 /* slots in early */
     struct vmrun_epoch *ep;
     int nep;
@@ -91,6 +92,12 @@ int liquid_speeds(const struct vmrun_vm *vm, const struct job_stats *st, double 
 /* One worker's epoch report; with the last one, reclaim, decide, send the plan. */
 int liquid_epoch(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int w);
 /* An evacuated worker's LEFT. */
+/* The epoch boundary at which the plan made from epoch e's reports is
+ * taken: the first epoch's at its end, everyone waiting for it, the
+ * others' one epoch later (liq_plan_at). */
+int liquid_plan_boundary(int epoch);
+/* The index in st->ep of the plan taken at a boundary, or -1 for none. */
+int liquid_plan_record(int boundary);
 int liquid_left(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int w);
 void liquid_free(struct job_stats *st);
 

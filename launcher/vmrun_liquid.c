@@ -94,9 +94,10 @@ liquid_init(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *s
     st->rep_until = calloc((size_t)vm->nworkers, sizeof(int));
     st->early = calloc((size_t)vm->nworkers, sizeof(int));
     st->early_n = calloc((size_t)vm->nworkers, sizeof(int));
+    st->early_t = calloc((size_t)vm->nworkers, sizeof(double));
     if (!st->order || !st->cost || !st->qbytes || !st->ep || !st->hquanta || !st->wnow ||
         !st->wother || !st->wfull || !st->wshare || !st->rec || !st->ev || !st->owner_prev ||
-        !st->rep_from || !st->rep_until || !st->early || !st->early_n ||
+        !st->rep_from || !st->rep_until || !st->early || !st->early_n || !st->early_t ||
         decomp_hilbert_order(&grid, st->order) != 0) {
         snprintf(vm->why, sizeof(vm->why), "out of memory for the balancer");
         return -1;
@@ -159,6 +160,7 @@ liquid_free(struct job_stats *st)
                 pvm_freebuf(st->early[w]);
     free(st->early);
     free(st->early_n);
+    free(st->early_t);
 }
 
 static void
@@ -183,13 +185,14 @@ event(const struct vmrun_vm *vm, struct job_stats *st, int epoch, int h, int rej
  * none); share[w]: the CPU share its host's daemon says it may get now
  * (-1 unknown); fb[w]: its CPU's speed.  With reclaim on,
  * the hosts' capacities decide which hosts' workers leave or come back;
- * those that come back are spawned and sent the job at this boundary.
+ * those that come back are spawned and sent the job, to join at the
+ * boundary where this plan takes effect.
  */
 static int
 reclaim(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int epoch,
         int may_act, char *active, int *tids, double *share, double *fb)
 {
-    int boundary = epoch + 1; /* where this plan takes effect */
+    int boundary = liquid_plan_boundary(epoch); /* where this plan takes effect */
     int nh = vm->nhosts, ret = 0, nnew = 0;
     double *cap = calloc((size_t)nh, sizeof(double));
     int *count = calloc((size_t)nh, sizeof(int)), *act = calloc((size_t)nh, sizeof(int));
@@ -273,13 +276,13 @@ out:
     return ret;
 }
 
-/* Decide the placement from the boundary after the next (epoch + 1) on and
- * send the plan; after the epoch that ends the last boundary with a plan,
- * only the epoch's figures. */
+/* Decide the placement from liquid_plan_boundary(epoch) on and send the
+ * plan; when no boundary is left to take it, only the epoch's figures. */
 static int
 plan(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int epoch)
 {
-    int boundary = epoch + 1, last = (o->iters - 1) / o->epoch, taken = boundary <= last;
+    int boundary = liquid_plan_boundary(epoch), last = (o->iters - 1) / o->epoch;
+    int taken = boundary <= last;
     struct vmrun_balance_in in;
     struct vmrun_epoch *ep = &st->ep[st->nep];
     int n = st->g.nquanta, nw = vm->nworkers, rc = -1, nto = 0;
@@ -304,6 +307,7 @@ plan(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int 
     in.points = st->qweight;
     in.bytes = st->qbytes;
     in.owner = st->owner;
+    in.measured = st->owner_prev;
     in.cpu_speed = fb;
     in.share = share;
     in.wtime = st->wnow;
@@ -317,16 +321,24 @@ plan(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int 
         goto out;
     }
     if (!taken) {
+        /* Nobody would take it: the epoch's figures only. */
         memcpy(next, st->owner, (size_t)n * sizeof(int32_t));
         ep->applied = 0;
+        ep->forced = 0;
         ep->moved = 0;
         ep->bytes = 0;
+        ep->after_s = ep->before_s;
     }
     ep->epoch = epoch;
     ep->decide_s = vmrun_now() - t0;
     ep->t_s = vmrun_now() - st->run_t0;
     ep->publish_s = t0 - st->t_first;
-    memcpy(st->owner_prev, st->owner, (size_t)n * sizeof(int32_t));
+    /* The placement of the epoch reported next: the one before this plan,
+     * unless the plan is taken at this epoch's end (the first). */
+    if (boundary != epoch)
+        memcpy(st->owner_prev, st->owner, (size_t)n * sizeof(int32_t));
+    else
+        memcpy(st->owner_prev, next, (size_t)n * sizeof(int32_t));
     for (int q = 0; q < n; q++) {
         st->wquanta[st->owner[q]]--;
         st->owner[q] = next[q];
@@ -369,6 +381,18 @@ out:
     return rc;
 }
 
+int
+liquid_plan_boundary(int epoch)
+{
+    return epoch == 1 ? 1 : epoch + 1;
+}
+
+int
+liquid_plan_record(int boundary)
+{
+    return boundary == 1 ? 0 : liq_plan_at(boundary) ? boundary - 2 : -1;
+}
+
 /* The workers that compute in epoch e, and so report it (one that left
  * since reported its last epoch before it went). */
 static int
@@ -383,12 +407,12 @@ reporters(const struct job_stats *st, int nworkers, int e)
 
 /*
  * Take worker w's report of `epoch` (its header read, the rest in the
- * active receive buffer).  1 when it completed the epoch's reports and the
+ * active receive buffer), which came at `came` (vmrun_now()).  1 when it completed the epoch's reports and the
  * plan went out, 0 when others are still due, -1 on a bad report.
  */
 static int
 take_report(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int w,
-            int epoch, int count)
+            int epoch, int count, double came)
 {
     int held = 0;
     double recent, move, other;
@@ -416,11 +440,13 @@ take_report(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *s
     /* For the report.  A worker that held nothing sent no ghosts: what it
      * measured is the CPU of racing through an empty epoch. */
     st->wother[w] = count > 0 ? other : 0;
-    /* Its last move was at boundary epoch - 1, by the plan of epoch - 2. */
-    if (epoch >= 3 && move > st->ep[epoch - 3].move_s)
-        st->ep[epoch - 3].move_s = move;
-    if (st->reported == 0)
-        st->t_first = vmrun_now();
+    /* Its last move was at boundary epoch - 1. */
+    int e = liquid_plan_record(epoch - 1);
+
+    if (e >= 0 && e < st->nep && move > st->ep[e].move_s)
+        st->ep[e].move_s = move;
+    if (st->reported == 0 || came < st->t_first)
+        st->t_first = came;
     if (++st->reported < reporters(st, vm->nworkers, epoch))
         return 0;
     return plan(vm, o, st, epoch) == 0 ? 1 : -1;
@@ -454,9 +480,10 @@ liquid_epoch(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *
             return -1;
         }
         st->early_n[w] = count;
+        st->early_t[w] = vmrun_now();
         return 0;
     }
-    if ((rc = take_report(vm, o, st, w, epoch, count)) <= 0)
+    if ((rc = take_report(vm, o, st, w, epoch, count, vmrun_now())) <= 0)
         return rc;
     /* Epoch e's reports are complete: the early ones are the next epoch's. */
     for (int x = 0; x < vm->nworkers; x++) {
@@ -467,7 +494,7 @@ liquid_epoch(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *
         st->early[x] = 0;
         if ((old = pvm_setrbuf(b)) > 0)
             pvm_freebuf(old);
-        rc = take_report(vm, o, st, x, st->nep + 1, st->early_n[x]);
+        rc = take_report(vm, o, st, x, st->nep + 1, st->early_n[x], st->early_t[x]);
         pvm_freebuf(b);
         if (rc < 0)
             return rc;
@@ -488,9 +515,8 @@ liquid_left(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *s
         return -1;
     }
     st->witer[w] = iters;
-    /* It handed its quanta over at boundary iters / epoch, by the plan of
-     * the epoch before. */
-    int e = o->epoch > 0 ? iters / o->epoch - 2 : -1;
+    /* It handed its quanta over at boundary iters / epoch. */
+    int e = o->epoch > 0 ? liquid_plan_record(iters / o->epoch) : -1;
 
     if (e >= 0 && e < st->nep && move > st->ep[e].move_s)
         st->ep[e].move_s = move;

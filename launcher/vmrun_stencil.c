@@ -258,7 +258,7 @@ bad:
 }
 
 static int
-take_done(struct vmrun_vm *vm, struct job_stats *st, int w)
+take_done(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int w)
 {
     unsigned cs[2];
     int nq;
@@ -298,8 +298,12 @@ take_done(struct vmrun_vm *vm, struct job_stats *st, int w)
                  (unsigned)vm->tids[w]);
         return -1;
     }
-    if (st->nep > 0 && move > st->ep[st->nep - 1].move_s)
-        st->ep[st->nep - 1].move_s = move;
+    /* Its last move was at the last boundary (or at none: a move is
+     * reported with the next epoch's report). */
+    int e = o->epoch > 0 ? liquid_plan_record((o->iters - 1) / o->epoch) : -1;
+
+    if (e >= 0 && e < st->nep && move > st->ep[e].move_s)
+        st->ep[e].move_s = move;
     st->checksum += (uint64_t)cs[0] | (uint64_t)cs[1] << 32;
     if (st->wrun[w] > st->t_iter)
         st->t_iter = st->wrun[w];
@@ -395,7 +399,7 @@ run_job(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
                 progress_line(vm, o, st, last - t0, 0);
             }
         } else if (tag == LIQ_TAG_DONE) {
-            if (take_done(vm, st, w) != 0)
+            if (take_done(vm, o, st, w) != 0)
                 return -1;
             if (st->ndone == st->nlive)
                 st->t_run = vmrun_now() - t0;
@@ -623,9 +627,10 @@ summary(FILE *fp, const struct vmrun_vm *vm, const struct vmrun_opts *o, const s
                 st->nep, o->epoch, st->moved_total, st->bytes_total / 1e6, st->ep[0].be,
                 st->ep[st->nep - 1].be);
     for (int i = 0; i < st->nev; i++)
-        fprintf(fp, "reclaim: after epoch %d (%.1f s) host %s %s\n", st->ev[i].epoch, st->ev[i].t_s,
-                vm->host[st->ev[i].host].name,
-                st->ev[i].rejoin ? "got a worker again" : "was evacuated");
+        fprintf(fp, "reclaim: after epoch %d (%.1f s) host %s %s at the end of epoch %d\n",
+                st->ev[i].epoch, st->ev[i].t_s, vm->host[st->ev[i].host].name,
+                st->ev[i].rejoin ? "got a worker again, joining" : "was evacuated, leaving",
+                st->ev[i].epoch + 1);
     fprintf(fp, "  %-10s %-16s %7s %10s %10s\n", "worker", "host", "quanta", "compute s", "comm s");
     for (int w = 0; w < vm->nworkers; w++)
         fprintf(fp, "  t%-9x %-16s %7d %10.3f %10.3f\n", (unsigned)vm->tids[w],

@@ -334,9 +334,12 @@ vmrun_vm_next(struct vmrun_vm *vm, int *tag, int *src)
             pvm_upkint(&who, 1, 1);
             if ((w = vmrun_vm_worker(vm, who)) < 0)
                 continue;
-            /* An evacuated worker exits after its LEFT: take that first. */
-            if (vm->leaving[w] && (b = pvm_nrecv(who, LIQ_TAG_LEFT)) > 0) {
-                *tag = LIQ_TAG_LEFT;
+            /* An evacuated worker exits after its last epoch report and
+             * its LEFT: take those first, in that order (the report counts
+             * towards its epoch; after LEFT nothing from it is taken). */
+            if (vm->leaving[w] && ((b = pvm_nrecv(who, LIQ_TAG_EPOCH)) > 0 ||
+                                   (b = pvm_nrecv(who, LIQ_TAG_LEFT)) > 0)) {
+                *tag = pvm_bufinfo(b, &bytes, &t, &s) == 0 ? t : LIQ_TAG_LEFT;
                 *src = who;
                 return b;
             }

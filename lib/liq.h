@@ -217,7 +217,10 @@ int liq_regions(const struct liq_geom *g, const int *owner, int depth, int heavy
  * report and the master's answer at every boundary (a barrier that cost
  * the liquid scenario 3-4 %); a worker that reaches a boundary early reports
  * an epoch ahead of the others, and the master keeps that report until
- * the epoch before is complete.  The first boundary takes no plan.
+ * the epoch before is complete.  The first epoch's plan alone is taken at
+ * the end of that epoch, everyone waiting for it (seed 000: the placement
+ * of non-uniform work is right from the first epoch on); so the second
+ * boundary takes none (liq_plan_at).
  *
  * Reclaim: a worker whose slot in the plan no longer holds its tid hands
  * all its quanta over, sends LIQ_TAG_LEFT (compute and communication
@@ -234,9 +237,10 @@ int liq_regions(const struct liq_geom *g, const int *owner, int depth, int heavy
  * placement into regions, keep a region whose box is unchanged and fill
  * new ones from the old regions and the arrivals.  Ghosts of the old
  * placement may still be on their way to a slower worker when a faster one
- * sends those of the new: the block's parity in the tag tells them apart
- * (neighbours are never more than a block apart), and each worker builds
- * its links from the plan at the same boundary, so the two ends agree.
+ * sends those of the new: a worker receives each block's ghosts by sender
+ * and tag (the block's parity), messages between two tasks keep their
+ * order, and every worker builds its links for a block from the same
+ * placement, so the two ends agree.
  *
  * Non-uniform work: with `heavy` = k > 1 every quantum that reaches into
  * the grid's lower octant (lo < n/2 on every axis) runs each phase k times.
@@ -283,6 +287,10 @@ int liq_quantum_heavy(const struct liq_geom *g, int id);
  * one CPU's share of the last-level cache (0: unknown, never)?  At most half
  * of it (liq_passes says why). */
 int liq_one_sweep_fits(size_t bytes, size_t llc);
+/* Whether the workers take a plan at this epoch boundary (1, 2, ...): at
+ * the first, and from the third on (the plan made from epoch e's reports
+ * is taken at boundary e + 1, the first epoch's at boundary 1). */
+int liq_plan_at(int boundary);
 
 /* The worker's main: returns its exit status. */
 int liq_worker_main(void);

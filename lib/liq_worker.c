@@ -1436,6 +1436,12 @@ out:
     return rc;
 }
 
+int
+liq_plan_at(int boundary)
+{
+    return boundary == 1 || boundary >= 3;
+}
+
 /* Evacuated: the totals, then this worker leaves. */
 static void
 liq_leave(struct liq_worker *w, int iters_done)
@@ -1512,14 +1518,12 @@ liq_job(struct liq_worker *w)
                     w->q[i].hist[x % w->epoch] = w->q[i].cpu;
                 w->ctime[x % w->epoch] = compute / blk;
             }
-            /* Report, and take the plan the master made from the reports
-             * of the epoch before (none at the first boundary, nor at the
-             * one this worker joined at: it took that plan then). */
+            /* Report, and take the plan for this boundary (liq_plan_at). */
             int b = (it + blk) / w->epoch;
 
             if ((it + blk) % w->epoch == 0 && it + blk < w->iters &&
                 (liq_report(w, b) != 0 ||
-                 (b >= 2 && b > w->start / w->epoch && (leave = liq_plan(w, b)) < 0)))
+                 (liq_plan_at(b) && b > w->start / w->epoch && (leave = liq_plan(w, b)) < 0)))
                 goto out;
         }
         double comm = liq_now() - t0 - compute;

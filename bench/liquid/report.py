@@ -545,8 +545,9 @@ def main():
           f"({1e-6 / r['tau_s_per_byte'] if r['tau_s_per_byte'] else 0:.0f} MB/s)")
         over = {k: sum(e.get(k, 0) for e in r["epochs"]) for k in ("publish_s", "decide_s", "move_s")}
         if any(k in e for e in r["epochs"] for k in over):
-            P(f"  balancer time over the run: publish {over['publish_s']:.2f} s, decide "
-              f"{over['decide_s']:.3f} s, move {over['move_s']:.2f} s")
+            P(f"  balancer time over the run: publish {over['publish_s']:.2f} s (the spread of each "
+              f"epoch's reports; nobody waits for it), decide {over['decide_s']:.3f} s, move "
+              f"{over['move_s']:.2f} s")
         mv = [e.get("moved", 0) for e in r["epochs"]]
         if mv and r["bytes_moved"]:
             tau = r["tau_s_per_byte"] or 0

@@ -286,6 +286,29 @@ test_polish_rounds_the_cuts_better(void **state)
     assert_true(ep.after_s > 0.0316 && ep.after_s < 0.0317);
 }
 
+/* The plan made after the epoch before moved quanta the workers hold only
+ * from the end of this one: the epoch's BE is of the placement it ran, the
+ * plan starts from the one held next. */
+static void
+test_measured_placement_is_not_the_next(void **state)
+{
+    int32_t ran[NQ] = { 0, 0, 0, 0, 0, 0, 1, 1 }, held[NQ] = { 0, 0, 0, 0, 1, 1, 1, 1 }, next[NQ];
+    double cost[NQ] = { 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1 };
+    struct vmrun_balance_in in;
+    struct vmrun_epoch ep;
+
+    (void)state;
+    setup_in(&in, cost, held);
+    in.measured = ran;
+    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
+    assert_true(ep.be_cpu > 0.66 && ep.be_cpu < 0.67); /* 0.6 and 0.2 s ran */
+    assert_true(ep.be > 0.66 && ep.be < 0.67);
+    assert_true(ep.before_s > 0.399 && ep.before_s < 0.401); /* 0.4 and 0.4 held */
+    assert_false(ep.applied);
+    for (int q = 0; q < NQ; q++)
+        assert_int_equal(next[q], held[q]);
+}
+
 /* A worker that is going holds nothing in the plan, whatever the dampener
  * says; with nothing else to go by, the remaining worker takes all. */
 static void
@@ -443,6 +466,7 @@ main(void)
         cmocka_unit_test(test_heavy_quantum_alone),
         cmocka_unit_test(test_sensed_share_slows_a_worker),
         cmocka_unit_test(test_polish_rounds_the_cuts_better),
+        cmocka_unit_test(test_measured_placement_is_not_the_next),
         cmocka_unit_test(test_inactive_worker_is_emptied),
         cmocka_unit_test(test_returning_worker_moves_least),
         cmocka_unit_test(test_reclaim_thresholds_and_times),
