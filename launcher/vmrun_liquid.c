@@ -407,8 +407,9 @@ reporters(const struct job_stats *st, int nworkers, int e)
 
 /*
  * Take worker w's report of `epoch` (its header read, the rest in the
- * active receive buffer), which came at `came` (vmrun_now()).  1 when it completed the epoch's reports and the
- * plan went out, 0 when others are still due, -1 on a bad report.
+ * active receive buffer), which came at `came` (vmrun_now()).  1 when it
+ * completed the epoch's reports and the plan went out, 0 when others are
+ * still due, -1 on a bad report.
  */
 static int
 take_report(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int w,
@@ -417,7 +418,7 @@ take_report(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *s
     int held = 0;
     double recent, move, other;
 
-    /* The quanta it held in that epoch: the placement before the last plan. */
+    /* The quanta it held in that epoch (plan() keeps that placement). */
     for (int q = 0; q < st->g.nquanta; q++)
         held += st->owner_prev[q] == w;
     if (epoch != st->nep + 1 || count != held || epoch < st->rep_from[w] ||
@@ -459,12 +460,12 @@ bad:
 
 /*
  * An epoch report.  The plan decided from epoch e's reports takes effect at
- * the boundary after the next (e + 1), so nobody waits for the master at
- * a boundary: the workers send their reports and go on, and by the next
- * boundary the plan is there.  A worker may then report epoch e + 1 before
- * the last report of epoch e has come (never further ahead: it could not
- * pass boundary e + 1 without that plan); its report is kept, and taken
- * when epoch e's are complete.
+ * the boundary after the next (e + 1; the first epoch's alone at its own
+ * end), so nobody waits for the master at a boundary: the workers send
+ * their reports and go on, and by the next boundary the plan is there.  A
+ * worker may then report epoch e + 1 before the last report of epoch e
+ * has come (never further ahead: it could not pass boundary e + 1 without
+ * that plan); its report is kept, and taken when epoch e's are complete.
  */
 int
 liquid_epoch(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int w)
