@@ -159,6 +159,7 @@ struct vmrun_balance_in {
     double lambda, tau;         /* the network: s/message, s/byte */
     int remaining;              /* iterations left */
     double min_gain;            /* smallest relative gain worth a move */
+    int wanted;                 /* the plan before wanted to move (vmrun_epoch.wanted) */
 };
 
 struct vmrun_epoch {
@@ -169,6 +170,7 @@ struct vmrun_epoch {
                                  * where its bursts fell in the quota's periods */
     double before_s, after_s;   /* the model's time per iteration now and re-placed */
     int applied;                /* the new placement is taken */
+    int wanted;                 /* ... or would be, but for a gain seen once only */
     int forced;                 /* ... because quanta had to leave inactive workers */
     int moved;                  /* quanta moved */
     double bytes;               /* bytes they carry */

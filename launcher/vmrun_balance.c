@@ -330,16 +330,20 @@ vmrun_balance_plan(const struct vmrun_balance_in *in, int32_t *owner, struct vmr
     /* The dampener: a relative gain worth having, and more time saved over
      * the iterations left than the moves cost on the network (the busiest
      * worker's sends and receipts) -- unless quanta must leave a worker
-     * that is going. */
+     * that is going.  A gain under twice min_gain must be seen in two
+     * epochs in a row: quanta's CPU times wander between epochs on a
+     * time-sliced machine, and seed 000's non-uniform case, whose first
+     * plan is right, moved a few quanta in a later epoch in about 1 run of
+     * 20 on a single epoch's reading. */
     double gain = (out->before_s - out->after_s) * in->remaining, cost = 0;
+    double rel = out->before_s > 0 ? (out->before_s - out->after_s) / out->before_s : 0;
 
     for (int w = 0; w < p; w++)
         if (xbytes[w] * in->tau + xmsgs[w] * in->lambda > cost)
             cost = xbytes[w] * in->tau + xmsgs[w] * in->lambda;
 
-    out->applied = out->forced ||
-                   (out->moved > 0 && out->before_s > 0 &&
-                    (out->before_s - out->after_s) / out->before_s > in->min_gain && gain > cost);
+    out->wanted = out->moved > 0 && rel > in->min_gain && gain > cost;
+    out->applied = out->forced || (out->wanted && (rel > 2 * in->min_gain || in->wanted));
     if (!out->applied) {
         memcpy(owner, in->owner, (size_t)n * sizeof(int32_t));
         out->moved = 0;

@@ -316,6 +316,7 @@ plan(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int 
     in.tau = vm->tau;
     in.remaining = o->iters - boundary * o->epoch;
     in.min_gain = o->min_gain;
+    in.wanted = st->nep > 0 && st->ep[st->nep - 1].wanted && !st->ep[st->nep - 1].applied;
     if (vmrun_balance_plan(&in, next, ep) != 0) {
         snprintf(vm->why, sizeof(vm->why), "the balancer found no worker to place the quanta on");
         goto out;
@@ -324,6 +325,7 @@ plan(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int 
         /* Nobody would take it: the epoch's figures only. */
         memcpy(next, st->owner, (size_t)n * sizeof(int32_t));
         ep->applied = 0;
+        ep->wanted = 0;
         ep->forced = 0;
         ep->moved = 0;
         ep->bytes = 0;

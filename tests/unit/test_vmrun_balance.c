@@ -309,6 +309,36 @@ test_measured_placement_is_not_the_next(void **state)
         assert_int_equal(next[q], held[q]);
 }
 
+/* A modest gain (between min_gain and twice it) moves quanta only when the
+ * epoch before wanted a move too; a large one at once. */
+static void
+test_modest_gain_must_be_seen_twice(void **state)
+{
+    int32_t owner[NQ] = { 0, 0, 0, 0, 0, 1, 1, 1 }, next[NQ];
+    double cost[NQ] = { 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1 };
+    struct vmrun_balance_in in;
+    struct vmrun_epoch ep;
+
+    (void)state;
+    setup_in(&in, cost, owner);
+    in.min_gain = 0.15; /* 0.5 s -> 0.4 s is a gain of 0.2 */
+    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
+    assert_true(ep.wanted && !ep.applied);
+    for (int q = 0; q < NQ; q++)
+        assert_int_equal(next[q], owner[q]);
+    in.wanted = 1;
+    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
+    assert_true(ep.wanted && ep.applied && ep.moved == 1);
+    in.wanted = 0;
+    in.min_gain = 0.05; /* over twice min_gain: at once */
+    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
+    assert_true(ep.applied && ep.moved == 1);
+    in.min_gain = 0.25; /* under min_gain: never */
+    in.wanted = 1;
+    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
+    assert_true(!ep.wanted && !ep.applied);
+}
+
 /* A worker that is going holds nothing in the plan, whatever the dampener
  * says; with nothing else to go by, the remaining worker takes all. */
 static void
@@ -467,6 +497,7 @@ main(void)
         cmocka_unit_test(test_sensed_share_slows_a_worker),
         cmocka_unit_test(test_polish_rounds_the_cuts_better),
         cmocka_unit_test(test_measured_placement_is_not_the_next),
+        cmocka_unit_test(test_modest_gain_must_be_seen_twice),
         cmocka_unit_test(test_inactive_worker_is_emptied),
         cmocka_unit_test(test_returning_worker_moves_least),
         cmocka_unit_test(test_reclaim_thresholds_and_times),
