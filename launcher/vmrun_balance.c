@@ -292,8 +292,8 @@ vmrun_balance_plan(const struct vmrun_balance_in *in, int32_t *owner, struct vmr
     /* A quantum's weight: its CPU time at the CPU it ran on. */
     for (int q = 0; q < n; q++)
         weight[q] = in->cost[q] * intr[ran[q]];
-    /* The model's time of the placement held next, the one to beat. */
-    memset(after, 0, (size_t)p * sizeof(double));
+    /* The model's time of the placement held next, the one to beat (after
+     * is scratch here, zero from calloc, and zeroed again for the plan's). */
     for (int q = 0; q < n; q++)
         after[in->owner[q]] += weight[q] / speed[in->owner[q]];
     for (int w = 0; w < p; w++)

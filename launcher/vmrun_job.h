@@ -22,6 +22,13 @@ struct job_event {
 };
 
 /* What a job measured, for the summary and the report. */
+/* An epoch report that came before the last of the epoch before (liquid_epoch). */
+struct job_kept {
+    int buf;                    /* its receive buffer, 0 for none */
+    int count;                  /* its quanta count (its header is read) */
+    double t;                   /* when it came (vmrun_now()) */
+};
+
 struct job_stats {
     struct liq_geom g;
     int32_t *owner;
@@ -49,10 +56,8 @@ struct job_stats {
     int32_t *owner_prev;        /* the placement during the epoch being reported
                                  * (owner: after the plan decided last) */
     int *rep_from, *rep_until;  /* per slot: the first and last epoch its worker reports */
-    int *early;                 /* per slot: a report of the next epoch, kept (bufid) */
-    int *early_n;               /* ... and its quanta count (its header is read) */
-    double *early_t;            /* ... and when it came */
-    int nearly;                 /* slots in early */
+    struct job_kept *kept;      /* per slot: a report of the next epoch, kept */
+    int nkept;                  /* slots in kept */
     struct vmrun_epoch *ep;
     int nep;
     int *hquanta;               /* quanta per host after each epoch's plan: nep x nhosts */
@@ -92,13 +97,9 @@ int liquid_speeds(const struct vmrun_vm *vm, const struct job_stats *st, double 
 /* One worker's epoch report; with the last one, reclaim, decide, send the plan. */
 int liquid_epoch(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int w);
 /* An evacuated worker's LEFT. */
-/* The epoch boundary at which the plan made from epoch e's reports is
- * taken: the first epoch's at its end, everyone waiting for it, the
- * others' one epoch later (liq_plan_at). */
-int liquid_plan_boundary(int epoch);
-/* The index in st->ep of the plan taken at a boundary, or -1 for none. */
-int liquid_plan_record(int boundary);
 int liquid_left(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int w);
+/* The index in st->ep of the plan taken at an epoch boundary, or -1 for none. */
+int liquid_plan_record(int boundary);
 void liquid_free(struct job_stats *st);
 
 /* vmrun_plot.c: BE and each host's share of the quanta per epoch, as SVG. */

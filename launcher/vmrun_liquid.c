@@ -92,12 +92,10 @@ liquid_init(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *s
     st->owner_prev = calloc((size_t)n, sizeof(int32_t));
     st->rep_from = calloc((size_t)vm->nworkers, sizeof(int));
     st->rep_until = calloc((size_t)vm->nworkers, sizeof(int));
-    st->early = calloc((size_t)vm->nworkers, sizeof(int));
-    st->early_n = calloc((size_t)vm->nworkers, sizeof(int));
-    st->early_t = calloc((size_t)vm->nworkers, sizeof(double));
+    st->kept = calloc((size_t)vm->nworkers, sizeof(*st->kept));
     if (!st->order || !st->cost || !st->qbytes || !st->ep || !st->hquanta || !st->wnow ||
         !st->wother || !st->wfull || !st->wshare || !st->rec || !st->ev || !st->owner_prev ||
-        !st->rep_from || !st->rep_until || !st->early || !st->early_n || !st->early_t ||
+        !st->rep_from || !st->rep_until || !st->kept ||
         decomp_hilbert_order(&grid, st->order) != 0) {
         snprintf(vm->why, sizeof(vm->why), "out of memory for the balancer");
         return -1;
@@ -111,7 +109,7 @@ liquid_init(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *s
     for (int h = 0; h < vm->nhosts; h++)
         st->rec[h].below_since = st->rec[h].above_since = -1;
     st->nlive = vm->nworkers;
-    st->nearly = vm->nworkers;
+    st->nkept = vm->nworkers;
     for (int w = 0; w < vm->nworkers; w++) {
         st->rep_from[w] = 1;
         st->rep_until[w] = INT_MAX;
@@ -154,13 +152,11 @@ liquid_free(struct job_stats *st)
     free(st->owner_prev);
     free(st->rep_from);
     free(st->rep_until);
-    if (st->early != NULL)
-        for (int w = 0; w < st->nearly; w++)
-            if (st->early[w] > 0)
-                pvm_freebuf(st->early[w]);
-    free(st->early);
-    free(st->early_n);
-    free(st->early_t);
+    if (st->kept != NULL)
+        for (int w = 0; w < st->nkept; w++)
+            if (st->kept[w].buf > 0)
+                pvm_freebuf(st->kept[w].buf);
+    free(st->kept);
 }
 
 static void
@@ -192,7 +188,7 @@ static int
 reclaim(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int epoch,
         int may_act, char *active, int *tids, double *share, double *fb)
 {
-    int boundary = liquid_plan_boundary(epoch); /* where this plan takes effect */
+    int boundary = liq_plan_boundary(epoch); /* where this plan takes effect */
     int nh = vm->nhosts, ret = 0, nnew = 0;
     double *cap = calloc((size_t)nh, sizeof(double));
     int *count = calloc((size_t)nh, sizeof(int)), *act = calloc((size_t)nh, sizeof(int));
@@ -276,12 +272,12 @@ out:
     return ret;
 }
 
-/* Decide the placement from liquid_plan_boundary(epoch) on and send the
+/* Decide the placement from liq_plan_boundary(epoch) on and send the
  * plan; when no boundary is left to take it, only the epoch's figures. */
 static int
 plan(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int epoch)
 {
-    int boundary = liquid_plan_boundary(epoch), last = (o->iters - 1) / o->epoch;
+    int boundary = liq_plan_boundary(epoch), last = (o->iters - 1) / o->epoch;
     int taken = boundary <= last;
     struct vmrun_balance_in in;
     struct vmrun_epoch *ep = &st->ep[st->nep];
@@ -384,12 +380,6 @@ out:
 }
 
 int
-liquid_plan_boundary(int epoch)
-{
-    return epoch == 1 ? 1 : epoch + 1;
-}
-
-int
 liquid_plan_record(int boundary)
 {
     return boundary == 1 ? 0 : liq_plan_at(boundary) ? boundary - 2 : -1;
@@ -476,28 +466,30 @@ liquid_epoch(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *
 
     if (pvm_upkint(&epoch, 1, 1) < 0 || pvm_upkint(&count, 1, 1) < 0)
         epoch = -1;
-    if (epoch == st->nep + 2 && st->early[w] == 0) {
-        if ((st->early[w] = pvm_setrbuf(0)) <= 0) {
-            st->early[w] = 0;
+    if (epoch == st->nep + 2 && st->kept[w].buf == 0) {
+        struct job_kept *k = &st->kept[w];
+
+        if ((k->buf = pvm_setrbuf(0)) <= 0) {
+            k->buf = 0;
             snprintf(vm->why, sizeof(vm->why), "no buffer to keep an early epoch report in");
             return -1;
         }
-        st->early_n[w] = count;
-        st->early_t[w] = vmrun_now();
+        k->count = count;
+        k->t = vmrun_now();
         return 0;
     }
     if ((rc = take_report(vm, o, st, w, epoch, count, vmrun_now())) <= 0)
         return rc;
     /* Epoch e's reports are complete: the early ones are the next epoch's. */
     for (int x = 0; x < vm->nworkers; x++) {
-        int b = st->early[x], old;
+        int b = st->kept[x].buf, old;
 
         if (b <= 0)
             continue;
-        st->early[x] = 0;
+        st->kept[x].buf = 0;
         if ((old = pvm_setrbuf(b)) > 0)
             pvm_freebuf(old);
-        rc = take_report(vm, o, st, x, st->nep + 1, st->early_n[x], st->early_t[x]);
+        rc = take_report(vm, o, st, x, st->nep + 1, st->kept[x].count, st->kept[x].t);
         pvm_freebuf(b);
         if (rc < 0)
             return rc;

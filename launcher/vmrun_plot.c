@@ -106,7 +106,9 @@ vmrun_plot_svg(const char *path, const struct vmrun_vm *vm, const struct vmrun_o
                     "<text x=\"%g\" y=\"%g\" font-size=\"11\" fill=\"#3a6fc4\">CPU at the "
                     "shares</text>\n",
                 W - R + 12, TOP_Y + 10, W - R + 12, TOP_Y + 26);
-        axes(fp, BOT_Y, BOT_H, "each host's share of the quanta by the epoch's plan (held from the next epoch's end)", nep, st);
+        axes(fp, BOT_Y, BOT_H,
+             "each host's share of the quanta by the epoch's plan (held from the next epoch's end)",
+             nep, st);
         /* Stacked bands, host 0 at the bottom. */
         for (int h = 0; h < nh; h++) {
             fprintf(fp, "<polygon fill=\"%s\" fill-opacity=\"0.85\" points=\"",

@@ -337,12 +337,14 @@ vmrun_vm_next(struct vmrun_vm *vm, int *tag, int *src)
             /* An evacuated worker exits after its last epoch report and
              * its LEFT: take those first, in that order (the report counts
              * towards its epoch; after LEFT nothing from it is taken). */
-            if (vm->leaving[w] && ((b = pvm_nrecv(who, LIQ_TAG_EPOCH)) > 0 ||
-                                   (b = pvm_nrecv(who, LIQ_TAG_LEFT)) > 0)) {
-                *tag = pvm_bufinfo(b, &bytes, &t, &s) == 0 ? t : LIQ_TAG_LEFT;
-                *src = who;
-                return b;
-            }
+            static const int last[2] = { LIQ_TAG_EPOCH, LIQ_TAG_LEFT };
+
+            for (int i = 0; vm->leaving[w] && i < 2; i++)
+                if ((b = pvm_nrecv(who, last[i])) > 0) {
+                    *tag = last[i];
+                    *src = who;
+                    return b;
+                }
         }
             snprintf(vm->why, sizeof(vm->why), "worker t%x on host %s exited during the job",
                      (unsigned)who, vm_host_of(vm, who));

@@ -105,6 +105,9 @@ void liq_quantum_halo(const struct liq_geom *g, int id, int depth, int ext[6]);
 /* The same for a box of interior points [lo, hi) (a region). */
 void liq_box_halo(const struct liq_geom *g, const int lo[3], const int hi[3], int depth,
                   int ext[6]);
+/* Of a face's ext halo layers, those Jacobi's sweep s of a block of n
+ * computes: the n - s that the later sweeps read (the trapezoid). */
+int liq_trapezoid_layers(int ext, int n, int s);
 /* Points swept per point owned, over the whole grid, with this halo: each
  * quantum a box of its own (owner NULL), or the regions of this placement
  * (liq_regions).  Jacobi's sweep s of a block of n sweeps only the n - s
@@ -287,9 +290,11 @@ int liq_quantum_heavy(const struct liq_geom *g, int id);
  * one CPU's share of the last-level cache (0: unknown, never)?  At most half
  * of it (liq_passes says why). */
 int liq_one_sweep_fits(size_t bytes, size_t llc);
-/* Whether the workers take a plan at this epoch boundary (1, 2, ...): at
- * the first, and from the third on (the plan made from epoch e's reports
- * is taken at boundary e + 1, the first epoch's at boundary 1). */
+/* The epoch boundary (1, 2, ...) at which the plan made from epoch e's
+ * reports is taken: the first epoch's at its end, everyone waiting for it,
+ * the others' one epoch later.  So the workers take a plan at the first
+ * boundary and from the third on (liq_plan_at). */
+int liq_plan_boundary(int epoch);
 int liq_plan_at(int boundary);
 
 /* The worker's main: returns its exit status. */

@@ -47,6 +47,12 @@ liq_box_halo(const struct liq_geom *g, const int lo[3], const int hi[3], int dep
     }
 }
 
+int
+liq_trapezoid_layers(int ext, int n, int s)
+{
+    return ext < n - s ? ext : n - s;
+}
+
 double
 liq_halo_work(const struct liq_geom *g, enum liq_kernel k, int sweeps, const int *owner,
               int heavy)
@@ -78,16 +84,20 @@ liq_halo_work(const struct liq_geom *g, enum liq_kernel k, int sweeps, const int
         liq_box_halo(g, lo, hi, depth, ext);
         for (int a = 0; a < 3; a++)
             o *= hi[a] - lo[a];
-        /* Jacobi's sweep s of a block computes n - s of its halo layers
-         * (the worker's trapezoid); red-black sweeps the whole box. */
+        /* Jacobi sweeps the worker's trapezoid; red-black the whole box. */
         e = 0;
         for (int s = 1; s <= sweeps; s++) {
-            int reach = k == LIQ_JACOBI ? sweeps - s : depth;
             double v = 1;
 
-            for (int a = 0; a < 3; a++)
-                v *= hi[a] - lo[a] + (ext[2 * a] < reach ? ext[2 * a] : reach) +
-                     (ext[2 * a + 1] < reach ? ext[2 * a + 1] : reach);
+            for (int a = 0; a < 3; a++) {
+                int down = ext[2 * a], up = ext[2 * a + 1];
+
+                if (k == LIQ_JACOBI) {
+                    down = liq_trapezoid_layers(down, sweeps, s);
+                    up = liq_trapezoid_layers(up, sweeps, s);
+                }
+                v *= hi[a] - lo[a] + down + up;
+            }
             e += v / sweeps;
         }
         own += o;

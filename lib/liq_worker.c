@@ -852,11 +852,13 @@ liq_needed(const struct liq_worker *w, const struct liq_region *r, int s, int n,
 {
     const struct kern_box *b = r->cur;
     const int len[3] = { b->ni, b->nj, b->nk };
-    int reach = liq_trapezoid(w, r) ? n - s : LIQ_MAX_EXTENT;
+    int t = liq_trapezoid(w, r);
 
     for (int a = 0; a < 3; a++) {
-        lo[a] = 1 + (r->ext[2 * a] > reach ? r->ext[2 * a] - reach : 0);
-        hi[a] = len[a] - (r->ext[2 * a + 1] > reach ? r->ext[2 * a + 1] - reach : 0);
+        const int *e = &r->ext[2 * a];
+
+        lo[a] = 1 + (t ? e[0] - liq_trapezoid_layers(e[0], n, s) : 0);
+        hi[a] = len[a] - (t ? e[1] - liq_trapezoid_layers(e[1], n, s) : 0);
     }
 }
 
@@ -1434,6 +1436,12 @@ out:
     free(owner);
     free(tids);
     return rc;
+}
+
+int
+liq_plan_boundary(int epoch)
+{
+    return epoch == 1 ? 1 : epoch + 1;
 }
 
 int
