@@ -20,6 +20,7 @@
 
 /* How often a waiting worker looks for QUIT or its master's exit. */
 #define LIQ_POLL_USEC 200000
+#define LIQ_PASS_MAX 32 /* sweeps in one temporally blocked pass on shrinking boxes */
 
 /* A box of quanta swept as one (heap-allocated: cur and nxt point into it). */
 struct liq_region {
@@ -91,6 +92,7 @@ struct liq_worker {
     double compute_all, comm_all;
     double compute_cpu;         /* CPU seconds in the kernels, this job */
     double overlap_cpu;         /* ... of them while ghosts were on the way (liq_split) */
+    int kerr;                   /* a kernel's error (-errno), 0 while there is none */
     double cpu0;                /* the process's CPU seconds when the job came */
     double ep_t, ep_cpu, ep_kcpu; /* wall, process CPU, kernel CPU at the last report */
 };
@@ -309,7 +311,11 @@ liq_quantum_own(const struct liq_worker *w, const struct liq_quantum *q, struct 
 static void
 liq_region_block(struct liq_worker *w, struct liq_region *r, int iters)
 {
-    liq_block(&r->cur, &r->nxt, &r->rhs, w->kernel, w->c, w->c2, iters, r->repeat, &r->plan);
+    int rc = liq_block(&r->cur, &r->nxt, &r->rhs, w->kernel, w->c, w->c2, iters, r->repeat,
+                       &r->plan);
+
+    if (rc != 0 && w->kerr == 0)
+        w->kerr = rc;
 }
 
 /* ---- the speed probe ---- */
@@ -834,14 +840,17 @@ liq_exchange_finish(struct liq_worker *w, int tag)
  * before the next exchange overwrites them.  Where the halo reaches the
  * grid's end, the box's ghost layer is the Dirichlet boundary in both
  * boxes (liq_region_make), so a face that is not shrunk reads it as the
- * whole-box sweep does.  Jacobi at one sweep per pass only: the kernels'
- * temporal blocking runs its sweeps on one box, and red-black sweeps in
- * place.
+ * whole-box sweep does.  Jacobi only (red-black sweeps in place), at one
+ * sweep per pass or, temporally blocked, when the block's sweeps fit in
+ * one pass: kern_jacobi_trap then shrinks each sweep's box within the pass
+ * (a heavy region's repeated sweeps go one at a time, on whole boxes).
  */
 static int
-liq_trapezoid(const struct liq_worker *w, const struct liq_region *r)
+liq_trapezoid(const struct liq_worker *w, const struct liq_region *r, int n)
 {
-    return w->kernel == LIQ_JACOBI && r->plan.jac_steps == 1;
+    return w->kernel == LIQ_JACOBI &&
+           (r->plan.jac_steps == 1 ||
+            (r->repeat == 1 && n <= r->plan.jac_steps && n <= LIQ_PASS_MAX));
 }
 
 /* The box indices [lo, hi] of region r that sweep s of a block of n
@@ -852,7 +861,7 @@ liq_needed(const struct liq_worker *w, const struct liq_region *r, int s, int n,
 {
     const struct kern_box *b = r->cur;
     const int len[3] = { b->ni, b->nj, b->nk };
-    int t = liq_trapezoid(w, r);
+    int t = liq_trapezoid(w, r, n);
 
     for (int a = 0; a < 3; a++) {
         const int *e = &r->ext[2 * a];
@@ -881,38 +890,6 @@ liq_block_points(const struct liq_worker *w, const struct liq_region *r, int n)
     return all;
 }
 
-/*
- * Overlap for a region that needs other workers' points.  A worker whose
- * regions all touch another's -- most of them -- computed nothing while
- * its ghosts were on the way, and lost a neighbour's every delay (a CFS
- * throttle, a message behind the queue) as idle quota.  So a Jacobi
- * region swept once per pass (not heavy) does not wait to begin.  Before
- * the ghosts come it runs, sweep by sweep, the points they cannot reach
- * yet: sweep s on its trapezoid's box shrunk by s from each face whose
- * halo waits for them (the inner trapezoid; a 7-point sweep reaches one
- * point further each time).  After they come it runs the rest of each
- * sweep's box (the skirt), sweep by sweep.  Every point of every sweep is
- * computed once, from the values the whole-box sweep would read: inner
- * sweep s reads only points inner sweep s - 1 wrote or that were fresh,
- * and the skirt of sweep s reads no point inner sweep s + 1 overwrote in
- * the box it reads, since each inner box lies one point inside the one
- * before on every shrunk face (a skirt point lies outside the inner box
- * on a shrunk face: on the others the inner box spans the sweep's).  So
- * the bits are the same.  The steps leave the other box's ghost layer as
- * it was: on a face with a neighbour it lies beyond what the block's
- * sweeps can carry to the owned points, and on the grid's boundary both
- * boxes hold the boundary values from their making (liq_region_make; the
- * heavy path relies on it too).  A region that waits on a face in x does
- * not split: its skirt would be short rows, which cost more than the
- * overlap saved.
- */
-static int
-liq_split(const struct liq_worker *w, const struct liq_region *r)
-{
-    return liq_trapezoid(w, r) && w->passes == 1 && r->repeat == 1 && r->box.remote &&
-           !r->stale[0] && !r->stale[1];
-}
-
 /* Sweep s's inner trapezoid of region r in a block of n sweeps, as box
  * indices [lo, hi] per axis; 0 when it is empty. */
 static int
@@ -932,6 +909,43 @@ liq_inner(const struct liq_worker *w, const struct liq_region *r, int s, int n, 
             return 0;
     }
     return 1;
+}
+
+/*
+ * Overlap for a region that needs other workers' points.  A worker whose
+ * regions all touch another's -- most of them -- computed nothing while
+ * its ghosts were on the way, and lost a neighbour's every delay (a CFS
+ * throttle, a message behind the queue) as idle quota.  So a Jacobi
+ * region (not heavy) does not wait to begin.  Swept once per pass, before
+ * the ghosts come it runs, sweep by sweep, the points they cannot reach
+ * yet: sweep s on its trapezoid's box shrunk by s from each face whose
+ * halo waits for them (the inner trapezoid; a 7-point sweep reaches one
+ * point further each time).  After they come it runs the rest of each
+ * sweep's box (the skirt), sweep by sweep.  Every point of every sweep is
+ * computed once, from the values the whole-box sweep would read: inner
+ * sweep s reads only points inner sweep s - 1 wrote or that were fresh,
+ * and the skirt of sweep s reads no point inner sweep s + 1 overwrote in
+ * the box it reads, since each inner box lies one point inside the one
+ * before on every shrunk face (a skirt point lies outside the inner box
+ * on a shrunk face: on the others the inner box spans the sweep's).  So
+ * the bits are the same.  The steps leave the other box's ghost layer as
+ * it was: on a face with a neighbour it lies beyond what the block's
+ * sweeps can carry to the owned points, and on the grid's boundary both
+ * boxes hold the boundary values from their making (liq_region_make; the
+ * heavy path relies on it too).  A region that waits on a face in x does
+ * not split: its skirt would be short rows, which cost more than the
+ * overlap saved.  Temporally blocked, it splits in passes (liq_bands).
+ */
+static int
+liq_split(const struct liq_worker *w, const struct liq_region *r, int n)
+{
+    int lo[3], hi[3];
+
+    if (!liq_trapezoid(w, r, n) || r->repeat != 1 || !r->box.remote || r->stale[0] ||
+        r->stale[1])
+        return 0;
+    /* Temporally blocked: only with a core the ghosts cannot reach (liq_bands). */
+    return r->plan.jac_steps == 1 || liq_inner(w, r, n, n, lo, hi);
 }
 
 /* One sweep out <- in over the box indices [lo, hi] of region r's boxes
@@ -997,6 +1011,94 @@ liq_trapezoid_block(const struct liq_worker *w, struct liq_region *r, int n)
     }
 }
 
+/* Region r's block of n sweeps in one temporally blocked pass cur -> nxt,
+ * sweep s on the box lo[s-1] .. hi[s-1] (kern_jacobi_trap). */
+static void
+liq_pass(struct liq_worker *w, struct liq_region *r, int n, int lo[][3], int hi[][3])
+{
+    int rc = kern_jacobi_trap(r->nxt, r->cur, &r->rhs, w->c, w->c2, n, (const int (*)[3])lo,
+                              (const int (*)[3])hi, &r->plan);
+
+    if (rc != 0 && w->kerr == 0)
+        w->kerr = rc;
+}
+
+/* A temporally blocked block of n sweeps on the trapezoid's boxes. */
+static void
+liq_trapezoid_pass(struct liq_worker *w, struct liq_region *r, int n)
+{
+    int lo[LIQ_PASS_MAX][3], hi[LIQ_PASS_MAX][3];
+    struct kern_box *x;
+
+    for (int s = 1; s <= n; s++)
+        liq_needed(w, r, s, n, lo[s - 1], hi[s - 1]);
+    liq_pass(w, r, n, lo, hi);
+    x = r->cur;
+    r->cur = r->nxt;
+    r->nxt = x;
+}
+
+/*
+ * Overlap where a region's sweeps run temporally blocked.  Its inner
+ * trapezoids (liq_inner) are one pass, the core, which reads only points
+ * the ghosts do not change; but the pass keeps its sweeps between the
+ * first and the last in scratch planes, so the skirt cannot be swept
+ * after it sweep by sweep from them as liq_compute does at one sweep per
+ * pass.  Instead each slab of the last sweep's skirt (liq_skirt's) is a
+ * pass of its own from the block's start, after the ghosts came: sweep s
+ * on the slab grown by n - s (what the last sweep's slab depends on),
+ * within sweep s's trapezoid.  Every pass reads cur and writes only its
+ * last sweep's box to nxt, the core and the slabs tile the region's own
+ * points, and a point computed by two passes is computed from the same
+ * values, so the bits are those of the whole block.  The price is the
+ * points the slabs' passes compute again inside the core: per face that
+ * waits, n(n-1) layers a block (20 at n = 5) against n x the region's
+ * depth (480 for a 96-point region).  inner: the core, else the slabs.
+ */
+static void
+liq_bands(struct liq_worker *w, struct liq_region *r, int inner, int n)
+{
+    int lo[LIQ_PASS_MAX][3], hi[LIQ_PASS_MAX][3], c0[3], c1[3], b0[3], b1[3];
+    struct kern_box *x;
+
+    if (inner) {
+        for (int s = 1; s <= n; s++)
+            (void)liq_inner(w, r, s, n, lo[s - 1], hi[s - 1]); /* liq_split: none empty */
+        liq_pass(w, r, n, lo, hi);
+        return;
+    }
+    liq_needed(w, r, n, n, b0, b1);
+    (void)liq_inner(w, r, n, n, c0, c1);
+    for (int a = 2; a >= 0; a--)
+        for (int side = 0; side < 2; side++) {
+            int x0[3], x1[3], empty = 0;
+
+            for (int b = 0; b < 3; b++) {
+                x0[b] = b > a ? c0[b] : b0[b];
+                x1[b] = b > a ? c1[b] : b1[b];
+            }
+            x0[a] = side == 0 ? b0[a] : c1[a] + 1;
+            x1[a] = side == 0 ? c0[a] - 1 : b1[a];
+            for (int b = 0; b < 3; b++)
+                empty |= x0[b] > x1[b];
+            if (empty)
+                continue;
+            for (int s = 1; s <= n; s++) {
+                int n0[3], n1[3];
+
+                liq_needed(w, r, s, n, n0, n1);
+                for (int b = 0; b < 3; b++) {
+                    lo[s - 1][b] = x0[b] - (n - s) > n0[b] ? x0[b] - (n - s) : n0[b];
+                    hi[s - 1][b] = x1[b] + (n - s) < n1[b] ? x1[b] + (n - s) : n1[b];
+                }
+            }
+            liq_pass(w, r, n, lo, hi);
+        }
+    x = r->cur;
+    r->cur = r->nxt;
+    r->nxt = x;
+}
+
 /*
  * A block of iters iterations on the regions that do (remote = 1) or do
  * not need another worker's points; with inner = 1, only the inner
@@ -1019,13 +1121,18 @@ liq_compute(struct liq_worker *w, int remote, int inner, int iters)
          * non-temporal stores either, which would push them out of it. */
         r->plan.jac_steps = w->passes == 1 ? 1 : r->steps;
         r->plan.flags = w->passes == 1 ? r->flags & ~KERN_PLAN_STREAM : r->flags;
-        split = liq_split(w, r);
+        split = liq_split(w, r, iters);
         if (inner && !split)
             continue;
         c0 = liq_cpu_now();
         t0 = liq_now();
-        if (!split && liq_trapezoid(w, r)) {
-            liq_trapezoid_block(w, r, iters);
+        if (split && r->plan.jac_steps > 1) {
+            liq_bands(w, r, inner, iters);
+        } else if (!split && liq_trapezoid(w, r, iters)) {
+            if (r->plan.jac_steps == 1)
+                liq_trapezoid_block(w, r, iters);
+            else
+                liq_trapezoid_pass(w, r, iters);
         } else if (!split) {
             liq_region_block(w, r, iters);
         } else {
@@ -1498,6 +1605,7 @@ liq_job(struct liq_worker *w)
         goto out;
     t_setup = liq_now() - t_start;
     w->compute_all = w->comm_all = w->compute_cpu = w->overlap_cpu = 0;
+    w->kerr = 0;
     w->ep_t = liq_now();
     w->ep_cpu = liq_process_cpu();
     w->ep_kcpu = 0;
@@ -1518,6 +1626,10 @@ liq_job(struct liq_worker *w)
         if (liq_exchange_finish(w, tag) != 0)
             goto out;
         compute += liq_compute(w, 1, 0, blk);
+        if (w->kerr != 0) {
+            liq_fail(w, "the kernel failed: %s", strerror(-w->kerr));
+            goto out;
+        }
         liq_charge(w, blk);
         if (w->epoch > 0) {
             /* Each iteration of the block is charged its share. */

@@ -94,6 +94,26 @@ check "jacobi with --halo 2, boxes beyond the last-level cache share, is bit-ide
     verify --grid 96 --iters 24 --kernel jacobi --halo 2 --tasks-per-host 2 \
     --quanta 4 --balance off --json "$T/pass.json"
 check "... and every worker ran the temporal kernel (6 sweeps per pass)" passes 6 "$T/pass.json"
+# Temporally blocked, a block's sweeps shrink to its trapezoid within the
+# pass, and a region that needs another worker's points runs its core before
+# its ghosts come and each slab of its skirt after them, a pass from the
+# block's start (liq_bands): odd and even blocks (epoch 5, halo 3: 3 + 2), a
+# short last epoch (17 iterations), several cuts, a column of quanta.
+for m in row point hilbert block; do
+    check "jacobi by $m temporally blocked, regions started before their ghosts come, is bit-identical" \
+        verify --grid 64x48x40 --iters 17 --epoch 5 --halo 3 --quanta 8 \
+        --decomp $m --kernel jacobi --json "$T/tsplit.$m.json"
+done
+check "jacobi on a column of quanta, temporally blocked and started before the ghosts come, is bit-identical" \
+    verify --grid 16x16x256 --iters 17 --epoch 5 --halo 3 --quanta 4 --decomp row \
+    --kernel jacobi --json "$T/tsplit.z.json"
+check "... and every worker ran the temporal kernel, part of it while its ghosts were on the way" \
+    python3 -c 'import json, sys
+w = [x for x in json.load(open(sys.argv[1]))["workers"] if x["compute_cpu_s"] > 0]
+print("# sweeps per pass", [x.get("jacobi_sweeps_per_pass") for x in w],
+      "overlapped", [round(x["overlap_cpu_s"] / x["compute_cpu_s"], 2) for x in w])
+sys.exit(0 if w and all(x.get("jacobi_sweeps_per_pass", 1) > 1 and x["overlap_cpu_s"] > 0
+                        for x in w) else 1)' "$T/tsplit.z.json"
 
 # Balancing (issue 8): a heavy octant makes the balancer move quanta between
 # epochs; whatever it moves, the field keeps its bits.  How many quanta move
