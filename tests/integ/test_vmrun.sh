@@ -107,13 +107,14 @@ done
 check "jacobi on a column of quanta, temporally blocked and started before the ghosts come, is bit-identical" \
     verify --grid 16x16x256 --iters 17 --epoch 5 --halo 3 --quanta 4 --decomp row \
     --kernel jacobi --json "$T/tsplit.z.json"
-check "... and every worker ran the temporal kernel, part of it while its ghosts were on the way" \
+# (A worker whose plan fits its box in the 64 KB cache sweeps once per pass.)
+check "... and every worker computed while its ghosts were on the way, temporally blocked ones too" \
     python3 -c 'import json, sys
 w = [x for x in json.load(open(sys.argv[1]))["workers"] if x["compute_cpu_s"] > 0]
 print("# sweeps per pass", [x.get("jacobi_sweeps_per_pass") for x in w],
       "overlapped", [round(x["overlap_cpu_s"] / x["compute_cpu_s"], 2) for x in w])
-sys.exit(0 if w and all(x.get("jacobi_sweeps_per_pass", 1) > 1 and x["overlap_cpu_s"] > 0
-                        for x in w) else 1)' "$T/tsplit.z.json"
+t = [x for x in w if x.get("jacobi_sweeps_per_pass", 1) > 1]
+sys.exit(0 if len(t) >= 2 and all(x["overlap_cpu_s"] > 0 for x in w) else 1)' "$T/tsplit.z.json"
 
 # Balancing (issue 8): a heavy octant makes the balancer move quanta between
 # epochs; whatever it moves, the field keeps its bits.  How many quanta move
