@@ -61,6 +61,9 @@ struct job_stats {
     struct vmrun_epoch *ep;
     int nep;
     int *hquanta;               /* quanta per host after each epoch's plan: nep x nhosts */
+    double *hmodel, *hwall;     /* per epoch and host, its slowest worker's kernel CPU s
+                                 * per iteration at its share (the balancer's model) and
+                                 * compute wall s per iteration: nep x nhosts */
     double *wnow;               /* each worker's recent compute s per iteration */
     double *wother;             /* each worker's CPU share outside its kernels, last epoch */
     double *wfull;              /* each worker's updates per CPU-second (the probe's) */

@@ -83,6 +83,8 @@ liquid_init(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *s
     st->qbytes = calloc((size_t)n, sizeof(double));
     st->ep = calloc((size_t)nep, sizeof(*st->ep));
     st->hquanta = calloc((size_t)nep * (size_t)vm->nhosts, sizeof(int));
+    st->hmodel = calloc((size_t)nep * (size_t)vm->nhosts, sizeof(double));
+    st->hwall = calloc((size_t)nep * (size_t)vm->nhosts, sizeof(double));
     st->wnow = calloc((size_t)vm->nworkers, sizeof(double));
     st->wother = calloc((size_t)vm->nworkers, sizeof(double));
     st->wfull = calloc((size_t)vm->nworkers, sizeof(double));
@@ -93,7 +95,8 @@ liquid_init(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *s
     st->rep_from = calloc((size_t)vm->nworkers, sizeof(int));
     st->rep_until = calloc((size_t)vm->nworkers, sizeof(int));
     st->kept = calloc((size_t)vm->nworkers, sizeof(*st->kept));
-    if (!st->order || !st->cost || !st->qbytes || !st->ep || !st->hquanta || !st->wnow ||
+    if (!st->order || !st->cost || !st->qbytes || !st->ep || !st->hquanta || !st->hmodel ||
+        !st->hwall || !st->wnow ||
         !st->wother || !st->wfull || !st->wshare || !st->rec || !st->ev || !st->owner_prev ||
         !st->rep_from || !st->rep_until || !st->kept ||
         decomp_hilbert_order(&grid, st->order) != 0) {
@@ -143,6 +146,8 @@ liquid_free(struct job_stats *st)
     free(st->qbytes);
     free(st->ep);
     free(st->hquanta);
+    free(st->hmodel);
+    free(st->hwall);
     free(st->wnow);
     free(st->wother);
     free(st->wfull);
@@ -175,6 +180,28 @@ event(const struct vmrun_vm *vm, struct job_stats *st, int epoch, int h, int rej
                        : "is needed by its owner: its workers leave");
 }
 
+/* The epoch's per-host figures for the report: each host's slowest worker
+ * by the balancer's model (its quanta's kernel CPU per iteration at the
+ * share it was planned with, over the placement the costs were measured
+ * under) and by its compute wall time per iteration. */
+static void
+host_times(const struct vmrun_vm *vm, struct job_stats *st, const double *share)
+{
+    double *m = &st->hmodel[st->nep * vm->nhosts], *t = &st->hwall[st->nep * vm->nhosts];
+
+    for (int w = 0; w < vm->nworkers; w++) {
+        double cpu = 0, s = share[w] > 0.01 ? share[w] : 0.01;
+        int h = vm->whost[w];
+
+        for (int q = 0; q < st->g.nquanta; q++)
+            if (st->owner_prev[q] == w)
+                cpu += st->cost[q];
+        if (cpu / s > m[h])
+            m[h] = cpu / s;
+        if (cpu > 0 && st->wnow[w] > t[h])
+            t[h] = st->wnow[w];
+    }
+}
 /*
  * Who computes in the next epoch, and how fast.  active[w]: the slot's
  * worker may hold quanta; tids[w]: the plan's worker of every slot (0 for
@@ -331,6 +358,7 @@ plan(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int 
     ep->decide_s = vmrun_now() - t0;
     ep->t_s = vmrun_now() - st->run_t0;
     ep->publish_s = t0 - st->t_first;
+    host_times(vm, st, share);
     /* The placement of the epoch reported next: the one before this plan,
      * unless the plan is taken at this epoch's end (the first). */
     if (boundary != epoch)

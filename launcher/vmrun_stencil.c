@@ -592,6 +592,12 @@ json_report(FILE *fp, const struct vmrun_vm *vm, const struct vmrun_opts *o,
                 ep->publish_s, ep->decide_s, ep->move_s);
         for (int h = 0; h < vm->nhosts; h++)
             fprintf(fp, "%s%d", h ? "," : "", st->hquanta[e * vm->nhosts + h]);
+        fprintf(fp, "],\"host_model_s\":[");
+        for (int h = 0; h < vm->nhosts; h++)
+            fprintf(fp, "%s%.6g", h ? "," : "", st->hmodel[e * vm->nhosts + h]);
+        fprintf(fp, "],\"host_wall_s\":[");
+        for (int h = 0; h < vm->nhosts; h++)
+            fprintf(fp, "%s%.6g", h ? "," : "", st->hwall[e * vm->nhosts + h]);
         fprintf(fp, "]}");
     }
     fprintf(fp, "],\"events\":[");

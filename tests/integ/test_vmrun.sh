@@ -153,6 +153,11 @@ echo "# uniform: moved per epoch $(e 'print([x["moved"] for x in E]) or True'), 
 # a 0.2 dampener, 8 workers time-sliced on 2 CPUs moved nothing in 10 plain
 # and 14 sanitizer runs (before, 7 of 18 plain runs moved quanta).
 check "... no epoch moves a quantum" e 'len(E) == 9 and all(x["moved"] == 0 for x in E)'
+check "... each epoch gives each host's model and wall time, positive where it holds quanta" \
+    e 'all(len(x["host_model_s"]) == len(x["host_wall_s"]) == len(x["host_quanta"]) == 4 and
+           all((m > 0) == (q > 0) and (t > 0) == (q > 0) and m < 10 and t < 10
+               for m, t, q in zip(x["host_model_s"], x["host_wall_s"], x["host_quanta"]))
+           for x in E)'
 
 check "--balance off keeps the placement: no epochs" bash -c '
     "$0" stencil --quiet --probe-seconds 0.01 --grid 24 --iters 12 --epoch 2 --balance off --json - |
