@@ -297,9 +297,8 @@ int kern_jacobi_step(struct kern_box *out, const struct kern_box *u, const struc
  * reads sweep t-1 one point around them.  So each box must lie one point
  * inside the box before on every face, except where both lie on the box's
  * own end (1 or n), where every sweep reads u's ghost layer: the caller's
- * guarantee that
- * it does not change (a Dirichlet boundary).  Only the last sweep's box is
- * written to out; the rest of out is left as it was.  A block's trapezoid
+ * guarantee that it does not change (a Dirichlet boundary).  Only the last
+ * sweep's box is written to out; the rest of out is left as it was.  A block's trapezoid
  * (its halo layers consumed one per sweep) and the points of it that
  * ghosts still on the way cannot reach (shrunk from those faces too) are
  * such boxes.  -EINVAL when the boxes break that rule; an empty box leaves

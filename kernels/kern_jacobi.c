@@ -235,6 +235,22 @@ int kern_jacobi_step(struct kern_box *out, const struct kern_box *u, const struc
     return 0;
 }
 
+/* The scratch planes of passes of up to ps->steps sweeps over u's rows in
+ * blocks of block rows (none for one sweep).  0, or -ENOMEM. */
+static int pass_ring(struct pass *ps, const struct kern_box *u, int block)
+{
+    size_t len;
+
+    ps->rs = ((size_t)u->ni + 2 + 7) & ~(size_t)7;
+    ps->rows = block + 2 * (ps->steps - 1);
+    ps->ring = NULL;
+    if (ps->steps < 2)
+        return 0;
+    len = (size_t)(ps->steps - 1) * 3 * (size_t)ps->rows * ps->rs * sizeof(double);
+    ps->ring = aligned_alloc(64, (len + 63) & ~(size_t)63);
+    return ps->ring != NULL ? 0 : -ENOMEM;
+}
+
 /* The passes of kern_jacobi_run; the result is left in *res (u or tmp).
  * even: split the sweeps into an even number of passes when that is
  * possible, so that the result lands in u without a copy. */
@@ -245,7 +261,6 @@ jacobi_passes(struct kern_box *u, struct kern_box *tmp, const struct kern_box *r
     struct pass ps;
     struct kern_box *src = u, *dst = tmp;
     int T, block, npass, done = 0;
-    size_t len;
 
     *res = u;
     if (check3(tmp, u, rhs) != 0 || p == NULL || iters < 0)
@@ -268,15 +283,8 @@ jacobi_passes(struct kern_box *u, struct kern_box *tmp, const struct kern_box *r
     ps.rhs = rhs;
     ps.lo = ps.hi = NULL;
     ps.steps = T;
-    ps.rs = ((size_t)u->ni + 2 + 7) & ~(size_t)7;
-    ps.rows = block + 2 * (T - 1);
-    ps.ring = NULL;
-    if (T > 1) {
-        len = (size_t)(T - 1) * 3 * (size_t)ps.rows * ps.rs * sizeof(double);
-        ps.ring = aligned_alloc(64, (len + 63) & ~(size_t)63);
-        if (ps.ring == NULL)
-            return -ENOMEM;
-    }
+    if (pass_ring(&ps, u, block) != 0)
+        return -ENOMEM;
     ps.ends = 1; /* check3: tmp and u are distinct */
     tmp->oi = u->oi;
     tmp->oj = u->oj;
@@ -375,15 +383,8 @@ int kern_jacobi_trap(struct kern_box *out, const struct kern_box *u, const struc
     ps.ends = 0;
     ps.lo = lo;
     ps.hi = hi;
-    ps.rs = ((size_t)u->ni + 2 + 7) & ~(size_t)7;
-    ps.rows = block + 2 * (steps - 1);
-    ps.ring = NULL;
-    if (steps > 1) {
-        size_t len = (size_t)(steps - 1) * 3 * (size_t)ps.rows * ps.rs * sizeof(double);
-
-        if ((ps.ring = aligned_alloc(64, (len + 63) & ~(size_t)63)) == NULL)
-            return -ENOMEM;
-    }
+    if (pass_ring(&ps, u, block) != 0)
+        return -ENOMEM;
     run_pass(&ps, c, c2, block, p->flags);
     free(ps.ring);
     return 0;

@@ -202,6 +202,7 @@ host_times(const struct vmrun_vm *vm, struct job_stats *st, const double *share)
             t[h] = st->wnow[w];
     }
 }
+
 /*
  * Who computes in the next epoch, and how fast.  active[w]: the slot's
  * worker may hold quanta; tids[w]: the plan's worker of every slot (0 for

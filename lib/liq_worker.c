@@ -967,9 +967,29 @@ liq_sweep_part(const struct liq_worker *w, const struct liq_region *r, struct ke
     (void)kern_jacobi_step(&vo, &vi, &vr, w->c, w->c2, &r->plan);
 }
 
-/* The skirt of sweep s of n: its box less the inner trapezoid, as slabs --
- * whole planes below and above it in z, whole rows beside it in y, the
- * rest of its rows in x. */
+/* Slab (a, side) of the box [b0, b1] less the box [lo, hi] inside it, as
+ * [x0, x1]: for a = 2, 1, 0 and side below (0) or above (1), whole planes
+ * in z, then whole rows beside [lo, hi] in y, then the rest of its rows in
+ * x; the six tile the difference.  Returns 0 when the slab is empty. */
+static int
+liq_slab(const int b0[3], const int b1[3], const int lo[3], const int hi[3], int a, int side,
+         int x0[3], int x1[3])
+{
+    int empty = 0;
+
+    for (int b = 0; b < 3; b++) {
+        x0[b] = b > a ? lo[b] : b0[b];
+        x1[b] = b > a ? hi[b] : b1[b];
+    }
+    x0[a] = side == 0 ? b0[a] : hi[a] + 1;
+    x1[a] = side == 0 ? lo[a] - 1 : b1[a];
+    for (int b = 0; b < 3; b++)
+        empty |= x0[b] > x1[b];
+    return !empty;
+}
+
+/* The skirt of sweep s of n: its box less the inner trapezoid, in slabs
+ * (liq_slab). */
 static void
 liq_skirt(const struct liq_worker *w, const struct liq_region *r, struct kern_box *out,
           const struct kern_box *in, int s, int n)
@@ -982,15 +1002,9 @@ liq_skirt(const struct liq_worker *w, const struct liq_region *r, struct kern_bo
         return;
     }
     for (int a = 2; a >= 0; a--)
-        for (int side = 0; side < 2; side++) {
-            for (int b = 0; b < 3; b++) {
-                a0[b] = b > a ? lo[b] : b0[b];
-                a1[b] = b > a ? hi[b] : b1[b];
-            }
-            a0[a] = side == 0 ? b0[a] : hi[a] + 1;
-            a1[a] = side == 0 ? lo[a] - 1 : b1[a];
-            liq_sweep_part(w, r, out, in, a0, a1);
-        }
+        for (int side = 0; side < 2; side++)
+            if (liq_slab(b0, b1, lo, hi, a, side, a0, a1))
+                liq_sweep_part(w, r, out, in, a0, a1);
 }
 
 /* A block of n sweeps on region r, each on the trapezoid's box. */
@@ -1011,6 +1025,16 @@ liq_trapezoid_block(const struct liq_worker *w, struct liq_region *r, int n)
     }
 }
 
+/* The block's result is in nxt: make it cur. */
+static void
+liq_swap(struct liq_region *r)
+{
+    struct kern_box *x = r->cur;
+
+    r->cur = r->nxt;
+    r->nxt = x;
+}
+
 /* Region r's block of n sweeps in one temporally blocked pass cur -> nxt,
  * sweep s on the box lo[s-1] .. hi[s-1] (kern_jacobi_trap). */
 static void
@@ -1028,14 +1052,11 @@ static void
 liq_trapezoid_pass(struct liq_worker *w, struct liq_region *r, int n)
 {
     int lo[LIQ_PASS_MAX][3], hi[LIQ_PASS_MAX][3];
-    struct kern_box *x;
 
     for (int s = 1; s <= n; s++)
         liq_needed(w, r, s, n, lo[s - 1], hi[s - 1]);
     liq_pass(w, r, n, lo, hi);
-    x = r->cur;
-    r->cur = r->nxt;
-    r->nxt = x;
+    liq_swap(r);
 }
 
 /*
@@ -1044,7 +1065,7 @@ liq_trapezoid_pass(struct liq_worker *w, struct liq_region *r, int n)
  * the ghosts do not change; but the pass keeps its sweeps between the
  * first and the last in scratch planes, so the skirt cannot be swept
  * after it sweep by sweep from them as liq_compute does at one sweep per
- * pass.  Instead each slab of the last sweep's skirt (liq_skirt's) is a
+ * pass.  Instead each slab of the last sweep's skirt (liq_slab) is a
  * pass of its own from the block's start, after the ghosts came: sweep s
  * on the slab grown by n - s (what the last sweep's slab depends on),
  * within sweep s's trapezoid.  Every pass reads cur and writes only its
@@ -1059,7 +1080,6 @@ static void
 liq_bands(struct liq_worker *w, struct liq_region *r, int inner, int n)
 {
     int lo[LIQ_PASS_MAX][3], hi[LIQ_PASS_MAX][3], c0[3], c1[3], b0[3], b1[3];
-    struct kern_box *x;
 
     if (inner) {
         for (int s = 1; s <= n; s++)
@@ -1071,17 +1091,9 @@ liq_bands(struct liq_worker *w, struct liq_region *r, int inner, int n)
     (void)liq_inner(w, r, n, n, c0, c1);
     for (int a = 2; a >= 0; a--)
         for (int side = 0; side < 2; side++) {
-            int x0[3], x1[3], empty = 0;
+            int x0[3], x1[3];
 
-            for (int b = 0; b < 3; b++) {
-                x0[b] = b > a ? c0[b] : b0[b];
-                x1[b] = b > a ? c1[b] : b1[b];
-            }
-            x0[a] = side == 0 ? b0[a] : c1[a] + 1;
-            x1[a] = side == 0 ? c0[a] - 1 : b1[a];
-            for (int b = 0; b < 3; b++)
-                empty |= x0[b] > x1[b];
-            if (empty)
+            if (!liq_slab(b0, b1, c0, c1, a, side, x0, x1))
                 continue;
             for (int s = 1; s <= n; s++) {
                 int n0[3], n1[3];
@@ -1094,9 +1106,7 @@ liq_bands(struct liq_worker *w, struct liq_region *r, int inner, int n)
             }
             liq_pass(w, r, n, lo, hi);
         }
-    x = r->cur;
-    r->cur = r->nxt;
-    r->nxt = x;
+    liq_swap(r);
 }
 
 /*
