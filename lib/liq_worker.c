@@ -92,6 +92,8 @@ struct liq_worker {
     double compute_all, comm_all;
     double compute_cpu;         /* CPU seconds in the kernels, this job */
     double overlap_cpu;         /* ... of them while ghosts were on the way (liq_split) */
+    double ghost_wait;          /* wall s blocked for ghosts (liq_exchange_finish) */
+    double plan_wait;           /* wall s blocked for the master's plan (liq_plan) */
     int kerr;                   /* a kernel's error (-errno), 0 while there is none */
     double cpu0;                /* the process's CPU seconds when the job came */
     double ep_t, ep_cpu, ep_kcpu; /* wall, process CPU, kernel CPU at the last report */
@@ -795,9 +797,10 @@ liq_exchange_finish(struct liq_worker *w, int tag)
 {
     for (int l = 0; l < w->nrecv; l++) {
         struct liq_link *k = &w->recv[l];
-        const double *p;
+        const double *p, t0 = liq_now();
         int b = liq_wait(w, k->tid, tag), bytes, rtag, rtid;
 
+        w->ghost_wait += liq_now() - t0;
         if (b <= 0)
             return -1;
         pvm_bufinfo(b, &bytes, &rtag, &rtid);
@@ -1521,7 +1524,10 @@ liq_plan(struct liq_worker *w, int epoch)
         liq_fail(w, "epoch: out of memory");
         goto out;
     }
-    if ((b = liq_wait(w, w->master, LIQ_TAG_PLAN)) <= 0)
+    t0 = liq_now();
+    b = liq_wait(w, w->master, LIQ_TAG_PLAN);
+    w->plan_wait += liq_now() - t0;
+    if (b <= 0)
         goto out;
     t0 = liq_now();
     pvm_upkint(&e, 1, 1);
@@ -1615,6 +1621,7 @@ liq_job(struct liq_worker *w)
         goto out;
     t_setup = liq_now() - t_start;
     w->compute_all = w->comm_all = w->compute_cpu = w->overlap_cpu = 0;
+    w->ghost_wait = w->plan_wait = 0;
     w->kerr = 0;
     w->ep_t = liq_now();
     w->ep_cpu = liq_process_cpu();
@@ -1693,10 +1700,12 @@ liq_job(struct liq_worker *w)
     pvm_pkdouble(&w->last_move, 1, 1);
     pvm_pkint(&w->passes, 1, 1);
     /* CPU in the kernels and in the whole process since the job came
-     * (setup, messages, TLS, packing; not the probes before it). */
-    double cpu[3] = { w->compute_cpu, liq_process_cpu() - w->cpu0, w->overlap_cpu };
+     * (setup, messages, TLS, packing; not the probes before it); wall
+     * time blocked for ghosts and for plans. */
+    double cpu[5] = { w->compute_cpu, liq_process_cpu() - w->cpu0, w->overlap_cpu,
+                      w->ghost_wait, w->plan_wait };
 
-    pvm_pkdouble(cpu, 3, 1);
+    pvm_pkdouble(cpu, 5, 1);
     if (pvm_send(w->master, LIQ_TAG_DONE) < 0)
         goto out;
     if (w->gather)

@@ -346,6 +346,9 @@ def analyse(name, rep, ev, prog, rev, a):
             "worker_kernel_cpu_s": sum(w.get("compute_cpu_s", 0) for w in rep["workers"]),
             "worker_cpu_s": sum(w.get("cpu_s", 0) for w in rep["workers"]),
             "worker_overlap_cpu_s": sum(w.get("overlap_cpu_s", 0) for w in rep["workers"]),
+            # Per worker still there at the end: host, quanta, wall s blocked for ghosts.
+            "ghost_waits": [(w["host"], w["quanta"], w["ghost_wait_s"]) for w in rep["workers"]
+                            if "ghost_wait_s" in w],
             "halo_work": rep.get("halo", {}).get("work")}
 
 
@@ -540,6 +543,9 @@ def main():
               f"while ghosts were on the way), who sweep "
               f"{r['halo_work'] or 1:.3f} points per point owned (deep halos); workers that left "
               "are not counted")
+        if r.get("ghost_waits"):
+            P("  blocked for ghosts (wall s; a worker waits for the slowest of its neighbours): " +
+              ", ".join(f"{h} ({q} quanta) {t:.2f}" for h, q, t in r["ghost_waits"]))
         P(f"  communication {100 * (r['comm_share'] or 0):.0f} % of the workers' time; ring lambda "
           f"{1e3 * (r['lambda_s'] or 0):.2f} ms/message, tau {1e9 * (r['tau_s_per_byte'] or 0):.1f} ns/B "
           f"({1e-6 / r['tau_s_per_byte'] if r['tau_s_per_byte'] else 0:.0f} MB/s)")

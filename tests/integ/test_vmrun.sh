@@ -153,6 +153,14 @@ echo "# uniform: moved per epoch $(e 'print([x["moved"] for x in E]) or True'), 
 # a 0.2 dampener, 8 workers time-sliced on 2 CPUs moved nothing in 10 plain
 # and 14 sanitizer runs (before, 7 of 18 plain runs moved quanta).
 check "... no epoch moves a quantum" e 'len(E) == 9 and all(x["moved"] == 0 for x in E)'
+# The waits are wall time outside the kernels, so within comm_s.
+check "... each worker's ghost and plan waits lie within its time outside the kernels" \
+    python3 -c 'import json, sys
+W = json.load(open(sys.argv[1]))["workers"]
+print("# waits", [(round(w["ghost_wait_s"], 3), round(w["plan_wait_s"], 3), round(w["comm_s"], 3)) for w in W])
+sys.exit(0 if len(W) == 8 and all(w["ghost_wait_s"] >= 0 and w["plan_wait_s"] >= 0 and
+         w["ghost_wait_s"] + w["plan_wait_s"] <= w["comm_s"] * 1.01 + 1e-3 for w in W) and
+         any(w["ghost_wait_s"] > 0 for w in W) else 1)' "$T/nu.json"
 check "... each epoch gives each host's model and wall time, positive where it holds quanta" \
     e 'all(len(x["host_model_s"]) == len(x["host_wall_s"]) == len(x["host_quanta"]) == 4 and
            all((m > 0) == (q > 0) and (t > 0) == (q > 0) and m < 10 and t < 10
