@@ -187,6 +187,9 @@ struct vmrun_reclaim {
     int evacuated;              /* its workers have left */
     double below_since;         /* when its share fell below reclaim_below; < 0 not below */
     double above_since;         /* evacuated: when it rose to rejoin_above; < 0 not above */
+    int benched;                /* not evacuated, but its workers hold no quanta: its share
+                                 * fell below reclaim_below and has not since come back
+                                 * to rejoin_above */
 };
 
 #define VMRUN_EVACUATE (-1)
@@ -197,8 +200,8 @@ struct vmrun_reclaim {
  * its daemon says the VM may use (< 0 unknown: the host's clocks stand),
  * count[h] its workers; a worker's share is min(1, cap / count).  Sets
  * act[h] to VMRUN_EVACUATE, VMRUN_REJOIN or 0 and updates r (evacuated as
- * decided); returns how many hosts act.  The last host that is not
- * evacuated never is.
+ * decided, benched as the shares are now); returns how many hosts act.
+ * The last host that is not evacuated never is, nor benched.
  */
 int vmrun_reclaim_step(struct vmrun_reclaim *r, int nhosts, const double *cap, const int *count,
                        double now, const struct vmrun_opts *o, int *act);

@@ -389,6 +389,10 @@ vmrun_reclaim_step(struct vmrun_reclaim *r, int nhosts, const double *cap, const
             } else if (r[h].below_since < 0) {
                 r[h].below_since = now;
             }
+            if (share < o->reclaim_below)
+                r[h].benched = 1;
+            else if (share >= o->rejoin_above)
+                r[h].benched = 0;
             if (r[h].below_since >= 0 && now - r[h].below_since >= o->reclaim_after)
                 act[h] = VMRUN_EVACUATE;
             else
@@ -411,6 +415,8 @@ vmrun_reclaim_step(struct vmrun_reclaim *r, int nhosts, const double *cap, const
     }
     if (staying == 0 && best >= 0)
         act[best] = 0; /* somebody computes: the host with the most left */
+    int computing = 0;
+
     for (int h = 0; h < nhosts; h++) {
         if (act[h] == VMRUN_EVACUATE) {
             r[h].evacuated = 1;
@@ -419,7 +425,12 @@ vmrun_reclaim_step(struct vmrun_reclaim *r, int nhosts, const double *cap, const
             r[h].evacuated = 0;
             r[h].below_since = -1;
         }
+        if (r[h].evacuated)
+            r[h].benched = 0;
+        computing += !r[h].evacuated && !r[h].benched;
         nact += act[h] != 0;
     }
+    if (computing == 0 && best >= 0)
+        r[best].benched = 0;
     return nact;
 }

@@ -421,6 +421,7 @@ reclaim_setup(struct vmrun_reclaim *r, int n)
     reclaim_opts.rejoin_after = 2;
     for (int h = 0; h < n; h++) {
         r[h].evacuated = 0;
+        r[h].benched = 0;
         r[h].below_since = r[h].above_since = -1;
     }
 }
@@ -439,9 +440,14 @@ test_reclaim_thresholds_and_times(void **state)
     reclaim_setup(r, 2);
     cap[0] = 1.0, cap[1] = 0.4; /* host1: 0.2 CPU for each of its 2 workers */
     assert_int_equal(vmrun_reclaim_step(r, 2, cap, count, 10.0, &reclaim_opts, act), 0);
+    /* Below reclaim_below: it holds no quanta at once, its workers stay. */
+    assert_true(r[1].benched);
+    assert_false(r[0].benched);
+    assert_false(r[1].evacuated);
     assert_int_equal(vmrun_reclaim_step(r, 2, cap, count, 12.9, &reclaim_opts, act), 0);
-    cap[1] = 0.6; /* a blip to 0.3 each */
+    cap[1] = 0.6; /* a blip to 0.3 each: not back to rejoin_above, still benched */
     assert_int_equal(vmrun_reclaim_step(r, 2, cap, count, 13.0, &reclaim_opts, act), 0);
+    assert_true(r[1].benched);
     cap[1] = 0.4;
     assert_int_equal(vmrun_reclaim_step(r, 2, cap, count, 14.0, &reclaim_opts, act), 0);
     cap[1] = -1; /* unknown: the clock runs on from 14.0 */
@@ -451,6 +457,7 @@ test_reclaim_thresholds_and_times(void **state)
     assert_int_equal(act[0], 0);
     assert_int_equal(act[1], VMRUN_EVACUATE);
     assert_true(r[1].evacuated);
+    assert_false(r[1].benched);
     /* Evacuated; 0.9 each is not yet 2 s long, then it is. */
     cap[1] = 1.8;
     assert_int_equal(vmrun_reclaim_step(r, 2, cap, count, 18.0, &reclaim_opts, act), 0);
@@ -461,6 +468,36 @@ test_reclaim_thresholds_and_times(void **state)
     assert_int_equal(vmrun_reclaim_step(r, 2, cap, count, 22.0, &reclaim_opts, act), 1);
     assert_int_equal(act[1], VMRUN_REJOIN);
     assert_false(r[1].evacuated);
+    assert_false(r[1].benched);
+}
+
+/* A host benched below reclaim_below gets quanta again once its share is
+ * back at rejoin_above, before reclaim_after would have evacuated it. */
+static void
+test_reclaim_bench_and_back(void **state)
+{
+    struct vmrun_reclaim r[2];
+    int count[2] = { 1, 1 }, act[2];
+    double cap[2] = { 1.0, 0.1 };
+
+    (void)state;
+    reclaim_setup(r, 2);
+    assert_int_equal(vmrun_reclaim_step(r, 2, cap, count, 0.0, &reclaim_opts, act), 0);
+    assert_true(r[1].benched);
+    cap[1] = 0.4; /* over reclaim_below, under rejoin_above */
+    assert_int_equal(vmrun_reclaim_step(r, 2, cap, count, 1.0, &reclaim_opts, act), 0);
+    assert_true(r[1].benched);
+    assert_true(r[1].below_since < 0);
+    cap[1] = 0.5;
+    assert_int_equal(vmrun_reclaim_step(r, 2, cap, count, 2.0, &reclaim_opts, act), 0);
+    assert_false(r[1].benched);
+    assert_false(r[1].evacuated);
+    /* Unknown: as it was. */
+    cap[1] = 0.1;
+    assert_int_equal(vmrun_reclaim_step(r, 2, cap, count, 3.0, &reclaim_opts, act), 0);
+    cap[1] = -1;
+    assert_int_equal(vmrun_reclaim_step(r, 2, cap, count, 4.0, &reclaim_opts, act), 0);
+    assert_true(r[1].benched);
 }
 
 /* Every host below the threshold: the one with the most left stays. */
@@ -474,11 +511,15 @@ test_reclaim_keeps_the_last_host(void **state)
     (void)state;
     reclaim_setup(r, 3);
     assert_int_equal(vmrun_reclaim_step(r, 3, cap, count, 0.0, &reclaim_opts, act), 0);
+    /* All below: the one with the most left keeps its quanta. */
+    assert_true(r[0].benched && r[2].benched);
+    assert_false(r[1].benched);
     assert_int_equal(vmrun_reclaim_step(r, 3, cap, count, 5.0, &reclaim_opts, act), 2);
     assert_int_equal(act[0], VMRUN_EVACUATE);
     assert_int_equal(act[1], 0);
     assert_int_equal(act[2], VMRUN_EVACUATE);
     assert_false(r[1].evacuated);
+    assert_false(r[1].benched); /* the one left computes */
     /* Still low later: host1, the last one computing, never leaves. */
     assert_int_equal(vmrun_reclaim_step(r, 3, cap, count, 50.0, &reclaim_opts, act), 0);
     assert_false(r[1].evacuated);
@@ -502,6 +543,7 @@ main(void)
         cmocka_unit_test(test_returning_worker_moves_least),
         cmocka_unit_test(test_reclaim_thresholds_and_times),
         cmocka_unit_test(test_reclaim_keeps_the_last_host),
+        cmocka_unit_test(test_reclaim_bench_and_back),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
