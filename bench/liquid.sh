@@ -8,7 +8,7 @@
 # inherit it.  In the same run:
 #   1. the single-core rate: `vmrun stencil` of the same grid on host 1 alone,
 #      its quota lifted, one worker holding every quantum (quanta of the size
-#      the 4-host job uses); `vmrun bench`'s probe of one quantum is shown
+#      the 4-host job uses), the fastest of three runs; `vmrun bench`'s probe of one quantum is shown
 #      beside it, and (unless --no-checks) the rate of two workers on two
 #      unlimited hosts, and how well the probe sees the quotas at a 100 ms and
 #      at the chosen CFS period;
@@ -314,10 +314,24 @@ hosts_csv=$(IFS=,; echo "${H[*]}")
 for i in 1 2 3 4; do set_quota $i max >/dev/null; done
 rate_iters=$(( (iters / 12 + epoch - 1) / epoch * epoch ))
 [ "$rate_iters" -ge $((3 * epoch)) ] || rate_iters=$((3 * epoch))
-say "single-core rate: vmrun stencil on $h1 alone, grid $grid, $((4 * quanta)) quanta, $rate_iters iterations"
-vmrun stencil --quiet --hosts "$h1" --grid "$grid" --iters "$rate_iters" --epoch "$epoch" \
-    --quanta $((4 * quanta)) --balance off --json "$T/rate1.json" >"$T/rate1.out" 2>&1 ||
-    { cat "$T/rate1.out" >&2; fail "the single-core run failed"; }
+# The fastest of three: other work on this machine slows a 2 s run now
+# and then, and a slow reading would stretch the schedule and flatter
+# every time/ideal of the run (once 306 against 461 Mupdates/s, which put
+# the restore after the balanced run's end).
+for r in 1 2 3; do
+    say "single-core rate $r/3: vmrun stencil on $h1 alone, grid $grid, $((4 * quanta)) quanta, $rate_iters iterations"
+    vmrun stencil --quiet --hosts "$h1" --grid "$grid" --iters "$rate_iters" --epoch "$epoch" \
+        --quanta $((4 * quanta)) --balance off --json "$T/rate1.$r.json" >"$T/rate1.out" 2>&1 ||
+        { cat "$T/rate1.out" >&2; fail "the single-core run failed"; }
+done
+python3 - "$T" >"$T/rate1.all" <<'PY' || fail "cannot read the single-core rates"
+import json, shutil, sys
+t = sys.argv[1]
+r = [json.load(open(f"{t}/rate1.{i}.json"))["updates_per_s"] for i in (1, 2, 3)]
+best = max(range(3), key=lambda i: r[i])
+shutil.copy(f"{t}/rate1.{best + 1}.json", f"{t}/rate1.json")
+print(" ".join(f"{x:.6g}" for x in r))
+PY
 say "the probe's rate of one quantum: vmrun bench on $h1 alone"
 vmrun bench --quiet --hosts "$h1" --grid "$grid" --quanta $((4 * quanta)) --probe-seconds 1 \
     --json "$T/probe1.json" >"$T/probe1.out" 2>&1 || { cat "$T/probe1.out" >&2; fail "vmrun bench failed"; }
