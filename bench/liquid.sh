@@ -8,10 +8,10 @@
 # inherit it.  In the same run:
 #   1. the single-core rate: `vmrun stencil` of the same grid on host 1 alone,
 #      its quota lifted, one worker holding every quantum (quanta of the size
-#      the 4-host job uses), the fastest of three runs; `vmrun bench`'s probe of one quantum is shown
-#      beside it, and (unless --no-checks) the rate of two workers on two
-#      unlimited hosts, and how well the probe sees the quotas at a 100 ms and
-#      at the chosen CFS period;
+#      the 4-host job uses), the fastest of three runs; `vmrun bench`'s
+#      probe of one quantum is shown beside it, and (unless --no-checks)
+#      the rate of two workers on two unlimited hosts, and how well the
+#      probe sees the quotas at a 100 ms and at the chosen CFS period;
 #   2. the same `vmrun stencil` job with --balance off, then --balance on,
 #      both from the same placement method, the balancer's Hilbert curve cut
 #      by the probed speeds (--decomp hilbert), so that what differs is the

@@ -29,6 +29,9 @@ struct job_kept {
     double t;                   /* when it came (vmrun_now()) */
 };
 
+/* The figures each worker's DONE message ends with (job_stats.wcpu). */
+#define JOB_WCPU 5
+
 struct job_stats {
     struct liq_geom g;
     int32_t *owner;
@@ -41,9 +44,9 @@ struct job_stats {
     double *wcompute, *wcomm;   /* per worker, summed over the run */
     double *wsetup, *wrun;
     int *wpass;                 /* Jacobi sweeps per pass each worker chose (0: none) */
-    double *wcpu;               /* per worker, 5 each: CPU s in the kernels, in the
-                                 * process, in the kernels while ghosts were on the way;
-                                 * wall s blocked for ghosts, for the master's plans */
+    double *wcpu;               /* per worker, JOB_WCPU each: CPU s in the kernels, in
+                                 * the process, in the kernels while ghosts were on the
+                                 * way; wall s blocked for ghosts, for the master's plans */
     uint64_t checksum;
     int halo;                   /* iterations per ghost exchange */
     double halo_work;           /* points swept per point owned, initial placement */

@@ -287,13 +287,13 @@ take_done(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st,
         pvm_upkdouble(&sec, 1, 1);
     }
     if (pvm_upkdouble(&move, 1, 1) < 0 || pvm_upkint(&st->wpass[w], 1, 1) < 0 ||
-        pvm_upkdouble(&st->wcpu[5 * w], 5, 1) < 0) {
+        pvm_upkdouble(&st->wcpu[JOB_WCPU * w], JOB_WCPU, 1) < 0) {
         snprintf(vm->why, sizeof(vm->why), "worker t%x sent a short DONE message",
                  (unsigned)vm->tids[w]);
         return -1;
     }
     /* They go into the JSON report as numbers. */
-    const double *cpu = &st->wcpu[5 * w];
+    const double *cpu = &st->wcpu[JOB_WCPU * w];
 
     if (st->wpass[w] < 0 || st->wpass[w] > 1000 || !(cpu[0] >= 0) || !isfinite(cpu[0]) ||
         !(cpu[1] >= 0) || !isfinite(cpu[1]) || !(cpu[2] >= 0) || !(cpu[2] <= cpu[0]) ||
@@ -554,6 +554,8 @@ json_report(FILE *fp, const struct vmrun_vm *vm, const struct vmrun_opts *o,
         fprintf(fp, "%s%d", q ? "," : "", (int)st->owner[q]);
     fprintf(fp, "],\"workers\":[");
     for (int w = 0; w < vm->nworkers; w++) {
+        const double *f = &st->wcpu[JOB_WCPU * w];
+
         fprintf(fp, "%s{\"tid\":%d,\"host\":", w ? "," : "", vm->tids[w]);
         vmctl_json_str(fp, vm->host[vm->whost[w]].name);
         fprintf(fp, ",\"quanta\":%d,\"compute_s\":%.6g,\"comm_s\":%.6g", st->wquanta[w],
@@ -562,8 +564,7 @@ json_report(FILE *fp, const struct vmrun_vm *vm, const struct vmrun_opts *o,
             fprintf(fp, ",\"jacobi_sweeps_per_pass\":%d", st->wpass[w]);
         fprintf(fp, ",\"compute_cpu_s\":%.6g,\"cpu_s\":%.6g,\"overlap_cpu_s\":%.6g,"
                     "\"ghost_wait_s\":%.6g,\"plan_wait_s\":%.6g",
-                st->wcpu[5 * w], st->wcpu[5 * w + 1], st->wcpu[5 * w + 2], st->wcpu[5 * w + 3],
-                st->wcpu[5 * w + 4]);
+                f[0], f[1], f[2], f[3], f[4]);
         if (st->wother != NULL)
             fprintf(fp, ",\"other_cpu_share\":%.4g", st->wother[w]);
         fputc('}', fp);
@@ -730,7 +731,7 @@ vmrun_stencil_main(int argc, char **argv)
     st.wsetup = calloc((size_t)nw, sizeof(double));
     st.wrun = calloc((size_t)nw, sizeof(double));
     st.wpass = calloc((size_t)nw, sizeof(int));
-    st.wcpu = calloc(5 * (size_t)nw, sizeof(double));
+    st.wcpu = calloc(JOB_WCPU * (size_t)nw, sizeof(double));
     if (!st.wquanta || !st.witer || !st.wcompute || !st.wcomm || !st.wsetup || !st.wrun ||
         !st.wpass || !st.wcpu) {
         snprintf(vm.why, sizeof(vm.why), "out of memory");

@@ -310,14 +310,19 @@ liq_quantum_own(const struct liq_worker *w, const struct liq_quantum *q, struct 
 }
 
 /* One block of iterations on one region. */
+/* Keep a kernel's first error for liq_job to end the worker with. */
+static void
+liq_kernel_rc(struct liq_worker *w, int rc)
+{
+    if (rc != 0 && w->kerr == 0)
+        w->kerr = rc;
+}
+
 static void
 liq_region_block(struct liq_worker *w, struct liq_region *r, int iters)
 {
-    int rc = liq_block(&r->cur, &r->nxt, &r->rhs, w->kernel, w->c, w->c2, iters, r->repeat,
-                       &r->plan);
-
-    if (rc != 0 && w->kerr == 0)
-        w->kerr = rc;
+    liq_kernel_rc(w, liq_block(&r->cur, &r->nxt, &r->rhs, w->kernel, w->c, w->c2, iters,
+                               r->repeat, &r->plan));
 }
 
 /* ---- the speed probe ---- */
@@ -797,7 +802,8 @@ liq_exchange_finish(struct liq_worker *w, int tag)
 {
     for (int l = 0; l < w->nrecv; l++) {
         struct liq_link *k = &w->recv[l];
-        const double *p, t0 = liq_now();
+        const double *p;
+        double t0 = liq_now();
         int b = liq_wait(w, k->tid, tag), bytes, rtag, rtid;
 
         w->ghost_wait += liq_now() - t0;
@@ -1043,11 +1049,8 @@ liq_swap(struct liq_region *r)
 static void
 liq_pass(struct liq_worker *w, struct liq_region *r, int n, int lo[][3], int hi[][3])
 {
-    int rc = kern_jacobi_trap(r->nxt, r->cur, &r->rhs, w->c, w->c2, n, (const int (*)[3])lo,
-                              (const int (*)[3])hi, &r->plan);
-
-    if (rc != 0 && w->kerr == 0)
-        w->kerr = rc;
+    liq_kernel_rc(w, kern_jacobi_trap(r->nxt, r->cur, &r->rhs, w->c, w->c2, n,
+                                      (const int (*)[3])lo, (const int (*)[3])hi, &r->plan));
 }
 
 /* A temporally blocked block of n sweeps on the trapezoid's boxes. */
@@ -1701,11 +1704,11 @@ liq_job(struct liq_worker *w)
     pvm_pkint(&w->passes, 1, 1);
     /* CPU in the kernels and in the whole process since the job came
      * (setup, messages, TLS, packing; not the probes before it); wall
-     * time blocked for ghosts and for plans. */
-    double cpu[5] = { w->compute_cpu, liq_process_cpu() - w->cpu0, w->overlap_cpu,
-                      w->ghost_wait, w->plan_wait };
+     * time blocked for ghosts and for plans (the launcher's JOB_WCPU). */
+    double fig[] = { w->compute_cpu, liq_process_cpu() - w->cpu0, w->overlap_cpu,
+                     w->ghost_wait, w->plan_wait };
 
-    pvm_pkdouble(cpu, 5, 1);
+    pvm_pkdouble(fig, (int)(sizeof(fig) / sizeof(fig[0])), 1);
     if (pvm_send(w->master, LIQ_TAG_DONE) < 0)
         goto out;
     if (w->gather)
