@@ -19,8 +19,10 @@
 #
 # Each run is a whole bench/liquid.sh (its fixed and balanced runs, its
 # single-core rate and its bound); per run it takes the balanced time, its
-# ratio to the ideal, the speed-up over the fixed run, the quanta moved and
-# the time the moves took.  A run that fails ends the comparison (exit 1).
+# ratio to the ideal, the speed-up over the fixed run, the quanta moved,
+# the time the moves took, and the epochs until BE was back above the goal
+# after each change of quota (and whether that met the goal).  A run
+# that fails ends the comparison (exit 1).
 # Exit status: 0 done, 1 a run failed, 2 bad usage, 77 namespaces or
 # cgroups are missing (as bench/liquid.sh).
 set -u
@@ -69,7 +71,9 @@ def fig(r):
     on = r["runs"]["on"]
     return {"time_s": on["time_s"], "time_over_ideal": on["time_over_ideal"],
             "speedup": r["speedup"], "quanta_moved": on["quanta_moved"],
-            "move_s": sum(e.get("move_s", 0) for e in on.get("epochs", []))}
+            "move_s": sum(e.get("move_s", 0) for e in on.get("epochs", [])),
+            "recovery": [c["epochs_to_be_above"] for c in on["changes"]],
+            "be_goal_met": next(g["met"] for g in r["goals"] if g["goal"].startswith("BE "))}
 
 runs = {s: [fig(json.load(open(f"{t}/{i}.{s}.json"))) for i in range(1, n + 1)] for s in "ab"}
 keys = [("time_s", "balanced time, s", -1), ("time_over_ideal", "time / ideal", -1),
@@ -80,6 +84,8 @@ for k, _, better in keys:
     av, bv = [x[k] for x in runs["a"]], [x[k] for x in runs["b"]]
     summary[k] = {"a_mean": statistics.mean(av), "b_mean": statistics.mean(bv),
                   "b_better": sum((y - x) * better > 0 for x, y in zip(av, bv)), "pairs": n}
+summary["be_goal_met"] = {s: sum(x["be_goal_met"] for x in runs[s]) for s in "ab"}
+summary["be_goal_met"]["runs"] = n
 if js:
     json.dump({"a": {"build": label["a"][0], "vmrun_args": label["a"][1], "runs": runs["a"]},
                "b": {"build": label["b"][0], "vmrun_args": label["b"][1], "runs": runs["b"]},
@@ -89,12 +95,17 @@ if js:
 for s in "ab":
     print(f"{s}: {label[s][0]}" + (f", vmrun {label[s][1]}" if label[s][1] else ""))
 print(f"{'pair':>4}  {'A time':>8} {'B time':>8}  {'A /ideal':>8} {'B /ideal':>8}  "
-      f"{'A vs fixed':>10} {'B vs fixed':>10}  {'A moved':>7} {'B moved':>7}")
+      f"{'A vs fixed':>10} {'B vs fixed':>10}  {'A moved':>7} {'B moved':>7}  "
+      f"{'A BE back':>9} {'B BE back':>9}")
+rec = lambda x: ",".join("-" if v is None else str(v) for v in x["recovery"])
 for i, (x, y) in enumerate(zip(runs["a"], runs["b"]), 1):
     print(f"{i:>4}  {x['time_s']:8.2f} {y['time_s']:8.2f}  {x['time_over_ideal']:8.2f} "
           f"{y['time_over_ideal']:8.2f}  {x['speedup']:10.2f} {y['speedup']:10.2f}  "
-          f"{x['quanta_moved']:7d} {y['quanta_moved']:7d}")
+          f"{x['quanta_moved']:7d} {y['quanta_moved']:7d}  {rec(x):>9} {rec(y):>9}")
 for k, name, _ in keys:
     m = summary[k]
     print(f"{name:18} mean A {m['a_mean']:8.3f}  B {m['b_mean']:8.3f}  B better in {m['b_better']} of {n}")
+m = summary["be_goal_met"]
+print(f"BE back above the goal within its epochs after every change: A in {m['a']} of {n} runs, "
+      f"B in {m['b']} of {n}")
 PY
