@@ -43,6 +43,7 @@ struct conf {
     double host_timeout;        /* a host silent this long is removed: 5.0 */
     double start_timeout;       /* hoststart must print its READY line within: 30.0 */
     double load_interval;       /* seconds between two samples of this host's load: 1.0 */
+    double quota_interval;      /* seconds between two reads of the cgroup quota: 0.05 */
     char *spawn_path[CONF_MAX_SPAWN_PATH]; /* "$HOME/pvm3/bin/$PVM_ARCH", "$PVM_ROOT/bin/$PVM_ARCH" */
     int spawn_path_len;
     char *hoststart;            /* "ssh -o BatchMode=yes %h %v" (see vmd.conf for the escapes) */

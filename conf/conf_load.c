@@ -130,6 +130,8 @@ static const struct conf_key conf_top_keys[] = {
       "expected a number of seconds > 0", NULL },
     { "load_interval", CONF_K_SECONDS, F(load_interval), 0, 0,
       "expected a number of seconds > 0", NULL },
+    { "quota_interval", CONF_K_SECONDS, F(quota_interval), 0, 0,
+      "expected a number of seconds > 0", NULL },
     { "spawn_path", CONF_K_DIRS, 0, 0, 0,
       "expected a list of 1..32 directories [ \"...\", ... ]", NULL },
     { "hoststart", CONF_K_COMMAND, F(hoststart), 0, 0, "expected a command line", NULL },
@@ -931,6 +933,7 @@ conf_defaults(struct conf *c)
     c->host_timeout = 5.0;
     c->start_timeout = 30.0;
     c->load_interval = 1.0;
+    c->quota_interval = 0.05;
     c->spawn_path[0] = strdup("$HOME/pvm3/bin/$PVM_ARCH");
     c->spawn_path[1] = strdup("$PVM_ROOT/bin/$PVM_ARCH");
     c->spawn_path_len = 2;

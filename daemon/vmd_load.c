@@ -14,6 +14,14 @@
  * latest sample of every host and answers vmctl conf and a task's
  * WIRE_T_REQ_LOAD from its own table, as it answers conf.
  *
+ * A quota is a setting, not a rate: between samples, every quota_interval
+ * a second timer reads the quotas of the cgroups the sample found (a file
+ * or two each), and a change goes to the peers at once with the capacity
+ * it makes, the rates staying those of the last sample.  The owner who
+ * takes a workstation back by lowering the VM's quota is seen within
+ * quota_interval, not within load_interval: in the liquid scenario a
+ * plan missed a cut when the sample came after the epoch's end.
+ *
  * Reading /proc is a handful of small reads of kernel-generated files,
  * done on the loop thread: they do not block on I/O.  Anything missing or
  * malformed leaves its fields unknown (-1), and is never fatal.
@@ -35,10 +43,19 @@
 #define LOAD_TEXT_MAX (256 * 1024)  /* the largest /proc or cgroup file read */
 #define LOAD_PROCS_MAX (1 << 20)    /* processes scanned in one sample */
 #define LOAD_CHAIN_MAX 256          /* parent links followed to find a VM process */
+#define LOAD_CG_DEPTH 16            /* cgroup levels whose quotas the watch reads */
 
 struct vmd_load_sampler {
     struct vmd *vmd;
     uv_timer_t timer;
+    uv_timer_t qtimer;              /* the quota watch; on when quota_interval < load_interval */
+    int qtimer_on;
+    int open_handles;               /* freed when the last one is closed */
+    /* The cgroups from the daemon's up to the hierarchy's root, as the
+     * last sample found them: what the quota watch reads. */
+    char cg_dirs[LOAD_CG_DEPTH][1024];
+    int cg_ndirs;
+    int cg_v2;
     char *text;                     /* LOAD_TEXT_MAX bytes of scratch */
     long clk_tck;
     /* The previous sample, for the differences. */
@@ -568,6 +585,28 @@ cg_dir(const char *mnt, const char *root, const char *path, char *out, size_t ca
     return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
 }
 
+/* The CPU quota of one cgroup directory in CPUs (0: none) into *q;
+ * 0, or -1 when it has no readable limit. */
+static int
+cg_quota(struct vmd_load_sampler *s, const char *dir, int v2mode, double *q)
+{
+    char file[1100];
+
+    if (v2mode) {
+        snprintf(file, sizeof(file), "%s/cpu.max", dir);
+        return read_text(file, s->text, 4096) > 0 && vmd_load_parse_cpumax(s->text, q) == 0
+                   ? 0 : -1;
+    }
+    char period[64];
+
+    snprintf(file, sizeof(file), "%s/cpu.cfs_period_us", dir);
+    if (read_text(file, period, sizeof(period)) <= 0)
+        return -1;
+    snprintf(file, sizeof(file), "%s/cpu.cfs_quota_us", dir);
+    return read_text(file, s->text, 4096) > 0 && vmd_load_parse_cfs(s->text, period, q) == 0
+               ? 0 : -1;
+}
+
 /*
  * The tightest CPU quota from the daemon's cgroup up to its hierarchy's
  * root (a parent's limit binds its children too), into l->quota, and the
@@ -598,22 +637,15 @@ sample_cgroup(struct vmd_load_sampler *s, struct wire_load *l)
     }
     const char *top = v2mode ? mi.v2_dir : mi.v1_dir;
     size_t toplen = strlen(top);
+    s->cg_ndirs = 0;
+    s->cg_v2 = v2mode;
     for (;;) {
         double q;
-        int ok;
-        if (v2mode) {
-            snprintf(file, sizeof(file), "%s/cpu.max", dir);
-            ok = read_text(file, s->text, 4096) > 0 && vmd_load_parse_cpumax(s->text, &q) == 0;
-        } else {
-            char period[64];
-            snprintf(file, sizeof(file), "%s/cpu.cfs_period_us", dir);
-            ok = read_text(file, period, sizeof(period)) > 0;
-            snprintf(file, sizeof(file), "%s/cpu.cfs_quota_us", dir);
-            ok = ok && read_text(file, s->text, 4096) > 0 &&
-                 vmd_load_parse_cfs(s->text, period, &q) == 0;
-        }
+        int ok = cg_quota(s, dir, v2mode, &q) == 0;
         if (ok) {
             read_any = 1;
+            if (s->cg_ndirs < LOAD_CG_DEPTH)
+                vmd_strlcpy(s->cg_dirs[s->cg_ndirs++], dir, sizeof(s->cg_dirs[0]));
             if (q > 0.0 && (quota == 0.0 || q < quota)) {
                 quota = q;
                 vmd_strlcpy(best, dir, sizeof(best));
@@ -771,10 +803,37 @@ load_on_timer(uv_timer_t *t)
         broadcast(s->vmd, &s->self);
 }
 
+/* Between samples: the quotas again, and a change to the peers at once. */
+static void
+quota_on_timer(uv_timer_t *t)
+{
+    struct vmd_load_sampler *s = t->data;
+    double quota = 0.0, q;
+    int read_any = 0;
+
+    if (!s->have_self || s->cg_ndirs == 0)
+        return; /* no cgroup limit seen where one could be read */
+    for (int i = 0; i < s->cg_ndirs; i++)
+        if (cg_quota(s, s->cg_dirs[i], s->cg_v2, &q) == 0) {
+            read_any = 1;
+            if (q > 0.0 && (quota == 0.0 || q < quota))
+                quota = q;
+        }
+    if (!read_any || quota == s->self.quota)
+        return;
+    log_info("CPU quota %.3g -> %.3g CPUs", s->self.quota, quota);
+    s->self.quota = quota;
+    s->self.capacity = vmd_load_capacity(s->self.cpus, s->self.ext_busy, quota);
+    if (s->vmd->index > 0)
+        broadcast(s->vmd, &s->self);
+}
+
 static void
 load_on_close(uv_handle_t *h)
 {
     struct vmd_load_sampler *s = h->data;
+    if (--s->open_handles > 0)
+        return;
     free(s->procs);
     free(s->text);
     free(s);
@@ -797,9 +856,20 @@ vmd_load_start(struct vmd *vmd)
     uint64_t ms = (uint64_t)(vmd->conf.load_interval * 1000.0);
     if (ms == 0)
         ms = 1;
+    s->open_handles = 1;
     /* A first sample now, as the base of the first differences. */
     load_on_timer(&s->timer);
     uv_timer_start(&s->timer, load_on_timer, ms, ms);
+    uint64_t qms = (uint64_t)(vmd->conf.quota_interval * 1000.0);
+    if (qms == 0)
+        qms = 1;
+    if (qms < ms) {
+        uv_timer_init(vmd->loop, &s->qtimer);
+        s->qtimer.data = s;
+        s->qtimer_on = 1;
+        s->open_handles++;
+        uv_timer_start(&s->qtimer, quota_on_timer, qms, qms);
+    }
     vmd->sampler = s;
     return 0;
 }
@@ -811,6 +881,8 @@ vmd_load_stop(struct vmd *vmd)
     if (s == NULL)
         return;
     vmd->sampler = NULL;
+    if (s->qtimer_on)
+        uv_close((uv_handle_t *)&s->qtimer, load_on_close);
     uv_close((uv_handle_t *)&s->timer, load_on_close);
 }
 

@@ -138,6 +138,7 @@ assert_is_default(const struct conf *c)
     assert_true(c->host_timeout == 5.0);
     assert_true(c->start_timeout == 30.0);
     assert_true(c->load_interval == 1.0);
+    assert_true(c->quota_interval == 0.05);
     assert_int_equal(c->spawn_path_len, 2);
     assert_string_equal(c->spawn_path[0], "$HOME/pvm3/bin/$PVM_ARCH");
     assert_string_equal(c->spawn_path[1], "$PVM_ROOT/bin/$PVM_ARCH");
@@ -347,6 +348,12 @@ test_conf_load_accepts_int_and_float_seconds(void **state)
     conf_free(&c);
     assert_int_equal(load_text("load_interval = 0;\n", &c, &d), WIRE_ECONF);
     assert_non_null(strstr(d.text, "load_interval: expected a number of seconds > 0"));
+    conf_free(&c);
+    assert_int_equal(load_text("quota_interval = 0.2;\n", &c, &d), 0);
+    assert_true(c.quota_interval == 0.2);
+    conf_free(&c);
+    assert_int_equal(load_text("quota_interval = -1;\n", &c, &d), WIRE_ECONF);
+    assert_non_null(strstr(d.text, "quota_interval: expected a number of seconds > 0"));
     conf_free(&c);
 }
 
