@@ -70,12 +70,12 @@
 #                    balanced time expected from the single-core rate at an
 #                    efficiency of 0.6; give both times to compare runs)
 #   --restore-at S   seconds after the iterations start (default: 85% of it)
-#   --load-interval S  the daemons' load_interval, how often they sense their
-#                    quota (default 0.25: about an epoch here, so that the
-#                    balancer can see a change within the 2 epochs the goal
-#                    allows; with the daemon's own 1 s, be_cpu came back 8
-#                    epochs after the cut and 1 with 0.25 s, at 0.1-0.2 s
-#                    of each daemon's CPU over the 22 s job)
+#   --load-interval S  the daemons' load_interval, how often they sample
+#                    their host (default 0.25: about an epoch here; with the
+#                    daemon's own 1 s, be_cpu came back 8 epochs after the
+#                    cut and 1 with 0.25 s, at 0.1-0.2 s of each daemon's
+#                    CPU over the 22 s job; the quota itself they read every
+#                    quota_interval, 0.05 s, and send a change at once)
 #   --vmrun-args A   more options for both `vmrun stencil` runs (word-split);
 #                    without a --decomp there, both start from --decomp hilbert
 #   --no-checks      skip the two-worker rate and the CFS period check

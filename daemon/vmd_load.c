@@ -585,6 +585,13 @@ cg_dir(const char *mnt, const char *root, const char *path, char *out, size_t ca
     return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
 }
 
+/* The tighter of two quotas in CPUs, 0 meaning none. */
+static double
+cg_tighter(double quota, double q)
+{
+    return q > 0.0 && (quota == 0.0 || q < quota) ? q : quota;
+}
+
 /* The CPU quota of one cgroup directory in CPUs (0: none) into *q;
  * 0, or -1 when it has no readable limit. */
 static int
@@ -646,7 +653,7 @@ sample_cgroup(struct vmd_load_sampler *s, struct wire_load *l)
             read_any = 1;
             if (s->cg_ndirs < LOAD_CG_DEPTH)
                 vmd_strlcpy(s->cg_dirs[s->cg_ndirs++], dir, sizeof(s->cg_dirs[0]));
-            if (q > 0.0 && (quota == 0.0 || q < quota)) {
+            if (cg_tighter(quota, q) != quota) {
                 quota = q;
                 vmd_strlcpy(best, dir, sizeof(best));
             }
@@ -816,8 +823,7 @@ quota_on_timer(uv_timer_t *t)
     for (int i = 0; i < s->cg_ndirs; i++)
         if (cg_quota(s, s->cg_dirs[i], s->cg_v2, &q) == 0) {
             read_any = 1;
-            if (q > 0.0 && (quota == 0.0 || q < quota))
-                quota = q;
+            quota = cg_tighter(quota, q);
         }
     if (!read_any || quota == s->self.quota)
         return;

@@ -102,12 +102,21 @@ else
     echo "# other processes masked the burner's rise ($before -> $during of $NCPU CPUs); not checking the fall"
 fi
 
+# cg_v1 WHAT: can this test make cgroups of the v1 cpu controller?  If not,
+# it says why WHAT is skipped.
+cg_v1() {
+    if [ "$(id -u)" != 0 ]; then
+        echo "# SKIP $1: needs root"
+    elif [ ! -w /sys/fs/cgroup/cpu/cgroup.procs ] || [ ! -f /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]; then
+        echo "# SKIP $1: no writable cgroup v1 cpu controller at /sys/fs/cgroup/cpu"
+    else
+        return 0
+    fi
+    return 1
+}
+
 # A CPU quota on host1's daemon (cgroup v1 cpu controller).
-if [ "$(id -u)" != 0 ]; then
-    echo "# SKIP cgroup quota: needs root"
-elif [ ! -w /sys/fs/cgroup/cpu/cgroup.procs ] || [ ! -f /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]; then
-    echo "# SKIP cgroup quota: no writable cgroup v1 cpu controller at /sys/fs/cgroup/cpu"
-else
+if cg_v1 "cgroup quota"; then
     CG=/sys/fs/cgroup/cpu/lvm-test-$$
     p1=$(vmd_pid_of host1)
     if mkdir "$CG" && echo 100000 >"$CG/cpu.cfs_period_us" && echo 30000 >"$CG/cpu.cfs_quota_us" &&
@@ -142,11 +151,7 @@ check "no vmd process is left" wait_for 5 vmd_count_is 0
 # daemons sample every 60 s, started inside a cgroup with a 30 % quota.
 # (Its capacity stays unknown here: the CPU time outside the VM needs two
 # samples; with both known it follows the quota, as check 12 shows.)
-if [ "$(id -u)" != 0 ]; then
-    echo "# SKIP quota watch: needs root"
-elif [ ! -w /sys/fs/cgroup/cpu/cgroup.procs ] || [ ! -f /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]; then
-    echo "# SKIP quota watch: no writable cgroup v1 cpu controller at /sys/fs/cgroup/cpu"
-else
+if cg_v1 "quota watch"; then
     CG=/sys/fs/cgroup/cpu/lvm-test-$$
     write_conf 3.0 "load_interval = 60.0;"
     if mkdir "$CG" && echo 100000 >"$CG/cpu.cfs_period_us" && echo 30000 >"$CG/cpu.cfs_quota_us"; then
