@@ -625,8 +625,10 @@ sample_cgroup(struct vmd_load_sampler *s, struct wire_load *l)
     char v1[512], v2[512], dir[1024], file[1100], best[1024] = "";
     struct vmd_cg_mounts mi;
     double quota = 0.0;
-    int v2mode = 0, read_any = 0;
+    int v2mode = 0, read_any = 0, nlimits = 0;
 
+    /* The watch reads only what this sample finds: nothing, if it fails. */
+    s->cg_ndirs = 0;
     if (read_text("/proc/self/cgroup", s->text, LOAD_TEXT_MAX) < 0 ||
         vmd_load_parse_cgroup(s->text, v1, sizeof(v1), v2, sizeof(v2)) != 0 ||
         read_text("/proc/self/mountinfo", s->text, LOAD_TEXT_MAX) < 0 ||
@@ -644,14 +646,13 @@ sample_cgroup(struct vmd_load_sampler *s, struct wire_load *l)
     }
     const char *top = v2mode ? mi.v2_dir : mi.v1_dir;
     size_t toplen = strlen(top);
-    s->cg_ndirs = 0;
     s->cg_v2 = v2mode;
     for (;;) {
         double q;
         int ok = cg_quota(s, dir, v2mode, &q) == 0;
         if (ok) {
             read_any = 1;
-            if (s->cg_ndirs < LOAD_CG_DEPTH)
+            if (nlimits++ < LOAD_CG_DEPTH)
                 vmd_strlcpy(s->cg_dirs[s->cg_ndirs++], dir, sizeof(s->cg_dirs[0]));
             if (cg_tighter(quota, q) != quota) {
                 quota = q;
@@ -664,6 +665,10 @@ sample_cgroup(struct vmd_load_sampler *s, struct wire_load *l)
             break;
         *slash = '\0';
     }
+    /* Deeper than the watch keeps, it would miss a limit above: the quota
+     * is then read with the samples only. */
+    if (nlimits > LOAD_CG_DEPTH)
+        s->cg_ndirs = 0;
     if (!read_any) {
         /* The v2 root has no cpu.max, and a v2 tree without the cpu
          * controller has none anywhere: no limit we can see. */
@@ -819,7 +824,7 @@ quota_on_timer(uv_timer_t *t)
     int read_any = 0;
 
     if (!s->have_self || s->cg_ndirs == 0)
-        return; /* no cgroup limit seen where one could be read */
+        return; /* the last sample read no quota file, or too deep a chain */
     for (int i = 0; i < s->cg_ndirs; i++)
         if (cg_quota(s, s->cg_dirs[i], s->cg_v2, &q) == 0) {
             read_any = 1;

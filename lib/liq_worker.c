@@ -309,7 +309,6 @@ liq_quantum_own(const struct liq_worker *w, const struct liq_quantum *q, struct 
     liq_quantum_view(b, e, q->n, view);
 }
 
-/* One block of iterations on one region. */
 /* Keep a kernel's first error for liq_job to end the worker with. */
 static void
 liq_kernel_rc(struct liq_worker *w, int rc)
@@ -318,6 +317,7 @@ liq_kernel_rc(struct liq_worker *w, int rc)
         w->kerr = rc;
 }
 
+/* One block of iterations on one region. */
 static void
 liq_region_block(struct liq_worker *w, struct liq_region *r, int iters)
 {

@@ -109,9 +109,8 @@ and any(e["host_quanta"][h2] > 0 for e in E if e["epoch"] >= back[0]["epoch"]))'
 # reclaim_below (benched), its worker only when that has lasted
 # reclaim_after (1 s, several epochs): the evacuation has nothing to move.
 check "host2's quanta left by a forced plan epochs before its worker did" r '(
-[f for f in E if f["forced"] and f["epoch"] < evac[0]["epoch"]][:1] and
-[f for f in E if f["forced"] and f["epoch"] < evac[0]["epoch"]][0]["moved"] > 0 and
-[f for f in E if f["forced"] and f["epoch"] < evac[0]["epoch"]][0]["host_quanta"][h2] == 0 and
+(F := [f for f in E if f["forced"] and f["epoch"] < evac[0]["epoch"]][:1]) and
+F[0]["moved"] > 0 and F[0]["host_quanta"][h2] == 0 and
 [f for f in E if f["epoch"] == evac[0]["epoch"]][0]["moved"] == 0)'
 check "every epoch has BE (wall clock and CPU), time, publish, decide and move times" r '
 all(0 < e["be"] <= 1 and 0 < e["be_cpu"] <= 1 and e["t_s"] > 0 and e["publish_s"] >= 0 and e["decide_s"] >= 0
