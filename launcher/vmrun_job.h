@@ -30,7 +30,7 @@ struct job_kept {
 };
 
 /* The figures each worker's DONE message ends with (job_stats.wcpu). */
-#define JOB_WCPU 5
+#define JOB_WCPU 6
 
 struct job_stats {
     struct liq_geom g;
@@ -46,7 +46,8 @@ struct job_stats {
     int *wpass;                 /* Jacobi sweeps per pass each worker chose (0: none) */
     double *wcpu;               /* per worker, JOB_WCPU each: CPU s in the kernels, in
                                  * the process, in the kernels while ghosts were on the
-                                 * way; wall s blocked for ghosts, for the master's plans */
+                                 * way; wall s blocked for ghosts, for the master's plans;
+                                 * bytes of ghosts received from other workers */
     uint64_t checksum;
     int halo;                   /* iterations per ghost exchange */
     double halo_work;           /* points swept per point owned, initial placement */

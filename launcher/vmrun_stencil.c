@@ -297,7 +297,8 @@ take_done(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st,
 
     if (st->wpass[w] < 0 || st->wpass[w] > 1000 || !(cpu[0] >= 0) || !isfinite(cpu[0]) ||
         !(cpu[1] >= 0) || !isfinite(cpu[1]) || !(cpu[2] >= 0) || !(cpu[2] <= cpu[0]) ||
-        !(cpu[3] >= 0) || !isfinite(cpu[3]) || !(cpu[4] >= 0) || !isfinite(cpu[4])) {
+        !(cpu[3] >= 0) || !isfinite(cpu[3]) || !(cpu[4] >= 0) || !isfinite(cpu[4]) ||
+        !(cpu[5] >= 0) || !(cpu[5] <= 1e18)) {
         snprintf(vm->why, sizeof(vm->why), "worker t%x sent a malformed DONE message",
                  (unsigned)vm->tids[w]);
         return -1;
@@ -563,8 +564,8 @@ json_report(FILE *fp, const struct vmrun_vm *vm, const struct vmrun_opts *o,
         if (st->wpass[w] > 0)
             fprintf(fp, ",\"jacobi_sweeps_per_pass\":%d", st->wpass[w]);
         fprintf(fp, ",\"compute_cpu_s\":%.6g,\"cpu_s\":%.6g,\"overlap_cpu_s\":%.6g,"
-                    "\"ghost_wait_s\":%.6g,\"plan_wait_s\":%.6g",
-                f[0], f[1], f[2], f[3], f[4]);
+                    "\"ghost_wait_s\":%.6g,\"plan_wait_s\":%.6g,\"ghost_bytes\":%.0f",
+                f[0], f[1], f[2], f[3], f[4], f[5]);
         if (st->wother != NULL)
             fprintf(fp, ",\"other_cpu_share\":%.4g", st->wother[w]);
         fputc('}', fp);

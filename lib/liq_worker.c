@@ -93,6 +93,7 @@ struct liq_worker {
     double compute_cpu;         /* CPU seconds in the kernels, this job */
     double overlap_cpu;         /* ... of them while ghosts were on the way (liq_split) */
     double ghost_wait;          /* wall s blocked for ghosts (liq_exchange_finish) */
+    double ghost_bytes;         /* bytes of ghosts received from other workers */
     double plan_wait;           /* wall s blocked for the master's plan (liq_plan) */
     int kerr;                   /* a kernel's error (-errno), 0 while there is none */
     double cpu0;                /* the process's CPU seconds when the job came */
@@ -815,6 +816,7 @@ liq_exchange_finish(struct liq_worker *w, int tag)
                      bytes, k->points * sizeof(double));
             return -1;
         }
+        w->ghost_bytes += bytes;
         /* Put straight from the message where it can be: one copy of every
          * ghost the fewer. */
         if ((p = pvm__upk_view(k->points * sizeof(double))) == NULL) {
@@ -1624,7 +1626,7 @@ liq_job(struct liq_worker *w)
         goto out;
     t_setup = liq_now() - t_start;
     w->compute_all = w->comm_all = w->compute_cpu = w->overlap_cpu = 0;
-    w->ghost_wait = w->plan_wait = 0;
+    w->ghost_wait = w->plan_wait = w->ghost_bytes = 0;
     w->kerr = 0;
     w->ep_t = liq_now();
     w->ep_cpu = liq_process_cpu();
@@ -1704,9 +1706,10 @@ liq_job(struct liq_worker *w)
     pvm_pkint(&w->passes, 1, 1);
     /* CPU in the kernels and in the whole process since the job came
      * (setup, messages, TLS, packing; not the probes before it); wall
-     * time blocked for ghosts and for plans (the launcher's JOB_WCPU). */
+     * time blocked for ghosts and for plans; bytes of ghosts received
+     * (the launcher's JOB_WCPU). */
     double fig[] = { w->compute_cpu, liq_process_cpu() - w->cpu0, w->overlap_cpu,
-                     w->ghost_wait, w->plan_wait };
+                     w->ghost_wait, w->plan_wait, w->ghost_bytes };
 
     pvm_pkdouble(fig, (int)(sizeof(fig) / sizeof(fig[0])), 1);
     if (pvm_send(w->master, LIQ_TAG_DONE) < 0)

@@ -167,6 +167,18 @@ check "... each epoch gives each host's model and wall time, positive where it h
                for m, t, q in zip(x["host_model_s"], x["host_wall_s"], x["host_quanta"]))
            for x in E)'
 
+# Two slabs (row on two hosts) share one 24x24 plane: whatever the halo,
+# each worker receives that plane's doubles once per iteration.
+ghost_bytes() {
+    "$VMRUN" stencil --quiet --probe-seconds 0.01 --grid 24 --iters 12 --balance off \
+        --decomp row --hosts host0,host1 --halo "$1" --json - | python3 -c 'import json, sys
+W = json.load(sys.stdin)["workers"]
+print("# ghost_bytes", [w["ghost_bytes"] for w in W])
+sys.exit(0 if len(W) == 2 and all(w["ghost_bytes"] == 24 * 24 * 8 * 12 for w in W) else 1)'
+}
+check "ghost_bytes: two slabs, halo 1, each worker receives 24*24*8 bytes an iteration" ghost_bytes 1
+check "ghost_bytes: two slabs, halo 3, the same bytes in a quarter of the messages" ghost_bytes 3
+
 check "--balance off keeps the placement: no epochs" bash -c '
     "$0" stencil --quiet --probe-seconds 0.01 --grid 24 --iters 12 --epoch 2 --balance off --json - |
         grep -q "\"epochs\":\[\]"' "$VMRUN"
