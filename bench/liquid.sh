@@ -26,6 +26,10 @@
 #      host's cgroup, the job's kernel, no messages, the processes meeting at
 #      a barrier every halo iterations of the balanced run (and never): what
 #      any placement and any runtime could at best do under these quotas;
+#      and the TLS floor (bench/pvm_timing_floor between hosts 1 and 2, the
+#      cluster's TLS 1.3 with this VM's certificates): the CPU both ends
+#      spend per megabyte of 1 MB messages, which prices the bytes the
+#      bound's slabs would exchange and the bytes the job did;
 #   4. per run (bench/liquid/report.py): time, the ideal time (the updates
 #      divided by the capacity the quotas allowed over the run, at the
 #      single-core rate), BE per epoch, epochs until BE > 0.85 after each
@@ -456,10 +460,25 @@ for h in "${H[@]}"; do cgs="$cgs${cgs:+,}$CPU/$CG-$h${ACCT:+:$ACCT/$CG-$h}"; don
 for s in "$halo" 0; do
     meet="every $s iterations"; [ "$s" = 0 ] && meet=never
     say "the machine's bound: $grid^3 in slabs by the quotas, no messages, meeting $meet, $bound_iters iterations"
-    "$B/bench/liquid_bound" --grid "$grid" --iters "$bound_iters" --sync "$s" \
+    "$B/bench/liquid_bound" --grid "$grid" --iters "$bound_iters" --sync "$s" --epoch "$epoch" \
         --parts "$quotas" --cgroups "$cgs" >"$T/bound.$s.json" 2>"$T/bound.err" ||
         { cat "$T/bound.err" >&2; fail "bench/liquid_bound failed"; }
 done
+# The TLS floor: 1 MB round trips between hosts 1 and 2, nothing but a
+# socket and the cluster's TLS (128 KB writes, 64 KB read-ahead, as the
+# tasks' direct links); each end's CPU per round trip prices a megabyte.
+PTF=$B/bench/pvm_timing_floor
+if [ -x "$PTF" ]; then
+    say "the TLS floor: 1 MB messages between ${H[0]} and ${H[1]}, CPU at each end"
+    C=$LIQUIDVM_HOME/certs port=$(( 20000 + $$ % 20000 ))
+    timeout 120 "$R" exec "${H[1]}" "$PTF" -s -t "$C/ca.pem" "$C/${H[1]}.pem" "$C/${H[1]}.key" \
+        -W 131072 -A 65536 "$("$R" ip "${H[1]}")" "$port" 2>"$T/floor.srv.err" &
+    srv=$!
+    timeout 120 "$R" exec "${H[0]}" "$PTF" -c -t "$C/ca.pem" "$C/${H[0]}.pem" "$C/${H[0]}.key" \
+        -W 131072 -A 65536 -S 1000000 -r 20 -C 300 --json "$("$R" ip "${H[1]}")" "$port" \
+        >"$T/floor.json" 2>"$T/floor.err" || { cat "$T/floor.err" >&2; say "the TLS floor failed"; }
+    wait "$srv"
+fi
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 say "load after the run: $(uptime | sed 's/.*load average/load average/')"
 

@@ -2,8 +2,8 @@
  * bench/liquid_bound.c - what the machine allows a stencil job under CPU
  * quotas when messages cost nothing (issue 8, bench/liquid.sh).
  *
- *   liquid_bound [--grid N] [--iters K] [--sync H] [--parts W1,W2,...]
- *                [--cgroups D1[:D1b],D2,...]
+ *   liquid_bound [--grid N] [--iters K] [--sync H] [--epoch E]
+ *                [--parts W1,W2,...] [--cgroups D1[:D1b],D2,...]
  *
  * One process per part, each with a slab of the grid along k in proportion
  * to its weight (the largest remainders get the odd planes), each in the
@@ -26,8 +26,9 @@
  * Output: one JSON line -- the grid, iterations, the sync period, the wall
  * time from the first barrier to the last part's end, the updates (N^3 *
  * K) and updates/s, the BE of the parts' compute wall times (mean over
- * max, the job's definition), ok, and per part its weight, planes, wall,
- * busy (computing) and CPU seconds.  Exit status: 0 measured; 1 a part
+ * max, the job's definition), per part its weight, planes, wall, busy
+ * (computing) and CPU seconds, the BE of every epoch of E iterations
+ * (where the parts meet: the job's per-epoch BE), and ok.  Exit status: 0 measured; 1 a part
  * failed (it says why on stderr and nothing is printed; a part killed by
  * a signal takes the others with it, and all die with the parent, so that
  * none waits at a barrier forever); 2 bad usage.
@@ -48,10 +49,12 @@
 #include "liq.h"
 
 #define MAX_PARTS 16
+#define MAX_EPOCHS 4096
 
 struct shared {
     pthread_barrier_t bar;
     double t0[MAX_PARTS], t1[MAX_PARTS], cpu[MAX_PARTS], busy[MAX_PARTS];
+    double ebusy[MAX_EPOCHS][MAX_PARTS]; /* compute wall time per epoch */
 };
 
 static double
@@ -87,7 +90,7 @@ enter_cgroups(char *dirs)
 
 /* Part p's run: its slab of nk planes, iters sweeps, a barrier every sync. */
 static int
-part(struct shared *sh, int p, int n, int nk, int iters, int sync, char *cgroups)
+part(struct shared *sh, int p, int n, int nk, int iters, int sync, int epoch, char *cgroups)
 {
     struct kern_box u, v, rhs;
     struct kern_plan plan;
@@ -124,15 +127,22 @@ part(struct shared *sh, int p, int n, int nk, int iters, int sync, char *cgroups
     for (int done = 0; done < iters;) {
         int k = sync > 0 && iters - done > sync ? sync : iters - done;
 
+        /* Nor past the end of an epoch, whose BE is the job's per epoch. */
+        if (k > epoch - done % epoch)
+            k = epoch - done % epoch;
+
         double t = clock_s(CLOCK_MONOTONIC);
 
         if (rc == 0 && kern_jacobi_run_swap(&a, &b, &rhs, c, c2, k, &plan) != 0) {
             fprintf(stderr, "liquid_bound: part %d: the kernel failed\n", p);
             rc = -1; /* it still meets the others at every barrier */
         }
-        sh->busy[p] += clock_s(CLOCK_MONOTONIC) - t;
+        t = clock_s(CLOCK_MONOTONIC) - t;
+        sh->busy[p] += t;
+        if (done / epoch < MAX_EPOCHS)
+            sh->ebusy[done / epoch][p] += t;
         done += k;
-        if (sync > 0)
+        if (sync > 0 && (done % sync == 0 || done == iters))
             pthread_barrier_wait(&sh->bar);
     }
     sh->t1[p] = clock_s(CLOCK_MONOTONIC);
@@ -181,19 +191,20 @@ static int
 usage(int rc)
 {
     fprintf(rc ? stderr : stdout,
-            "usage: liquid_bound [--grid N] [--iters K] [--sync H] [--parts W1,W2,...]\n"
-            "                    [--cgroups D1[:D1b],D2,...]\n"
+            "usage: liquid_bound [--grid N] [--iters K] [--sync H] [--epoch E]\n"
+            "                    [--parts W1,W2,...] [--cgroups D1[:D1b],D2,...]\n"
             "  one process per part (default 4 equal parts), a slab of the N^3 grid\n"
             "  (default 128) in proportion to its weight, K Jacobi iterations (default\n"
             "  60), a sleeping barrier every H (default 5; 0 never); each process enters\n"
-            "  the cgroups of its entry in --cgroups.  Prints one JSON line.\n");
+            "  the cgroups of its entry in --cgroups.  Prints one JSON line, with the\n"
+            "  BE of every E iterations (default 10) where the parts meet.\n");
     return rc;
 }
 
 int
 main(int argc, char **argv)
 {
-    int n = 128, iters = 60, sync = 5, np = 4, nk[MAX_PARTS];
+    int n = 128, iters = 60, sync = 5, epoch = 10, np = 4, nk[MAX_PARTS];
     double w[MAX_PARTS] = { 1, 1, 1, 1 }, sw = 0;
     char *cg[MAX_PARTS] = { NULL }, *cglist = NULL;
 
@@ -213,6 +224,9 @@ main(int argc, char **argv)
                 return usage(2);
         } else if (strcmp(a, "--sync") == 0) {
             if (parse_int(v, 0, 1000000, &sync) != 0)
+                return usage(2);
+        } else if (strcmp(a, "--epoch") == 0) {
+            if (parse_int(v, 1, 1000000, &epoch) != 0)
                 return usage(2);
         } else if (strcmp(a, "--parts") == 0) {
             if ((np = parse_list(v, w, MAX_PARTS)) < 1)
@@ -295,7 +309,7 @@ main(int argc, char **argv)
             /* A part whose parent is gone would wait at the barrier forever. */
             if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() == 1)
                 _exit(1);
-            _exit(part(sh, p, n, nk[p], iters, sync, cg[p]) == 0 ? 0 : 1);
+            _exit(part(sh, p, n, nk[p], iters, sync, sync > 0 ? epoch : iters, cg[p]) == 0 ? 0 : 1);
         }
     }
     int failed = 0, left = np;
@@ -347,6 +361,19 @@ main(int argc, char **argv)
     for (int p = 0; p < np; p++)
         printf("%s{\"weight\":%g,\"planes\":%d,\"wall_s\":%.6f,\"busy_s\":%.6f,\"cpu_s\":%.6f}",
                p ? "," : "", w[p], nk[p], sh->t1[p] - sh->t0[p], sh->busy[p], sh->cpu[p]);
+    /* BE per epoch, as the job reports it, where the parts meet (else
+     * their epochs are not the same stretch of time). */
+    printf("],\"epoch\":%d,\"epoch_be\":[", sync > 0 ? epoch : 0);
+    for (int e = 0; sync > 0 && e < MAX_EPOCHS && e * epoch < iters; e++) {
+        double es = 0, em = 0;
+
+        for (int p = 0; p < np; p++) {
+            es += sh->ebusy[e][p];
+            if (sh->ebusy[e][p] > em)
+                em = sh->ebusy[e][p];
+        }
+        printf("%s%.4f", e ? "," : "", em > 0 ? es / np / em : 1.0);
+    }
     printf("],\"ok\":true}\n");
     free(cglist);
     return failed;

@@ -7,7 +7,7 @@
  * see how much of a LiquidVM round trip is the network and the cipher.
  *
  *   pvm_timing_floor -s [-t CA CERT KEY] [OPTIONS] ADDR PORT
- *   pvm_timing_floor -c [-t CA CERT KEY] [OPTIONS] [-r REPS] [--json] ADDR PORT
+ *   pvm_timing_floor -c [-t CA CERT KEY] [OPTIONS] [-r REPS] [-C REPS] [--json] ADDR PORT
  *
  * Options (both ends take the same): -b SOCKBUF sets SO_SNDBUF/SO_RCVBUF
  * (else the kernel tunes them); -W BYTES gathers TLS records and sends them
@@ -15,7 +15,12 @@
  * socket BIO does); -A BYTES reads ahead into a buffer of BYTES; -S SIZE
  * times that message size only.
  *
- * The client prints a median per size.  Exit status: 0 ok, 1 failure, 2 usage.
+ * The client prints a median per size, and the CPU time (user and system)
+ * each end spent per round trip: the client's is the sender's cost of N
+ * bytes, the server's the receiver's (the client asks the server for its
+ * CPU clock before and after a size's round trips; -C only times that
+ * many round trips per size, after the timed ones).  Exit status: 0 ok,
+ * 1 failure, 2 usage.
  */
 #include "wire_tls.h"
 
@@ -55,6 +60,18 @@ now_us(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* A request for the server's CPU clock instead of a message length. */
+#define CPU_ASK 0xffffffffu
+
+static double
+cpu_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 static int
@@ -173,7 +190,7 @@ static void
 usage(void)
 {
     fprintf(stderr, "usage: pvm_timing_floor -s|-c [-t CA CERT KEY] [-b SOCKBUF] [-W BYTES] "
-                    "[-A BYTES] [-S SIZE] [-r REPS] [--json] ADDR PORT\n");
+                    "[-A BYTES] [-S SIZE] [-r REPS] [-C REPS] [--json] ADDR PORT\n");
     exit(2);
 }
 
@@ -182,7 +199,7 @@ main(int argc, char **argv)
 {
     const char *ca = NULL, *cert = NULL, *key = NULL, *addr = NULL;
     int server = -1, reps = 200, json = 0, sockbuf = 0, port = 0, one = 1, i, s;
-    int wbuf = 0, rbuf = 0, only = 0;
+    int wbuf = 0, rbuf = 0, only = 0, cpureps = 100, printed = 0;
     struct sockaddr_in sa = { .sin_family = AF_INET };
     struct end e = { -1, NULL };
     SSL_CTX *ctx = NULL;
@@ -209,6 +226,8 @@ main(int argc, char **argv)
             only = atoi(argv[++i]);
         else if (strcmp(argv[i], "-r") == 0 && i + 1 < argc)
             reps = atoi(argv[++i]);
+        else if (strcmp(argv[i], "-C") == 0 && i + 1 < argc)
+            cpureps = atoi(argv[++i]);
         else if (strcmp(argv[i], "--json") == 0)
             json = 1;
         else if (addr == NULL)
@@ -218,7 +237,7 @@ main(int argc, char **argv)
         else
             usage();
     }
-    if (server < 0 || addr == NULL || port <= 0 || port > 65535 || reps < 1)
+    if (server < 0 || addr == NULL || port <= 0 || port > 65535 || reps < 1 || cpureps < 1)
         usage();
     sa.sin_port = htons((uint16_t)port);
     if (inet_pton(AF_INET, addr, &sa.sin_addr) != 1)
@@ -292,10 +311,19 @@ main(int argc, char **argv)
     if (server) {
         uint32_t n;
 
-        /* Each message is a 4-byte length and that many bytes; answer 4. */
-        while (get(&e, &n, 4) == 0 && n <= MAXSIZE && get(&e, buf, n) == 0)
-            if (put(&e, &n, 4) != 0)
+        /* Each message is a 4-byte length and that many bytes; answer 4.
+         * CPU_ASK instead of a length: answer our CPU clock (8 bytes). */
+        while (get(&e, &n, 4) == 0) {
+            if (n == CPU_ASK) {
+                double c = cpu_s();
+
+                if (put(&e, &c, sizeof(c)) != 0)
+                    break;
+                continue;
+            }
+            if (n > MAXSIZE || get(&e, buf, n) != 0 || put(&e, &n, 4) != 0)
                 break;
+        }
         return 0;
     }
     if (json)
@@ -317,12 +345,35 @@ main(int argc, char **argv)
             if (i >= 0)
                 rt[i] = now_us() - t0;
         }
+        /* The CPU each end spends per round trip, over cpureps more. */
+        double c0 = cpu_s(), s0, s1, c1;
+        uint32_t ask = CPU_ASK;
+
+        if (put(&e, &ask, 4) != 0 || get(&e, &s0, sizeof(s0)) != 0) {
+            fprintf(stderr, "pvm_timing_floor: connection lost\n");
+            return 1;
+        }
+        for (i = 0; i < cpureps; i++) {
+            memcpy(buf, &n, 4);
+            if (put(&e, buf, n + 4) != 0 || get(&e, buf, 4) != 0) {
+                fprintf(stderr, "pvm_timing_floor: connection lost\n");
+                return 1;
+            }
+        }
+        if (put(&e, &ask, 4) != 0 || get(&e, &s1, sizeof(s1)) != 0) {
+            fprintf(stderr, "pvm_timing_floor: connection lost\n");
+            return 1;
+        }
+        c1 = cpu_s();
+        double snd = (c1 - c0) * 1e6 / cpureps, rcv = (s1 - s0) * 1e6 / cpureps;
+
         qsort(rt, (size_t)reps, sizeof(*rt), cmp_double);
         if (json)
-            printf("%s{\"bytes\":%d,\"median_us\":%.1f}", s ? "," : "", sizes[s], rt[reps / 2]);
+            printf("%s{\"bytes\":%d,\"median_us\":%.1f,\"send_cpu_us\":%.1f,\"recv_cpu_us\":%.1f}",
+                   printed++ ? "," : "", sizes[s], rt[reps / 2], snd, rcv);
         else
-            printf("%s %9d B  median %9.1f us  min %9.1f us\n", ctx ? "TLS" : "TCP", sizes[s],
-                   rt[reps / 2], rt[0]);
+            printf("%s %9d B  median %9.1f us  min %9.1f us  CPU per round trip: sender %.1f us, "
+                   "receiver %.1f us\n", ctx ? "TLS" : "TCP", sizes[s], rt[reps / 2], rt[0], snd, rcv);
     }
     if (json)
         printf("]}\n");

@@ -352,6 +352,47 @@ def analyse(name, rep, ev, prog, rev, a):
             "halo_work": rep.get("halo", {}).get("work")}
 
 
+def bound_epochs(be):
+    """The bound's BE per epoch, and how often the goal's test would pass
+    there: for a change at epoch k0, BE above BE_GOAL for HOLD epochs in a
+    row starting within RECOVER_EPOCHS epochs (recovery())."""
+    if len(be) < RECOVER_EPOCHS + HOLD + 1:
+        return {}
+    k0s = range(len(be) - RECOVER_EPOCHS - HOLD)
+    ok = sum(1 for k0 in k0s if (recovery(be, k0, len(be))[1] or RECOVER_EPOCHS + 1) <= RECOVER_EPOCHS)
+    return {"epoch_be": be, "epoch_be_median": statistics.median(be),
+            "epochs_above": sum(1 for x in be if x > BE_GOAL) / len(be),
+            "goal_pass": ok / len(k0s)}
+
+
+def tls_floor(d, a, quotas, bounds, reps):
+    """The CPU the cluster's TLS costs per byte at both ends (floor.json,
+    bench/pvm_timing_floor's 1 MB round trips), priced on the ghosts the
+    bound's slabs would exchange and on those each job did exchange."""
+    fl = load(f"{d}/floor.json")
+    res = [r for r in (fl or {}).get("results", []) if r.get("bytes") == 1000000]
+    if not res or not res[0].get("send_cpu_us") or not res[0].get("recv_cpu_us"):
+        print(f"liquid: no TLS floor in {d}/floor.json", file=sys.stderr)
+        return None
+    snd, rcv = res[0]["send_cpu_us"] * 1e-6, res[0]["recv_cpu_us"] * 1e-6  # s per 1e6 bytes
+    per_byte = (snd + rcv) / 1e6
+    kernel = a.grid ** 3 * a.iters / a.rate
+    slab = (len(quotas) - 1) * 2 * a.grid ** 2 * 8 * a.iters
+    share = slab * per_byte / kernel
+    job = {}
+    for m, rep in reps.items():
+        ws = (rep or {}).get("workers", [])
+        if ws and all("ghost_bytes" in w for w in ws):
+            b = sum(w["ghost_bytes"] for w in ws)
+            job[m] = {"bytes": b, "floor_cpu_s": b * per_byte,
+                      "outside_cpu_s": sum(w["cpu_s"] - w["compute_cpu_s"] for w in ws)}
+    return {"send_cpu_ms_per_mb": snd * 1e3, "recv_cpu_ms_per_mb": rcv * 1e3,
+            "kernel_cpu_s": kernel, "slab_bytes": slab, "slab_cpu_s": slab * per_byte,
+            "slab_share": share,
+            "bound_with_ghosts": {k: b["time_over_ideal"] + share for k, b in bounds.items()},
+            "job": job}
+
+
 def probe_check(d, quotas):
     """How well the speed probe sees the quotas: each host's share of the
     probed speed over its share of the quotas (1 is exact; the shares take
@@ -408,10 +449,10 @@ def main():
         rates = []
     probe1 = p1["hosts"][0]["updates_per_s"] if p1 else None
     ev = read_events(f"{d}/events")
-    runs = {}
+    runs, reps = {}, {}
     on_rep = load(f"{d}/run.on.json")
     for m in ("off", "on"):
-        rep = load(f"{d}/run.{m}.json")
+        rep = reps[m] = load(f"{d}/run.{m}.json")
         if rep is None:
             print(f"liquid: no report of the --balance {m} run", file=sys.stderr)
             return 1
@@ -439,9 +480,10 @@ def main():
             ideal = b["updates"] / (cap0 * a.rate)
             bounds[int(s)] = {"sync": int(s), "iters": b["iters"], "time_s": b["time_s"],
                               "ideal_s": ideal, "time_over_ideal": b["time_s"] / ideal,
-                              "be": b.get("be"),
+                              "be": b.get("be"), **bound_epochs(b.get("epoch_be") or []),
                               "cpu_s": [x["cpu_s"] for x in b["parts"]],
                               "allowed_cpu_s": [min(q, 1) * b["time_s"] for q in quotas]}
+    floor = tls_floor(d, a, quotas, bounds, reps)
     same = [p["efficiency"] for p in on["phases"]
             if p["efficiency"] and [round(x, 4) for x in p["quotas"]] == [round(x, 4) for x in quotas]]
     goals = [
@@ -467,6 +509,7 @@ def main():
         "single_core_runs_updates_per_s": rates,
         "probe_updates_per_s": probe1, "two_workers_scaling": two, "probe_check": pc,
         "runs": runs, "speedup": speedup, "speedup_bound": bound, "machine_bound": bounds,
+        "tls_floor": floor,
         "goals": goals, "be_cpu_recovery": recs_cpu,
     }
     if a.json:
@@ -609,6 +652,33 @@ def main():
               "period's quota unspent and then computes at a whole CPU, so its compute time is "
               "shorter than its share says.  be_cpu (the kernels' CPU at the shares) does not "
               "read that.")
+        for k in sorted(bounds, reverse=True):
+            b = bounds[k]
+            if k and "goal_pass" in b:
+                P(f"  its BE per epoch of {a.epoch} iterations, meeting every {k}: median "
+                  f"{b['epoch_be_median']:.2f}, {100 * b['epochs_above']:.0f} % of {len(b['epoch_be'])} epochs above "
+                  f"{BE_GOAL}; a change at any one of its epochs would pass the goal's test (above {BE_GOAL} "
+                  f"{HOLD} epochs in a row, from within {RECOVER_EPOCHS}) in {100 * b['goal_pass']:.0f} % of them, "
+                  f"two changes in {100 * b['goal_pass'] ** 2:.0f} %")
+        if floor:
+            f = floor
+            P(f"  the TLS floor (bench/pvm_timing_floor, 1 MB messages between two hosts, the cluster's "
+              f"TLS 1.3): {f['send_cpu_ms_per_mb']:.2f} ms of CPU per MB to send, "
+              f"{f['recv_cpu_ms_per_mb']:.2f} ms to receive")
+            P(f"  the bound's slabs, had they sent their ghosts ({len(quotas) - 1} planes of {a.grid}^2, "
+              f"both ways, every iteration): {f['slab_bytes'] / 1e9:.2f} GB over {a.iters} iterations, "
+              f"{f['slab_cpu_s']:.1f} s of CPU at the floor = {100 * f['slab_share']:.0f} % of the kernels' "
+              f"{f['kernel_cpu_s']:.1f} s at the single-core rate, so at least")
+            for k in sorted(f["bound_with_ghosts"], reverse=True):
+                P(f"    {'meeting every %d iterations' % k if k else 'never meeting':28} "
+                  f"{f['bound_with_ghosts'][k]:.2f}x ideal with their ghosts (the goal is {IDEAL_GOAL}x)")
+            for m in ("off", "on"):
+                j = f["job"].get(m)
+                if j:
+                    P(f"  the {'fixed' if m == 'off' else 'balanced'} job's ghosts: {j['bytes'] / 1e9:.2f} GB, "
+                      f"{j['floor_cpu_s']:.1f} s of CPU at the floor; its workers spent "
+                      f"{j['outside_cpu_s']:.1f} s outside their kernels ({j['outside_cpu_s'] / j['floor_cpu_s']:.1f}x "
+                      "that)" if j['floor_cpu_s'] > 0 else "")
         if same:
             P(f"  the balanced job at these quotas: {', '.join(f'{100 * e:.0f} %' for e in same)} of the "
               "capacity (its phases above); the rest of the gap is the runtime's -- ghost messages, "
