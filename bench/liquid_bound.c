@@ -28,10 +28,11 @@
  * K) and updates/s, the BE of the parts' compute wall times (mean over
  * max, the job's definition), per part its weight, planes, wall, busy
  * (computing) and CPU seconds, the BE of every epoch of E iterations
- * (where the parts meet: the job's per-epoch BE), and ok.  Exit status: 0 measured; 1 a part
- * failed (it says why on stderr and nothing is printed; a part killed by
- * a signal takes the others with it, and all die with the parent, so that
- * none waits at a barrier forever); 2 bad usage.
+ * (where the parts meet: the job's per-epoch BE), and ok.  Exit status:
+ * 0 measured; 1 a part failed (it says why on stderr and nothing is
+ * printed; a part killed by a signal takes the others with it, and all
+ * die with the parent, so that none waits at a barrier forever); 2 bad
+ * usage.
  */
 #include <errno.h>
 #include <signal.h>
