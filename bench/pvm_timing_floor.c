@@ -17,10 +17,11 @@
  *
  * The client prints a median per size, and the CPU time (user and system)
  * each end spent per round trip: the client's is the sender's cost of N
- * bytes, the server's the receiver's (the client asks the server for its
- * CPU clock before and after a size's round trips; -C only times that
- * many round trips per size, after the timed ones).  Exit status: 0 ok,
- * 1 failure, 2 usage.
+ * bytes, the server's the receiver's.  They are taken over -C REPS more
+ * round trips per size (default 100) after the timed ones: the client
+ * asks the server for its CPU clock (in host byte order: both ends run
+ * on one machine) before and after them.  Exit status: 0 ok, 1 failure,
+ * 2 usage.
  */
 #include "wire_tls.h"
 
