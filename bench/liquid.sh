@@ -476,7 +476,10 @@ if [ -x "$PTF" ]; then
     srv=$!
     timeout 120 "$R" exec "${H[0]}" "$PTF" -c -t "$C/ca.pem" "$C/${H[0]}.pem" "$C/${H[0]}.key" \
         -W 131072 -A 65536 -S 1000000 -r 20 -C 300 --json "$("$R" ip "${H[1]}")" "$port" \
-        >"$T/floor.json" 2>"$T/floor.err" || { cat "$T/floor.err" >&2; say "the TLS floor failed"; }
+        >"$T/floor.json" 2>"$T/floor.err" || {
+        cat "$T/floor.err" >&2; say "the TLS floor failed"
+        kill "$srv" 2>/dev/null # else it waits out its timeout for a client that never came
+    }
     wait "$srv"
 fi
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)

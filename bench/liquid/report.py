@@ -359,7 +359,8 @@ def bound_epochs(be):
     if len(be) < RECOVER_EPOCHS + HOLD + 1:
         return {}
     k0s = range(len(be) - RECOVER_EPOCHS - HOLD)
-    ok = sum(1 for k0 in k0s if (recovery(be, k0, len(be))[1] or RECOVER_EPOCHS + 1) <= RECOVER_EPOCHS)
+    recs = [recovery(be, k0, len(be))[1] for k0 in k0s]
+    ok = sum(1 for r in recs if r is not None and r <= RECOVER_EPOCHS)
     return {"epoch_be": be, "epoch_be_median": statistics.median(be),
             "epochs_above": sum(1 for x in be if x > BE_GOAL) / len(be),
             "goal_pass": ok / len(k0s)}
@@ -659,7 +660,7 @@ def main():
                   f"{b['epoch_be_median']:.2f}, {100 * b['epochs_above']:.0f} % of {len(b['epoch_be'])} epochs above "
                   f"{BE_GOAL}; a change at any one of its epochs would pass the goal's test (above {BE_GOAL} "
                   f"{HOLD} epochs in a row, from within {RECOVER_EPOCHS}) in {100 * b['goal_pass']:.0f} % of them, "
-                  f"two changes in {100 * b['goal_pass'] ** 2:.0f} %")
+                  f"two changes (as independent chances) in {100 * b['goal_pass'] ** 2:.0f} %")
         if floor:
             f = floor
             P(f"  the TLS floor (bench/pvm_timing_floor, 1 MB messages between two hosts, the cluster's "
@@ -678,11 +679,11 @@ def main():
                   f"than this fixed run (the goal is {SPEEDUP_GOAL}x)")
             for m in ("off", "on"):
                 j = f["job"].get(m)
-                if j:
+                if j and j["floor_cpu_s"] > 0:
                     P(f"  the {'fixed' if m == 'off' else 'balanced'} job's ghosts: {j['bytes'] / 1e9:.2f} GB, "
                       f"{j['floor_cpu_s']:.1f} s of CPU at the floor; its workers spent "
-                      f"{j['outside_cpu_s']:.1f} s outside their kernels ({j['outside_cpu_s'] / j['floor_cpu_s']:.1f}x "
-                      "that)" if j['floor_cpu_s'] > 0 else "")
+                      f"{j['outside_cpu_s']:.1f} s outside their kernels "
+                      f"({j['outside_cpu_s'] / j['floor_cpu_s']:.1f}x that)")
         if same:
             P(f"  the balanced job at these quotas: {', '.join(f'{100 * e:.0f} %' for e in same)} of the "
               "capacity (its phases above); the rest of the gap is the runtime's -- ghost messages, "
