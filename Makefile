@@ -18,7 +18,7 @@ SAN     ?=
 
 PKGS      := libuv openssl libconfig
 DEB_PKGS  := build-essential pkg-config libuv1-dev libssl-dev libconfig-dev \
-             libcmocka-dev libedit-dev openssl iproute2 procps pvm pvm-dev pvm-examples
+             libcmocka-dev libedit-dev openssl iproute2 procps python3 pvm pvm-dev pvm-examples
 VERSION   := 0.1.0
 
 WARN := -Wall -Wextra -Werror -Wstrict-prototypes -Wmissing-prototypes -Wshadow \
@@ -27,7 +27,6 @@ WARN := -Wall -Wextra -Werror -Wstrict-prototypes -Wmissing-prototypes -Wshadow 
 # decomposition (DESIGN.md, stencil invariant), so no FMA contraction.
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -DLIQUIDVM_VERSION='"$(VERSION)"' -fPIC -ffp-contract=off $(WARN) -MMD -MP \
-           -Ilib -Iconf -Idaemon -Ilauncher -Idecomp -Ikernels \
            $(shell pkg-config --cflags $(PKGS) libedit 2>/dev/null)
 LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 ifneq ($(SAN),)
@@ -42,18 +41,38 @@ Q := @
 endif
 
 # Per-folder sources.
-WIRE_SRC   := $(wildcard lib/log.c lib/wire_*.c)
+WIRE_SRC   := $(wildcard lib/wire/*.c)
 CONF_SRC   := $(wildcard conf/*.c)
 KERN_SRC   := $(wildcard kernels/*.c)
 DECOMP_SRC := $(wildcard decomp/*.c)
 VMD_SRC    := $(filter-out daemon/vmd_main.c,$(wildcard daemon/*.c))
-VMCTL_SRC  := $(filter-out launcher/vmctl_main.c,$(wildcard launcher/vmctl_*.c))
-VMRUN_SRC  := $(filter-out launcher/vmrun_main.c,$(wildcard launcher/vmrun_*.c))
-LIQ_SRC    := $(wildcard lib/liq_*.c)
-PVM_SRC    := $(wildcard lib/pvm_*.c)
+VMCTL_SRC  := $(filter-out launcher/vmctl/vmctl_main.c,$(wildcard launcher/vmctl/*.c))
+VMRUN_SRC  := $(filter-out launcher/vmrun/vmrun_main.c,$(wildcard launcher/vmrun/*.c))
+LIQ_SRC    := $(wildcard lib/liquid/*.c)
+PVM_SRC    := $(wildcard lib/pvm/*.c)
 TEST_SRC   := $(wildcard tests/unit/test_*.c)
 BENCH_SRC  := $(wildcard bench/*.c)
 PVMPROG_SRC:= $(wildcard tests/integ/*.c)
+
+# The dependency table (docs/architecture.md): each folder's include path
+# names only itself and the folders it may depend on, so a header from any
+# other folder does not compile.  Tests and benchmarks see everything.
+INC_lib/wire        := lib/wire
+INC_lib/pvm         := lib/pvm lib/wire
+INC_lib/liquid      := lib/liquid lib/pvm lib/wire kernels decomp
+INC_daemon          := daemon lib/wire conf
+INC_conf            := conf lib/wire
+INC_launcher/vmctl  := launcher/vmctl lib/wire conf
+INC_launcher/vmrun  := launcher/vmrun lib/liquid lib/pvm lib/wire decomp kernels conf
+INC_decomp          := decomp
+INC_kernels         := kernels
+INC_ALL             := lib/wire lib/pvm lib/liquid daemon conf launcher/vmctl launcher/vmrun \
+                       decomp kernels
+INC_tests/unit      := $(INC_ALL)
+INC_bench           := $(INC_ALL)
+INC_bench/groups    := $(INC_ALL)
+INC_tests/integ     := lib/pvm
+inc = $(addprefix -I,$(or $(INC_$(patsubst %/,%,$(dir $(1)))),$(error no include path for $(1))))
 
 # Folder-specific flags (e.g. KERN_CFLAGS) live beside the code.
 -include kernels/build.mk decomp/build.mk
@@ -89,21 +108,21 @@ PVMPROGS := $(patsubst tests/integ/%.c,$(O)/tests/integ/%,$(PVMPROG_SRC))
 # bench/build.mk names $(LIBPVM_SO) in its rules: included once it is set.
 -include bench/build.mk
 
-.PHONY: all check unit integ demo deps install clean bench
+.PHONY: all check cycles unit integ demo deps install clean bench
 all: $(VMD) $(VMCTL) $(VMRUN) $(if $(PVM_SRC),$(LIBPVM_SO) $(LIBPVM_A) $(LIBGPVM_SO) $(LIBGPVM_A) \
      $(PVMPROGS)) $(TESTS) $(BENCHES) $(BENCH_PVM_REAL)
 
 $(O)/kernels/%.o: CFLAGS += $(KERN_CFLAGS)
 # libpvm3 exports PVM's names only (STYLE.md 5.2): hidden by default,
 # the API marked visible in pvm3.h.
-$(O)/lib/pvm_%.o: CFLAGS += -fvisibility=hidden
+$(O)/lib/pvm/%.o: CFLAGS += -fvisibility=hidden
 $(O)/decomp/%.o: CFLAGS += $(DECOMP_CFLAGS)
 $(O)/bench/%.o: CFLAGS += $(BENCH_CFLAGS)
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(CFLAGS) $(call inc,$<) -c -o $@ $<
 
 define archive
 $(1): $(call obj,$(2))
@@ -121,10 +140,10 @@ $(eval $(call archive,$(LIBVMRUN),$(VMRUN_SRC)))
 $(eval $(call archive,$(LIBLIQ),$(LIQ_SRC)))
 
 # libpvm3: the PVM 3.4 API, with the wire format and logging inside it.
-$(LIBPVM_SO): $(call obj,$(PVM_SRC) $(WIRE_SRC)) lib/libpvm3.map
+$(LIBPVM_SO): $(call obj,$(PVM_SRC) $(WIRE_SRC)) lib/pvm/libpvm3.map
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,libpvm3.so.3 -Wl,--version-script=lib/libpvm3.map \
+	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,libpvm3.so.3 -Wl,--version-script=lib/pvm/libpvm3.map \
 	    -o $@ $(filter %.o,$^) $(LDLIBS)
 	$(Q)ln -sf libpvm3.so.3 $(O)/lib/libpvm3.so
 
@@ -155,13 +174,13 @@ $(VMD): $(O)/daemon/vmd_main.o $(LIBVMD) $(LIBWIRE) $(LIBCONF)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(VMCTL): $(O)/launcher/vmctl_main.o $(LIBVMCTL) $(LIBWIRE) $(LIBCONF) $(LIBDECOMP)
+$(VMCTL): $(O)/launcher/vmctl/vmctl_main.o $(LIBVMCTL) $(LIBWIRE) $(LIBCONF)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell pkg-config --libs libedit 2>/dev/null)
 
 # vmrun is a PVM task (and its own workers, spawned as `vmrun worker`).
-$(VMRUN): $(O)/launcher/vmrun_main.o $(LIBVMRUN) $(LIBVMCTL) $(LIBLIQ) $(LIBPVM_A) $(LIBCONF) \
+$(VMRUN): $(O)/launcher/vmrun/vmrun_main.o $(LIBVMRUN) $(LIBLIQ) $(LIBPVM_A) $(LIBCONF) \
           $(LIBDECOMP) $(LIBKERN)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
@@ -182,12 +201,19 @@ $(O)/bench/%: $(O)/bench/%.o $(ARCHIVES)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(ARCHIVES) $(LDLIBS)
 
-# make check: the plain build, then the sanitizer build in its own directory;
-# unit tests run in both, integration tests against the sanitizer daemons too.
+# make check: the plain build and its call graph (no file-level circle of
+# more than CYCLES_MAX files), then the sanitizer build in its own
+# directory; unit tests run in both, integration tests against the
+# sanitizer daemons too.
+CYCLES_MAX ?= 3
 check:
 	$(MAKE) all
+	tests/tools/callcycles.py --max $(CYCLES_MAX) $(O)
 	$(MAKE) O=build/san SAN=1 all
 	tests/run.sh build build/san
+
+cycles: all
+	tests/tools/callcycles.py --max $(CYCLES_MAX) $(O)
 
 unit: all
 	tests/run.sh --unit-only build
@@ -229,8 +255,8 @@ install: all
 	    install -m 755 $(LIBGPVM_SO) $(DESTDIR)$(PREFIX)/lib/ && \
 	    ln -sf libgpvm3.so.3 $(DESTDIR)$(PREFIX)/lib/libgpvm3.so && \
 	    install -m 644 $(LIBGPVM_A) $(DESTDIR)$(PREFIX)/lib/ && \
-	    install -m 644 lib/pvm3.h $(DESTDIR)$(PREFIX)/include/ && \
-	    sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' lib/libpvm3.pc.in \
+	    install -m 644 lib/pvm/pvm3.h $(DESTDIR)$(PREFIX)/include/ && \
+	    sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' lib/pvm/libpvm3.pc.in \
 	        > $(DESTDIR)$(PREFIX)/lib/pkgconfig/libpvm3.pc; \
 	fi
 

@@ -8,7 +8,7 @@ $(O)/bench/pvm_timing: $(O)/bench/pvm_timing.o $(LIBPVM_SO)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< -L$(O)/lib -lpvm3 -Wl,-rpath,'$$ORIGIN/../lib'
 
-# Not -Ilib: "pvm3.h" must be real PVM's.
+# Not -Ilib/pvm: "pvm3.h" must be real PVM's.
 $(O)/bench/pvm_timing_pvm: bench/pvm_timing.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@ (real PVM 3.4.6)")

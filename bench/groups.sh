@@ -65,7 +65,7 @@ trap '"$VMCTL" halt >/dev/null 2>&1; rm -rf "$W"' EXIT
 trap 'exit 130' INT TERM
 mkdir -p "$W/lvm" "$W/pvm"
 [ -x "$VMCTL" ] || { say "$VMCTL is not built (make)"; exit 1; }
-cc -O2 -I lib -o "$W/lvm/gbench" bench/groups/gbench.c -L"$B/lib" -lgpvm3 -lpvm3 \
+cc -O2 -I lib/pvm -o "$W/lvm/gbench" bench/groups/gbench.c -L"$B/lib" -lgpvm3 -lpvm3 \
     -Wl,-rpath,"$B/lib" || exit 1
 havepvm=0
 if [ -f /usr/include/pvm3.h ] && [ -x "${PVM_ROOT:-/usr/lib/pvm3}/lib/pvmd" ]; then

@@ -119,7 +119,7 @@ fi
 # LiquidVM's PvmRouteDirect is honest about itself: until direct task links
 # exist in lib/, the option is stored and messages take the daemon route.
 direct_note=
-grep -q "TODO(#3): PvmRouteDirect opens direct task links" lib/pvm_opt.c &&
+grep -q "TODO(#3): PvmRouteDirect opens direct task links" lib/pvm/pvm_opt.c &&
     direct_note="LiquidVM direct: PvmRouteDirect is accepted but not implemented in this build; messages take the daemon route"
 
 perl - "$RES" "$json" "$reps" "$direct_note" <<'PERL'

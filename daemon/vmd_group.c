@@ -35,7 +35,7 @@
  * a barrier is in progress (pvm_freezegroup(3PVM)).  GROUP_INFO also
  * tells the latest members that died, so that a task waiting in pvm_reduce,
  * pvm_gather or pvm_scatter can tell a slow member from a lost one
- * (lib/pvm_reduce.c).
+ * (lib/pvm/pvm_reduce.c).
  */
 #define LOG_TAG "group"
 #include "log.h"

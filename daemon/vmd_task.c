@@ -659,7 +659,7 @@ direct_sock_path(struct vmd *vmd, uint32_t tid, char *out, size_t cap)
 }
 
 /*
- * PvmRouteDirect (lib/pvm_direct.c): u32 peer tid.  The reply tells the
+ * PvmRouteDirect (lib/pvm/pvm_direct.c): u32 peer tid.  The reply tells the
  * task where to listen (our address, its own socket path), the TLS files
  * it presents (ours: a task runs as our user), and the peer's host name,
  * which the peer's certificate must carry.

@@ -1,6 +1,6 @@
 /*
  * pvm_hostload - a PVM task that asks the VM for its hosts' load with
- * lvm_hostload() (lib/lvm_load.h), as a job master would.
+ * lvm_hostload() (lib/pvm/lvm_load.h), as a job master would.
  *
  *   pvm_hostload          print one line per host, check the answer
  *                         against pvm_config; exit 0 if they agree

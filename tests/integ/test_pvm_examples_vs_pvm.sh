@@ -43,7 +43,7 @@ build() {
 }
 check "the examples build against real PVM 3.4.6 (/usr/include/pvm3.h, -lpvm3)" build "$EX/real"
 check "the examples build against our pvm3.h and libpvm3" \
-    build "$EX/ours" -I"$SRC/lib" -L"$B/lib" -Wl,-rpath,"$B/lib"
+    build "$EX/ours" -I"$SRC/lib/pvm" -L"$B/lib" -Wl,-rpath,"$B/lib"
 
 export REALPVM_PREFIX=lvc$(( $$ % 10000 ))
 cleanup_extra() { "$R" down; }

@@ -30,7 +30,7 @@ src_of() { case $1 in gexample|bwtest|ptest) echo "$EX/src/examples/$1.c" ;; *) 
 built=0
 for p in $PROGS; do
     # -w: these are K&R-era sources; the programs themselves are unchanged.
-    if cc -w $SANFLAGS -I"$(pwd)/lib" -o "$EX/$p" "$(src_of $p)" -L"$B/lib" -lgpvm3 -lpvm3 \
+    if cc -w $SANFLAGS -I"$(pwd)/lib/pvm" -o "$EX/$p" "$(src_of $p)" -L"$B/lib" -lgpvm3 -lpvm3 \
         -Wl,-rpath,"$B/lib" 2>"$T/cc.$p"; then
         built=$((built + 1))
     else
@@ -39,7 +39,7 @@ for p in $PROGS; do
 done
 check "all 13 group examples compile unchanged with -lgpvm3 -lpvm3" [ $built = 13 ]
 check "the static libgpvm3.a links them too" \
-    cc -w $SANFLAGS -I"$(pwd)/lib" -o "$T/tst.static" "$EX/src/gexamples/tst.c" -L"$B/lib" \
+    cc -w $SANFLAGS -I"$(pwd)/lib/pvm" -o "$T/tst.static" "$EX/src/gexamples/tst.c" -L"$B/lib" \
     -Wl,-Bstatic -lgpvm3 -lpvm3 -Wl,-Bdynamic $(pkg-config --libs libuv openssl 2>/dev/null) -lm
 export PATH="$EX:$PATH"
 

@@ -27,12 +27,12 @@ fi
 if [ -f "$TARBALL" ] && command -v cc >/dev/null; then
     tar -xzf "$TARBALL" -C "$EX/src" && have_src=1
     # Linked as the examples' Makefile.aimk links them (taskf.c where it says).
-    cc -w $SANCFLAGS -I"$(pwd)/lib" -c -o "$EX/taskf.o" "$EX/src/examples/taskf.c"
+    cc -w $SANCFLAGS -I"$(pwd)/lib/pvm" -c -o "$EX/taskf.o" "$EX/src/examples/taskf.c"
     for p in hello hello_other spmd slave1 master1 timing timing_slave inherita inheritb \
              inherit1 inherit2 inherit3 mbox task0 task1 task_end rme lmbi gmbi mhf_server mhf_tickle; do
         extra=
         case $p in task0|task1|task_end|rme|lmbi|gmbi) extra=$EX/taskf.o ;; esac
-        cc -w $SANFLAGS -I"$(pwd)/lib" -o "$EX/$p" "$EX/src/examples/$p.c" $extra -L"$B/lib" \
+        cc -w $SANFLAGS -I"$(pwd)/lib/pvm" -o "$EX/$p" "$EX/src/examples/$p.c" $extra -L"$B/lib" \
             -lpvm3 -Wl,-rpath,"$B/lib" 2>"$T/cc.$p" || rm -f "$EX/$p"
     done
 fi

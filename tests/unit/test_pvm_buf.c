@@ -1,5 +1,5 @@
 /*
- * test_pvm_buf.c - lib/pvm_buf.c: buffer ids, the active send and receive
+ * test_pvm_buf.c - lib/pvm/pvm_buf.c: buffer ids, the active send and receive
  * buffers and switching between them, freeing the active ones,
  * pvm_initsend, pvm_bufinfo, pvm_[gs]etminfo, the receive and send path
  * primitives (adopt, set_info, flatten), the data signature (against
@@ -12,10 +12,10 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "../../lib/pvm_ctx.c"
-#include "../../lib/pvm_err.c"
-#include "../../lib/pvm_buf.c"
-#include "../../lib/pvm_pack.c"
+#include "../../lib/pvm/pvm_ctx.c"
+#include "../../lib/pvm/pvm_err.c"
+#include "../../lib/pvm/pvm_buf.c"
+#include "../../lib/pvm/pvm_pack.c"
 
 #include "test_pvm_real.h"
 

@@ -1,5 +1,5 @@
 /*
- * test_pvm_context.c - lib/pvm_context.c and the context rules of the
+ * test_pvm_context.c - lib/pvm/pvm_context.c and the context rules of the
  * message path: pvm_newcontext asks the daemon, set/get/free, every sent
  * frame carries the current context, receives and probes see only their
  * own context (-1 sees all but the daemons'), the daemons' contexts cannot

@@ -1,5 +1,5 @@
 /*
- * test_pvm_direct.c - lib/pvm_direct.c without a virtual machine: the
+ * test_pvm_direct.c - lib/pvm/pvm_direct.c without a virtual machine: the
  * daemon is one end of a socketpair (test_pvm_fakevm.h) and a direct link
  * another, whose far end the test writes as the peer task would.  Shown:
  * messages on a link wait for the peer's MARK behind what it routed

@@ -1,5 +1,5 @@
 /*
- * test_pvm_err.c - lib/pvm_err.c: the table from our codes to PVM's (every
+ * test_pvm_err.c - lib/pvm/pvm_err.c: the table from our codes to PVM's (every
  * entry, every WIRE_E* code, the PVM__E* range, unknown codes), PVM's
  * texts, pvm_perror and pvm_strerror, and PvmAutoErr 0 to 3 through a
  * failing API call.  Texts and report lines are compared with PVM 3.4.6's
@@ -14,10 +14,10 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "../../lib/pvm_ctx.c"
-#include "../../lib/pvm_err.c"
-#include "../../lib/pvm_buf.c"
-#include "../../lib/pvm_pack.c"
+#include "../../lib/pvm/pvm_ctx.c"
+#include "../../lib/pvm/pvm_err.c"
+#include "../../lib/pvm/pvm_buf.c"
+#include "../../lib/pvm/pvm_pack.c"
 
 #include <signal.h>
 #include <sys/wait.h>

@@ -7,7 +7,7 @@
  * holds the other, writes the frames a daemon would route to the task
  * (fake_deliver) and reads back what the task sends (fake_sent).  The
  * library sources are compiled in, as in test_pvm_buf.c; enrollment and
- * requests (lib/pvm_task.c) are replaced by stubs: pvm__enroll succeeds
+ * requests (lib/pvm/pvm_task.c) are replaced by stubs: pvm__enroll succeeds
  * once the link is up, and pvm__request returns the reply the test set
  * (fake_reply), after reading what is readable as the real one does while
  * it waits, so messages can arrive "during" a request.
@@ -26,16 +26,16 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../../lib/pvm_ctx.c"
-#include "../../lib/pvm_err.c"
-#include "../../lib/pvm_buf.c"
-#include "../../lib/pvm_pack.c"
-#include "../../lib/pvm_msg.c"
-#include "../../lib/pvm_direct.c"
-#include "../../lib/pvm_context.c"
-#include "../../lib/pvm_opt.c"
-#include "../../lib/pvm_mhf.c"
-#include "../../lib/pvm_mcast.c"
+#include "../../lib/pvm/pvm_ctx.c"
+#include "../../lib/pvm/pvm_err.c"
+#include "../../lib/pvm/pvm_buf.c"
+#include "../../lib/pvm/pvm_pack.c"
+#include "../../lib/pvm/pvm_msg.c"
+#include "../../lib/pvm/pvm_direct.c"
+#include "../../lib/pvm/pvm_context.c"
+#include "../../lib/pvm/pvm_opt.c"
+#include "../../lib/pvm/pvm_mhf.c"
+#include "../../lib/pvm/pvm_mcast.c"
 
 #define FAKE_ME 0x40001         /* our tid: host 1, task 1 */
 #define FAKE_T2 0x40002

@@ -1,5 +1,5 @@
 /*
- * test_pvm_header.c - lib/pvm3.h against PVM 3.4.6's own header: every
+ * test_pvm_header.c - lib/pvm/pvm3.h against PVM 3.4.6's own header: every
  * constant, string and mailbox macro, the layout of every structure, the
  * presence of every function, and every prototype.
  *
@@ -135,7 +135,7 @@ static const unsigned mbox_samples[] = { 0, 1, 5, 1000, 0x1fffff };
 #define pvm_setminfo lv_pvm_setminfo
 #define pvm_getmboxinfo lv_pvm_getmboxinfo
 #define pvm_reg_rm lv_pvm_reg_rm
-#include "../../lib/pvm3.h"
+#include "../../lib/pvm/pvm3.h"
 
 static const long lv_ints[] = { PVM_HDR_INTS(HDR_INT) };
 static const char *const lv_strs[] = { PVM_HDR_STRS(HDR_STR) };

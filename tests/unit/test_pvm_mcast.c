@@ -1,5 +1,5 @@
 /*
- * test_pvm_mcast.c - lib/pvm_mcast.c against a socketpair daemon
+ * test_pvm_mcast.c - lib/pvm/pvm_mcast.c against a socketpair daemon
  * (test_pvm_fakevm.h): one copy per distinct task, never to ourselves,
  * the same body, tag and context in each, and PVM's error codes.
  */

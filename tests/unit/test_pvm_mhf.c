@@ -1,6 +1,6 @@
 /*
- * test_pvm_mhf.c - lib/pvm_mhf.c and the handler dispatch of
- * lib/pvm_msg.c, against a socketpair daemon (test_pvm_fakevm.h): the
+ * test_pvm_mhf.c - lib/pvm/pvm_mhf.c and the handler dispatch of
+ * lib/pvm/pvm_msg.c, against a socketpair daemon (test_pvm_fakevm.h): the
  * handler table (ids, overlaps, deletion), what a handler sees (its
  * message as the receive buffer, no send buffer, the message's context),
  * what is restored and freed afterwards (the patterns of PVM's

@@ -1,5 +1,5 @@
 /*
- * test_pvm_msg.c - lib/pvm_msg.c against a socketpair daemon
+ * test_pvm_msg.c - lib/pvm/pvm_msg.c against a socketpair daemon
  * (test_pvm_fakevm.h): the receive calls and the receive buffer, probe's
  * bufids, pvm_recvf match functions and their ranks, pvm_psend and
  * pvm_precv, the checks of pvm_send, the daemons' own messages, and bad

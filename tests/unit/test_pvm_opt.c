@@ -1,5 +1,5 @@
 /*
- * test_pvm_opt.c - lib/pvm_opt.c: every option's default, the checks on
+ * test_pvm_opt.c - lib/pvm/pvm_opt.c: every option's default, the checks on
  * new values, the old value returned, PvmAutoErr driving error reports,
  * and one long script of pvm_setopt/pvm_getopt calls run against PVM
  * 3.4.6's own library too (test_pvm_real.h), whose results must be ours

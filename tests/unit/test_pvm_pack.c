@@ -1,5 +1,5 @@
 /*
- * test_pvm_pack.c - lib/pvm_pack.c: XDR bytes of every type against known
+ * test_pvm_pack.c - lib/pvm/pvm_pack.c: XDR bytes of every type against known
  * sequences (taken from PVM 3.4.6), round trips of every type in every
  * encoding with strides, strings, unpacking past the end, bad arguments,
  * pvm_packf/pvm_unpackf conversions, pvm_pkmesg nesting and hostile nested
@@ -13,10 +13,10 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "../../lib/pvm_ctx.c"
-#include "../../lib/pvm_err.c"
-#include "../../lib/pvm_buf.c"
-#include "../../lib/pvm_pack.c"
+#include "../../lib/pvm/pvm_ctx.c"
+#include "../../lib/pvm/pvm_err.c"
+#include "../../lib/pvm/pvm_buf.c"
+#include "../../lib/pvm/pvm_pack.c"
 
 #include <float.h>
 #include <math.h>

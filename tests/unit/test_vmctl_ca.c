@@ -1,5 +1,5 @@
 /*
- * test_vmctl_ca.c - the cluster CA of launcher/vmctl_ca.c: files and modes,
+ * test_vmctl_ca.c - the cluster CA of launcher/vmctl/vmctl_ca.c: files and modes,
  * refusals, and certificates that OpenSSL itself verifies against the CA.
  * Each test works in its own directory under one mkdtemp() root.
  */

@@ -1,6 +1,6 @@
 /*
  * test_vmd_load.c - daemon/vmd_load.c's parsers of /proc and cgroup text,
- * the capacity rule, and lib/wire_load.c's encoding and checks of a load
+ * the capacity rule, and lib/wire/wire_load.c's encoding and checks of a load
  * sample.  Fixtures are real files' text (a 2-CPU Linux 5.x host, cgroup
  * v1 and v2 hosts), then the same text damaged: every parser must refuse
  * it with -EINVAL, never read past it or crash.

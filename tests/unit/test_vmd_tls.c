@@ -1,7 +1,7 @@
 /*
  * test_vmd_tls.c - the TLS 1.3 engine of daemon/vmd_tls.c, two engines wired
  * back to back in memory (no sockets, no loop), with certificates made by
- * launcher/vmctl_ca.c in a mkdtemp() directory.  Peers the engine must
+ * launcher/vmctl/vmctl_ca.c in a mkdtemp() directory.  Peers the engine must
  * refuse -- no certificate, TLS 1.2 only -- are raw OpenSSL endpoints over
  * memory BIOs, built here so the engine's header exposes nothing for tests.
  */

@@ -1,5 +1,5 @@
 /*
- * test_wire_frame.c - lib/wire_frame.c and lib/wire_err.c: the 32-byte frame
+ * test_wire_frame.c - lib/wire/wire_frame.c and lib/wire/wire_err.c: the 32-byte frame
  * header (byte layout from the table in wire.h, every field, every refusal),
  * the bounded body codecs (round trips, exact encodings, every truncation of
  * a composite body read from an exactly sized heap copy so that the

@@ -1,5 +1,5 @@
 /*
- * test_wire_rx.c - lib/wire_rx.c: assembling frames from a byte stream.
+ * test_wire_rx.c - lib/wire/wire_rx.c: assembling frames from a byte stream.
  *
  * Streams are built here from known frames (each body a pattern derived
  * from the frame's id), fed in every way a socket can deliver them -- split

@@ -1,5 +1,5 @@
 /*
- * test_vmrun_balance.c - the balancer's decision: prefix bisection along the
+ * test_liq_balance.c - the balancer's model: prefix bisection along the
  * Hilbert order by measured costs and sensed shares, the dampener, workers
  * that leave; and reclaim's thresholds and times.
  */
@@ -25,7 +25,7 @@ static double cpu[2] = { 1000, 1000 };
 
 /* What every test sets alike, for n quanta on nworkers workers. */
 static void
-setup_many(struct vmrun_balance_in *in, int n, int nworkers, const uint32_t *ord,
+setup_many(struct liq_balance_in *in, int n, int nworkers, const uint32_t *ord,
            const double *cost, const double *pts, const double *byt, const int32_t *owner,
            const double *speed)
 {
@@ -45,7 +45,7 @@ setup_many(struct vmrun_balance_in *in, int n, int nworkers, const uint32_t *ord
 }
 
 static void
-setup_in(struct vmrun_balance_in *in, const double *cost, const int32_t *owner)
+setup_in(struct liq_balance_in *in, const double *cost, const int32_t *owner)
 {
     setup_many(in, NQ, 2, order, cost, points, bytes, owner, cpu);
 }
@@ -59,13 +59,13 @@ test_slow_worker_loses_quanta(void **state)
     int32_t owner[NQ] = { 0, 0, 0, 0, 1, 1, 1, 1 }, next[NQ];
     double cost[NQ] = { 0.1, 0.1, 0.1, 0.1, 0.3, 0.3, 0.3, 0.3 };
     double slow[2] = { 1000, 1000.0 / 3 };
-    struct vmrun_balance_in in;
-    struct vmrun_epoch ep;
+    struct liq_balance_in in;
+    struct liq_epoch ep;
 
     (void)state;
     setup_in(&in, cost, owner);
     in.cpu_speed = slow;
-    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
+    assert_int_equal(liq_balance_plan(&in, next, &ep), 0);
     assert_true(ep.applied);
     assert_int_equal(ep.moved, 2);
     assert_true(ep.bytes == 1600);
@@ -126,12 +126,12 @@ test_heavy_quanta_are_not_a_slow_worker(void **state)
 {
     int32_t owner[NQ] = { 0, 0, 0, 0, 1, 1, 1, 1 }, next[NQ];
     double cost[NQ] = { 0.1, 0.1, 0.1, 0.1, 0.3, 0.3, 0.3, 0.3 };
-    struct vmrun_balance_in in;
-    struct vmrun_epoch ep;
+    struct liq_balance_in in;
+    struct liq_epoch ep;
 
     (void)state;
     setup_in(&in, cost, owner);
-    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
+    assert_int_equal(liq_balance_plan(&in, next, &ep), 0);
     assert_true(ep.applied);
     /* weights 100 x 4, 300 x 4: the cut at 800 falls between 700 and 1000 */
     for (int q = 0; q < NQ; q++)
@@ -141,7 +141,7 @@ test_heavy_quanta_are_not_a_slow_worker(void **state)
     double cost2[NQ] = { 0.1, 0.1, 0.1, 0.1, 0.3, 0.3, 0.3, 0.3 };
 
     setup_in(&in, cost2, owner2);
-    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
+    assert_int_equal(liq_balance_plan(&in, next, &ep), 0);
     assert_false(ep.applied);
     assert_memory_equal(next, owner2, sizeof(owner2));
 }
@@ -152,12 +152,12 @@ test_balanced_stays(void **state)
 {
     int32_t owner[NQ] = { 0, 0, 0, 0, 1, 1, 1, 1 }, next[NQ];
     double cost[NQ] = { 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1 };
-    struct vmrun_balance_in in;
-    struct vmrun_epoch ep;
+    struct liq_balance_in in;
+    struct liq_epoch ep;
 
     (void)state;
     setup_in(&in, cost, owner);
-    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
+    assert_int_equal(liq_balance_plan(&in, next, &ep), 0);
     assert_false(ep.applied);
     assert_int_equal(ep.moved, 0);
     assert_memory_equal(next, owner, sizeof(owner));
@@ -171,19 +171,19 @@ test_move_costs_more_than_it_saves(void **state)
 {
     int32_t owner[NQ] = { 0, 0, 0, 0, 1, 1, 1, 1 }, next[NQ];
     double cost[NQ] = { 0.1, 0.1, 0.1, 0.1, 0.3, 0.3, 0.3, 0.3 };
-    struct vmrun_balance_in in;
-    struct vmrun_epoch ep;
+    struct liq_balance_in in;
+    struct liq_epoch ep;
 
     (void)state;
     setup_in(&in, cost, owner);
     in.remaining = 1;
     in.tau = 1e-3; /* 1.6 s to move 1600 bytes; saves 0.6 s once */
-    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
+    assert_int_equal(liq_balance_plan(&in, next, &ep), 0);
     assert_false(ep.applied);
     assert_memory_equal(next, owner, sizeof(owner));
     in.tau = 1e-9;
     in.min_gain = 0.6; /* the gain is 0.5 of the time */
-    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
+    assert_int_equal(liq_balance_plan(&in, next, &ep), 0);
     assert_false(ep.applied);
 }
 
@@ -194,12 +194,12 @@ test_heavy_quantum_alone(void **state)
 {
     int32_t owner[NQ] = { 0, 0, 0, 0, 1, 1, 1, 1 }, next[NQ];
     double cost[NQ] = { 0.7, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1 };
-    struct vmrun_balance_in in;
-    struct vmrun_epoch ep;
+    struct liq_balance_in in;
+    struct liq_epoch ep;
 
     (void)state;
     setup_in(&in, cost, owner);
-    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
+    assert_int_equal(liq_balance_plan(&in, next, &ep), 0);
     assert_true(ep.applied);
     assert_int_equal(next[0], 0);
     for (int q = 1; q < NQ; q++)
@@ -214,14 +214,14 @@ test_sensed_share_slows_a_worker(void **state)
     int32_t owner[NQ] = { 0, 0, 0, 0, 1, 1, 1, 1 }, next[NQ];
     double cost[NQ] = { 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1 };
     double share[2] = { 1.0, 1.0 / 3 }, wtime[2] = { 0.4, 1.2 };
-    struct vmrun_balance_in in;
-    struct vmrun_epoch ep;
+    struct liq_balance_in in;
+    struct liq_epoch ep;
 
     (void)state;
     setup_in(&in, cost, owner);
     in.share = share;
     in.wtime = wtime;
-    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
+    assert_int_equal(liq_balance_plan(&in, next, &ep), 0);
     assert_true(ep.applied && !ep.forced);
     for (int q = 0; q < NQ; q++)
         assert_int_equal(next[q], q < 6 ? 0 : 1);
@@ -230,18 +230,18 @@ test_sensed_share_slows_a_worker(void **state)
     assert_true(ep.be_cpu > 0.66 && ep.be_cpu < 0.67); /* CPU 0.4 at 1, 0.4 at 1/3 */
     /* The same shares with no measured times: the model's BE. */
     in.wtime = NULL;
-    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
+    assert_int_equal(liq_balance_plan(&in, next, &ep), 0);
     assert_true(ep.be > 0.66 && ep.be < 0.67);
     /* Wall clocks that say balanced (a throttled worker's bursts ran at
      * full speed) do not make the CPU times at the shares balanced. */
     wtime[1] = 0.4;
     in.wtime = wtime;
-    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
+    assert_int_equal(liq_balance_plan(&in, next, &ep), 0);
     assert_true(ep.be > 0.99 && ep.be_cpu > 0.66 && ep.be_cpu < 0.67);
     /* Work in proportion to the shares: balanced by CPU. */
     for (int q = 4; q < NQ; q++)
         cost[q] = 0.1 / 3;
-    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
+    assert_int_equal(liq_balance_plan(&in, next, &ep), 0);
     assert_true(ep.be_cpu > 0.99);
 }
 
@@ -259,8 +259,8 @@ test_polish_rounds_the_cuts_better(void **state)
     double cost[N], pts[N], byt[N], speed[3] = { 1000, 1000, 1000 };
     double share[3] = { 0.6, 0.3, 0.15 };
     int count[3] = { 0, 0, 0 };
-    struct vmrun_balance_in in;
-    struct vmrun_epoch ep;
+    struct liq_balance_in in;
+    struct liq_epoch ep;
 
     (void)state;
     for (int q = 0; q < N; q++) {
@@ -272,7 +272,7 @@ test_polish_rounds_the_cuts_better(void **state)
     }
     setup_many(&in, N, 3, ord, cost, pts, byt, owner, speed);
     in.share = share;
-    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
+    assert_int_equal(liq_balance_plan(&in, next, &ep), 0);
     assert_true(ep.applied);
     for (int q = 0; q < N; q++) {
         count[next[q]]++;
@@ -294,13 +294,13 @@ test_measured_placement_is_not_the_next(void **state)
 {
     int32_t ran[NQ] = { 0, 0, 0, 0, 0, 0, 1, 1 }, held[NQ] = { 0, 0, 0, 0, 1, 1, 1, 1 }, next[NQ];
     double cost[NQ] = { 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1 };
-    struct vmrun_balance_in in;
-    struct vmrun_epoch ep;
+    struct liq_balance_in in;
+    struct liq_epoch ep;
 
     (void)state;
     setup_in(&in, cost, held);
     in.measured = ran;
-    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
+    assert_int_equal(liq_balance_plan(&in, next, &ep), 0);
     assert_true(ep.be_cpu > 0.66 && ep.be_cpu < 0.67); /* 0.6 and 0.2 s ran */
     assert_true(ep.be > 0.66 && ep.be < 0.67);
     assert_true(ep.before_s > 0.399 && ep.before_s < 0.401); /* 0.4 and 0.4 held */
@@ -316,26 +316,26 @@ test_modest_gain_must_be_seen_twice(void **state)
 {
     int32_t owner[NQ] = { 0, 0, 0, 0, 0, 1, 1, 1 }, next[NQ];
     double cost[NQ] = { 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1 };
-    struct vmrun_balance_in in;
-    struct vmrun_epoch ep;
+    struct liq_balance_in in;
+    struct liq_epoch ep;
 
     (void)state;
     setup_in(&in, cost, owner);
     in.min_gain = 0.15; /* 0.5 s -> 0.4 s is a gain of 0.2 */
-    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
+    assert_int_equal(liq_balance_plan(&in, next, &ep), 0);
     assert_true(ep.wanted && !ep.applied);
     for (int q = 0; q < NQ; q++)
         assert_int_equal(next[q], owner[q]);
     in.wanted = 1;
-    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
+    assert_int_equal(liq_balance_plan(&in, next, &ep), 0);
     assert_true(ep.wanted && ep.applied && ep.moved == 1);
     in.wanted = 0;
     in.min_gain = 0.05; /* over twice min_gain: at once */
-    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
+    assert_int_equal(liq_balance_plan(&in, next, &ep), 0);
     assert_true(ep.applied && ep.moved == 1);
     in.min_gain = 0.25; /* under min_gain: never */
     in.wanted = 1;
-    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
+    assert_int_equal(liq_balance_plan(&in, next, &ep), 0);
     assert_true(!ep.wanted && !ep.applied);
 }
 
@@ -347,14 +347,14 @@ test_inactive_worker_is_emptied(void **state)
     int32_t owner[NQ] = { 0, 0, 0, 0, 1, 1, 1, 1 }, next[NQ];
     double cost[NQ] = { 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1 };
     char active[2] = { 1, 0 };
-    struct vmrun_balance_in in;
-    struct vmrun_epoch ep;
+    struct liq_balance_in in;
+    struct liq_epoch ep;
 
     (void)state;
     setup_in(&in, cost, owner);
     in.active = active;
     in.remaining = 0; /* no gain could pay for a move */
-    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
+    assert_int_equal(liq_balance_plan(&in, next, &ep), 0);
     assert_true(ep.applied && ep.forced);
     assert_int_equal(ep.moved, 4);
     for (int q = 0; q < NQ; q++)
@@ -365,14 +365,14 @@ test_inactive_worker_is_emptied(void **state)
     double cost0[NQ] = { 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1 };
 
     setup_in(&in, cost0, all0);
-    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
+    assert_int_equal(liq_balance_plan(&in, next, &ep), 0);
     assert_true(ep.applied);
     assert_int_equal(ep.moved, 4);
     /* No worker may hold quanta: an error, not a placement. */
     active[0] = 0;
     setup_in(&in, cost, owner);
     in.active = active;
-    assert_int_equal(vmrun_balance_plan(&in, next, &ep), -EINVAL);
+    assert_int_equal(liq_balance_plan(&in, next, &ep), -EINVAL);
 }
 
 /* A worker back from reclaim (slot 0, holding nothing) takes its segment
@@ -389,8 +389,8 @@ test_returning_worker_moves_least(void **state)
     int32_t owner[N], next[N];
     double cost[N], pts[N], by[N], speed[4] = { 1000, 1000, 1000, 1000 };
     const int seg[4] = { 1, 0, 2, 3 };
-    struct vmrun_balance_in in;
-    struct vmrun_epoch ep;
+    struct liq_balance_in in;
+    struct liq_epoch ep;
 
     (void)state;
     for (int q = 0; q < N; q++) {
@@ -401,7 +401,7 @@ test_returning_worker_moves_least(void **state)
         by[q] = 800;
     }
     setup_many(&in, N, 4, ord, cost, pts, by, owner, speed);
-    assert_int_equal(vmrun_balance_plan(&in, next, &ep), 0);
+    assert_int_equal(liq_balance_plan(&in, next, &ep), 0);
     assert_true(ep.applied);
     assert_int_equal(ep.moved, 5);
     assert_true(ep.bytes == 5 * 800);
@@ -409,14 +409,13 @@ test_returning_worker_moves_least(void **state)
         assert_int_equal(next[q], seg[q / 4]);
 }
 
-static struct vmrun_opts reclaim_opts;
+static struct liq_reclaim_opts reclaim_opts;
 
 static void
-reclaim_setup(struct vmrun_reclaim *r, int n)
+reclaim_setup(struct liq_reclaim *r, int n)
 {
-    vmrun_opts_defaults(&reclaim_opts);
-    reclaim_opts.reclaim_below = 0.25;
-    reclaim_opts.reclaim_after = 3;
+    reclaim_opts.below = 0.25;
+    reclaim_opts.after = 3;
     reclaim_opts.rejoin_above = 0.5;
     reclaim_opts.rejoin_after = 2;
     for (int h = 0; h < n; h++) {
@@ -432,41 +431,41 @@ reclaim_setup(struct vmrun_reclaim *r, int n)
 static void
 test_reclaim_thresholds_and_times(void **state)
 {
-    struct vmrun_reclaim r[2];
+    struct liq_reclaim r[2];
     int count[2] = { 1, 2 }, act[2];
     double cap[2];
 
     (void)state;
     reclaim_setup(r, 2);
     cap[0] = 1.0, cap[1] = 0.4; /* host1: 0.2 CPU for each of its 2 workers */
-    assert_int_equal(vmrun_reclaim_step(r, 2, cap, count, 10.0, &reclaim_opts, act), 0);
+    assert_int_equal(liq_reclaim_step(r, 2, cap, count, 10.0, &reclaim_opts, act), 0);
     /* Below reclaim_below: it holds no quanta at once, its workers stay. */
     assert_true(r[1].benched);
     assert_false(r[0].benched);
     assert_false(r[1].evacuated);
-    assert_int_equal(vmrun_reclaim_step(r, 2, cap, count, 12.9, &reclaim_opts, act), 0);
+    assert_int_equal(liq_reclaim_step(r, 2, cap, count, 12.9, &reclaim_opts, act), 0);
     cap[1] = 0.6; /* a blip to 0.3 each: not back to rejoin_above, still benched */
-    assert_int_equal(vmrun_reclaim_step(r, 2, cap, count, 13.0, &reclaim_opts, act), 0);
+    assert_int_equal(liq_reclaim_step(r, 2, cap, count, 13.0, &reclaim_opts, act), 0);
     assert_true(r[1].benched);
     cap[1] = 0.4;
-    assert_int_equal(vmrun_reclaim_step(r, 2, cap, count, 14.0, &reclaim_opts, act), 0);
+    assert_int_equal(liq_reclaim_step(r, 2, cap, count, 14.0, &reclaim_opts, act), 0);
     cap[1] = -1; /* unknown: the clock runs on from 14.0 */
-    assert_int_equal(vmrun_reclaim_step(r, 2, cap, count, 16.0, &reclaim_opts, act), 0);
+    assert_int_equal(liq_reclaim_step(r, 2, cap, count, 16.0, &reclaim_opts, act), 0);
     cap[1] = 0.4;
-    assert_int_equal(vmrun_reclaim_step(r, 2, cap, count, 17.0, &reclaim_opts, act), 1);
+    assert_int_equal(liq_reclaim_step(r, 2, cap, count, 17.0, &reclaim_opts, act), 1);
     assert_int_equal(act[0], 0);
-    assert_int_equal(act[1], VMRUN_EVACUATE);
+    assert_int_equal(act[1], LIQ_EVACUATE);
     assert_true(r[1].evacuated);
     assert_false(r[1].benched);
     /* Evacuated; 0.9 each is not yet 2 s long, then it is. */
     cap[1] = 1.8;
-    assert_int_equal(vmrun_reclaim_step(r, 2, cap, count, 18.0, &reclaim_opts, act), 0);
+    assert_int_equal(liq_reclaim_step(r, 2, cap, count, 18.0, &reclaim_opts, act), 0);
     cap[1] = 0.8; /* 0.4 each: under rejoin_above, the clock stops */
-    assert_int_equal(vmrun_reclaim_step(r, 2, cap, count, 19.0, &reclaim_opts, act), 0);
+    assert_int_equal(liq_reclaim_step(r, 2, cap, count, 19.0, &reclaim_opts, act), 0);
     cap[1] = 1.8;
-    assert_int_equal(vmrun_reclaim_step(r, 2, cap, count, 20.0, &reclaim_opts, act), 0);
-    assert_int_equal(vmrun_reclaim_step(r, 2, cap, count, 22.0, &reclaim_opts, act), 1);
-    assert_int_equal(act[1], VMRUN_REJOIN);
+    assert_int_equal(liq_reclaim_step(r, 2, cap, count, 20.0, &reclaim_opts, act), 0);
+    assert_int_equal(liq_reclaim_step(r, 2, cap, count, 22.0, &reclaim_opts, act), 1);
+    assert_int_equal(act[1], LIQ_REJOIN);
     assert_false(r[1].evacuated);
     assert_false(r[1].benched);
 }
@@ -476,27 +475,27 @@ test_reclaim_thresholds_and_times(void **state)
 static void
 test_reclaim_bench_and_back(void **state)
 {
-    struct vmrun_reclaim r[2];
+    struct liq_reclaim r[2];
     int count[2] = { 1, 1 }, act[2];
     double cap[2] = { 1.0, 0.1 };
 
     (void)state;
     reclaim_setup(r, 2);
-    assert_int_equal(vmrun_reclaim_step(r, 2, cap, count, 0.0, &reclaim_opts, act), 0);
+    assert_int_equal(liq_reclaim_step(r, 2, cap, count, 0.0, &reclaim_opts, act), 0);
     assert_true(r[1].benched);
     cap[1] = 0.4; /* over reclaim_below, under rejoin_above */
-    assert_int_equal(vmrun_reclaim_step(r, 2, cap, count, 1.0, &reclaim_opts, act), 0);
+    assert_int_equal(liq_reclaim_step(r, 2, cap, count, 1.0, &reclaim_opts, act), 0);
     assert_true(r[1].benched);
     assert_true(r[1].below_since < 0);
     cap[1] = 0.5;
-    assert_int_equal(vmrun_reclaim_step(r, 2, cap, count, 2.0, &reclaim_opts, act), 0);
+    assert_int_equal(liq_reclaim_step(r, 2, cap, count, 2.0, &reclaim_opts, act), 0);
     assert_false(r[1].benched);
     assert_false(r[1].evacuated);
     /* Unknown: as it was. */
     cap[1] = 0.1;
-    assert_int_equal(vmrun_reclaim_step(r, 2, cap, count, 3.0, &reclaim_opts, act), 0);
+    assert_int_equal(liq_reclaim_step(r, 2, cap, count, 3.0, &reclaim_opts, act), 0);
     cap[1] = -1;
-    assert_int_equal(vmrun_reclaim_step(r, 2, cap, count, 4.0, &reclaim_opts, act), 0);
+    assert_int_equal(liq_reclaim_step(r, 2, cap, count, 4.0, &reclaim_opts, act), 0);
     assert_true(r[1].benched);
 }
 
@@ -504,24 +503,24 @@ test_reclaim_bench_and_back(void **state)
 static void
 test_reclaim_keeps_the_last_host(void **state)
 {
-    struct vmrun_reclaim r[3];
+    struct liq_reclaim r[3];
     int count[3] = { 1, 1, 1 }, act[3];
     double cap[3] = { 0.1, 0.2, 0.05 };
 
     (void)state;
     reclaim_setup(r, 3);
-    assert_int_equal(vmrun_reclaim_step(r, 3, cap, count, 0.0, &reclaim_opts, act), 0);
+    assert_int_equal(liq_reclaim_step(r, 3, cap, count, 0.0, &reclaim_opts, act), 0);
     /* All below: the one with the most left keeps its quanta. */
     assert_true(r[0].benched && r[2].benched);
     assert_false(r[1].benched);
-    assert_int_equal(vmrun_reclaim_step(r, 3, cap, count, 5.0, &reclaim_opts, act), 2);
-    assert_int_equal(act[0], VMRUN_EVACUATE);
+    assert_int_equal(liq_reclaim_step(r, 3, cap, count, 5.0, &reclaim_opts, act), 2);
+    assert_int_equal(act[0], LIQ_EVACUATE);
     assert_int_equal(act[1], 0);
-    assert_int_equal(act[2], VMRUN_EVACUATE);
+    assert_int_equal(act[2], LIQ_EVACUATE);
     assert_false(r[1].evacuated);
     assert_false(r[1].benched); /* the one left computes */
     /* Still low later: host1, the last one computing, never leaves. */
-    assert_int_equal(vmrun_reclaim_step(r, 3, cap, count, 50.0, &reclaim_opts, act), 0);
+    assert_int_equal(liq_reclaim_step(r, 3, cap, count, 50.0, &reclaim_opts, act), 0);
     assert_false(r[1].evacuated);
 }
 

@@ -1,12 +1,11 @@
 /*
- * vmrun_balance.c - the balancer's decision (issue 8, seed 000): from the
+ * liq_balance.c - the balancer's decision (issue 8, seed 000): from the
  * median time of every quantum in the last epoch, re-solve the placement by
  * recursive bisection of prefix sums along the Hilbert curve, and keep it
  * only when the predicted gain over the rest of the job exceeds the cost of
- * moving the quanta (the dampener); and when a host's workers leave it or
- * come back (reclaim, seed 002).  Pure: no I/O, no PVM.
+ * moving the quanta (the dampener).  Pure: no I/O, no PVM.
  */
-#include "vmrun.h"
+#include "liq.h"
 
 #include <errno.h>
 #include <math.h>
@@ -139,7 +138,7 @@ polish(const uint32_t *order, const double *prefix, size_t n, int count, const d
  * of 0.65-0.77 (0.80-0.86 without it).
  */
 static double
-share_of(const struct vmrun_balance_in *in, int w)
+share_of(const struct liq_balance_in *in, int w)
 {
     double s = in->share != NULL && in->share[w] > 0 ? in->share[w] : 1;
 
@@ -156,7 +155,7 @@ share_of(const struct vmrun_balance_in *in, int w)
  * refuses a move of half the grid.  aspeed follows act.
  */
 static void
-order_workers(const struct vmrun_balance_in *in, const double *prefix, const double *speed,
+order_workers(const struct liq_balance_in *in, const double *prefix, const double *speed,
               int *act, double *aspeed, int nact, int32_t *aowner)
 {
     int n = in->nquanta, held = 0;
@@ -228,7 +227,7 @@ out:
 }
 
 int
-vmrun_balance_plan(const struct vmrun_balance_in *in, int32_t *owner, struct vmrun_epoch *out)
+liq_balance_plan(const struct liq_balance_in *in, int32_t *owner, struct liq_epoch *out)
 {
     int n = in->nquanta, p = in->nworkers, nact = 0;
     double *wmed = calloc((size_t)p, sizeof(double)), *wpts = calloc((size_t)p, sizeof(double));
@@ -364,73 +363,4 @@ done:
     free(xbytes);
     free(xmsgs);
     return rc;
-}
-
-int
-vmrun_reclaim_step(struct vmrun_reclaim *r, int nhosts, const double *cap, const int *count,
-                   double now, const struct vmrun_opts *o, int *act)
-{
-    int nact = 0, staying = 0, best = -1;
-    double best_share = -1;
-
-    for (int h = 0; h < nhosts; h++) {
-        double share = cap[h] < 0 || count[h] < 1 ? -1 : cap[h] / count[h];
-
-        act[h] = 0;
-        if (share > 1)
-            share = 1;
-        if (share < 0) {
-            staying += !r[h].evacuated;
-            continue; /* unknown: nothing is decided, no clock starts or stops */
-        }
-        if (!r[h].evacuated) {
-            if (share >= o->reclaim_below) {
-                r[h].below_since = -1;
-            } else if (r[h].below_since < 0) {
-                r[h].below_since = now;
-            }
-            if (share < o->reclaim_below)
-                r[h].benched = 1;
-            else if (share >= o->rejoin_above)
-                r[h].benched = 0;
-            if (r[h].below_since >= 0 && now - r[h].below_since >= o->reclaim_after)
-                act[h] = VMRUN_EVACUATE;
-            else
-                staying++;
-            if (share > best_share) {
-                best_share = share;
-                best = h;
-            }
-        } else {
-            if (share < o->rejoin_above) {
-                r[h].above_since = -1;
-            } else if (r[h].above_since < 0) {
-                r[h].above_since = now;
-            }
-            if (r[h].above_since >= 0 && now - r[h].above_since >= o->rejoin_after) {
-                act[h] = VMRUN_REJOIN;
-                staying++;
-            }
-        }
-    }
-    if (staying == 0 && best >= 0)
-        act[best] = 0; /* somebody computes: the host with the most left */
-    int computing = 0;
-
-    for (int h = 0; h < nhosts; h++) {
-        if (act[h] == VMRUN_EVACUATE) {
-            r[h].evacuated = 1;
-            r[h].above_since = -1;
-        } else if (act[h] == VMRUN_REJOIN) {
-            r[h].evacuated = 0;
-            r[h].below_since = -1;
-        }
-        if (r[h].evacuated)
-            r[h].benched = 0;
-        computing += !r[h].evacuated && !r[h].benched;
-        nact += act[h] != 0;
-    }
-    if (computing == 0 && best >= 0)
-        r[best].benched = 0;
-    return nact;
 }

@@ -55,9 +55,6 @@ struct vmctl_hostrow {
 int vmctl_conf_fetch(struct vmctl *v, struct vmctl_hostrow **rows, int *nrows, char *master,
                      size_t mcap);
 
-/* vmctl_json.c */
-void vmctl_json_str(FILE *fp, const char *s);
-
 /* vmctl_cmd.c: the commands; each returns a VMCTL_EXIT_* status */
 int vmctl_cmd_start(struct vmctl *v, int argc, char **argv);
 int vmctl_cmd_add(struct vmctl *v, int argc, char **argv);

@@ -2,7 +2,7 @@
  * pvm3.h - the PVM 3.4 C API as LiquidVM provides it.  Installed.
  *
  * Who may include it: any program written for PVM 3.4, unchanged, and
- * LiquidVM's own lib/pvm_*.c.  The names, values, structure layouts and
+ * LiquidVM's own lib/pvm/pvm_*.c.  The names, values, structure layouts and
  * prototypes below are those of PVM 3.4.6, so that a program compiled
  * against PVM's header runs against our libpvm3.so.3 and the reverse;
  * tests/unit/test_pvm_header.c checks every one against PVM's own header

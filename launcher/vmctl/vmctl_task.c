@@ -103,7 +103,7 @@ fail(struct vmctl *v, int code, const char *what)
 {
     if (v->json) {
         printf("{\"ok\":false,\"error\":");
-        vmctl_json_str(stdout, wire_strerror(code));
+        wire_json_str(stdout, wire_strerror(code));
         printf(",\"code\":\"%s\"}\n", wire_errname(code));
     } else if (code == WIRE_ENOVM) {
         fprintf(stderr, "vmctl: %s: no virtual machine is running in %s\n", what, v->home);
@@ -181,14 +181,14 @@ list_tasks(struct vmctl *v, struct vtask *t, uint32_t where, int quiet, int *cou
         if (!quiet && v->json) {
             printf("%s{\"tid\":%u,\"ptid\":%u,\"host\":%u,\"flag\":%u,\"pid\":%u,\"command\":",
                    shown ? "," : "", tid, ptid, host, flag, pid);
-            vmctl_json_str(stdout, name);
+            wire_json_str(stdout, name);
             printf(",\"groups\":[");
             int k = 0;
             for (int gi = 0; gi < ngroups; gi++)
                 for (int m = 0; m < groups[gi].size; m++)
                     if (groups[gi].members[m].tid == tid) {
                         printf("%s{\"name\":", k++ ? "," : "");
-                        vmctl_json_str(stdout, groups[gi].name);
+                        wire_json_str(stdout, groups[gi].name);
                         printf(",\"inst\":%d}", groups[gi].members[m].inst);
                     }
             printf("]}");
@@ -530,7 +530,7 @@ vmctl_cmd_mstat(struct vmctl *v, int argc, char **argv)
         failed += !found;
         if (v->json) {
             printf("%s{\"name\":", first ? "" : ",");
-            vmctl_json_str(stdout, argv[i]);
+            wire_json_str(stdout, argv[i]);
             printf(",\"status\":\"%s\"}", found ? "ok" : "no such host");
         } else {
             printf("%s: %s\n", argv[i], found ? "ok" : "no such host");

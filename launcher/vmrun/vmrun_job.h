@@ -3,7 +3,7 @@
  * files: the run and the reports (vmrun_stencil.c), liquid balancing and
  * reclaim (vmrun_liquid.c) and the plot (vmrun_plot.c).
  *
- * Who may include it: launcher/vmrun_*.c only.
+ * Who may include it: launcher/vmrun/vmrun_*.c only.
  */
 #ifndef LIQUIDVM_VMRUN_JOB_H
 #define LIQUIDVM_VMRUN_JOB_H
@@ -63,7 +63,7 @@ struct job_stats {
     int *rep_from, *rep_until;  /* per slot: the first and last epoch its worker reports */
     struct job_kept *kept;      /* per slot: a report of the next epoch, kept */
     int nkept;                  /* slots in kept */
-    struct vmrun_epoch *ep;
+    struct liq_epoch *ep;
     int nep;
     int *hquanta;               /* quanta per host after each epoch's plan: nep x nhosts */
     double *hmodel, *hwall;     /* per epoch and host, its slowest worker's kernel CPU s
@@ -77,7 +77,7 @@ struct job_stats {
     double run_t0;              /* vmrun_now() when the job was sent */
     double run_unix;            /* the same moment, wall clock */
     /* reclaim */
-    struct vmrun_reclaim *rec;  /* per host */
+    struct liq_reclaim *rec;  /* per host */
     int nlive;                  /* slots whose worker computes (not 0, not leaving) */
     int left_due;               /* evacuated workers whose LEFT has not come */
     struct job_event *ev;

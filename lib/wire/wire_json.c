@@ -1,11 +1,12 @@
 /*
- * vmctl_json.c - the one JSON helper vmctl needs: a quoted, escaped string.
- * Names come from the network, so every control character is escaped.
+ * wire_json.c - the JSON helper every tool's --json output needs: a quoted,
+ * escaped string.  Names come from the network, so every control character
+ * is escaped.
  */
-#include "vmctl.h"
+#include "wire.h"
 
 void
-vmctl_json_str(FILE *fp, const char *s)
+wire_json_str(FILE *fp, const char *s)
 {
     fputc('"', fp);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {

@@ -2,7 +2,7 @@
  * liq.h - libliquid, the quantum runtime of stencil jobs (DESIGN.md,
  * "Stencil jobs: the liquid runtime").
  *
- * Who may include it: launcher/vmrun_*.c (the job master) and tests.  The
+ * Who may include it: launcher/vmrun/ (the job master) and tests.  The
  * geometry, field and face functions (liq_geom.c, liq_field.c) are pure;
  * the worker (liq_worker.c) is a PVM task.
  *
@@ -299,5 +299,81 @@ int liq_plan_at(int boundary);
 
 /* The worker's main: returns its exit status. */
 int liq_worker_main(void);
+
+/* ---- the balancer's model (liq_balance.c) and reclaim (liq_reclaim.c): pure ---- */
+
+struct liq_balance_in {
+    int nquanta, nworkers;
+    const uint32_t *order;      /* quanta along the Hilbert curve */
+    const double *cost;         /* median CPU seconds per iteration of each quantum */
+    const double *points;       /* points of each quantum */
+    const double *bytes;        /* bytes a move of each quantum sends */
+    const int32_t *owner;       /* the owners the workers hold next: the plan's start */
+    const int32_t *measured;    /* the owners in the epoch the costs and wtime are of
+                                 * (NULL: owner) -- the plan decided before it may
+                                 * have changed them since */
+    const double *cpu_speed;    /* points per CPU-second of each worker's CPU (the probe's) */
+    const double *share;        /* the CPU share each worker may get now (its host's
+                                 * capacity from Sense); NULL or <= 0: a whole CPU */
+    const double *wtime;        /* each worker's measured compute s per iteration, for
+                                 * the epoch's BE (NULL: the model's) */
+    const char *active;         /* workers that may hold quanta (NULL: all); quanta on
+                                 * the others must leave whatever the gain */
+    double lambda, tau;         /* the network: s/message, s/byte */
+    int remaining;              /* iterations left */
+    double min_gain;            /* smallest relative gain worth a move */
+    int wanted;                 /* the plan before wanted to move (liq_epoch.wanted) */
+};
+
+struct liq_epoch {
+    int epoch;
+    double be;                  /* balance efficiency measured in the epoch (wall clock) */
+    double be_cpu;              /* ... of the kernels' CPU times at the workers' shares:
+                                 * under a CPU quota a worker's wall clock also says
+                                 * where its bursts fell in the quota's periods */
+    double before_s, after_s;   /* the model's time per iteration now and re-placed */
+    int applied;                /* the new placement is taken */
+    int wanted;                 /* ... or would be, but for a gain seen once only */
+    int forced;                 /* ... because quanta had to leave inactive workers */
+    int moved;                  /* quanta moved */
+    double bytes;               /* bytes they carry */
+    double t_s;                 /* seconds since the iterations started, at the plan */
+    double publish_s;           /* from the epoch's first report to its last */
+    double decide_s, move_s;    /* time to decide; the slowest worker's move */
+};
+
+/* Fill owner (nquanta) with the next placement and out with the figures. */
+int liq_balance_plan(const struct liq_balance_in *in, int32_t *owner, struct liq_epoch *out);
+
+/* Reclaim's thresholds: a host leaves once its workers' share stays below
+ * below for after seconds, and comes back once it stays at rejoin_above or
+ * more for rejoin_after seconds. */
+struct liq_reclaim_opts {
+    double below, after, rejoin_above, rejoin_after;
+};
+
+/* Reclaim (seed 002's coarse layer), per host. */
+struct liq_reclaim {
+    int evacuated;              /* its workers have left */
+    double below_since;         /* when its share fell below below; < 0 not below */
+    double above_since;         /* evacuated: when it rose to rejoin_above; < 0 not above */
+    int benched;                /* not evacuated, but its workers hold no quanta: its share
+                                 * fell below below and has not since come back
+                                 * to rejoin_above */
+};
+
+#define LIQ_EVACUATE (-1)
+#define LIQ_REJOIN 1
+
+/*
+ * One look at the hosts at time now (seconds, any origin): cap[h] the CPUs
+ * its daemon says the VM may use (< 0 unknown: the host's clocks stand),
+ * count[h] its workers; a worker's share is min(1, cap / count).  Sets
+ * act[h] to LIQ_EVACUATE, LIQ_REJOIN or 0 and updates r (evacuated as
+ * decided, benched as the shares are now); returns how many hosts act.
+ * The last host that is not evacuated never is, nor benched.
+ */
+int liq_reclaim_step(struct liq_reclaim *r, int nhosts, const double *cap, const int *count,
+                       double now, const struct liq_reclaim_opts *o, int *act);
 
 #endif

@@ -36,7 +36,7 @@ fail(struct vmctl *v, int code, const char *fmt, const char *arg)
     snprintf(msg, sizeof(msg), fmt, arg);
     if (v->json) {
         printf("{\"ok\":false,\"error\":");
-        vmctl_json_str(stdout, msg);
+        wire_json_str(stdout, msg);
         printf(",\"code\":\"%s\"}\n", wire_errname(code));
     } else {
         fprintf(stderr, "vmctl: %s\n", msg);
@@ -300,7 +300,7 @@ vmctl_cmd_start(struct vmctl *v, int argc, char **argv)
             fputs(diag.text, stderr);
             if (v->json) {
                 printf("{\"ok\":false,\"error\":");
-                vmctl_json_str(stdout, diag.text);
+                wire_json_str(stdout, diag.text);
                 printf(",\"code\":\"%s\"}\n", wire_errname(rc));
             }
             return VMCTL_EXIT_USAGE;
@@ -386,10 +386,10 @@ vmctl_cmd_start(struct vmctl *v, int argc, char **argv)
     double dt = now_s() - t0;
     if (v->json) {
         printf("{\"ok\":true,\"master\":");
-        vmctl_json_str(stdout, name);
+        wire_json_str(stdout, name);
         printf(",\"address\":\"%s:%s\",\"pid\":%s,\"hosts\":%d,\"seconds\":%.3f,\"home\":", addr,
                port, pid, 1 + res.ok, dt);
-        vmctl_json_str(stdout, v->home);
+        wire_json_str(stdout, v->home);
         printf("}\n");
     } else {
         printf("virtual machine ready: master %s at %s:%s (pid %s), %d host%s, %.2f s\n", name,
@@ -450,12 +450,12 @@ hosts_op(struct vmctl *v, int type, char **names, int n, struct add_result *res,
         printf("{\"ok\":%s,\"%s\":[", res->failed ? "false" : "true", verb);
         for (uint32_t i = 0; i < count; i++) {
             printf("%s{\"name\":", i ? "," : "");
-            vmctl_json_str(stdout, it[i].name);
+            wire_json_str(stdout, it[i].name);
             printf(",\"tid\":%u,\"status\":\"%s\"", it[i].tid,
                    it[i].st ? wire_errname(it[i].st) : "ok");
             if (it[i].st) {
                 printf(",\"error\":");
-                vmctl_json_str(stdout, it[i].msg[0] ? it[i].msg : wire_strerror(it[i].st));
+                wire_json_str(stdout, it[i].msg[0] ? it[i].msg : wire_strerror(it[i].st));
             }
             printf("}");
         }
@@ -700,7 +700,7 @@ vmctl_cmd_conf(struct vmctl *v, int argc, char **argv)
         return fail_code(v, rc, "conf");
     if (v->json) {
         printf("{\"master\":");
-        vmctl_json_str(stdout, master);
+        wire_json_str(stdout, master);
         printf(",\"hosts\":[");
     } else {
         printf("%d host%s\n%24s %8s %8s %7s  %-21s %s\n", n, n == 1 ? "" : "s", "HOST", "DTID",
@@ -712,13 +712,13 @@ vmctl_cmd_conf(struct vmctl *v, int argc, char **argv)
         snprintf(ap, sizeof(ap), "%s:%u", h->addr, h->port);
         if (v->json) {
             printf("%s{\"name\":", i ? "," : "");
-            vmctl_json_str(stdout, h->name);
+            wire_json_str(stdout, h->name);
             printf(",\"tid\":%u,\"arch\":", h->tid);
-            vmctl_json_str(stdout, h->arch);
+            wire_json_str(stdout, h->arch);
             printf(",\"speed\":%u,\"address\":", h->speed);
-            vmctl_json_str(stdout, ap);
+            wire_json_str(stdout, ap);
             printf(",\"state\":");
-            vmctl_json_str(stdout, h->state);
+            wire_json_str(stdout, h->state);
             print_load_json(h);
             printf("}");
         } else {
@@ -751,7 +751,7 @@ vmctl_cmd_status(struct vmctl *v, int argc, char **argv)
     if (rc == WIRE_ENOVM) {
         if (v->json) {
             printf("{\"running\":false,\"home\":");
-            vmctl_json_str(stdout, v->home);
+            wire_json_str(stdout, v->home);
             printf("}\n");
         } else {
             printf("no virtual machine is running in %s\n", v->home);
@@ -778,14 +778,14 @@ vmctl_cmd_status(struct vmctl *v, int argc, char **argv)
     free(body);
     if (v->json) {
         printf("{\"running\":true,\"daemon\":");
-        vmctl_json_str(stdout, name);
+        wire_json_str(stdout, name);
         printf(",\"tid\":%u,\"master\":", tid);
-        vmctl_json_str(stdout, master);
+        wire_json_str(stdout, master);
         printf(",\"is_master\":%s,\"hosts\":%u,\"uptime_ms\":%llu,\"pid\":%u,\"version\":",
                is_master ? "true" : "false", nhosts, (unsigned long long)up, pid);
-        vmctl_json_str(stdout, version);
+        wire_json_str(stdout, version);
         printf(",\"address\":\"%s:%u\",\"home\":", addr, port);
-        vmctl_json_str(stdout, home);
+        wire_json_str(stdout, home);
         printf("}\n");
     } else {
         printf("virtual machine running: master %s, %u host%s; this daemon %s (t%x) at %s:%u, "
@@ -871,7 +871,7 @@ vmctl_cmd_ca(struct vmctl *v, int argc, char **argv)
                                                        : err);
     if (v->json) {
         printf("{\"ok\":true,\"ca\":");
-        vmctl_json_str(stdout, dir);
+        wire_json_str(stdout, dir);
         printf("}\n");
     } else {
         printf("cluster CA created in %s\n", dir);
@@ -911,9 +911,9 @@ vmctl_cmd_cert(struct vmctl *v, int argc, char **argv)
         return fail(v, rc, "cert issue: %s", err);
     if (v->json) {
         printf("{\"ok\":true,\"host\":");
-        vmctl_json_str(stdout, host);
+        wire_json_str(stdout, host);
         printf(",\"dir\":");
-        vmctl_json_str(stdout, dir);
+        wire_json_str(stdout, dir);
         printf("}\n");
     } else {
         printf("certificate for %s issued in %s\n", host, dir);

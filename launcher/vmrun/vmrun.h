@@ -2,7 +2,7 @@
  * vmrun.h - the stencil job launcher: benchmark the hosts and the ring,
  * choose a decomposition, run a job on the VM, report.
  *
- * Who may include it: launcher/vmrun_*.c and tests.  Every subcommand is a
+ * Who may include it: launcher/vmrun/vmrun_*.c and tests.  Every subcommand is a
  * function taking its own argc/argv (argv[0] is the subcommand's name) and
  * returning the process exit status: VMRUN_EXIT_OK, VMRUN_EXIT_FAIL (the job
  * or the VM failed, or --verify found a difference), VMRUN_EXIT_USAGE (bad
@@ -136,75 +136,6 @@ void vmrun_vm_stop(struct vmrun_vm *vm, int failed);
 void vmrun_vm_free(struct vmrun_vm *vm);
 double vmrun_now(void);
 double vmrun_unix_now(void);   /* wall clock (CLOCK_REALTIME) seconds */
-
-/* ---- the balancer's decision (vmrun_balance.c) ---- */
-
-struct vmrun_balance_in {
-    int nquanta, nworkers;
-    const uint32_t *order;      /* quanta along the Hilbert curve */
-    const double *cost;         /* median CPU seconds per iteration of each quantum */
-    const double *points;       /* points of each quantum */
-    const double *bytes;        /* bytes a move of each quantum sends */
-    const int32_t *owner;       /* the owners the workers hold next: the plan's start */
-    const int32_t *measured;    /* the owners in the epoch the costs and wtime are of
-                                 * (NULL: owner) -- the plan decided before it may
-                                 * have changed them since */
-    const double *cpu_speed;    /* points per CPU-second of each worker's CPU (the probe's) */
-    const double *share;        /* the CPU share each worker may get now (its host's
-                                 * capacity from Sense); NULL or <= 0: a whole CPU */
-    const double *wtime;        /* each worker's measured compute s per iteration, for
-                                 * the epoch's BE (NULL: the model's) */
-    const char *active;         /* workers that may hold quanta (NULL: all); quanta on
-                                 * the others must leave whatever the gain */
-    double lambda, tau;         /* the network: s/message, s/byte */
-    int remaining;              /* iterations left */
-    double min_gain;            /* smallest relative gain worth a move */
-    int wanted;                 /* the plan before wanted to move (vmrun_epoch.wanted) */
-};
-
-struct vmrun_epoch {
-    int epoch;
-    double be;                  /* balance efficiency measured in the epoch (wall clock) */
-    double be_cpu;              /* ... of the kernels' CPU times at the workers' shares:
-                                 * under a CPU quota a worker's wall clock also says
-                                 * where its bursts fell in the quota's periods */
-    double before_s, after_s;   /* the model's time per iteration now and re-placed */
-    int applied;                /* the new placement is taken */
-    int wanted;                 /* ... or would be, but for a gain seen once only */
-    int forced;                 /* ... because quanta had to leave inactive workers */
-    int moved;                  /* quanta moved */
-    double bytes;               /* bytes they carry */
-    double t_s;                 /* seconds since the iterations started, at the plan */
-    double publish_s;           /* from the epoch's first report to its last */
-    double decide_s, move_s;    /* time to decide; the slowest worker's move */
-};
-
-/* Fill owner (nquanta) with the next placement and out with the figures. */
-int vmrun_balance_plan(const struct vmrun_balance_in *in, int32_t *owner, struct vmrun_epoch *out);
-
-/* Reclaim (seed 002's coarse layer), per host. */
-struct vmrun_reclaim {
-    int evacuated;              /* its workers have left */
-    double below_since;         /* when its share fell below reclaim_below; < 0 not below */
-    double above_since;         /* evacuated: when it rose to rejoin_above; < 0 not above */
-    int benched;                /* not evacuated, but its workers hold no quanta: its share
-                                 * fell below reclaim_below and has not since come back
-                                 * to rejoin_above */
-};
-
-#define VMRUN_EVACUATE (-1)
-#define VMRUN_REJOIN 1
-
-/*
- * One look at the hosts at time now (seconds, any origin): cap[h] the CPUs
- * its daemon says the VM may use (< 0 unknown: the host's clocks stand),
- * count[h] its workers; a worker's share is min(1, cap / count).  Sets
- * act[h] to VMRUN_EVACUATE, VMRUN_REJOIN or 0 and updates r (evacuated as
- * decided, benched as the shares are now); returns how many hosts act.
- * The last host that is not evacuated never is, nor benched.
- */
-int vmrun_reclaim_step(struct vmrun_reclaim *r, int nhosts, const double *cap, const int *count,
-                       double now, const struct vmrun_opts *o, int *act);
 
 /* ---- subcommands ---- */
 int vmrun_stencil_main(int argc, char **argv);

@@ -17,7 +17,7 @@
 
 #include "lvm_err.h"
 #include "pvm3.h"
-#include "vmctl.h"
+#include "wire.h"
 #include "vmrun_job.h"
 
 static const char stencil_usage[] =
@@ -512,7 +512,7 @@ json_bench(FILE *fp, const struct vmrun_vm *vm)
     fprintf(fp, "\"hosts\":[");
     for (int h = 0; h < vm->nhosts; h++) {
         fprintf(fp, "%s{\"name\":", h ? "," : "");
-        vmctl_json_str(fp, vm->host[h].name);
+        wire_json_str(fp, vm->host[h].name);
         fprintf(fp, ",\"workers\":%d,\"updates_per_s\":%.6g,\"cache_bytes\":%.0f,\"tids\":[",
                 vm->host[h].count, vm->host[h].speed, vm->host[h].cache);
         for (int i = 0; i < vm->host[h].count; i++)
@@ -558,7 +558,7 @@ json_report(FILE *fp, const struct vmrun_vm *vm, const struct vmrun_opts *o,
         const double *f = &st->wcpu[JOB_WCPU * w];
 
         fprintf(fp, "%s{\"tid\":%d,\"host\":", w ? "," : "", vm->tids[w]);
-        vmctl_json_str(fp, vm->host[vm->whost[w]].name);
+        wire_json_str(fp, vm->host[vm->whost[w]].name);
         fprintf(fp, ",\"quanta\":%d,\"compute_s\":%.6g,\"comm_s\":%.6g", st->wquanta[w],
                 st->wcompute[w], st->wcomm[w]);
         if (st->wpass[w] > 0)
@@ -589,7 +589,7 @@ json_report(FILE *fp, const struct vmrun_vm *vm, const struct vmrun_opts *o,
             o->balance && o->reclaim ? "true" : "false", o->reclaim_below, o->reclaim_after,
             o->rejoin_above, o->rejoin_after);
     for (int e = 0; e < st->nep; e++) {
-        const struct vmrun_epoch *ep = &st->ep[e];
+        const struct liq_epoch *ep = &st->ep[e];
 
         fprintf(fp, "%s{\"epoch\":%d,\"t_s\":%.6g,\"be\":%.4f,\"be_cpu\":%.4f,\"predicted_s\":%.6g,"
                     "\"replaced_s\":%.6g,\"applied\":%s,\"forced\":%s,\"moved\":%d,\"bytes\":%.0f,"
@@ -611,7 +611,7 @@ json_report(FILE *fp, const struct vmrun_vm *vm, const struct vmrun_opts *o,
     for (int i = 0; i < st->nev; i++) {
         fprintf(fp, "%s{\"epoch\":%d,\"t_s\":%.6g,\"host\":", i ? "," : "", st->ev[i].epoch,
                 st->ev[i].t_s);
-        vmctl_json_str(fp, vm->host[st->ev[i].host].name);
+        wire_json_str(fp, vm->host[st->ev[i].host].name);
         fprintf(fp, ",\"what\":\"%s\"}", st->ev[i].rejoin ? "rejoin" : "evacuate");
     }
     fprintf(fp, "]},");

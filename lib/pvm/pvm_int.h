@@ -1,5 +1,5 @@
 /*
- * pvm_int.h - libpvm3's internals, shared by lib/pvm_*.c only.  Never
+ * pvm_int.h - libpvm3's internals, shared by lib/pvm/pvm_*.c only.  Never
  * installed; programs see pvm3.h alone.
  *
  * All of libpvm3's mutable state lives in one struct pvm__ctx, the task's

@@ -4,7 +4,7 @@
  * its speed now; when the last report is in, the master looks at the
  * hosts' capacity (reclaim, seed 002: the workers leave a host its owner
  * needs and come back when it is idle again), re-solves the placement
- * (vmrun_balance_plan) and sends the plan: the owner of every quantum and
+ * (liq_balance_plan) and sends the plan: the owner of every quantum and
  * the worker of every slot.
  */
 #include "vmrun_job.h"
@@ -246,7 +246,9 @@ reclaim(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, i
     }
     if (!o->reclaim || !may_act)
         goto out;
-    int acting = vmrun_reclaim_step(st->rec, nh, cap, count, vmrun_now(), o, act);
+    struct liq_reclaim_opts ro = {o->reclaim_below, o->reclaim_after, o->rejoin_above,
+                                  o->rejoin_after};
+    int acting = liq_reclaim_step(st->rec, nh, cap, count, vmrun_now(), &ro, act);
 
     /* A host whose share is below reclaim_below holds no quanta from this
      * plan on (they leave at once, whatever the gain), though its worker
@@ -263,7 +265,7 @@ reclaim(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, i
     for (int h = 0; h < nh; h++) {
         const struct vmrun_host *ho = &vm->host[h];
 
-        if (act[h] == VMRUN_EVACUATE) {
+        if (act[h] == LIQ_EVACUATE) {
             for (int w = ho->first; w < ho->first + ho->count; w++)
                 if (active[w]) {
                     active[w] = 0;
@@ -274,7 +276,7 @@ reclaim(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, i
                     st->left_due++;
                 }
             event(vm, st, epoch, h, 0);
-        } else if (act[h] == VMRUN_REJOIN) {
+        } else if (act[h] == LIQ_REJOIN) {
             int back = 0;
 
             for (int w = ho->first; w < ho->first + ho->count; w++) {
@@ -320,8 +322,8 @@ plan(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int 
 {
     int boundary = liq_plan_boundary(epoch), last = (o->iters - 1) / o->epoch;
     int taken = boundary <= last;
-    struct vmrun_balance_in in;
-    struct vmrun_epoch *ep = &st->ep[st->nep];
+    struct liq_balance_in in;
+    struct liq_epoch *ep = &st->ep[st->nep];
     int n = st->g.nquanta, nw = vm->nworkers, rc = -1, nto = 0;
     int32_t *next = malloc((size_t)n * sizeof(int32_t));
     int *owners = malloc((size_t)n * sizeof(int)), *tids = malloc((size_t)nw * sizeof(int));
@@ -354,7 +356,7 @@ plan(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int 
     in.remaining = o->iters - boundary * o->epoch;
     in.min_gain = o->min_gain;
     in.wanted = st->nep > 0 && st->ep[st->nep - 1].wanted && !st->ep[st->nep - 1].applied;
-    if (vmrun_balance_plan(&in, next, ep) != 0) {
+    if (liq_balance_plan(&in, next, ep) != 0) {
         snprintf(vm->why, sizeof(vm->why), "the balancer found no worker to place the quanta on");
         goto out;
     }

@@ -107,7 +107,7 @@ groups_fail(struct vmctl *v, int code)
 {
     if (v->json) {
         printf("{\"ok\":false,\"error\":");
-        vmctl_json_str(stdout, wire_strerror(code));
+        wire_json_str(stdout, wire_strerror(code));
         printf(",\"code\":\"%s\"}\n", wire_errname(code));
     } else if (code == WIRE_ENOVM) {
         fprintf(stderr, "vmctl: groups: no virtual machine is running in %s\n", v->home);
@@ -150,7 +150,7 @@ vmctl_cmd_groups(struct vmctl *v, int argc, char **argv)
     for (int i = 0; i < n; i++) {
         if (v->json) {
             printf("%s{\"name\":", i ? "," : "");
-            vmctl_json_str(stdout, g[i].name);
+            wire_json_str(stdout, g[i].name);
             printf(",\"size\":%d,\"frozen\":%s,\"members\":[", g[i].size,
                    g[i].frozen ? "true" : "false");
             for (int k = 0; k < g[i].size; k++)

@@ -38,6 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <stdio.h>
 
 /* The release, set by the Makefile from its VERSION. */
 #ifndef LIQUIDVM_VERSION
@@ -88,6 +89,10 @@ const char *wire_strerror(int code);
 /* The symbolic name ("WIRE_ENAME", "ENOMEM") for scripts and --json. */
 const char *wire_errname(int code);
 
+/* wire_json.c: s as a quoted JSON string, every control character escaped
+ * (names come from the network). */
+void wire_json_str(FILE *fp, const char *s);
+
 enum wire_type {
     /* daemon <-> daemon */
     WIRE_T_HELLO = 1,       /* name, index, version, arch, speed: first frame on a link */
@@ -122,7 +127,7 @@ enum wire_type {
     WIRE_T_TASK_KILL = 43,      /* u32 tid, u32 signal (0: kill the task) */
     WIRE_T_TASK_LIST = 44,      /* u32 where (0 all, a host's dtid, a tid); reply: tasks */
     WIRE_T_TASK_NOTIFY = 45,    /* u32 what, i32 tag, u32 n, u32 tids[n] */
-    /* PvmRouteDirect (lib/pvm_direct.c): u32 peer tid; reply: str address
+    /* PvmRouteDirect (lib/pvm/pvm_direct.c): u32 peer tid; reply: str address
      * to listen on for other hosts, str the task's Unix socket path, str CA,
      * str certificate, str key (this host's), str the peer's host name. */
     WIRE_T_TASK_DIRECT = 46,
@@ -159,7 +164,7 @@ enum wire_type {
     /* task -> daemon: the same message for several tasks, body as
      * WIRE_T_MCAST between daemons; the daemon sends one copy per host. */
     WIRE_T_TASK_MCAST = 65,
-    /* Setting up a direct link between two tasks (lib/pvm_direct.c); tag
+    /* Setting up a direct link between two tasks (lib/pvm/pvm_direct.c); tag
      * is one of WIRE_DIRECT_*.  CONREQ, NAK and MARK are routed through
      * the daemons exactly like WIRE_T_MSG (src stamped, same order); HELLO
      * and ACK travel on the direct link itself. */

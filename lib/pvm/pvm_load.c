@@ -1,6 +1,6 @@
 /*
  * pvm_load.c - lvm_hostload(): a task asks its daemon for every host's
- * latest load sample (WIRE_T_REQ_LOAD, the table of lib/wire_load.h).
+ * latest load sample (WIRE_T_REQ_LOAD, the table of lib/wire/wire_load.h).
  * The daemons keep each other's samples, so the task's own daemon answers
  * without asking the master.
  */

@@ -1,7 +1,7 @@
 /*
  * pvm_ext.h - what libpvm3 offers libliquid beyond PVM's API.  Never
  * installed and never exported from libpvm3.so (hidden like the rest of
- * lib/pvm_*.c's internals): the stencil workers link libpvm3.a.
+ * lib/pvm/pvm_*.c's internals): the stencil workers link libpvm3.a.
  */
 #ifndef LVM_PVM_EXT_H
 #define LVM_PVM_EXT_H

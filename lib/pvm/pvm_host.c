@@ -2,7 +2,7 @@
  * pvm_host.c - the virtual machine seen from a task: pvm_config,
  * pvm_mstat, pvm_addhosts, pvm_delhosts, pvm_halt, pvm_archcode,
  * pvm_version, pvm_getfds.  The daemon answers with the same requests
- * vmctl uses (lib/wire.h), relaying to the master what changes the VM.
+ * vmctl uses (lib/wire/wire.h), relaying to the master what changes the VM.
  */
 #include "pvm_int.h"
 
