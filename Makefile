@@ -240,25 +240,27 @@ deps:
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	else echo "deps: run as root:  apt-get install$$missing"; exit 1; fi
 
+# Installs like PVM's packages: the shared libraries with their -l
+# development links, the archives, the headers (pvm3.h and LiquidVM's two
+# lvm_ extensions), pkg-config files for libpvm3 and libgpvm3, and a man
+# page for every program, library call and configuration file.
+PVM_HEADERS := lib/pvm/pvm3.h lib/pvm/lvm_load.h lib/pvm/lvm_err.h
+pcfile = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $(1) > $(2)
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
-	    $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/liquidvm
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include \
+	    $(DESTDIR)$(PREFIX)/share/liquidvm $(addprefix $(DESTDIR)$(PREFIX)/share/man/man,1 3 5)
 	install -m 755 $(VMD) $(VMCTL) $(VMRUN) $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
-	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	for s in 1 3 5; do for f in man/*.$$s; do [ -f "$$f" ] || continue; \
+	    install -m 644 "$$f" $(DESTDIR)$(PREFIX)/share/man/man$$s/ || exit 1; done; done
 	install -m 644 conf/vmd.conf $(DESTDIR)$(PREFIX)/share/liquidvm/
-	@if [ -f $(LIBPVM_SO) ]; then \
-	    install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig && \
-	    install -m 755 $(LIBPVM_SO) $(DESTDIR)$(PREFIX)/lib/ && \
-	    ln -sf libpvm3.so.3 $(DESTDIR)$(PREFIX)/lib/libpvm3.so && \
-	    install -m 644 $(LIBPVM_A) $(DESTDIR)$(PREFIX)/lib/ && \
-	    install -m 755 $(LIBGPVM_SO) $(DESTDIR)$(PREFIX)/lib/ && \
-	    ln -sf libgpvm3.so.3 $(DESTDIR)$(PREFIX)/lib/libgpvm3.so && \
-	    install -m 644 $(LIBGPVM_A) $(DESTDIR)$(PREFIX)/lib/ && \
-	    install -m 644 lib/pvm/pvm3.h $(DESTDIR)$(PREFIX)/include/ && \
-	    sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' lib/pvm/libpvm3.pc.in \
-	        > $(DESTDIR)$(PREFIX)/lib/pkgconfig/libpvm3.pc; \
-	fi
+	install -m 755 $(LIBPVM_SO) $(LIBGPVM_SO) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libpvm3.so.3 $(DESTDIR)$(PREFIX)/lib/libpvm3.so
+	ln -sf libgpvm3.so.3 $(DESTDIR)$(PREFIX)/lib/libgpvm3.so
+	install -m 644 $(LIBPVM_A) $(LIBGPVM_A) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(PVM_HEADERS) $(DESTDIR)$(PREFIX)/include/
+	$(call pcfile,lib/pvm/libpvm3.pc.in,$(DESTDIR)$(PREFIX)/lib/pkgconfig/libpvm3.pc)
+	$(call pcfile,lib/pvm/libgpvm3.pc.in,$(DESTDIR)$(PREFIX)/lib/pkgconfig/libgpvm3.pc)
 
 clean:
 	rm -rf build

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# make install into a staging root, as PVM's Debian packages install:
+# the programs, the shared libraries with their -l development links, the
+# archives, the headers, pkg-config files for libpvm3 and libgpvm3, and a
+# man page for every installed program and every LiquidVM call libpvm3
+# exports.  A PVM program built with pkg-config against the staged files
+# links the shared library and runs on a local VM.
+. "$(dirname "$0")/lib.sh"
+B=$(cd "$(dirname "$VMCTL")/.." && pwd)
+SRC=$(pwd)
+command -v pkg-config >/dev/null || skip_all "pkg-config is missing"
+command -v cc >/dev/null || skip_all "no C compiler"
+R=$T/root P=/usr/local
+SAN= SANFLAGS=
+if nm -D "$B/lib/libpvm3.so.3" 2>/dev/null | grep -q __asan; then
+    SAN=1 SANFLAGS="-fsanitize=address,undefined"
+fi
+
+check "make install stages into DESTDIR" \
+    make -s -C "$SRC" O="$B" SAN="$SAN" install DESTDIR="$R" PREFIX="$P"
+
+missing=""
+for f in bin/vmd bin/vmctl bin/vmrun lib/libpvm3.so.3 lib/libgpvm3.so.3 lib/libpvm3.a \
+         lib/libgpvm3.a include/pvm3.h include/lvm_load.h include/lvm_err.h \
+         lib/pkgconfig/libpvm3.pc lib/pkgconfig/libgpvm3.pc share/liquidvm/vmd.conf \
+         share/man/man5/vmd.conf.5; do
+    [ -e "$R$P/$f" ] || missing="$missing $f"
+done
+[ -z "$missing" ] && ok "every file is installed" || notok "not installed:$missing"
+
+links=""
+for l in libpvm3 libgpvm3; do
+    [ "$(readlink "$R$P/lib/$l.so")" = "$l.so.3" ] || links="$links $l.so"
+done
+[ -z "$links" ] && ok "the development links name the .so.3 files" || notok "wrong links:$links"
+
+# A man page for every installed program and every lvm_ call exported.
+nopage=""
+for b in "$R$P"/bin/*; do
+    [ -f "$R$P/share/man/man1/$(basename "$b").1" ] || nopage="$nopage $(basename "$b")(1)"
+done
+for s in $(nm -D --defined-only "$R$P/lib/libpvm3.so.3" | awk '$3 ~ /^lvm_/ { print $3 }'); do
+    [ -f "$R$P/share/man/man3/$s.3" ] || nopage="$nopage $s(3)"
+    grep -q "$s" "$R$P"/include/lvm_*.h || nopage="$nopage $s(no header)"
+done
+[ -z "$nopage" ] && ok "every program and lvm_ call has a man page and a header" ||
+    notok "without a man page or header:$nopage"
+
+export PKG_CONFIG_PATH=$R$P/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$R
+flags=$(pkg-config --cflags --libs libgpvm3)
+case " $flags " in
+*" -lgpvm3 "*"-lpvm3 "*) ok "pkg-config libgpvm3 gives -lgpvm3 -lpvm3 ($flags)" ;;
+*) notok "pkg-config libgpvm3 gives: $flags" ;;
+esac
+
+# The staged headers and libraries alone: -nostdinc would also drop libc's,
+# so the check is that the program sees the staged pvm3.h (not /usr/include's).
+check "a PVM program builds with pkg-config libpvm3" \
+    cc $SANFLAGS -o "$T/hostload" "$SRC/tests/integ/pvm_hostload.c" $(pkg-config --cflags --libs libpvm3)
+if readelf -d "$T/hostload" 2>/dev/null | grep -q 'NEEDED.*\[libpvm3\.so\.3\]'; then
+    ok "-lpvm3 links the shared library"
+else
+    notok "-lpvm3 did not link libpvm3.so.3"
+fi
+check "a group program builds with pkg-config libgpvm3" \
+    cc $SANFLAGS -o "$T/grp" -x c - $(pkg-config --cflags --libs libgpvm3) <<'PROG'
+#include <pvm3.h>
+int main(void) { return pvm_joingroup("g") < 0 && pvm_lvgroup("g") < 0 ? 0 : 0; }
+PROG
+if ! "$VMCTL" start --local 1 >"$T/out" 2>&1; then
+    notok "vmctl start"; sed 's/^/#   /' "$T/out"
+else
+    if LD_LIBRARY_PATH=$R$P/lib ldd "$T/hostload" | grep -q "$R$P/lib/libpvm3.so.3"; then
+        ok "the program loads the staged libpvm3.so.3"
+    else
+        notok "the program does not load the staged library"
+    fi
+    check "it runs on the VM (lvm_hostload)" \
+        env LD_LIBRARY_PATH="$R$P/lib" ASAN_OPTIONS=detect_leaks=0 "$T/hostload"
+fi
+exit 0
