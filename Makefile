@@ -229,8 +229,11 @@ bench: all
 	    else $$b || exit 1; fi; done
 	@echo "== bench/liquid.sh"; bench/liquid.sh; rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ] || exit 1
 
-demo: all
-	tests/demo.sh build
+# Recursive, so that `make deps demo` on a fresh machine builds with the
+# flags pkg-config gives once deps has installed the packages.
+demo:
+	$(MAKE) all
+	tests/demo.sh $(O)
 
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
