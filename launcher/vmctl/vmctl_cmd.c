@@ -1,7 +1,9 @@
 /*
- * vmctl_cmd.c - vmctl's commands: start, add, delete, conf, status, halt,
- * ca, cert, version.  Each parses its own words, asks the daemon, and
- * prints text for people or one JSON object with --json.
+ * vmctl_cmd.c - vmctl's commands for the virtual machine itself: start,
+ * add, delete, conf, status, halt, ca, cert, version, after PVM's console
+ * (no seed idea of its own).  Each parses its own words, asks the daemon
+ * through vmctl_client.c, and prints text for people or one JSON object
+ * with --json.
  */
 #include "vmctl.h"
 #include "vmctl_ca.h"

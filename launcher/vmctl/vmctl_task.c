@@ -1,7 +1,8 @@
 /*
- * vmctl_task.c - the console's task verbs, as PVM's console had them:
- * spawn, ps, kill, sig, reset, pstat, mstat.  vmctl enrolls as a task of
- * its daemon (like PVM's console) and speaks the wire protocol directly.
+ * vmctl_task.c - the console's task verbs, as PVM's console has them:
+ * spawn, ps, kill, sig, reset, pstat, mstat (no seed idea of its own).
+ * vmctl enrolls as a task of its daemon (like PVM's console) and speaks
+ * the wire protocol directly.
  */
 #include "vmctl.h"
 
