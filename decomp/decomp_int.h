@@ -129,6 +129,8 @@ struct decomp__tctx {
     double *slab;               /* max extent entries for weighted cuts */
 };
 
+/* decomp_split.c: what every policy asks of a region. */
+
 /* Speed sum of order[first .. first + n). */
 double decomp__span_speed(const struct decomp__tctx *t, int32_t first, int32_t n);
 /* Longest extent of the span's region (ties: lowest axis). In cell mode an

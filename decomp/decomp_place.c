@@ -1,6 +1,9 @@
 /*
- * decomp_place.c: the one entry point that places a grid by any method. It
- * checks the inputs once so each method file can trust them.
+ * decomp_place.c: the one entry point that places a grid by any method of
+ * seed 001 chapter 4, the Hilbert order of seed 000 or the ORB of seed 003
+ * section 9.3. It holds no method itself: it checks the inputs once so each
+ * method file can trust them, and hands the grid to the file that owns the
+ * method.
  */
 #include "decomp.h"
 #include "decomp_int.h"

@@ -93,11 +93,20 @@ const char *vmctl_groups_of(const struct vmctl_group *g, int n, uint32_t tid, ch
                             size_t cap);
 int vmctl_cmd_groups(struct vmctl *v, int argc, char **argv);
 
+/* vmctl_dispatch.c: the command table, below both the shell and the console */
+struct vmctl_command {
+    const char *name;
+    int (*fn)(struct vmctl *v, int argc, char **argv);
+    int shell_only;             /* acts on this machine, not the VM: not a console verb */
+};
+/* The command called name, or NULL. */
+const struct vmctl_command *vmctl_command_find(const char *name);
+/* Run one command line's words: argv[0] names the command.  An unknown
+ * name is reported on stderr and gives VMCTL_EXIT_USAGE. */
+int vmctl_dispatch(struct vmctl *v, int argc, char **argv);
+
 /* vmctl_console.c */
 int vmctl_console(struct vmctl *v);
-/* Run one command line's words (console and main share it). */
-int vmctl_dispatch(struct vmctl *v, int argc, char **argv);
-void vmctl_usage(FILE *fp);
 
 
 #endif

@@ -1,8 +1,10 @@
 /*
  * vmctl_ca.c - the cluster's certificate authority behind `vmctl ca init` and
- * `vmctl cert issue HOST` (DESIGN.md, "Links"): an EC P-256 CA and host
- * certificates that vmd_tls.c accepts as both TLS client and server.  It uses
- * OpenSSL's C API only, so no openssl command is needed on the hosts.
+ * `vmctl cert issue HOST`: an EC P-256 CA and host certificates that
+ * vmd_tls.c accepts as both TLS client and server, so every link between
+ * daemons is TLS 1.3 with both ends verified.  It implements no seed idea.
+ * It uses OpenSSL's C API only, so no openssl command is needed on the
+ * hosts.
  *
  * Every file is staged in a temporary file in the same directory and renamed
  * into place, so a crash never leaves half a key; without force a file is

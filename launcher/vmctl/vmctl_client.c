@@ -1,6 +1,8 @@
 /*
  * vmctl_client.c - a request and its reply over a daemon's socket, found
- * by wire_sock_find (the master, or the daemon given with --host).
+ * by wire_sock_find (the master, or the daemon given with --host).  It is
+ * the bottom of vmctl's layers: the commands call it and it calls only
+ * lib/wire.  It implements no seed idea.
  */
 #include "vmctl.h"
 

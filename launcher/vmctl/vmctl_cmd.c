@@ -1,7 +1,9 @@
 /*
- * vmctl_cmd.c - vmctl's commands: start, add, delete, conf, status, halt,
- * ca, cert, version.  Each parses its own words, asks the daemon, and
- * prints text for people or one JSON object with --json.
+ * vmctl_cmd.c - vmctl's commands for the virtual machine itself: start,
+ * add, delete, conf, status, halt, ca, cert, version, after PVM's console
+ * (no seed idea of its own).  Each parses its own words, asks the daemon
+ * through vmctl_client.c, and prints text for people or one JSON object
+ * with --json.
  */
 #include "vmctl.h"
 #include "vmctl_ca.h"
@@ -239,8 +241,25 @@ struct add_result {
 
 static int do_add(struct vmctl *v, char **names, int n, struct add_result *res, int print);
 
-int
-vmctl_cmd_start(struct vmctl *v, int argc, char **argv)
+struct start_opts {
+    char *conf, *name, *listen;
+    long local;                 /* --local N: N daemons on this machine, 0 = off */
+};
+
+static int
+start_help(void)
+{
+    printf("usage: vmctl start [-c FILE] [--name NAME] [--listen ADDR[:PORT]] [--json]\n"
+           "       vmctl start --local N [-c FILE] [--json]\n"
+           "  Start the master daemon in the background and return once it is ready.\n"
+           "  --local N starts a VM of N daemons on this machine, on loopback ports,\n"
+           "  named host0..hostN-1 (a CA and certificates are made if missing).\n");
+    return VMCTL_EXIT_OK;
+}
+
+/* Options of start into *o: -1 to go on, else the exit status. */
+static int
+start_parse(struct vmctl *v, int argc, char **argv, struct start_opts *o)
 {
     static const struct option opts[] = {
         { "conf", required_argument, NULL, 'c' }, { "local", required_argument, NULL, 'l' },
@@ -248,70 +267,175 @@ vmctl_cmd_start(struct vmctl *v, int argc, char **argv)
         { "json", no_argument, NULL, 'j' },       { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    char *conf = v->conf_file[0] ? v->conf_file : NULL, *name = NULL, *listen = NULL;
-    long local = 0;
-    int c, rc;
+    char *end;
+    int c;
+
+    o->conf = v->conf_file[0] ? v->conf_file : NULL;
     optind = 1;
     while ((c = getopt_long(argc, argv, "+c:h", opts, NULL)) != -1) {
         switch (c) {
         case 'c':
-            conf = optarg;
+            o->conf = optarg;
             break;
-        case 'l': {
-            char *end;
-            local = strtol(optarg, &end, 10);
-            if (*end || local < 1 || local > 64)
+        case 'l':
+            o->local = strtol(optarg, &end, 10);
+            if (*end || o->local < 1 || o->local > 64)
                 return usage_error("--local %s: expected a number of hosts 1..64", optarg);
             break;
-        }
         case 'n':
-            name = optarg;
+            o->name = optarg;
             break;
         case 'L':
-            listen = optarg;
+            o->listen = optarg;
             break;
         case 'j':
             v->json = 1;
             break;
         case 'h':
-            printf("usage: vmctl start [-c FILE] [--name NAME] [--listen ADDR[:PORT]] [--json]\n"
-                   "       vmctl start --local N [-c FILE] [--json]\n"
-                   "  Start the master daemon in the background and return once it is ready.\n"
-                   "  --local N starts a VM of N daemons on this machine, on loopback ports,\n"
-                   "  named host0..hostN-1 (a CA and certificates are made if missing).\n");
-            return VMCTL_EXIT_OK;
+            return start_help();
         default:
             return VMCTL_EXIT_USAGE;
         }
     }
     if (optind < argc)
         return usage_error("start: unexpected argument %s", argv[optind]);
-    if (name && !vmctl_host_name_ok(name))
-        return usage_error("--name %s: not a valid host name", name);
+    if (o->name && !vmctl_host_name_ok(o->name))
+        return usage_error("--name %s: not a valid host name", o->name);
+    return -1;
+}
 
-    if (conf) {
-        /* A wrong file is the user's to fix: report every error, exit 2. */
-        struct conf cf;
-        struct conf_diag diag = { 0 };
-        conf_defaults(&cf);
-        rc = conf_load(conf, &cf, &diag);
-        conf_free(&cf);
-        if (rc != 0) {
-            fputs(diag.text, stderr);
-            if (v->json) {
-                printf("{\"ok\":false,\"error\":");
-                wire_json_str(stdout, diag.text);
-                printf(",\"code\":\"%s\"}\n", wire_errname(rc));
-            }
-            return VMCTL_EXIT_USAGE;
-        }
+/* A wrong configuration file is the user's to fix: report every error and
+ * give bad usage before anything starts. */
+static int
+start_check_conf(struct vmctl *v, const char *conf)
+{
+    struct conf cf;
+    struct conf_diag diag = { 0 };
+    int rc;
+
+    conf_defaults(&cf);
+    rc = conf_load(conf, &cf, &diag);
+    conf_free(&cf);
+    if (rc == 0)
+        return 0;
+    fputs(diag.text, stderr);
+    if (v->json) {
+        printf("{\"ok\":false,\"error\":");
+        wire_json_str(stdout, diag.text);
+        printf(",\"code\":\"%s\"}\n", wire_errname(rc));
     }
+    return VMCTL_EXIT_USAGE;
+}
+
+/* The master's certificate, and with --local those of host1..hostN-1. */
+static int
+start_certs(struct vmctl *v, const char *name, long local)
+{
+    int rc = vmctl_ensure_cert(v, name, 1);
+
+    for (long i = 1; rc == 0 && i < local; i++) {
+        char h[32];
+        snprintf(h, sizeof(h), "host%ld", i);
+        rc = vmctl_ensure_cert(v, h, 1);
+    }
+    return rc;
+}
+
+/* The master daemon's command line into args (16 entries); vmd and conf_abs
+ * are PATH_MAX buffers args points into. */
+static int
+master_args(struct vmctl *v, const struct start_opts *o, char *name, char *vmd, char *conf_abs,
+            char **args)
+{
+    int a = 0;
+
+    vmd_path(vmd, PATH_MAX);
+    args[a++] = vmd;
+    args[a++] = "--daemon";
+    args[a++] = "--home";
+    args[a++] = v->home;
+    args[a++] = "--name";
+    args[a++] = name;
+    if (o->conf) {
+        if (realpath(o->conf, conf_abs) == NULL)
+            return -errno;
+        args[a++] = "-c";
+        args[a++] = conf_abs;
+    }
+    if (o->local) {
+        args[a++] = "--listen";
+        args[a++] = "127.0.0.1";
+        args[a++] = "--hoststart";
+        args[a++] = "%v --listen 127.0.0.1";
+    } else if (o->listen) {
+        args[a++] = "--listen";
+        args[a++] = o->listen;
+    }
+    args[a] = NULL;
+    return 0;
+}
+
+/* --local N: add host1..hostN-1 once the master runs. */
+static int
+start_add_local(struct vmctl *v, long local, struct add_result *res)
+{
+    char *names[64], bufs[64][32];
+    int rc;
+
+    for (long i = 1; i < local; i++) {
+        snprintf(bufs[i], sizeof(bufs[i]), "host%ld", i);
+        names[i - 1] = bufs[i];
+    }
+    if (!v->json && !v->quiet)
+        fprintf(stderr, "adding %ld hosts...\n", local - 1);
+    rc = do_add(v, names, (int)local - 1, res, v->json ? 0 : -1);
+    if (rc != 0 || res->failed)
+        return fail(v, rc ? rc : WIRE_ECANTSTART,
+                    "the local VM is incomplete: %s (vmctl conf shows what is up)",
+                    rc ? wire_strerror(rc) : "some hosts failed to start");
+    return VMCTL_EXIT_OK;
+}
+
+/* The master's ready line ("address=... port=... pid=...") as the result. */
+static void
+start_report(const struct vmctl *v, const char *name, const char *line,
+             const struct add_result *res, double dt)
+{
+    char addr[64], port[16], pid[16];
+
+    field(line, "address=", addr, sizeof(addr));
+    field(line, "port=", port, sizeof(port));
+    field(line, "pid=", pid, sizeof(pid));
+    if (v->json) {
+        printf("{\"ok\":true,\"master\":");
+        wire_json_str(stdout, name);
+        printf(",\"address\":\"%s:%s\",\"pid\":%s,\"hosts\":%d,\"seconds\":%.3f,\"home\":", addr,
+               port, pid, 1 + res->ok, dt);
+        wire_json_str(stdout, v->home);
+        printf("}\n");
+    } else {
+        printf("virtual machine ready: master %s at %s:%s (pid %s), %d host%s, %.2f s\n", name,
+               addr, port, pid, 1 + res->ok, res->ok ? "s" : "", dt);
+    }
+}
+
+int
+vmctl_cmd_start(struct vmctl *v, int argc, char **argv)
+{
+    struct start_opts o = { 0 };
+    int rc;
+
+    if ((rc = start_parse(v, argc, argv, &o)) >= 0)
+        return rc;
+    if (o.conf && (rc = start_check_conf(v, o.conf)) != 0)
+        return rc;
 
     char sock[4300], hn[256], local0[] = "host0";
+    char *name = o.name;
     if (vmctl_socket_path(v, sock, sizeof(sock)) == 0)
         return fail(v, WIRE_EBUSY, "a virtual machine is already running in %s (vmctl halt)",
                     v->home);
-    if (local)
+    if (o.local)
         name = local0;
     if (name == NULL) {
         if (gethostname(hn, sizeof(hn)) != 0)
@@ -323,78 +447,23 @@ vmctl_cmd_start(struct vmctl *v, int argc, char **argv)
     double t0 = now_s();
     if (mkdir_parents(v->home) != 0)
         return fail(v, -errno, "cannot create %s", v->home);
-    rc = vmctl_ensure_cert(v, name, 1);
-    for (long i = 1; rc == 0 && i < local; i++) {
-        char h[32];
-        snprintf(h, sizeof(h), "host%ld", i);
-        rc = vmctl_ensure_cert(v, h, 1);
-    }
-    if (rc != 0)
+    if ((rc = start_certs(v, name, o.local)) != 0)
         return fail(v, rc, "cannot prepare certificates in %s/certs", v->home);
 
     char vmd[PATH_MAX], conf_abs[PATH_MAX], line[1024];
     char *args[16];
-    int a = 0;
-    vmd_path(vmd, sizeof(vmd));
-    args[a++] = vmd;
-    args[a++] = "--daemon";
-    args[a++] = "--home";
-    args[a++] = v->home;
-    args[a++] = "--name";
-    args[a++] = name;
-    if (conf) {
-        if (realpath(conf, conf_abs) == NULL)
-            return fail(v, -errno, "%s: no such configuration file", conf);
-        args[a++] = "-c";
-        args[a++] = conf_abs;
-    }
-    if (local) {
-        args[a++] = "--listen";
-        args[a++] = "127.0.0.1";
-        args[a++] = "--hoststart";
-        args[a++] = "%v --listen 127.0.0.1";
-    } else if (listen) {
-        args[a++] = "--listen";
-        args[a++] = listen;
-    }
-    args[a] = NULL;
+    if ((rc = master_args(v, &o, name, vmd, conf_abs, args)) != 0)
+        return fail(v, rc, "%s: no such configuration file", o.conf);
     if (!v->json && !v->quiet)
         fprintf(stderr, "starting the master %s...\n", name);
     if ((rc = spawn_master(v, args, line, sizeof(line))) != 0)
         return fail(v, rc, "the master did not start: %s",
                     line[0] ? line : "no output (see the log in LIQUIDVM_HOME/logs)");
 
-    char addr[64], port[16], pid[16];
-    field(line, "address=", addr, sizeof(addr));
-    field(line, "port=", port, sizeof(port));
-    field(line, "pid=", pid, sizeof(pid));
     struct add_result res = { 0, 0 };
-    if (local > 1) {
-        char *names[64], bufs[64][32];
-        for (long i = 1; i < local; i++) {
-            snprintf(bufs[i], sizeof(bufs[i]), "host%ld", i);
-            names[i - 1] = bufs[i];
-        }
-        if (!v->json && !v->quiet)
-            fprintf(stderr, "adding %ld hosts...\n", local - 1);
-        rc = do_add(v, names, (int)local - 1, &res, v->json ? 0 : -1);
-        if (rc != 0 || res.failed)
-            return fail(v, rc ? rc : WIRE_ECANTSTART,
-                        "the local VM is incomplete: %s (vmctl conf shows what is up)",
-                        rc ? wire_strerror(rc) : "some hosts failed to start");
-    }
-    double dt = now_s() - t0;
-    if (v->json) {
-        printf("{\"ok\":true,\"master\":");
-        wire_json_str(stdout, name);
-        printf(",\"address\":\"%s:%s\",\"pid\":%s,\"hosts\":%d,\"seconds\":%.3f,\"home\":", addr,
-               port, pid, 1 + res.ok, dt);
-        wire_json_str(stdout, v->home);
-        printf("}\n");
-    } else {
-        printf("virtual machine ready: master %s at %s:%s (pid %s), %d host%s, %.2f s\n", name,
-               addr, port, pid, 1 + res.ok, res.ok ? "s" : "", dt);
-    }
+    if (o.local > 1 && (rc = start_add_local(v, o.local, &res)) != VMCTL_EXIT_OK)
+        return rc;
+    start_report(v, name, line, &res, now_s() - t0);
     return VMCTL_EXIT_OK;
 }
 

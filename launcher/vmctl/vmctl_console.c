@@ -1,7 +1,10 @@
 /*
  * vmctl_console.c - `vmctl` with no command: an interactive console with
  * PVM's console verbs and line editing (libedit), or, when standard input
- * is not a terminal, the same verbs read line by line for scripts.
+ * is not a terminal, the same verbs read line by line for scripts. It
+ * implements no seed idea, only PVM's console. It reads and splits lines
+ * and runs each through the command table of vmctl_dispatch.c, refusing the
+ * verbs that table marks as the shell's.
  */
 #include "vmctl.h"
 
@@ -39,13 +42,63 @@ split(char *line, char **argv, int max)
     return n;
 }
 
+enum line_status { LINE_READ, LINE_END, LINE_TOO_LONG, LINE_NOMEM };
+
+/* The next line into *out (malloc'ed). A script's line longer than the
+ * buffer is skipped whole rather than run in pieces, which could run a
+ * different command than the one written. */
+static enum line_status
+read_line(int tty, char **out)
+{
+    char buf[8192];
+
+    if (tty) {
+        *out = readline("vmctl> ");
+        if (*out == NULL) {
+            printf("\n");
+            return LINE_END;
+        }
+        if ((*out)[0])
+            add_history(*out);
+        return LINE_READ;
+    }
+    if (fgets(buf, sizeof(buf), stdin) == NULL)
+        return LINE_END;
+    if (strchr(buf, '\n') == NULL && !feof(stdin)) {
+        fprintf(stderr, "vmctl: line too long; ignored\n");
+        int c;
+        while ((c = getchar()) != '\n' && c != EOF)
+            ;
+        return LINE_TOO_LONG;
+    }
+    *out = strdup(buf);
+    return *out != NULL ? LINE_READ : LINE_NOMEM;
+}
+
+/* One console line's words, other than quit: help is the console's own. */
+static int
+run_words(struct vmctl *v, int argc, char **argv)
+{
+    const struct vmctl_command *c;
+
+    if (strcmp(argv[0], "help") == 0 || strcmp(argv[0], "?") == 0) {
+        printf("%s", console_help);
+        return VMCTL_EXIT_OK;
+    }
+    c = vmctl_command_find(argv[0]);
+    if (c != NULL && c->shell_only) {
+        fprintf(stderr, "vmctl: %s is not a console command; run `vmctl %s` from the shell\n",
+                argv[0], argv[0]);
+        return VMCTL_EXIT_USAGE;
+    }
+    return vmctl_dispatch(v, argc, argv);
+}
+
 int
 vmctl_console(struct vmctl *v)
 {
     int tty = isatty(STDIN_FILENO);
     int last = VMCTL_EXIT_OK;
-    char *line;
-    char buf[8192];
 
     v->console = 1;
     if (tty) {
@@ -53,32 +106,18 @@ vmctl_console(struct vmctl *v)
         using_history();
     }
     for (;;) {
-        if (tty) {
-            line = readline("vmctl> ");
-            if (line == NULL) {
-                printf("\n");
-                break;
-            }
-        } else {
-            if (fgets(buf, sizeof(buf), stdin) == NULL)
-                break;
-            if (strchr(buf, '\n') == NULL && !feof(stdin)) {
-                fprintf(stderr, "vmctl: line too long; ignored\n");
-                int c;
-                while ((c = getchar()) != '\n' && c != EOF)
-                    ;
-                last = VMCTL_EXIT_USAGE;
-                continue;
-            }
-            line = strdup(buf);
-            if (line == NULL)
-                return VMCTL_EXIT_FAIL;
+        char *line = NULL;
+        enum line_status st = read_line(tty, &line);
+        if (st == LINE_END)
+            break;
+        if (st == LINE_NOMEM)
+            return VMCTL_EXIT_FAIL;
+        if (st == LINE_TOO_LONG) {
+            last = VMCTL_EXIT_USAGE;
+            continue;
         }
-        if (tty && line[0])
-            add_history(line);
         char *argv[256];
         int argc = split(line, argv, 256);
-        int json = v->json;
         if (argc == 0) {
             free(line);
             continue;
@@ -87,17 +126,9 @@ vmctl_console(struct vmctl *v)
             free(line);
             break;
         }
-        if (strcmp(argv[0], "help") == 0 || strcmp(argv[0], "?") == 0) {
-            printf("%s", console_help);
-            last = VMCTL_EXIT_OK;
-        } else if (strcmp(argv[0], "start") == 0 || strcmp(argv[0], "ca") == 0 ||
-                   strcmp(argv[0], "cert") == 0) {
-            fprintf(stderr, "vmctl: %s is not a console command; run `vmctl %s` from the shell\n",
-                    argv[0], argv[0]);
-            last = VMCTL_EXIT_USAGE;
-        } else {
-            last = vmctl_dispatch(v, argc, argv);
-        }
+        /* --json on one line must not stick to the lines after it. */
+        int json = v->json;
+        last = run_words(v, argc, argv);
         v->json = json;
         fflush(stdout);
         int halted = strcmp(argv[0], "halt") == 0 && last == VMCTL_EXIT_OK;

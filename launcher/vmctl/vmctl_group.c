@@ -2,7 +2,8 @@
  * vmctl_group.c - the console's view of dynamic groups: `vmctl groups`
  * lists every group of the VM with its members (instance and tid), from
  * the master's table (daemon/vmd_group.c); `vmctl ps` shows each task's
- * memberships through vmctl_groups_fetch and vmctl_groups_of.
+ * memberships through vmctl_groups_fetch and vmctl_groups_of.  PVM's
+ * group server has these tables; no seed idea lives here.
  */
 #include "vmctl.h"
 

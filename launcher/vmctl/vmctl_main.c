@@ -1,14 +1,16 @@
 /*
  * vmctl_main.c - the entry point of vmctl: global options, then one
- * command, or the interactive console when there is none.
+ * command through the table of vmctl_dispatch.c, or the interactive
+ * console when there is none. It implements no seed idea; it is the top of
+ * vmctl's layers, and nothing calls into it.
  */
 #include "vmctl.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-void
-vmctl_usage(FILE *fp)
+static void
+usage(FILE *fp)
 {
     fprintf(fp,
             "usage: vmctl [--home DIR] [--host NAME] [--json] [COMMAND [ARGS...]]\n"
@@ -43,30 +45,6 @@ vmctl_usage(FILE *fp)
 }
 
 int
-vmctl_dispatch(struct vmctl *v, int argc, char **argv)
-{
-    static const struct {
-        const char *name;
-        int (*fn)(struct vmctl *, int, char **);
-    } cmds[] = {
-        { "start", vmctl_cmd_start },   { "add", vmctl_cmd_add },
-        { "delete", vmctl_cmd_delete }, { "conf", vmctl_cmd_conf },
-        { "halt", vmctl_cmd_halt },     { "status", vmctl_cmd_status },
-        { "ca", vmctl_cmd_ca },         { "cert", vmctl_cmd_cert },
-        { "version", vmctl_cmd_version }, { "spawn", vmctl_cmd_spawn },
-        { "ps", vmctl_cmd_ps },           { "kill", vmctl_cmd_kill },
-        { "sig", vmctl_cmd_sig },         { "reset", vmctl_cmd_reset },
-        { "pstat", vmctl_cmd_pstat },     { "mstat", vmctl_cmd_mstat },
-        { "groups", vmctl_cmd_groups },
-    };
-    for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-        if (strcmp(argv[0], cmds[i].name) == 0)
-            return cmds[i].fn(v, argc, argv);
-    fprintf(stderr, "vmctl: unknown command '%s' (vmctl --help lists them)\n", argv[0]);
-    return VMCTL_EXIT_USAGE;
-}
-
-int
 main(int argc, char **argv)
 {
     struct vmctl v;
@@ -76,7 +54,7 @@ main(int argc, char **argv)
     for (i = 1; i < argc && argv[i][0] == '-'; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            vmctl_usage(stdout);
+            usage(stdout);
             return VMCTL_EXIT_OK;
         } else if (strcmp(a, "--json") == 0) {
             v.json = 1;

@@ -1,7 +1,8 @@
 /*
- * vmctl_task.c - the console's task verbs, as PVM's console had them:
- * spawn, ps, kill, sig, reset, pstat, mstat.  vmctl enrolls as a task of
- * its daemon (like PVM's console) and speaks the wire protocol directly.
+ * vmctl_task.c - the console's task verbs, as PVM's console has them:
+ * spawn, ps, kill, sig, reset, pstat, mstat (no seed idea of its own).
+ * vmctl enrolls as a task of its daemon (like PVM's console) and speaks
+ * the wire protocol directly.
  */
 #include "vmctl.h"
 
@@ -386,6 +387,69 @@ vmctl_cmd_reset(struct vmctl *v, int argc, char **argv)
     return VMCTL_EXIT_OK;
 }
 
+/* One line (or JSON entry) per task asked for: its tid or why it failed. */
+static void
+spawn_print(const struct vmctl *v, const int32_t *tids, uint32_t cnt, int ok, int n)
+{
+    if (v->json) {
+        printf("{\"ok\":%s,\"started\":%d,\"tasks\":[", ok == n ? "true" : "false", ok);
+        for (uint32_t k = 0; k < cnt; k++)
+            if (tids[k] > 0)
+                printf("%s{\"tid\":%d}", k ? "," : "", tids[k]);
+            else
+                printf("%s{\"error\":\"%s\"}", k ? "," : "", wire_errname(tids[k]));
+        printf("]}\n");
+    } else {
+        printf("%d successful\n", ok);
+        for (uint32_t k = 0; k < cnt; k++)
+            if (tids[k] > 0)
+                printf("t%x\n", (unsigned)tids[k]);
+            else
+                printf("%s\n", wire_strerror(tids[k]));
+    }
+    fflush(stdout);
+}
+
+/* spawn -o: show the tasks' output until all ok of them have exited. Exits
+ * arrive as PvmTaskExit notifications, so vmctl asks for them first. */
+static void
+spawn_watch(struct vmctl *v, struct vtask *t, const int32_t *tids, uint32_t cnt, int ok)
+{
+    struct wire_wbuf req;
+    unsigned char *body;
+    size_t len;
+    int status, rc;
+
+    wire_wbuf_init(&req);
+    wire_put_u32(&req, 1);
+    wire_put_i32(&req, NOTIFY_TAG);
+    wire_put_u32(&req, (uint32_t)ok);
+    for (uint32_t k = 0; k < cnt; k++)
+        if (tids[k] > 0)
+            wire_put_u32(&req, (uint32_t)tids[k]);
+    rc = task_request(v, t, WIRE_T_TASK_NOTIFY, &req, &body, &len, &status);
+    wire_wbuf_free(&req);
+    free(body);
+    while (rc == 0 && t->exits < ok) {
+        struct wire_hdr h;
+        unsigned char *b;
+        if (wire_read_frame(t->fd, 1u << 26, -1, &h, &b) != 1)
+            break;
+        task_frame(v, t, &h, b);
+        free(b);
+    }
+    /* Output lines still on their way: a task's last lines may trail its
+     * exit notice, so wait briefly for more before closing. */
+    for (;;) {
+        struct wire_hdr h;
+        unsigned char *b;
+        if (wire_read_frame(t->fd, 1u << 26, 200, &h, &b) != 1)
+            break;
+        task_frame(v, t, &h, b);
+        free(b);
+    }
+}
+
 int
 vmctl_cmd_spawn(struct vmctl *v, int argc, char **argv)
 {
@@ -458,53 +522,9 @@ vmctl_cmd_spawn(struct vmctl *v, int argc, char **argv)
         ok += tids[k] > 0;
     }
     free(body);
-    if (v->json) {
-        printf("{\"ok\":%s,\"started\":%d,\"tasks\":[", ok == n ? "true" : "false", ok);
-        for (uint32_t k = 0; k < cnt; k++)
-            if (tids[k] > 0)
-                printf("%s{\"tid\":%d}", k ? "," : "", tids[k]);
-            else
-                printf("%s{\"error\":\"%s\"}", k ? "," : "", wire_errname(tids[k]));
-        printf("]}\n");
-    } else {
-        printf("%d successful\n", ok);
-        for (uint32_t k = 0; k < cnt; k++)
-            if (tids[k] > 0)
-                printf("t%x\n", (unsigned)tids[k]);
-            else
-                printf("%s\n", wire_strerror(tids[k]));
-    }
-    fflush(stdout);
-    if (out && ok > 0) {
-        /* Watch them: exits arrive as PvmTaskExit notifications. */
-        wire_wbuf_init(&req);
-        wire_put_u32(&req, 1);
-        wire_put_i32(&req, NOTIFY_TAG);
-        wire_put_u32(&req, (uint32_t)ok);
-        for (uint32_t k = 0; k < cnt; k++)
-            if (tids[k] > 0)
-                wire_put_u32(&req, (uint32_t)tids[k]);
-        rc = task_request(v, &t, WIRE_T_TASK_NOTIFY, &req, &body, &len, &status);
-        wire_wbuf_free(&req);
-        free(body);
-        while (rc == 0 && t.exits < ok) {
-            struct wire_hdr h;
-            unsigned char *b;
-            if (wire_read_frame(t.fd, 1u << 26, -1, &h, &b) != 1)
-                break;
-            task_frame(v, &t, &h, b);
-            free(b);
-        }
-        /* Output lines still on their way. */
-        for (;;) {
-            struct wire_hdr h;
-            unsigned char *b;
-            if (wire_read_frame(t.fd, 1u << 26, 200, &h, &b) != 1)
-                break;
-            task_frame(v, &t, &h, b);
-            free(b);
-        }
-    }
+    spawn_print(v, tids, cnt, ok, n);
+    if (out && ok > 0)
+        spawn_watch(v, &t, tids, cnt, ok);
     close(t.fd);
     return ok == n ? VMCTL_EXIT_OK : VMCTL_EXIT_FAIL;
 }

@@ -1,0 +1,47 @@
+/*
+ * vmctl_dispatch.c - the table of vmctl's commands and the one function
+ * that runs a command line's words through it. The shell (vmctl_main.c)
+ * and the console (vmctl_console.c) both dispatch here, so the table sits
+ * below them and neither depends on the other. It implements no seed idea:
+ * it holds PVM's console verbs (add, delete, conf, halt, spawn, ps, kill,
+ * sig, reset, pstat, mstat) beside LiquidVM's own (start, ca, cert, status,
+ * groups, version), and says which of them only the shell may run.
+ */
+#include "vmctl.h"
+
+#include <string.h>
+
+static const struct vmctl_command commands[] = {
+    /* start, ca and cert act on this machine's files and processes, not on
+     * a running VM, so the console refuses them. */
+    { "start", vmctl_cmd_start, 1 },     { "ca", vmctl_cmd_ca, 1 },
+    { "cert", vmctl_cmd_cert, 1 },       { "add", vmctl_cmd_add, 0 },
+    { "delete", vmctl_cmd_delete, 0 },   { "conf", vmctl_cmd_conf, 0 },
+    { "halt", vmctl_cmd_halt, 0 },       { "status", vmctl_cmd_status, 0 },
+    { "version", vmctl_cmd_version, 0 }, { "spawn", vmctl_cmd_spawn, 0 },
+    { "ps", vmctl_cmd_ps, 0 },           { "kill", vmctl_cmd_kill, 0 },
+    { "sig", vmctl_cmd_sig, 0 },         { "reset", vmctl_cmd_reset, 0 },
+    { "pstat", vmctl_cmd_pstat, 0 },     { "mstat", vmctl_cmd_mstat, 0 },
+    { "groups", vmctl_cmd_groups, 0 },
+};
+
+const struct vmctl_command *
+vmctl_command_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        if (strcmp(name, commands[i].name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+int
+vmctl_dispatch(struct vmctl *v, int argc, char **argv)
+{
+    const struct vmctl_command *c = vmctl_command_find(argv[0]);
+
+    if (c == NULL) {
+        fprintf(stderr, "vmctl: unknown command '%s' (vmctl --help lists them)\n", argv[0]);
+        return VMCTL_EXIT_USAGE;
+    }
+    return c->fn(v, argc, argv);
+}
