@@ -993,8 +993,18 @@ vmctl_cmd_cert(struct vmctl *v, int argc, char **argv)
 int
 vmctl_cmd_version(struct vmctl *v, int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0) {
+            v->json = 1;
+        } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            printf("usage: vmctl version [--json]\n");
+            return VMCTL_EXIT_OK;
+        } else {
+            fprintf(stderr, "vmctl: unexpected argument %s\nusage: vmctl version [--json]\n",
+                    argv[i]);
+            return VMCTL_EXIT_USAGE;
+        }
+    }
     if (v->json)
         printf("{\"version\":\"%s\",\"pvm\":\"3.4.6\"}\n", LIQUIDVM_VERSION);
     else

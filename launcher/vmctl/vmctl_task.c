@@ -121,6 +121,31 @@ usage(const char *text)
     return VMCTL_EXIT_USAGE;
 }
 
+/*
+ * The options of a command that takes nothing else: --json sets JSON
+ * output wherever it stands, --help prints text and answers 0 (*done set),
+ * anything else is bad usage, so that a mistyped flag never runs a command
+ * that kills tasks.
+ */
+static int
+bare_options(struct vmctl *v, int argc, char **argv, const char *text, int *done)
+{
+    *done = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0) {
+            v->json = 1;
+        } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            *done = 1;
+            printf("%s", text);
+            return VMCTL_EXIT_OK;
+        } else {
+            fprintf(stderr, "vmctl: unexpected argument %s\n", argv[i]);
+            return usage(text);
+        }
+    }
+    return VMCTL_EXIT_OK;
+}
+
 static int
 parse_tid(const char *s, uint32_t *tid)
 {
@@ -346,9 +371,12 @@ int
 vmctl_cmd_reset(struct vmctl *v, int argc, char **argv)
 {
     struct vtask t = { .fd = -1 };
-    int rc;
-    (void)argc;
-    (void)argv;
+    int rc, done;
+
+    rc = bare_options(v, argc, argv,
+                      "usage: vmctl reset [--json]\n  Kill every task of the VM but vmctl.\n", &done);
+    if (rc != VMCTL_EXIT_OK || done)
+        return rc;
     if ((rc = enroll(v, &t)) != 0)
         return fail(v, rc, "reset");
     /* Every task of the VM but ourselves, as PVM's console reset. */
@@ -534,9 +562,20 @@ vmctl_cmd_mstat(struct vmctl *v, int argc, char **argv)
 {
     struct vmctl_hostrow *rows;
     char master[256];
-    int n, rc, failed = 0, first = 1;
-    if (argc < 2)
-        return usage("usage: vmctl mstat HOST... [--json]\n");
+    int n, rc, failed = 0, first = 1, hosts = 0;
+    const char *text = "usage: vmctl mstat HOST... [--json]\n"
+                       "  Whether each host is in the VM and up.\n";
+
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+            return printf("%s", text), VMCTL_EXIT_OK;
+        if (strcmp(argv[i], "--json") == 0)
+            v->json = 1;
+        else
+            hosts++;
+    }
+    if (hosts == 0)
+        return usage(text);
     if ((rc = vmctl_conf_fetch(v, &rows, &n, master, sizeof(master))) != 0)
         return fail(v, rc, "mstat");
     if (v->json)

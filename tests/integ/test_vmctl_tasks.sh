@@ -21,11 +21,17 @@ check "kill ends it" "$VMCTL" kill "$htid"
 check "pstat then says it is gone, exit 1" bash -c '"$0" pstat "$1"; [ $? = 1 ]' "$VMCTL" "$htid"
 check "kill of an unknown task fails with status 1" bash -c '"$0" kill t40fff; [ $? = 1 ]' "$VMCTL"
 check "a bad task id is bad usage (2)" bash -c '"$0" kill banana; [ $? = 2 ]' "$VMCTL"
+check "reset --help and reset with a stray word kill nothing" bash -c \
+    '"$0" reset --help >/dev/null && { "$0" reset --all; [ $? = 2 ]; } &&
+     [ "$("$0" ps -a | wc -l)" = 3 ]' "$VMCTL"
 check "reset kills the 2 remaining tasks" bash -c '"$0" reset | grep -q "^2 tasks killed"' "$VMCTL"
 check "ps -a is then empty" bash -c '[ "$("$0" ps -a | wc -l)" = 1 ]' "$VMCTL"
 check "no sleep of ours is left" wait_for 5 bash -c '! pgrep -f "^/bin/sleep 60$"'
 check "mstat host1 is ok, nohost is not (exit 1)" bash -c \
     '"$0" mstat host1 | grep -q "host1: ok" && ! "$0" mstat nohost' "$VMCTL"
+check "mstat and version take --json after the command; mstat --help is help" bash -c \
+    '"$0" mstat host1 --json | grep -q "\"status\":\"ok\"" &&
+     "$0" version --json | grep -q "\"version\"" && "$0" mstat --help | grep -q usage' "$VMCTL"
 check "spawn of a missing program fails with status 1" \
     bash -c '"$0" spawn nosuchprog; [ $? = 1 ]' "$VMCTL"
 check "halt" "$VMCTL" halt
