@@ -104,8 +104,8 @@ static inline double *kern_at(const struct kern_box *b, int i, int j, int k)
  * GcdPad3D assumes a direct-mapped cache.  On an 8-way 1 MiB L2 (sets repeat
  * every 128 KiB) its planes, BI*BJ = odd * TI*TJ apart, all land in the same
  * sets, and its padded rows (up to 2 TI - 1 more per row) break the streams
- * the hardware prefetchers follow: measured 2-3x slower than unpadded on a
- * Zen 4 (bench/kernels), so the fast kernels use line padding instead.
+ * the hardware prefetchers follow, so the fast kernels use line padding
+ * instead (docs/decisions.md, Kernels).
  * KERN_PLAN_FAST is what runs fastest on current x86 CPUs.
  */
 #define KERN_PLAN_PAD    0x01u  /* GcdPad3D leading dimensions */

@@ -162,8 +162,8 @@ static void run_pass(struct pass *ps, double c, double c2, int block, unsigned f
     unsigned inner = flags & ~KERN_PLAN_STREAM;
 
     /* Blocks span whole rows: a block's rows of one plane are then one
-     * contiguous run of memory, which the prefetchers stream well (blocking
-     * in i as well measured 1.7x slower at 512^3). */
+     * contiguous run of memory, which the prefetchers stream well; blocks
+     * cut in i as well break those runs (docs/decisions.md, Kernels). */
     for (int j0 = 1; j0 <= nj; j0 += block) {
         int j1 = j0 + block - 1 < nj ? j0 + block - 1 : nj;
 

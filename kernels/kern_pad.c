@@ -8,8 +8,8 @@
  * picks the tile from C alone and pads the array to the smallest odd
  * multiples of TI and TJ, which satisfies both in O(1).  EucPad picks the
  * tile from the column length by Euclid's recursion and pads columns only
- * (0..8 elements); it ignores conflicts between planes, which is why the
- * thesis measured spikes with it.  Pure integer arithmetic: no floating
+ * (0..8 elements); it ignores conflicts between planes, so its grind time
+ * spikes where planes collide.  Pure integer arithmetic: no floating
  * point, so every host computes the same layout from the same inputs.
  */
 #include "kern_int.h"

@@ -15,9 +15,9 @@
  * way (temporal blocking, plan->rb_steps).  Every point still reads exactly
  * the values it reads in the reference order, hence bit-identical results.
  *
- * Measured on a Zen 4 (bench/kernels, N >= 256): the thesis's per-colour
- * tiles run no faster than the reference, 2-3x slower in GcdPad3D's layout;
- * the fused kernel in whole-row tiles and line padding runs 1.4-1.6x faster.
+ * The thesis's per-colour tiles are kept beside the fused kernel as the
+ * reference scheme; the fused kernel in whole-row tiles and line padding is
+ * the fast one (docs/performance.md, Kernels, has both).
  */
 #include "kern_int.h"
 

@@ -5,8 +5,8 @@
  * vector intrinsics.  The AVX2 paths are compiled with a target attribute
  * and chosen at run time (__builtin_cpu_supports), so one binary runs on
  * every x86-64 host of an office, old or new, and other architectures get
- * the portable loops.  AVX-512 is not used: on the Zen 4 we measured it ran
- * the row no faster than AVX2, and the kernels are bound by memory anyway.
+ * the portable loops.  AVX-512 is not used: the kernels are bound by memory,
+ * so wider vectors run the row no faster (docs/decisions.md, Kernels).
  *
  * Bit-identity: each lane performs kern__point()'s operations in the same
  * order, with separate multiplies and adds (never FMA; the build passes
@@ -62,8 +62,8 @@ struct rows {
  * neighbours are shuffled out of registers: two unaligned loads per vector
  * fewer, and, for red-black in place, no load that overlaps the store just
  * made (a partly overlapping load cannot be forwarded from the store
- * buffer and stalls for the store to retire; we measured the naive
- * load-after-store form 1.5x slower than the plain scalar loop).
+ * buffer and stalls for the store to retire, which makes the naive
+ * load-after-store form slower than the plain scalar loop).
  *
  * lo = c[i-1..i+2] from (prev, cur) = c[i-4..i-1], c[i..i+3];
  * hi = c[i+1..i+4] from (cur, next) = c[i..i+3], c[i+4..i+7].

@@ -7,9 +7,9 @@
  * 4 planes in the cache, ghost layer included, so TI-2 x TJ-2 interior
  * points are updated per tile), and so does its padding.
  *
- * What we measured on a current CPU (Zen 4, 32 KiB 8-way L1, 1 MiB 8-way
- * L2; bench/kernels) changed two choices for the fast kernels, offered as
- * flags beside the thesis's scheme:
+ * Current CPUs (8-way L1 and L2 caches, hardware prefetchers that follow
+ * long runs of memory) change two choices for the fast kernels, offered as
+ * flags beside the thesis's scheme (docs/decisions.md, Kernels):
  *  - tiles narrower than a row cut each plane into short runs of memory
  *    that the hardware prefetchers stream badly, so KERN_PLAN_ROWS keeps
  *    whole rows and spends the same cache budget on more of them;
@@ -90,9 +90,8 @@ int kern_plan_make(struct kern_plan *p, size_t cache_bytes, int ni, int nj, int 
         /*
          * The thesis's budget, TK planes of the tile in the cache, spent on
          * whole rows, and doubled: the fused kernel reads its planes back
-         * from the next level well enough that fewer, larger tiles win
-         * (measured at 512^3: 60 to 128 rows alike, whole planes 1.4x
-         * slower; at 140..384 whole planes or halves best).  Larger tiles
+         * from the next level well enough that fewer, larger tiles win,
+         * short of whole planes on the largest grids.  Larger tiles
          * also keep the tile count constant over wide ranges of N, so the
          * grind time has no steps where it changes.
          */
@@ -108,23 +107,22 @@ int kern_plan_make(struct kern_plan *p, size_t cache_bytes, int ni, int nj, int 
      * Temporal blocking: six sweeps per pass cut the memory traffic per
      * update to a sixth, and the kernel becomes bound by the cache levels
      * instead; more sweeps make the overlapped halos and the scratch planes
-     * grow faster than that gains (measured at 512^3: 4 sweeps 73%, 6 and 8
-     * about 80% of the triad roofline, 10 worse).  A block's scratch planes
+     * grow faster than that gains (docs/decisions.md, Kernels, has the
+     * sweep counts tried).  A block's scratch planes
      * (3 per sweep in flight) then overflow L2 into L3, which costs far less
      * than memory.
      */
     /* Red-black: one iteration per pass.  More are correct (the wavefront
-     * of kern_rbgs.c) but measured no faster at 160..512: the fused kernel
-     * is bound by the latency of its two streams from memory, not by
-     * their bandwidth. */
+     * of kern_rbgs.c) but no faster: the fused kernel is bound by the
+     * latency of its two streams from memory, not by their bandwidth. */
     p->rb_steps = 1;
 
     box_bytes = (size_t)(ni + 2) * (size_t)(nj + 2) * (size_t)(nk + 2) * sizeof(double);
     p->jac_steps = KERN_JAC_STEPS;
     p->jac_rows = balance(nj, clamp(p->cache_elems / (5 * (size_t)(ni + 2)), 4, nj));
     /* Boxes small enough to stay in the last cache level gain nothing from
-     * fewer passes and pay for the halos (measured at 64^3: 1.5 ns against
-     * 0.9 per update); a few times this cache is a fair guess at L3. */
+     * fewer passes and pay for the halos; a few times this cache is a fair
+     * guess at L3. */
     if (3 * box_bytes <= 16 * p->cache_elems * sizeof(double))
         p->jac_steps = 1;
 
