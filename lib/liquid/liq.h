@@ -82,7 +82,7 @@ int liq_reference(const int n[3], enum liq_kernel kernel, int iters, uint64_t se
                   struct kern_box *out);
 
 
-/* ---- deep halos (liq_halo.c) ----
+/* ---- deep halos (liq_halo.c; the choice of depth, liq_depth.c) ----
  *
  * A job exchanges ghosts once per block of `sweeps` iterations (the halo
  * option, LIQ_JOB_HALO).  Each quantum's box then reaches `depth` points
