@@ -639,6 +639,31 @@ write_report(const struct vmrun_vm *vm, const struct vmrun_opts *o, const struct
     return 0;
 }
 
+/* The quanta grid, checked before any benchmark runs: 0, or
+ * VMRUN_EXIT_USAGE after saying why and leaving the VM. */
+static int
+cut_quanta(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
+{
+    if (liq_geom_make(&st->g, o->n, vm->nhosts * o->quanta) != 0) {
+        snprintf(vm->why, sizeof(vm->why),
+                 "a %dx%dx%d grid cannot be cut into %d quanta (%d hosts x %d) of at least one "
+                 "point per axis",
+                 o->n[0], o->n[1], o->n[2], vm->nhosts * o->quanta, vm->nhosts, o->quanta);
+        vmrun_vm_stop(vm, 1);
+        vmrun_vm_free(vm);
+        fprintf(stderr, "vmrun stencil: %s\n", vm->why);
+        return VMRUN_EXIT_USAGE;
+    }
+    if (vm->nworkers > st->g.nquanta) {
+        fprintf(stderr, "vmrun stencil: more workers (%d) than quanta (%d): raise --quanta or "
+                        "lower --tasks-per-host\n", vm->nworkers, st->g.nquanta);
+        vmrun_vm_stop(vm, 1);
+        vmrun_vm_free(vm);
+        return VMRUN_EXIT_USAGE;
+    }
+    return 0;
+}
+
 /* The per-worker figures of a job of nw workers.  0, or -1 out of memory
  * (stats_free frees what was allocated). */
 static int
@@ -728,24 +753,8 @@ vmrun_stencil_main(int argc, char **argv)
         goto out;
     }
     nw = vm.nworkers;
-    /* The quanta grid is checked before any benchmark runs. */
-    if ((rc = liq_geom_make(&st.g, o.n, vm.nhosts * o.quanta)) != 0) {
-        snprintf(vm.why, sizeof(vm.why),
-                 "a %dx%dx%d grid cannot be cut into %d quanta (%d hosts x %d) of at least one "
-                 "point per axis",
-                 o.n[0], o.n[1], o.n[2], vm.nhosts * o.quanta, vm.nhosts, o.quanta);
-        vmrun_vm_stop(&vm, 1);
-        vmrun_vm_free(&vm);
-        fprintf(stderr, "vmrun stencil: %s\n", vm.why);
-        return VMRUN_EXIT_USAGE;
-    }
-    if (nw > st.g.nquanta) {
-        fprintf(stderr, "vmrun stencil: more workers (%d) than quanta (%d): raise --quanta or "
-                        "lower --tasks-per-host\n", nw, st.g.nquanta);
-        vmrun_vm_stop(&vm, 1);
-        vmrun_vm_free(&vm);
-        return VMRUN_EXIT_USAGE;
-    }
+    if ((rc = cut_quanta(&vm, &o, &st)) != 0)
+        return rc;
     if (stats_alloc(&st, nw) != 0) {
         snprintf(vm.why, sizeof(vm.why), "out of memory");
         goto out;

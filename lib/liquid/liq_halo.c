@@ -1,7 +1,8 @@
 /*
- * liq_halo.c - deep halos: a quantum's box reaches `depth` points into its
- * neighbours, so that one exchange of ghosts serves several sweeps and the
- * kernels' temporal blocking can run inside the runtime.
+ * liq_halo.c - deep halos (seed 000; step 4 of the liquid runtime): a
+ * quantum's box reaches `depth` points into its neighbours, so that one
+ * exchange of ghosts serves several sweeps and the kernels' temporal
+ * blocking can run inside the runtime.
  *
  * A 7-point sweep makes a point depend on the points one step away, so
  * after s sweeps the quantum's points depend only on points within L1
