@@ -1,7 +1,8 @@
 /*
  * vmrun_job.h - what `vmrun stencil` knows of a running job, shared by its
- * files: the run and the reports (vmrun_stencil.c), liquid balancing and
- * reclaim (vmrun_liquid.c) and the plot (vmrun_plot.c).
+ * files: the run and the reports (vmrun_stencil.c), the JOB message
+ * (vmrun_job.c), liquid balancing and reclaim (vmrun_liquid.c) and the
+ * plot (vmrun_plot.c).
  *
  * Who may include it: launcher/vmrun/vmrun_*.c only.
  */
@@ -91,8 +92,9 @@ struct job_stats {
 };
 
 
-/* vmrun_stencil.c: the JOB message for the workers in tids (all of the
- * job's slots; 0 for none), starting at iteration start. */
+/* vmrun_job.c: the JOB message for the workers in to[nto] (all of the
+ * job's slots; 0 for none), starting at iteration start.  0, or -1 with
+ * vm->why set. */
 int job_send(struct vmrun_vm *vm, const struct vmrun_opts *o, const struct job_stats *st,
              int *to, int nto, int start);
 

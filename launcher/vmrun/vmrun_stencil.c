@@ -1,9 +1,12 @@
 /*
- * vmrun_stencil.c - `vmrun stencil`: benchmark the hosts, cut the grid into
- * quanta, rank the decompositions with the measured speeds, lambda and tau,
- * place the quanta by the best (or the one asked for), run the job with a
- * live progress line, gather and verify, and report (summary and JSON).
- * Also `vmrun bench` (only the benchmarks) and `vmrun worker`.
+ * vmrun_stencil.c - `vmrun stencil`, a job's master (DESIGN.md, "Stencil
+ * jobs": steps 1 to 4 and 8; seeds 000 and 001): benchmark the hosts, cut
+ * the grid into quanta, rank the decompositions with the measured speeds,
+ * lambda and tau, place the quanta by the best (or the one asked for), run
+ * the job with a live progress line, gather and verify, and report
+ * (summary and JSON).  The JOB message is vmrun_job.c's; balancing and
+ * reclaim during the run are vmrun_liquid.c's.  Also `vmrun bench` (only
+ * the benchmarks).
  */
 #include "vmrun.h"
 
@@ -313,45 +316,6 @@ take_done(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st,
     if (st->wrun[w] > st->t_iter)
         st->t_iter = st->wrun[w];
     st->ndone++;
-    return 0;
-}
-
-int
-job_send(struct vmrun_vm *vm, const struct vmrun_opts *o, const struct job_stats *st,
-         int *to, int nto, int start)
-{
-    int hdr[LIQ_JOB_HDR], seed[2], rc;
-    int *owner = malloc((size_t)st->g.nquanta * sizeof(int));
-
-    if (owner == NULL) {
-        snprintf(vm->why, sizeof(vm->why), "out of memory");
-        return -1;
-    }
-    for (int q = 0; q < st->g.nquanta; q++)
-        owner[q] = st->owner[q];
-    memcpy(hdr, st->g.n, sizeof(st->g.n));
-    hdr[LIQ_JOB_NQUANTA] = st->g.nquanta;
-    hdr[LIQ_JOB_KERNEL] = (int)o->kernel;
-    hdr[LIQ_JOB_ITERS] = o->iters;
-    hdr[LIQ_JOB_GATHER] = o->verify || o->output[0] != '\0';
-    hdr[LIQ_JOB_EPOCH] = o->balance ? o->epoch : 0;
-    hdr[LIQ_JOB_HEAVY] = o->heavy;
-    hdr[LIQ_JOB_START] = start;
-    hdr[LIQ_JOB_HALO] = st->halo;
-    seed[0] = (int)(uint32_t)o->seed;
-    seed[1] = (int)(uint32_t)(o->seed >> 32);
-    pvm_initsend(PvmDataDefault);
-    pvm_pkint(hdr, LIQ_JOB_HDR, 1);
-    pvm_pkint(seed, 2, 1);
-    pvm_pkint(&vm->nworkers, 1, 1);
-    pvm_pkint(vm->tids, vm->nworkers, 1);
-    pvm_pkint(owner, st->g.nquanta, 1);
-    free(owner);
-    if ((rc = pvm_mcast(to, nto, LIQ_TAG_JOB)) < 0) {
-        snprintf(vm->why, sizeof(vm->why), "the job could not be sent to the workers (%s)",
-                 lvm_errtext(rc));
-        return -1;
-    }
     return 0;
 }
 
@@ -675,6 +639,88 @@ write_report(const struct vmrun_vm *vm, const struct vmrun_opts *o, const struct
     return 0;
 }
 
+/* The quanta grid, checked before any benchmark runs: 0, or
+ * VMRUN_EXIT_USAGE after saying why and leaving the VM. */
+static int
+cut_quanta(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
+{
+    if (liq_geom_make(&st->g, o->n, vm->nhosts * o->quanta) != 0) {
+        snprintf(vm->why, sizeof(vm->why),
+                 "a %dx%dx%d grid cannot be cut into %d quanta (%d hosts x %d) of at least one "
+                 "point per axis",
+                 o->n[0], o->n[1], o->n[2], vm->nhosts * o->quanta, vm->nhosts, o->quanta);
+        vmrun_vm_stop(vm, 1);
+        vmrun_vm_free(vm);
+        fprintf(stderr, "vmrun stencil: %s\n", vm->why);
+        return VMRUN_EXIT_USAGE;
+    }
+    if (vm->nworkers > st->g.nquanta) {
+        fprintf(stderr, "vmrun stencil: more workers (%d) than quanta (%d): raise --quanta or "
+                        "lower --tasks-per-host\n", vm->nworkers, st->g.nquanta);
+        vmrun_vm_stop(vm, 1);
+        vmrun_vm_free(vm);
+        return VMRUN_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* The per-worker figures of a job of nw workers.  0, or -1 out of memory
+ * (stats_free frees what was allocated). */
+static int
+stats_alloc(struct job_stats *st, int nw)
+{
+    st->wquanta = calloc((size_t)nw, sizeof(int));
+    st->witer = calloc((size_t)nw, sizeof(int));
+    st->wcompute = calloc((size_t)nw, sizeof(double));
+    st->wcomm = calloc((size_t)nw, sizeof(double));
+    st->wsetup = calloc((size_t)nw, sizeof(double));
+    st->wrun = calloc((size_t)nw, sizeof(double));
+    st->wpass = calloc((size_t)nw, sizeof(int));
+    st->wcpu = calloc(JOB_WCPU * (size_t)nw, sizeof(double));
+    if (!st->wquanta || !st->witer || !st->wcompute || !st->wcomm || !st->wsetup || !st->wrun ||
+        !st->wpass || !st->wcpu)
+        return -1;
+    return 0;
+}
+
+/* The quanta are placed: the halo for the placement's regions, and each
+ * worker's quanta. */
+static void
+placed(const struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
+{
+    double speed = 0;
+
+    for (int w = 0; w < vm->nworkers; w++)
+        speed += vm->wspeed[w];
+    st->halo = vmrun_halo(o, &st->g, st->owner, vm->lambda, speed);
+    st->halo_work = liq_halo_work(&st->g, o->kernel, st->halo, st->owner, o->heavy);
+    for (int q = 0; q < st->g.nquanta; q++)
+        st->wquanta[st->owner[q]]++;
+}
+
+/* The advisor's table, the halo and the placement, before the run. */
+static void
+print_placement(FILE *out, const struct vmrun_opts *o, const struct job_stats *st)
+{
+    ssize_t need = decomp_advice_table(&st->adv, NULL, 0);
+    char *text = need > 0 ? malloc((size_t)need + 1) : NULL;
+
+    if (text != NULL) {
+        decomp_advice_table(&st->adv, text, (size_t)need + 1);
+        fprintf(out, "%s", text);
+        free(text);
+    }
+    fprintf(out, "halo: %d iteration%s per ghost exchange (depth %d, %.1f%% more points swept)\n",
+            st->halo, st->halo == 1 ? "" : "s", liq_halo_depth(o->kernel, st->halo),
+            100 * (st->halo_work - 1));
+    fprintf(out, "placing %d quanta (%dx%dx%d) by %s%s\n", st->g.nquanta, st->g.q[0],
+            st->g.q[1], st->g.q[2], decomp_method_name(st->method),
+            o->decomp >= 0 ? " (asked for)"
+            : st->method == DECOMP_HILBERT && o->balance
+                ? " (balancing moves its cuts; --balance off places by the advisor's best)"
+                : "");
+}
+
 int
 vmrun_stencil_main(int argc, char **argv)
 {
@@ -707,34 +753,9 @@ vmrun_stencil_main(int argc, char **argv)
         goto out;
     }
     nw = vm.nworkers;
-    /* The quanta grid is checked before any benchmark runs. */
-    if ((rc = liq_geom_make(&st.g, o.n, vm.nhosts * o.quanta)) != 0) {
-        snprintf(vm.why, sizeof(vm.why),
-                 "a %dx%dx%d grid cannot be cut into %d quanta (%d hosts x %d) of at least one "
-                 "point per axis",
-                 o.n[0], o.n[1], o.n[2], vm.nhosts * o.quanta, vm.nhosts, o.quanta);
-        vmrun_vm_stop(&vm, 1);
-        vmrun_vm_free(&vm);
-        fprintf(stderr, "vmrun stencil: %s\n", vm.why);
-        return VMRUN_EXIT_USAGE;
-    }
-    if (nw > st.g.nquanta) {
-        fprintf(stderr, "vmrun stencil: more workers (%d) than quanta (%d): raise --quanta or "
-                        "lower --tasks-per-host\n", nw, st.g.nquanta);
-        vmrun_vm_stop(&vm, 1);
-        vmrun_vm_free(&vm);
-        return VMRUN_EXIT_USAGE;
-    }
-    st.wquanta = calloc((size_t)nw, sizeof(int));
-    st.witer = calloc((size_t)nw, sizeof(int));
-    st.wcompute = calloc((size_t)nw, sizeof(double));
-    st.wcomm = calloc((size_t)nw, sizeof(double));
-    st.wsetup = calloc((size_t)nw, sizeof(double));
-    st.wrun = calloc((size_t)nw, sizeof(double));
-    st.wpass = calloc((size_t)nw, sizeof(int));
-    st.wcpu = calloc(JOB_WCPU * (size_t)nw, sizeof(double));
-    if (!st.wquanta || !st.witer || !st.wcompute || !st.wcomm || !st.wsetup || !st.wrun ||
-        !st.wpass || !st.wcpu) {
+    if ((rc = cut_quanta(&vm, &o, &st)) != 0)
+        return rc;
+    if (stats_alloc(&st, nw) != 0) {
         snprintf(vm.why, sizeof(vm.why), "out of memory");
         goto out;
     }
@@ -753,33 +774,9 @@ vmrun_stencil_main(int argc, char **argv)
         goto out;
     }
     st.t_decomp = vmrun_now() - t;
-    double speed = 0;
-
-    for (int w = 0; w < nw; w++)
-        speed += vm.wspeed[w];
-    st.halo = vmrun_halo(&o, &st.g, st.owner, vm.lambda, speed);
-    st.halo_work = liq_halo_work(&st.g, o.kernel, st.halo, st.owner, o.heavy);
-    for (int q = 0; q < st.g.nquanta; q++)
-        st.wquanta[st.owner[q]]++;
-    if (!o.quiet) {
-        ssize_t need = decomp_advice_table(&st.adv, NULL, 0);
-        char *text = need > 0 ? malloc((size_t)need + 1) : NULL;
-
-        if (text != NULL) {
-            decomp_advice_table(&st.adv, text, (size_t)need + 1);
-            fprintf(out, "%s", text);
-            free(text);
-        }
-        fprintf(out, "halo: %d iteration%s per ghost exchange (depth %d, %.1f%% more points swept)\n",
-                st.halo, st.halo == 1 ? "" : "s", liq_halo_depth(o.kernel, st.halo),
-                100 * (st.halo_work - 1));
-        fprintf(out, "placing %d quanta (%dx%dx%d) by %s%s\n", st.g.nquanta, st.g.q[0], st.g.q[1],
-                st.g.q[2], decomp_method_name(st.method),
-                o.decomp >= 0                         ? " (asked for)"
-                : st.method == DECOMP_HILBERT && o.balance ? " (balancing moves its cuts; --balance off "
-                                                          "places by the advisor's best)"
-                                                        : "");
-    }
+    placed(&vm, &o, &st);
+    if (!o.quiet)
+        print_placement(out, &o, &st);
     if (run_job(&vm, &o, &st) != 0)
         goto out;
     if (o.verify && verify(&vm, &o, &st) != 0)

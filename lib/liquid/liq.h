@@ -4,7 +4,7 @@
  *
  * Who may include it: launcher/vmrun/ (the job master) and tests.  The
  * geometry, field and face functions (liq_geom.c, liq_field.c) are pure;
- * the worker (liq_worker.c) is a PVM task.
+ * the worker (liq_worker.c and the files liq_int.h lists) is a PVM task.
  *
  * The grid.  A job solves an NX x NY x NZ grid of interior points with one
  * layer of Dirichlet ghosts around it.  Axis 0 is i (fastest in memory),
@@ -82,7 +82,7 @@ int liq_reference(const int n[3], enum liq_kernel kernel, int iters, uint64_t se
                   struct kern_box *out);
 
 
-/* ---- deep halos (liq_halo.c) ----
+/* ---- deep halos (liq_halo.c; the choice of depth, liq_depth.c) ----
  *
  * A job exchanges ghosts once per block of `sweeps` iterations (the halo
  * option, LIQ_JOB_HALO).  Each quantum's box then reaches `depth` points
@@ -91,7 +91,7 @@ int liq_reference(const int n[3], enum liq_kernel kernel, int iters, uint64_t se
  * ghosts and the layers under them refreshed together; the block is one
  * call of the fast kernel on the extended box, with the kernels' temporal
  * blocking inside, or for Jacobi at one sweep per pass, sweep by sweep on
- * a box that shrinks towards the points owned (liq_worker.c, the
+ * a box that shrinks towards the points owned (liq_sweep.c, the
  * trapezoid).  Sweeps = 1 is the one-layer exchange of seed 000.
  */
 #define LIQ_MAX_HALO 16
@@ -182,7 +182,7 @@ struct liq_region_box {
 int liq_regions(const struct liq_geom *g, const int *owner, int depth, int heavy, int *region,
                 struct liq_region_box *out);
 
-/* ---- the worker (liq_worker.c) ----
+/* ---- the worker (liq_worker.c; liq_int.h lists its files) ----
  *
  * vmrun spawns itself as `vmrun worker` on every task slot; the worker
  * enrolls and serves the master's requests until told to quit, the master
@@ -217,8 +217,8 @@ int liq_regions(const struct liq_geom *g, const int *owner, int depth, int heavy
  * report of e + 1 sent, takes the plan (LIQ_TAG_PLAN: the boundary, the
  * owner of every quantum, then the worker count and every worker's tid, 0
  * for a slot with no worker).  Nobody waits for the slowest worker's
- * report and the master's answer at every boundary (a barrier that cost
- * the liquid scenario 3-4 %); a worker that reaches a boundary early reports
+ * report and the master's answer at every boundary (a barrier whose every
+ * wait is idle CPU); a worker that reaches a boundary early reports
  * an epoch ahead of the others, and the master keeps that report until
  * the epoch before is complete.  The first epoch's plan alone is taken at
  * the end of that epoch, everyone waiting for it (seed 000: the placement
@@ -288,7 +288,7 @@ int liq_quantum_heavy(const struct liq_geom *g, int id);
 
 /* Does a worker whose boxes take `bytes` sweep Jacobi once per pass, given
  * one CPU's share of the last-level cache (0: unknown, never)?  At most half
- * of it (liq_passes says why). */
+ * of it (liq_sweep.c, liq_sweep_passes, says why). */
 int liq_one_sweep_fits(size_t bytes, size_t llc);
 /* The epoch boundary (1, 2, ...) at which the plan made from epoch e's
  * reports is taken: the first epoch's at its end, everyone waiting for it,

@@ -1,7 +1,8 @@
 /*
- * liq_halo.c - deep halos: a quantum's box reaches `depth` points into its
- * neighbours, so that one exchange of ghosts serves several sweeps and the
- * kernels' temporal blocking can run inside the runtime.
+ * liq_halo.c - deep halos (seed 000; step 4 of the liquid runtime): a
+ * quantum's box reaches `depth` points into its neighbours, so that one
+ * exchange of ghosts serves several sweeps and the kernels' temporal
+ * blocking can run inside the runtime.
  *
  * A 7-point sweep makes a point depend on the points one step away, so
  * after s sweeps the quantum's points depend only on points within L1
@@ -11,20 +12,15 @@
  * D/2 iterations (red-black: two half-sweeps each) the quantum's own points
  * hold exactly what the one-layer scheme gives: the same operations on the
  * same operands, so the same bits.  The points a halo computes twice are
- * the price (liq_halo_work); fewer, larger messages and temporal blocking
- * are the gain.
+ * the price (liq_halo_work, liq_depth.c); fewer, larger messages and
+ * temporal blocking are the gain.  This file holds the halo's geometry
+ * (how far a box reaches, the patches it needs), the copies of patches
+ * between boxes and buffers, and the block that sweeps an extended box.
  */
 #include "liq.h"
 
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
-
-int
-liq_halo_depth(enum liq_kernel k, int sweeps)
-{
-    return k == LIQ_RBGS ? 2 * sweeps : sweeps;
-}
 
 void
 liq_quantum_halo(const struct liq_geom *g, int id, int depth, int ext[6])
@@ -51,78 +47,6 @@ int
 liq_trapezoid_layers(int ext, int n, int s)
 {
     return ext < n - s ? ext : n - s;
-}
-
-double
-liq_halo_work(const struct liq_geom *g, enum liq_kernel k, int sweeps, const int *owner,
-              int heavy)
-{
-    double own = 0, all = 0;
-    int depth = liq_halo_depth(k, sweeps), n = g->nquanta;
-    struct liq_region_box *r = NULL;
-    int *of = NULL;
-
-    if (owner != NULL) {
-        r = malloc((size_t)g->nquanta * sizeof(*r));
-        of = malloc((size_t)g->nquanta * sizeof(int));
-        if (r == NULL || of == NULL || (n = liq_regions(g, owner, depth, heavy, of, r)) < 0) {
-            free(r);
-            free(of);
-            return -1.0;
-        }
-    }
-    for (int x = 0; x < n; x++) {
-        int lo[3], hi[3], ext[6];
-        double o = 1, e = 1;
-
-        if (r != NULL) {
-            memcpy(lo, r[x].lo, sizeof(lo));
-            memcpy(hi, r[x].hi, sizeof(hi));
-        } else {
-            liq_quantum_extent(g, x, lo, hi);
-        }
-        liq_box_halo(g, lo, hi, depth, ext);
-        for (int a = 0; a < 3; a++)
-            o *= hi[a] - lo[a];
-        /* Jacobi sweeps the worker's trapezoid; red-black the whole box. */
-        e = 0;
-        for (int s = 1; s <= sweeps; s++) {
-            double v = 1;
-
-            for (int a = 0; a < 3; a++) {
-                int down = ext[2 * a], up = ext[2 * a + 1];
-
-                if (k == LIQ_JACOBI) {
-                    down = liq_trapezoid_layers(down, sweeps, s);
-                    up = liq_trapezoid_layers(up, sweeps, s);
-                }
-                v *= hi[a] - lo[a] + down + up;
-            }
-            e += v / sweeps;
-        }
-        own += o;
-        all += e;
-    }
-    free(r);
-    free(of);
-    return own > 0 ? all / own : 1.0;
-}
-
-int
-liq_halo_auto(const struct liq_geom *g, enum liq_kernel k, int max, const int *owner, int heavy)
-{
-    int best = 1;
-
-    if (max > LIQ_MAX_HALO)
-        max = LIQ_MAX_HALO;
-    for (int h = 2; h <= max; h++) {
-        double work = liq_halo_work(g, k, h, owner, heavy);
-
-        if (work < 0 || work > 1.0 + LIQ_HALO_SLACK)
-            break;
-        best = h;
-    }
-    return best;
 }
 
 /* The quantum index along axis a that holds interior coordinate x. */

@@ -1,0 +1,265 @@
+/*
+ * liq_exchange.c - the halo exchange (step 4 of the liquid runtime, seed
+ * 000's deep halos): which patches of its regions a worker sends each
+ * other worker and receives from it, one message per neighbour worker per
+ * block, and the copies between its own regions.  Both ends of a link
+ * build it from the same placement in the same order (the receiver's
+ * regions in liq_regions order, each its liq_box_patches from the
+ * sender's quanta by id), so a message is a bare array of doubles.
+ */
+#include "liq_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pvm3.h"
+#include "pvm_ext.h"
+
+/* Append a patch to a growing array. */
+static int
+liq_patch_push(struct liq_patch **v, int *n, int *cap, const struct liq_patch *p)
+{
+    if (*n == *cap) {
+        int c = *cap ? 2 * *cap : 16;
+        struct liq_patch *x = realloc(*v, (size_t)c * sizeof(*x));
+
+        if (x == NULL)
+            return -ENOMEM;
+        *v = x;
+        *cap = c;
+    }
+    (*v)[(*n)++] = *p;
+    return 0;
+}
+
+/* The patches of region r's halo (an index in w->all), in w->scratch
+ * (grown as needed): how many, or -ENOMEM. */
+static int
+liq_patches_of(struct liq_worker *w, int r)
+{
+    const struct liq_region_box *b = &w->all[r];
+    int m = liq_box_patches(&w->g, w->depth, b->lo, b->hi, r, w->scratch, w->nscratch);
+
+    if (m > w->nscratch) {
+        struct liq_patch *x = realloc(w->scratch, (size_t)m * sizeof(*x));
+
+        if (x == NULL)
+            return -ENOMEM;
+        w->scratch = x;
+        w->nscratch = m;
+        m = liq_box_patches(&w->g, w->depth, b->lo, b->hi, r, w->scratch, w->nscratch);
+    }
+    return m < 0 ? 0 : m;
+}
+
+/*
+ * The patches worker `from` sends worker `to` in one exchange, in the order
+ * both sides compute alike: the regions of `to` in the cut's order, then
+ * their sources of `from` by id.  On the sending side src is a local
+ * region index, on the receiving side dst.
+ */
+static int
+liq_link_make(struct liq_worker *w, struct liq_link *l, int from, int to, int receiving)
+{
+    int cap = 0;
+
+    memset(l, 0, sizeof(*l));
+    l->tid = w->tids[receiving ? from : to];
+    for (int r = 0; r < w->nall; r++) {
+        int n;
+
+        if (w->all[r].owner != to)
+            continue;
+        if ((n = liq_patches_of(w, r)) < 0)
+            return -ENOMEM;
+        for (int i = 0; i < n; i++) {
+            struct liq_patch p = w->scratch[i];
+
+            if (w->owner[p.src] != from)
+                continue;
+            p.src = receiving ? -1 : w->rlocal[w->region_of[p.src]];
+            p.dst = receiving ? w->rlocal[r] : -1;
+            if (liq_patch_push(&l->patch, &l->npatch, &cap, &p) != 0)
+                return -ENOMEM;
+            l->points += p.points;
+        }
+    }
+    if (l->npatch > 0 && (l->buf = malloc(l->points * sizeof(double))) == NULL)
+        return -ENOMEM;
+    return 0;
+}
+
+void
+liq_exchange_free(struct liq_worker *w)
+{
+    for (int i = 0; i < w->nsend; i++) {
+        free(w->send[i].patch);
+        free(w->send[i].buf);
+    }
+    for (int i = 0; i < w->nrecv; i++) {
+        free(w->recv[i].patch);
+        free(w->recv[i].buf);
+    }
+    free(w->send);
+    free(w->recv);
+    free(w->copy);
+    free(w->scratch);
+    w->send = w->recv = NULL;
+    w->copy = w->scratch = NULL;
+    w->nsend = w->nrecv = w->ncopy = w->nscratch = 0;
+}
+
+/* The patches copied between this worker's own regions, in w->copy. */
+static int
+liq_exchange_copies(struct liq_worker *w)
+{
+    int cap = 0;
+
+    for (int r = 0; r < w->nall; r++) {
+        int n, dst = w->rlocal[r];
+
+        if (dst < 0)
+            continue;
+        if ((n = liq_patches_of(w, r)) < 0)
+            return -ENOMEM;
+        for (int x = 0; x < n; x++) {
+            struct liq_patch p = w->scratch[x];
+
+            if (w->owner[p.src] != w->me)
+                continue;
+            p.src = w->rlocal[w->region_of[p.src]];
+            p.dst = dst;
+            if (liq_patch_push(&w->copy, &w->ncopy, &cap, &p) != 0)
+                return -ENOMEM;
+        }
+    }
+    return 0;
+}
+
+/* The links to every other worker this one sends to or receives from. */
+static int
+liq_exchange_links(struct liq_worker *w)
+{
+    w->send = calloc((size_t)w->nworkers, sizeof(*w->send));
+    w->recv = calloc((size_t)w->nworkers, sizeof(*w->recv));
+    if (w->send == NULL || w->recv == NULL)
+        return -ENOMEM;
+    for (int p = 0; p < w->nworkers; p++) {
+        if (p == w->me)
+            continue;
+        if (liq_link_make(w, &w->send[w->nsend], w->me, p, 0) != 0 ||
+            liq_link_make(w, &w->recv[w->nrecv], p, w->me, 1) != 0) {
+            /* Counted, so that liq_exchange_free frees what they hold. */
+            w->nsend++;
+            w->nrecv++;
+            return -ENOMEM;
+        }
+        if (w->send[w->nsend].npatch > 0)
+            w->nsend++;
+        else
+            free(w->send[w->nsend].patch);
+        if (w->recv[w->nrecv].npatch > 0)
+            w->nrecv++;
+        else
+            free(w->recv[w->nrecv].patch);
+    }
+    return 0;
+}
+
+/* The faces of each region whose halo waits for another worker's points
+ * (the overlap's inner trapezoids stop short of them, liq_sweep.c). */
+static void
+liq_exchange_stale(struct liq_worker *w)
+{
+    for (int i = 0; i < w->nrg; i++)
+        memset(w->rg[i]->stale, 0, sizeof(w->rg[i]->stale));
+    for (int l = 0; l < w->nrecv; l++)
+        for (int f = 0; f < w->recv[l].npatch; f++) {
+            const struct liq_patch *p = &w->recv[l].patch[f];
+            struct liq_region *r = w->rg[p->dst];
+
+            for (int a = 0; a < 3; a++) {
+                r->stale[2 * a] |= p->hi[a] <= r->box.lo[a];
+                r->stale[2 * a + 1] |= p->lo[a] >= r->box.hi[a];
+            }
+        }
+}
+
+int
+liq_exchange_layout(struct liq_worker *w)
+{
+    liq_exchange_free(w);
+    for (int r = 0, i = 0; r < w->nall; r++)
+        w->rlocal[r] = w->all[r].owner == w->me ? i++ : -1;
+    if (liq_exchange_copies(w) != 0 || liq_exchange_links(w) != 0) {
+        liq_fail(w, "job: out of memory");
+        return -ENOMEM;
+    }
+    liq_exchange_stale(w);
+    return 0;
+}
+
+/* Send every remote patch, copy every local one.  Returns 0 or -1. */
+int
+liq_exchange_start(struct liq_worker *w, int tag)
+{
+    for (int l = 0; l < w->nsend; l++) {
+        struct liq_link *k = &w->send[l];
+        double *p = k->buf;
+
+        for (int f = 0; f < k->npatch; f++) {
+            liq_region_get(w->rg[k->patch[f].src]->cur, &k->patch[f], p);
+            p += k->patch[f].points;
+        }
+        pvm_initsend(PvmDataInPlace);
+        pvm_pkdouble(k->buf, (int)k->points, 1);
+        if (pvm_send(k->tid, tag) < 0) {
+            liq_fail(w, "ghost points to t%x could not be sent", (unsigned)k->tid);
+            return -1;
+        }
+    }
+    for (int c = 0; c < w->ncopy; c++) {
+        const struct liq_patch *p = &w->copy[c];
+
+        liq_region_copy(w->rg[p->dst]->cur, w->rg[p->src]->cur, p);
+    }
+    return 0;
+}
+
+/* Receive every remote patch into the halos.  Returns 0, or -1 to stop. */
+int
+liq_exchange_finish(struct liq_worker *w, int tag)
+{
+    for (int l = 0; l < w->nrecv; l++) {
+        struct liq_link *k = &w->recv[l];
+        const double *p;
+        double t0 = liq_now();
+        int b = liq_wait(w, k->tid, tag), bytes, rtag, rtid;
+
+        w->ghost_wait += liq_now() - t0;
+        if (b <= 0)
+            return -1;
+        pvm_bufinfo(b, &bytes, &rtag, &rtid);
+        if ((size_t)bytes != k->points * sizeof(double)) {
+            liq_fail(w, "ghost points from t%x: %d bytes, expected %zu", (unsigned)k->tid,
+                     bytes, k->points * sizeof(double));
+            return -1;
+        }
+        w->ghost_bytes += bytes;
+        /* Put straight from the message where it can be: one copy of every
+         * ghost the fewer. */
+        if ((p = pvm__upk_view(k->points * sizeof(double))) == NULL) {
+            if (pvm_upkdouble(k->buf, (int)k->points, 1) < 0) {
+                liq_fail(w, "ghost points from t%x could not be unpacked", (unsigned)k->tid);
+                return -1;
+            }
+            p = k->buf;
+        }
+        for (int f = 0; f < k->npatch; f++) {
+            liq_region_put(w->rg[k->patch[f].dst]->cur, &k->patch[f], p);
+            p += k->patch[f].points;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,272 @@
+/*
+ * liq_job.c - a worker's job (step 4 of the liquid runtime): it reads the
+ * JOB message, builds its regions, quanta and links, and runs the
+ * iterations in blocks, each block one exchange of ghosts and one call of
+ * the kernel per region (seed 000's deep halos and temporal blocking),
+ * with an epoch report and the master's plan at epoch boundaries (issue
+ * 8's balancing; seed 002's reclaim ends the job of an evacuated worker).
+ * The exchange, the sweeps, migration and the reports have their own
+ * files (liq_int.h lists them).
+ */
+#include "liq_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pvm3.h"
+
+static void
+liq_job_free(struct liq_worker *w)
+{
+    liq_quanta_free(w->q, w->nq);
+    liq_regions_free(w->rg, w->nrg);
+    liq_exchange_free(w);
+    free(w->all);
+    free(w->region_of);
+    free(w->rlocal);
+    free(w->owner);
+    free(w->tids);
+    free(w->ctime);
+    w->q = NULL;
+    w->rg = NULL;
+    w->all = NULL;
+    w->region_of = w->rlocal = w->owner = w->tids = NULL;
+    w->ctime = NULL;
+    w->nq = w->nrg = w->nall = 0;
+}
+
+/* The JOB message's description of the job, checked.  0 or -EINVAL. */
+static int
+liq_job_header(struct liq_worker *w)
+{
+    int hdr[LIQ_JOB_HDR], seed[2], rc;
+
+    pvm_upkint(hdr, LIQ_JOB_HDR, 1);
+    pvm_upkint(seed, 2, 1);
+    w->kernel = (enum liq_kernel)hdr[LIQ_JOB_KERNEL];
+    w->iters = hdr[LIQ_JOB_ITERS];
+    w->gather = hdr[LIQ_JOB_GATHER] & 1;
+    w->epoch = hdr[LIQ_JOB_EPOCH];
+    w->heavy = hdr[LIQ_JOB_HEAVY];
+    w->start = hdr[LIQ_JOB_START];
+    w->halo = hdr[LIQ_JOB_HALO];
+    w->seed = (uint64_t)(unsigned)seed[0] | (uint64_t)(unsigned)seed[1] << 32;
+    if ((rc = liq_geom_make(&w->g, hdr, hdr[3])) != 0 ||
+        (w->kernel != LIQ_JACOBI && w->kernel != LIQ_RBGS) || w->iters < 0 || w->epoch < 0 ||
+        w->epoch > 100000 || w->heavy < 0 || w->heavy > 1000 || w->start < 0 ||
+        w->halo < 1 || w->halo > LIQ_MAX_HALO ||
+        w->start >= (w->iters > 0 ? w->iters : 1) ||
+        (w->start > 0 && (w->epoch == 0 || w->start % w->epoch != 0))) {
+        liq_fail(w, "job: bad description (grid %dx%dx%d, %d quanta, kernel %d, %d iterations)",
+                 hdr[0], hdr[1], hdr[2], hdr[3], hdr[4], hdr[5]);
+        return -EINVAL;
+    }
+    w->depth = liq_halo_depth(w->kernel, w->halo);
+    liq_coeffs(w->g.n, &w->c, &w->c2);
+    return 0;
+}
+
+/* The JOB message's workers and the owner of every quantum, checked.
+ * 0, -EINVAL or -ENOMEM, the master told why. */
+static int
+liq_job_owners(struct liq_worker *w)
+{
+    pvm_upkint(&w->nworkers, 1, 1);
+    if (w->nworkers < 1 || w->nworkers > 65536) {
+        liq_fail(w, "job: bad worker count %d", w->nworkers);
+        return -EINVAL;
+    }
+    w->tids = calloc((size_t)w->nworkers, sizeof(int));
+    w->owner = calloc((size_t)w->g.nquanta, sizeof(int));
+    w->rlocal = calloc((size_t)w->g.nquanta, sizeof(int));
+    if (w->epoch > 0)
+        w->ctime = calloc((size_t)w->epoch, sizeof(double));
+    if (w->tids == NULL || w->owner == NULL || w->rlocal == NULL || (w->epoch > 0 && !w->ctime)) {
+        liq_fail(w, "job: out of memory");
+        return -ENOMEM;
+    }
+    pvm_upkint(w->tids, w->nworkers, 1);
+    pvm_upkint(w->owner, w->g.nquanta, 1);
+    w->me = -1;
+    for (int i = 0; i < w->nworkers; i++)
+        if (w->tids[i] == w->mytid)
+            w->me = i;
+    if (w->me < 0) {
+        liq_fail(w, "job: this worker is not in the job's worker list");
+        return -EINVAL;
+    }
+    for (int a = 0; a < w->g.nquanta; a++) {
+        if (w->owner[a] < 0 || w->owner[a] >= w->nworkers || w->tids[w->owner[a]] == 0) {
+            liq_fail(w, "job: quantum %d has no valid owner (%d)", a, w->owner[a]);
+            return -EINVAL;
+        }
+        w->nq += w->owner[a] == w->me;
+    }
+    return 0;
+}
+
+/* Read the JOB message and build the regions, quanta and links. */
+static int
+liq_job_setup(struct liq_worker *w)
+{
+    int rc, mine = 0;
+
+    if ((rc = liq_job_header(w)) != 0 || (rc = liq_job_owners(w)) != 0)
+        return rc;
+    if ((w->nall = liq_cut(w, w->owner, &w->all, &w->region_of)) < 0)
+        goto nomem;
+    for (int r = 0; r < w->nall; r++)
+        mine += w->all[r].owner == w->me;
+    if ((mine > 0 && (w->rg = calloc((size_t)mine, sizeof(*w->rg))) == NULL) ||
+        (w->nq > 0 && (w->q = calloc((size_t)w->nq, sizeof(*w->q))) == NULL))
+        goto nomem;
+    for (int r = 0; r < w->nall; r++) {
+        if (w->all[r].owner != w->me)
+            continue;
+        w->rlocal[r] = w->nrg;
+        if ((w->rg[w->nrg] = liq_region_new(w, &w->all[r], mine > 1, &rc)) == NULL) {
+            liq_fail(w, "job: cannot allocate region %d: %s", r, strerror(-rc));
+            return rc;
+        }
+        w->nrg++;
+    }
+    for (int a = 0, i = 0; a < w->g.nquanta; a++)
+        if (w->owner[a] == w->me &&
+            liq_quantum_init(w, &w->q[i++], a, w->rlocal[w->region_of[a]],
+                             &w->all[w->region_of[a]]) != 0)
+            goto nomem;
+    return liq_exchange_layout(w);
+nomem:
+    liq_fail(w, "job: out of memory");
+    return -ENOMEM;
+}
+
+/*
+ * The block that starts at iteration it: its number, and its length in
+ * *len.  Each epoch (the whole job without epochs; the job's end may cut
+ * the last one short) is cut into as few blocks as the halo's reach allows,
+ * of lengths that differ by at most one: 10 iterations with a halo of 3
+ * are 3, 3, 2, 2, not 3, 3, 3, 1, whose last exchange of ghosts would buy
+ * one iteration and leave it no interior to hide behind.  Workers agree on
+ * the numbers whenever they joined, and a number's parity tells two
+ * consecutive exchanges apart.
+ */
+static int
+liq_block_at(const struct liq_worker *w, int it, int *len)
+{
+    int span = w->epoch > 0 ? w->epoch : w->iters, e = it / span, o = it % span;
+    int n = w->iters - e * span < span ? w->iters - e * span : span;
+    int nb = (n + w->halo - 1) / w->halo, q = n / nb, r = n % nb;
+    int b = o < r * (q + 1) ? o / (q + 1) : r + (o - r * (q + 1)) / q;
+
+    *len = b < r ? q + 1 : q;
+    return e * ((span + w->halo - 1) / w->halo) + b;
+}
+
+/* One block of blk iterations, its ghosts sent with tag: ghosts out, the
+ * regions that need none, the inner parts of those that do, ghosts in,
+ * the rest.  *compute gets the compute seconds.  0, or -1 to stop (the
+ * master told why). */
+static int
+liq_job_block(struct liq_worker *w, int blk, int tag, double *compute)
+{
+    *compute = 0;
+    if (liq_exchange_start(w, tag) != 0)
+        return -1;
+    *compute += liq_sweep(w, 0, 0, blk);
+    *compute += liq_sweep(w, 1, 1, blk);
+    if (liq_exchange_finish(w, tag) != 0)
+        return -1;
+    *compute += liq_sweep(w, 1, 0, blk);
+    if (w->kerr != 0) {
+        liq_fail(w, "the kernel failed: %s", strerror(-w->kerr));
+        return -1;
+    }
+    liq_sweep_charge(w, blk);
+    return 0;
+}
+
+/* The block [it, it + blk) is done: charge its iterations to the epoch,
+ * and at an epoch boundary report and take the plan for it (liq_plan_at).
+ * Returns 0, 1 when this worker gave its slot up, or -1. */
+static int
+liq_job_epoch(struct liq_worker *w, int it, int blk, double compute)
+{
+    int b = (it + blk) / w->epoch;
+
+    /* Each iteration of the block is charged its share. */
+    for (int x = it; x < it + blk; x++) {
+        for (int i = 0; i < w->nq; i++)
+            w->q[i].hist[x % w->epoch] = w->q[i].cpu;
+        w->ctime[x % w->epoch] = compute / blk;
+    }
+    if ((it + blk) % w->epoch != 0 || it + blk >= w->iters)
+        return 0;
+    if (liq_report_epoch(w, b) != 0)
+        return -1;
+    if (liq_plan_at(b) && b > w->start / w->epoch)
+        return liq_migrate_plan(w, b);
+    return 0;
+}
+
+/* The figures of a job start from zero. */
+static void
+liq_job_clear(struct liq_worker *w)
+{
+    w->compute_all = w->comm_all = w->compute_cpu = w->overlap_cpu = 0;
+    w->ghost_wait = w->plan_wait = w->ghost_bytes = 0;
+    w->kerr = 0;
+    w->ep_t = liq_now();
+    w->ep_cpu = liq_process_cpu();
+    w->ep_kcpu = 0;
+}
+
+int
+liq_job(struct liq_worker *w)
+{
+    double t_start = liq_now(), t_setup;
+    int leave = 0, it, blk, done = 0;
+
+    w->cpu0 = liq_process_cpu();
+    w->passes = 0;
+    if (liq_job_setup(w) != 0)
+        goto out;
+    t_setup = liq_now() - t_start;
+    liq_job_clear(w);
+    /* A worker that joins at an epoch boundary takes that boundary's plan. */
+    done = w->start;
+    if (w->start > 0 && (leave = liq_migrate_plan(w, w->start / w->epoch)) != 0)
+        goto gone;
+    for (it = w->start; it < w->iters; it += blk) {
+        liq_sweep_passes(w); /* the regions change when quanta move */
+
+        double compute, t0 = liq_now();
+        int tag = LIQ_TAG_GHOST + (liq_block_at(w, it, &blk) & 1);
+
+        if (liq_job_block(w, blk, tag, &compute) != 0)
+            goto out;
+        if (w->epoch > 0 && (leave = liq_job_epoch(w, it, blk, compute)) < 0)
+            goto out;
+
+        double comm = liq_now() - t0 - compute;
+
+        w->compute_all += compute;
+        w->comm_all += comm;
+        if (liq_report_progress(w, it + blk, compute, comm) != 0)
+            goto out;
+        if (leave) {
+            done = it + blk;
+            goto gone;
+        }
+    }
+    if (liq_report_done(w, t_start, t_setup) == 0 && w->gather)
+        liq_report_field(w);
+    goto out;
+gone:
+    if (leave > 0)
+        liq_report_left(w, done);
+out:
+    liq_job_free(w);
+    return leave > 0;
+}

@@ -1,0 +1,52 @@
+/*
+ * liq_msg.c - the worker's two ways of talking to its master that every
+ * request uses: waiting for a message while watching for the master's
+ * QUIT or exit, and giving up with a reason the master can print.  The
+ * worker is a PVM task (liq.h, "the worker"); nothing here is specific to
+ * one request.
+ */
+#include "liq_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "pvm3.h"
+
+/* How often a waiting worker looks for QUIT or its master's exit. */
+#define LIQ_POLL_USEC 200000
+
+/* Tell the master why this worker gives up. */
+void
+liq_fail(struct liq_worker *w, const char *fmt, ...)
+{
+    char text[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "vmrun worker t%x: %s\n", (unsigned)w->mytid, text);
+    pvm_initsend(PvmDataDefault);
+    pvm_pkstr(text);
+    pvm_send(w->master, LIQ_TAG_FAIL);
+}
+
+/*
+ * Receive a message from tid with tag (-1: any), giving up when the master
+ * says QUIT or exits.  Returns the buffer id, 0 when told to stop, or a PVM
+ * error.
+ */
+int
+liq_wait(struct liq_worker *w, int tid, int tag)
+{
+    struct timeval tmo = { 0, LIQ_POLL_USEC };
+
+    for (;;) {
+        int b = pvm_trecv(tid, tag, &tmo);
+
+        if (b != 0)
+            return b;
+        if (pvm_nrecv(w->master, LIQ_TAG_QUIT) > 0 || pvm_nrecv(-1, LIQ_TAG_EXITED) > 0)
+            return 0;
+    }
+}

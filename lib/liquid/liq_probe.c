@@ -1,0 +1,73 @@
+/*
+ * liq_probe.c - the speed probe (step 1 of the liquid runtime, seed 001):
+ * the worker runs the job's own kernel, in the job's blocks, on a box the
+ * size of one quantum laid out as a region would be, and tells the master
+ * its updates per second of wall clock and of CPU time and the cache it
+ * tiles for.  The decomposition weighs hosts by these speeds.
+ */
+#include "liq_int.h"
+
+#include <string.h>
+
+#include "pvm3.h"
+
+void
+liq_probe(struct liq_worker *w)
+{
+    int ext[3], kernel, lo[3] = { 0, 0, 0 }, none[6] = { 0 }, rc;
+    double seconds, t0, c0 = 0, t, ups, ups_cpu;
+    long sweeps = 0;
+    struct liq_region q;
+
+    pvm_upkint(ext, 3, 1);
+    pvm_upkint(&kernel, 1, 1);
+    pvm_upkdouble(&seconds, 1, 1);
+    pvm_upkint(&w->halo, 1, 1);
+    if (kernel != LIQ_JACOBI && kernel != LIQ_RBGS) {
+        liq_fail(w, "probe: bad kernel %d", kernel);
+        return;
+    }
+    if (w->halo < 1 || w->halo > LIQ_MAX_HALO) {
+        liq_fail(w, "probe: bad halo %d", w->halo);
+        return;
+    }
+    for (int a = 0; a < 3; a++)
+        if (ext[a] < 1 || ext[a] > LIQ_MAX_EXTENT) {
+            liq_fail(w, "probe: bad box %dx%dx%d", ext[0], ext[1], ext[2]);
+            return;
+        }
+    w->kernel = (enum liq_kernel)kernel;
+    w->seed = 1;
+    liq_coeffs(ext, &w->c, &w->c2);
+    /* A box with no halo, run in the job's blocks: the kernel's speed. */
+    if ((rc = liq_region_make(w, &q, lo, ext, none, 1, 0)) != 0) {
+        liq_region_clear(&q);
+        liq_fail(w, "probe: cannot allocate a %dx%dx%d box: %s", ext[0], ext[1], ext[2],
+                 strerror(-rc));
+        return;
+    }
+    /* One untimed iteration faults the pages in; then iterate for the time. */
+    for (int warm = 1;; warm = 0) {
+        t0 = liq_now();
+        c0 = liq_cpu_now();
+        do {
+            liq_sweep_region(w, &q, w->halo);
+            sweeps += w->halo;
+            t = liq_now() - t0;
+        } while (!warm && (t < seconds || sweeps < 3));
+        if (!warm)
+            break;
+        sweeps = 0;
+    }
+    ups = (double)ext[0] * ext[1] * ext[2] * (double)sweeps / t;
+    c0 = liq_cpu_now() - c0;
+    ups_cpu = c0 > 0 ? (double)ext[0] * ext[1] * ext[2] * (double)sweeps / c0 : ups;
+    liq_region_clear(&q);
+    double cache = (double)w->cache;
+
+    pvm_initsend(PvmDataDefault);
+    pvm_pkdouble(&ups, 1, 1);
+    pvm_pkdouble(&cache, 1, 1);
+    pvm_pkdouble(&ups_cpu, 1, 1);
+    pvm_send(w->master, LIQ_TAG_PROBED);
+}

@@ -1,0 +1,170 @@
+/*
+ * liq_report.c - what a worker tells its master (steps 5 and 8 of the
+ * liquid runtime): progress after every block, each epoch's report that
+ * the balancer weighs the quanta by (issue 8: the median of each
+ * quantum's CPU time per iteration, seed 000's unit of timing), the
+ * totals when it leaves an evacuated host (seed 002's reclaim), and at
+ * the end its figures, its checksum and, when asked, the final field.
+ * The message layouts are liq.h's ("the worker").
+ */
+#include "liq_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "pvm3.h"
+
+int
+liq_report_progress(struct liq_worker *w, int iter, double compute, double comm)
+{
+    pvm_initsend(PvmDataDefault);
+    pvm_pkint(&iter, 1, 1);
+    pvm_pkdouble(&compute, 1, 1);
+    pvm_pkdouble(&comm, 1, 1);
+    if (pvm_send(w->master, LIQ_TAG_PROGRESS) < 0) {
+        liq_fail(w, "progress could not be sent to the master");
+        return -1;
+    }
+    return 0;
+}
+
+/* The end of an epoch: the median of each quantum's times, and the
+ * worker's speed now (its mean compute time per iteration). */
+int
+liq_report_epoch(struct liq_worker *w, int epoch)
+{
+    double *t = malloc((size_t)w->epoch * sizeof(double)), recent = 0;
+
+    if (t == NULL) {
+        liq_fail(w, "epoch: out of memory");
+        return -1;
+    }
+    pvm_initsend(PvmDataDefault);
+    pvm_pkint(&epoch, 1, 1);
+    pvm_pkint(&w->nq, 1, 1);
+    for (int i = 0; i < w->nq; i++) {
+        double med;
+
+        memcpy(t, w->q[i].hist, (size_t)w->epoch * sizeof(double));
+        med = liq_median(t, (size_t)w->epoch);
+        pvm_pkint(&w->q[i].id, 1, 1);
+        pvm_pkdouble(&med, 1, 1);
+    }
+    free(t);
+    for (int k = 0; k < w->epoch; k++)
+        recent += w->ctime[k] / w->epoch;
+    pvm_pkdouble(&recent, 1, 1);
+    pvm_pkdouble(&w->last_move, 1, 1);
+    w->last_move = 0;
+    /* The share of a CPU this worker spent outside its kernels since the
+     * last report (messages, copies, TLS), for the report's
+     * other_cpu_share; the balancer does not model it (liq_balance.c). */
+    double now = liq_now(), cpu = liq_process_cpu(), other = 0;
+
+    if (now > w->ep_t)
+        other = ((cpu - w->ep_cpu) - (w->compute_cpu - w->ep_kcpu)) / (now - w->ep_t);
+    if (!(other >= 0))
+        other = 0;
+    pvm_pkdouble(&other, 1, 1);
+    w->ep_t = now;
+    w->ep_cpu = cpu;
+    w->ep_kcpu = w->compute_cpu;
+    if (pvm_send(w->master, LIQ_TAG_EPOCH) < 0) {
+        liq_fail(w, "epoch %d: the report could not be sent", epoch);
+        return -1;
+    }
+    return 0;
+}
+
+/* Evacuated: the totals, then this worker leaves. */
+void
+liq_report_left(struct liq_worker *w, int iters_done)
+{
+    pvm_initsend(PvmDataDefault);
+    pvm_pkdouble(&w->compute_all, 1, 1);
+    pvm_pkdouble(&w->comm_all, 1, 1);
+    pvm_pkint(&iters_done, 1, 1);
+    pvm_pkdouble(&w->last_move, 1, 1);
+    pvm_send(w->master, LIQ_TAG_LEFT);
+}
+
+/* The job is done: its times, the checksum of the quanta it holds, and
+ * each quantum's compute seconds.  t_start: when the job came. */
+int
+liq_report_done(struct liq_worker *w, double t_start, double t_setup)
+{
+    uint64_t sum = 0;
+
+    for (int i = 0; i < w->nq; i++) {
+        struct kern_box own;
+
+        liq_quantum_own(w, &w->q[i], &own);
+        sum += liq_field_checksum(&own);
+    }
+
+    double run = liq_now() - t_start - t_setup;
+    unsigned cs[2] = { (unsigned)sum, (unsigned)(sum >> 32) };
+
+    pvm_initsend(PvmDataDefault);
+    pvm_pkdouble(&t_setup, 1, 1);
+    pvm_pkdouble(&run, 1, 1);
+    pvm_pkdouble(&w->compute_all, 1, 1);
+    pvm_pkdouble(&w->comm_all, 1, 1);
+    pvm_pkuint(cs, 2, 1);
+    pvm_pkint(&w->nq, 1, 1);
+    for (int i = 0; i < w->nq; i++) {
+        pvm_pkint(&w->q[i].id, 1, 1);
+        pvm_pkdouble(&w->q[i].seconds, 1, 1);
+    }
+    pvm_pkdouble(&w->last_move, 1, 1);
+    pvm_pkint(&w->passes, 1, 1);
+    /* CPU in the kernels and in the whole process since the job came
+     * (setup, messages, TLS, packing; not the probes before it); wall
+     * time blocked for ghosts and for plans; bytes of ghosts received
+     * (the launcher's JOB_WCPU). */
+    double fig[] = { w->compute_cpu, liq_process_cpu() - w->cpu0, w->overlap_cpu,
+                     w->ghost_wait, w->plan_wait, w->ghost_bytes };
+
+    pvm_pkdouble(fig, (int)(sizeof(fig) / sizeof(fig[0])), 1);
+    return pvm_send(w->master, LIQ_TAG_DONE) < 0 ? -1 : 0;
+}
+
+/* The final field, quantum by quantum, in slabs of planes. */
+int
+liq_report_field(struct liq_worker *w)
+{
+    for (int i = 0; i < w->nq; i++) {
+        struct kern_box own, *b = &own;
+        size_t plane;
+        int per;
+        double *buf;
+
+        liq_quantum_own(w, &w->q[i], &own);
+        plane = (size_t)b->ni * (size_t)b->nj;
+        per = (int)(LIQ_FIELD_CHUNK / sizeof(double) / plane);
+        if (per < 1)
+            per = 1;
+        if ((buf = malloc((size_t)per * plane * sizeof(double))) == NULL) {
+            liq_fail(w, "field: out of memory");
+            return -1;
+        }
+        for (int k0 = 1; k0 <= b->nk; k0 += per) {
+            int k1 = k0 + per - 1 < b->nk ? k0 + per - 1 : b->nk, hdr[3] = { w->q[i].id, k0, k1 };
+            size_t n = 0;
+
+            for (int k = k0; k <= k1; k++)
+                for (int j = 1; j <= b->nj; j++, n += (size_t)b->ni)
+                    memcpy(buf + n, kern_at(b, 1, j, k), (size_t)b->ni * sizeof(double));
+            pvm_initsend(PvmDataRaw);
+            pvm_pkint(hdr, 3, 1);
+            pvm_pkdouble(buf, (int)n, 1);
+            if (pvm_send(w->master, LIQ_TAG_FIELD) < 0) {
+                free(buf);
+                liq_fail(w, "field: send failed");
+                return -1;
+            }
+        }
+        free(buf);
+    }
+    return 0;
+}
