@@ -24,7 +24,7 @@ VERSION   := 0.1.0
 WARN := -Wall -Wextra -Werror -Wstrict-prototypes -Wmissing-prototypes -Wshadow \
         -Wpointer-arith -Wcast-qual -Wsign-compare
 # -ffp-contract=off: results must be bit-identical on every host and in every
-# decomposition (DESIGN.md, stencil invariant), so no FMA contraction.
+# decomposition (docs/architecture.md, the invariant), so no FMA contraction.
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -DLIQUIDVM_VERSION='"$(VERSION)"' -fPIC -ffp-contract=off $(WARN) -MMD -MP \
            $(shell pkg-config --cflags $(PKGS) libedit 2>/dev/null)

@@ -30,7 +30,7 @@
  * corner; the box's point (i,j,k) is global point (oi+i, oj+j, ok+k).  The
  * red-black colour of a point is the parity of its *global* coordinate sum
  * (KERN_RED = even, KERN_BLACK = odd), so boxes and tiles at any offset
- * agree (DESIGN.md "Invariant").
+ * agree (docs/architecture.md, the invariant).
  *
  * The update (seed 000 Figure 4, with c2 scaling the right-hand side):
  *
@@ -157,7 +157,7 @@ size_t kern_cache_bytes(uint64_t configured);
  * unified cache of the highest level, divided by the CPUs its
  * shared_cpu_list names (1 when that file is missing).  Whether a
  * worker's boxes stay there between sweeps decides whether Jacobi's
- * temporal blocking pays (liq_worker.c).  -EINVAL if nothing usable.
+ * temporal blocking pays (lib/liquid/liq_sweep.c).  -EINVAL if nothing usable.
  */
 int kern_llc_detect(size_t *bytes);
 int kern_llc_detect_at(const char *dir, size_t *bytes);

@@ -315,66 +315,40 @@ out:
     return ret;
 }
 
-/* Decide the placement from liq_plan_boundary(epoch) on and send the
- * plan; when no boundary is left to take it, only the epoch's figures. */
-static int
-plan(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int epoch)
+/* The balancer's input for the plan taken at boundary. */
+static void
+plan_input(const struct vmrun_vm *vm, const struct vmrun_opts *o, const struct job_stats *st,
+           int boundary, const char *active, const double *fb, const double *share,
+           struct liq_balance_in *in)
 {
-    int boundary = liq_plan_boundary(epoch), last = (o->iters - 1) / o->epoch;
-    int taken = boundary <= last;
-    struct liq_balance_in in;
-    struct liq_epoch *ep = &st->ep[st->nep];
-    int n = st->g.nquanta, nw = vm->nworkers, rc = -1, nto = 0;
-    int32_t *next = malloc((size_t)n * sizeof(int32_t));
-    int *owners = malloc((size_t)n * sizeof(int)), *tids = malloc((size_t)nw * sizeof(int));
-    int *to = malloc((size_t)nw * sizeof(int));
-    char *active = malloc((size_t)nw);
-    double *fb = malloc((size_t)nw * sizeof(double)), t0 = vmrun_now();
-    double *share = malloc((size_t)nw * sizeof(double));
+    memset(in, 0, sizeof(*in));
+    in->nquanta = st->g.nquanta;
+    in->nworkers = vm->nworkers;
+    in->order = st->order;
+    in->cost = st->cost;
+    in->points = st->qweight;
+    in->bytes = st->qbytes;
+    in->owner = st->owner;
+    in->measured = st->owner_prev;
+    in->cpu_speed = fb;
+    in->share = share;
+    in->wtime = st->wnow;
+    in->active = active;
+    in->lambda = vm->lambda;
+    in->tau = vm->tau;
+    in->remaining = o->iters - boundary * o->epoch;
+    in->min_gain = o->min_gain;
+    in->wanted = st->nep > 0 && st->ep[st->nep - 1].wanted && !st->ep[st->nep - 1].applied;
+}
 
-    if (!next || !owners || !tids || !to || !active || !fb || !share) {
-        snprintf(vm->why, sizeof(vm->why), "out of memory for the balancer");
-        goto out;
-    }
-    if (reclaim(vm, o, st, epoch, taken, active, tids, share, fb) != 0)
-        goto out;
-    memset(&in, 0, sizeof(in));
-    in.nquanta = n;
-    in.nworkers = nw;
-    in.order = st->order;
-    in.cost = st->cost;
-    in.points = st->qweight;
-    in.bytes = st->qbytes;
-    in.owner = st->owner;
-    in.measured = st->owner_prev;
-    in.cpu_speed = fb;
-    in.share = share;
-    in.wtime = st->wnow;
-    in.active = active;
-    in.lambda = vm->lambda;
-    in.tau = vm->tau;
-    in.remaining = o->iters - boundary * o->epoch;
-    in.min_gain = o->min_gain;
-    in.wanted = st->nep > 0 && st->ep[st->nep - 1].wanted && !st->ep[st->nep - 1].applied;
-    if (liq_balance_plan(&in, next, ep) != 0) {
-        snprintf(vm->why, sizeof(vm->why), "the balancer found no worker to place the quanta on");
-        goto out;
-    }
-    if (!taken) {
-        /* Nobody would take it: the epoch's figures only. */
-        memcpy(next, st->owner, (size_t)n * sizeof(int32_t));
-        ep->applied = 0;
-        ep->wanted = 0;
-        ep->forced = 0;
-        ep->moved = 0;
-        ep->bytes = 0;
-        ep->after_s = ep->before_s;
-    }
-    ep->epoch = epoch;
-    ep->decide_s = vmrun_now() - t0;
-    ep->t_s = vmrun_now() - st->run_t0;
-    ep->publish_s = t0 - st->t_first;
-    host_times(vm, st, share);
+/* Record the plan next as the owners from now on, and the epoch's figures. */
+static void
+plan_record(struct vmrun_vm *vm, struct job_stats *st, int epoch, int boundary,
+            const int32_t *next, int *owners)
+{
+    int n = st->g.nquanta;
+    struct liq_epoch *ep = &st->ep[st->nep];
+
     /* The placement of the epoch reported next: the one before this plan,
      * unless the plan is taken at this epoch's end (the first). */
     if (boundary != epoch)
@@ -392,11 +366,15 @@ plan(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int 
     st->bytes_total += ep->bytes;
     st->nep++;
     st->reported = 0;
-    if (!taken) {
-        rc = 0;
-        goto out;
-    }
-    /* Everyone takes it at the boundary: the workers of every slot, leaving and new. */
+}
+
+/* Send the owners from boundary on to every worker: those of every slot,
+ * leaving and new, take it there together. */
+static int
+plan_send(struct vmrun_vm *vm, int boundary, int *owners, int n, int *tids, int *to)
+{
+    int nw = vm->nworkers, nto = 0, rc;
+
     for (int w = 0; w < nw; w++)
         if (vm->tids[w] != 0)
             to[nto++] = vm->tids[w];
@@ -408,10 +386,53 @@ plan(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int 
     if ((rc = pvm_mcast(to, nto, LIQ_TAG_PLAN)) < 0) {
         snprintf(vm->why, sizeof(vm->why), "the plan of boundary %d could not be sent (%s)",
                  boundary, lvm_errtext(rc));
-        rc = -1;
+        return -1;
+    }
+    return 0;
+}
+
+/* Decide the placement from liq_plan_boundary(epoch) on and send the
+ * plan; when no boundary is left to take it, only the epoch's figures. */
+static int
+plan(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int epoch)
+{
+    int boundary = liq_plan_boundary(epoch), last = (o->iters - 1) / o->epoch;
+    int taken = boundary <= last;
+    struct liq_balance_in in;
+    struct liq_epoch *ep = &st->ep[st->nep];
+    int n = st->g.nquanta, nw = vm->nworkers, rc = -1;
+    int32_t *next = malloc((size_t)n * sizeof(int32_t));
+    int *owners = malloc((size_t)n * sizeof(int)), *tids = malloc((size_t)nw * sizeof(int));
+    int *to = malloc((size_t)nw * sizeof(int));
+    char *active = malloc((size_t)nw);
+    double *fb = malloc((size_t)nw * sizeof(double)), t0 = vmrun_now();
+    double *share = malloc((size_t)nw * sizeof(double));
+
+    if (!next || !owners || !tids || !to || !active || !fb || !share) {
+        snprintf(vm->why, sizeof(vm->why), "out of memory for the balancer");
         goto out;
     }
-    rc = 0;
+    if (reclaim(vm, o, st, epoch, taken, active, tids, share, fb) != 0)
+        goto out;
+    plan_input(vm, o, st, boundary, active, fb, share, &in);
+    if (liq_balance_plan(&in, next, ep) != 0) {
+        snprintf(vm->why, sizeof(vm->why), "the balancer found no worker to place the quanta on");
+        goto out;
+    }
+    if (!taken) {
+        /* Nobody would take it: the epoch's figures only. */
+        memcpy(next, st->owner, (size_t)n * sizeof(int32_t));
+        ep->applied = ep->wanted = ep->forced = ep->moved = 0;
+        ep->bytes = 0;
+        ep->after_s = ep->before_s;
+    }
+    ep->epoch = epoch;
+    ep->decide_s = vmrun_now() - t0;
+    ep->t_s = vmrun_now() - st->run_t0;
+    ep->publish_s = t0 - st->t_first;
+    host_times(vm, st, share);
+    plan_record(vm, st, epoch, boundary, next, owners);
+    rc = taken ? plan_send(vm, boundary, owners, n, tids, to) : 0;
 out:
     free(next);
     free(owners);

@@ -1,6 +1,6 @@
 /*
- * vmrun_stencil.c - `vmrun stencil`, a job's master (DESIGN.md, "Stencil
- * jobs": steps 1 to 4 and 8; seeds 000 and 001): benchmark the hosts, cut
+ * vmrun_stencil.c - `vmrun stencil`, a job's master (docs/architecture.md,
+ * "The liquid runtime": steps 1 to 4 and 8; seeds 000 and 001): benchmark the hosts, cut
  * the grid into quanta, rank the decompositions with the measured speeds,
  * lambda and tau, place the quanta by the best (or the one asked for), run
  * the job with a live progress line, gather and verify, and report

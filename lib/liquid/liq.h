@@ -1,6 +1,6 @@
 /*
- * liq.h - libliquid, the quantum runtime of stencil jobs (DESIGN.md,
- * "Stencil jobs: the liquid runtime").
+ * liq.h - libliquid, the quantum runtime of stencil jobs (docs/architecture.md,
+ * "The liquid runtime").
  *
  * Who may include it: launcher/vmrun/ (the job master) and tests.  The
  * geometry, field and face functions (liq_geom.c, liq_field.c) are pure;

@@ -226,51 +226,76 @@ out:
     free(orig);
 }
 
-int
-liq_balance_plan(const struct liq_balance_in *in, int32_t *owner, struct liq_epoch *out)
+/* The plan's working arrays: per worker (p) and per quantum (n). */
+struct plan_scratch {
+    double *wmed, *wpts, *speed, *after, *aspeed, *intr, *xbytes, *xmsgs;   /* p */
+    int *act;                                                               /* p */
+    double *weight, *prefix;                                                /* n, n + 1 */
+    int32_t *aowner;                                                        /* n */
+    int nact;
+};
+
+static void
+scratch_free(struct plan_scratch *s)
 {
-    int n = in->nquanta, p = in->nworkers, nact = 0;
-    double *wmed = calloc((size_t)p, sizeof(double)), *wpts = calloc((size_t)p, sizeof(double));
-    double *speed = calloc((size_t)p, sizeof(double)), *weight = calloc((size_t)n, sizeof(double));
-    double *prefix = calloc((size_t)n + 1, sizeof(double)), *after = calloc((size_t)p, sizeof(double));
-    double *aspeed = calloc((size_t)p, sizeof(double)), *intr = calloc((size_t)p, sizeof(double));
-    int32_t *aowner = calloc((size_t)n, sizeof(int32_t));
-    int *act = calloc((size_t)p, sizeof(int));
-    double *xbytes = calloc((size_t)p, sizeof(double)), *xmsgs = calloc((size_t)p, sizeof(double));
-    int rc = -ENOMEM;
+    double *d[] = { s->wmed, s->wpts, s->speed, s->after, s->aspeed, s->intr, s->xbytes,
+                    s->xmsgs, s->weight, s->prefix };
 
-    memset(out, 0, sizeof(*out));
-    if (!wmed || !wpts || !speed || !weight || !prefix || !after || !aspeed || !intr || !aowner ||
-        !act || !xbytes || !xmsgs)
-        goto done;
-    /* The epoch's figures are of the placement it ran (measured); the
-     * plan starts from the one the workers hold next (owner). */
-    const int32_t *ran = in->measured != NULL ? in->measured : in->owner;
+    for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++)
+        free(d[i]);
+    free(s->act);
+    free(s->aowner);
+}
 
-    for (int q = 0; q < n; q++) {
-        int w = ran[q];
+static int
+scratch_alloc(struct plan_scratch *s, int n, int p)
+{
+    double **pw[] = { &s->wmed, &s->wpts, &s->speed, &s->after, &s->aspeed, &s->intr,
+                      &s->xbytes, &s->xmsgs };
+    int bad = 0;
 
-        wmed[w] += in->cost[q];
-        wpts[w] += in->points[q];
+    memset(s, 0, sizeof(*s));
+    for (size_t i = 0; i < sizeof(pw) / sizeof(pw[0]); i++)
+        bad |= (*pw[i] = calloc((size_t)p, sizeof(double))) == NULL;
+    bad |= (s->act = calloc((size_t)p, sizeof(int))) == NULL;
+    bad |= (s->weight = calloc((size_t)n, sizeof(double))) == NULL;
+    bad |= (s->prefix = calloc((size_t)n + 1, sizeof(double))) == NULL;
+    bad |= (s->aowner = calloc((size_t)n, sizeof(int32_t))) == NULL;
+    if (bad) {
+        scratch_free(s);
+        return -ENOMEM;
     }
-    /* The model: a worker's CPU computes cpu_speed points of the uniform
-     * kernel per CPU-second (the probe's, the same box on every worker) at
-     * the share of a CPU its host gives it now.  A quantum weighs its median
-     * CPU time at its worker's CPU speed: what it costs in points of the
-     * uniform kernel, so a heavy quantum weighs more wherever it goes and
-     * whatever else its worker holds.  CPU times and sensed shares are
-     * steady where wall-clock times are not: a worker preempted on a busy
-     * machine does not look like a slow one. */
+    return 0;
+}
+
+/*
+ * The epoch as it ran: each worker's speed now, the workers that may hold
+ * quanta, and the balance efficiency of the wall clock and of the model.
+ *
+ * The model: a worker's CPU computes cpu_speed points of the uniform kernel
+ * per CPU-second (the probe's, the same box on every worker) at the share
+ * of a CPU its host gives it now.  A quantum weighs its median CPU time at
+ * its worker's CPU speed: what it costs in points of the uniform kernel, so
+ * a heavy quantum weighs more wherever it goes and whatever else its worker
+ * holds.  CPU times and sensed shares are steady where wall-clock times are
+ * not: a worker preempted on a busy machine does not look like a slow one.
+ */
+static void
+plan_measure(const struct liq_balance_in *in, const int32_t *ran, struct plan_scratch *s,
+             struct liq_epoch *out)
+{
     double sum = 0, max = 0, msum = 0, mmax = 0;
     int busy = 0;
 
-    for (int w = 0; w < p; w++) {
-        intr[w] = in->cpu_speed[w];
-        if (!(intr[w] > 0))
-            intr[w] = 1;
-        speed[w] = intr[w] * share_of(in, w);
-        if (wpts[w] > 0) {
-            double model = wmed[w] / share_of(in, w);
+    for (int q = 0; q < in->nquanta; q++) {
+        s->wmed[ran[q]] += in->cost[q];
+        s->wpts[ran[q]] += in->points[q];
+    }
+    for (int w = 0; w < in->nworkers; w++) {
+        s->intr[w] = in->cpu_speed[w] > 0 ? in->cpu_speed[w] : 1;
+        s->speed[w] = s->intr[w] * share_of(in, w);
+        if (s->wpts[w] > 0) {
+            double model = s->wmed[w] / share_of(in, w);
             double t = in->wtime != NULL ? in->wtime[w] : model;
 
             sum += t;
@@ -282,85 +307,124 @@ liq_balance_plan(const struct liq_balance_in *in, int32_t *owner, struct liq_epo
                 mmax = model;
         }
         if (in->active == NULL || in->active[w]) {
-            act[nact] = w;
-            aspeed[nact++] = speed[w];
+            s->act[s->nact] = w;
+            s->aspeed[s->nact++] = s->speed[w];
         }
     }
     out->be = max > 0 ? sum / busy / max : 1;
     out->be_cpu = mmax > 0 ? msum / busy / mmax : 1;
-    /* A quantum's weight: its CPU time at the CPU it ran on. */
-    for (int q = 0; q < n; q++)
-        weight[q] = in->cost[q] * intr[ran[q]];
-    /* The model's time of the placement held next, the one to beat (after
-     * is scratch here, zero from calloc, and zeroed again for the plan's). */
-    for (int q = 0; q < n; q++)
-        after[in->owner[q]] += weight[q] / speed[in->owner[q]];
+}
+
+/* The largest of a per-worker time. */
+static double
+slowest(const double *t, int p)
+{
+    double max = 0;
+
     for (int w = 0; w < p; w++)
-        if (after[w] > out->before_s)
-            out->before_s = after[w];
-    memset(after, 0, (size_t)p * sizeof(double));
+        if (t[w] > max)
+            max = t[w];
+    return max;
+}
+
+/* Each quantum's weight (its CPU time at the CPU it ran on), their prefix
+ * sums along the curve, and the model's time of the placement held next:
+ * the one to beat. */
+static void
+plan_weigh(const struct liq_balance_in *in, const int32_t *ran, struct plan_scratch *s,
+           struct liq_epoch *out)
+{
+    int n = in->nquanta;
+
+    for (int q = 0; q < n; q++)
+        s->weight[q] = in->cost[q] * s->intr[ran[q]];
+    for (int q = 0; q < n; q++)
+        s->after[in->owner[q]] += s->weight[q] / s->speed[in->owner[q]];
+    out->before_s = slowest(s->after, in->nworkers);
+    memset(s->after, 0, (size_t)in->nworkers * sizeof(double));
     for (int r = 0; r < n; r++)
-        prefix[r + 1] = prefix[r] + weight[in->order[r]];
-    if (nact == 0) {
-        rc = -EINVAL;
-        goto done;
-    }
-    order_workers(in, prefix, speed, act, aspeed, nact, aowner);
-    bisect(in->order, prefix, 0, (size_t)n, 0, nact, aspeed, aowner);
-    polish(in->order, prefix, (size_t)n, nact, aspeed, aowner);
+        s->prefix[r + 1] = s->prefix[r] + s->weight[in->order[r]];
+}
+
+/* Cut the curve among the active workers and count what would move and
+ * what each worker would send and receive. */
+static void
+plan_place(const struct liq_balance_in *in, struct plan_scratch *s, int32_t *owner,
+           struct liq_epoch *out)
+{
+    int n = in->nquanta;
+
+    order_workers(in, s->prefix, s->speed, s->act, s->aspeed, s->nact, s->aowner);
+    bisect(in->order, s->prefix, 0, (size_t)n, 0, s->nact, s->aspeed, s->aowner);
+    polish(in->order, s->prefix, (size_t)n, s->nact, s->aspeed, s->aowner);
     for (int q = 0; q < n; q++) {
-        owner[q] = act[aowner[q]];
-        if (in->active != NULL && !in->active[in->owner[q]])
+        int from = in->owner[q];
+
+        owner[q] = s->act[s->aowner[q]];
+        if (in->active != NULL && !in->active[from])
             out->forced = 1;
-        after[owner[q]] += weight[q] / speed[owner[q]];
-        if (owner[q] != in->owner[q]) {
+        s->after[owner[q]] += s->weight[q] / s->speed[owner[q]];
+        if (owner[q] != from) {
             out->moved++;
             out->bytes += in->bytes[q];
             /* Workers send and receive at once: each pays for its own. */
-            xbytes[owner[q]] += in->bytes[q];
-            xbytes[in->owner[q]] += in->bytes[q];
-            xmsgs[owner[q]]++;
-            xmsgs[in->owner[q]]++;
+            s->xbytes[owner[q]] += in->bytes[q];
+            s->xbytes[from] += in->bytes[q];
+            s->xmsgs[owner[q]]++;
+            s->xmsgs[from]++;
         }
     }
-    for (int w = 0; w < p; w++)
-        if (after[w] > out->after_s)
-            out->after_s = after[w];
-    /* The dampener: a relative gain worth having, and more time saved over
-     * the iterations left than the moves cost on the network (the busiest
-     * worker's sends and receipts) -- unless quanta must leave a worker
-     * that is going.  A gain under twice min_gain must be seen in two
-     * epochs in a row: quanta's CPU times wander between epochs on a
-     * time-sliced machine, and seed 000's non-uniform case, whose first
-     * plan is right, moved a few quanta in a later epoch in about 1 run of
-     * 20 on a single epoch's reading. */
+    out->after_s = slowest(s->after, in->nworkers);
+}
+
+/*
+ * The dampener: a relative gain worth having, and more time saved over the
+ * iterations left than the moves cost on the network (the busiest worker's
+ * sends and receipts) -- unless quanta must leave a worker that is going.
+ * A gain under twice min_gain must be seen in two epochs in a row: quanta's
+ * CPU times wander between epochs on a time-sliced machine, and a single
+ * epoch's reading would now and then move quanta of a placement that is
+ * already right.
+ */
+static void
+plan_dampen(const struct liq_balance_in *in, const struct plan_scratch *s, int32_t *owner,
+            struct liq_epoch *out)
+{
     double gain = (out->before_s - out->after_s) * in->remaining, cost = 0;
     double rel = out->before_s > 0 ? (out->before_s - out->after_s) / out->before_s : 0;
 
-    for (int w = 0; w < p; w++)
-        if (xbytes[w] * in->tau + xmsgs[w] * in->lambda > cost)
-            cost = xbytes[w] * in->tau + xmsgs[w] * in->lambda;
-
+    for (int w = 0; w < in->nworkers; w++)
+        if (s->xbytes[w] * in->tau + s->xmsgs[w] * in->lambda > cost)
+            cost = s->xbytes[w] * in->tau + s->xmsgs[w] * in->lambda;
     out->wanted = out->moved > 0 && rel > in->min_gain && gain > cost;
     out->applied = out->forced || (out->wanted && (rel > 2 * in->min_gain || in->wanted));
     if (!out->applied) {
-        memcpy(owner, in->owner, (size_t)n * sizeof(int32_t));
+        memcpy(owner, in->owner, (size_t)in->nquanta * sizeof(int32_t));
         out->moved = 0;
         out->bytes = 0;
     }
-    rc = 0;
-done:
-    free(wmed);
-    free(wpts);
-    free(speed);
-    free(weight);
-    free(prefix);
-    free(after);
-    free(aspeed);
-    free(intr);
-    free(aowner);
-    free(act);
-    free(xbytes);
-    free(xmsgs);
+}
+
+int
+liq_balance_plan(const struct liq_balance_in *in, int32_t *owner, struct liq_epoch *out)
+{
+    struct plan_scratch s;
+    /* The epoch's figures are of the placement it ran (measured); the
+     * plan starts from the one the workers hold next (owner). */
+    const int32_t *ran = in->measured != NULL ? in->measured : in->owner;
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    if ((rc = scratch_alloc(&s, in->nquanta, in->nworkers)) != 0)
+        return rc;
+    plan_measure(in, ran, &s, out);
+    plan_weigh(in, ran, &s, out);
+    if (s.nact == 0) {
+        rc = -EINVAL;
+    } else {
+        plan_place(in, &s, owner, out);
+        plan_dampen(in, &s, owner, out);
+    }
+    scratch_free(&s);
     return rc;
 }

@@ -7,7 +7,7 @@
  * skirts after); the choice of sweeps per pass for this host's cache; and
  * what each quantum is charged for its part.  Every path computes each
  * owned point from the operands of the whole-box sweep, so the bits are
- * the reference's (DESIGN.md's invariant).
+ * the reference's (docs/architecture.md, the invariant).
  */
 #include "liq_int.h"
 

@@ -1,6 +1,6 @@
 /*
- * liq_worker.c - the worker task of a stencil job (DESIGN.md, "Stencil
- * jobs: the liquid runtime"): vmrun spawns itself as `vmrun worker` on
+ * liq_worker.c - the worker task of a stencil job (docs/architecture.md,
+ * "The liquid runtime"): vmrun spawns itself as `vmrun worker` on
  * every task slot, and this is its main.  It enrolls, sets up the process
  * for the traffic a job makes, and serves the master's requests -- the
  * probe and the ring (step 1, seed 001), the job (steps 4 and 5, seeds 000
