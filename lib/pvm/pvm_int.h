@@ -132,10 +132,10 @@ struct pvm__ctx {
      */
     int fault_after;
 
-    /* The link to the local daemon (pvm_task.c), once enrolled. */
+    /* The link to the local daemon (pvm_task.c, pvm_daemon.c), once enrolled. */
     int fd;                     /* -1 until enrolled */
     uint32_t next_req;          /* request ids */
-    /* Messages read from the daemon and not yet received, oldest first. */
+    /* Messages that arrived and are not yet received, oldest first (pvm_inq.c). */
     struct pvm__msg *inq_head, *inq_tail;
 
     /* Task and host management (pvm_spawn.c, pvm_host.c). */
@@ -159,7 +159,7 @@ struct pvm__ctx {
     int msgctx_known;           /* msgctx was set or inherited */
     int *myctxs;                /* contexts pvm_newcontext gave us, not yet freed */
     int nmyctxs;
-    int opt[32];                /* pvm_setopt values, by option number (pvm3.h); PVM's defaults to start */
+    int opt[32];                /* pvm_setopt values by option number, from PVM's defaults */
     int (*recvf)(int, int, int); /* pvm_recvf's match function, NULL: the default */
     struct pvm__mhf *mhf;       /* handlers, indexed by mhid; func NULL: free */
     int nmhf;                   /* slots in mhf */
@@ -294,7 +294,9 @@ int pvm__buf_add_seg(struct pvm__buf *b, const void *ref, size_t n, unsigned cha
 enum pvm__enc pvm__enc_of_word(int encword);
 
 /*
- * The layers below, each calling only those above it in this list:
+ * The transport, in layers: each file calls only those listed before it
+ * (and pvm_ctx.c, pvm_err.c, pvm_buf.c, pvm_mhf.c, which call none of
+ * these); the pvm_* API files sit above them all.
  *
  *   pvm_inq.c      the queue of arrived messages; handlers run from it
  *   pvm_poll.c     the one wait over the daemon's socket and the links
