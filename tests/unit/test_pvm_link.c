@@ -1,5 +1,5 @@
 /*
- * test_pvm_direct.c - direct links (lib/pvm/pvm_link.c, pvm_linkio.c)
+ * test_pvm_link.c - direct links (lib/pvm/pvm_link.c, pvm_linkio.c)
  * without a virtual machine: the daemon is one end of a socketpair
  * (test_pvm_fakevm.h) and a direct link another, whose far end the test
  * writes as the peer task would.  Shown:
@@ -73,7 +73,7 @@ direct_down(void **state)
 }
 
 static void
-test_pvm_direct_link_messages_wait_for_the_mark(void **state)
+test_pvm_link_link_messages_wait_for_the_mark(void **state)
 {
     int peer;
     struct pvm__link *l = make_link(PVM__LINK_READY, FAKE_T2, &peer);
@@ -102,7 +102,7 @@ test_pvm_direct_link_messages_wait_for_the_mark(void **state)
 }
 
 static void
-test_pvm_direct_forged_source_closes_the_link(void **state)
+test_pvm_link_forged_source_closes_the_link(void **state)
 {
     int peer;
     struct pvm__link *l = make_link(PVM__LINK_READY, FAKE_T2, &peer);
@@ -118,7 +118,7 @@ test_pvm_direct_forged_source_closes_the_link(void **state)
 }
 
 static void
-test_pvm_direct_oversized_frame_closes_the_link(void **state)
+test_pvm_link_oversized_frame_closes_the_link(void **state)
 {
     int peer;
     unsigned char hdr[WIRE_HDR_LEN];
@@ -135,7 +135,7 @@ test_pvm_direct_oversized_frame_closes_the_link(void **state)
 }
 
 static void
-test_pvm_direct_frames_arrive_a_byte_at_a_time(void **state)
+test_pvm_link_frames_arrive_a_byte_at_a_time(void **state)
 {
     int peer;
     unsigned char frame[WIRE_HDR_LEN + 4] = { 0 };
@@ -159,7 +159,7 @@ test_pvm_direct_frames_arrive_a_byte_at_a_time(void **state)
 }
 
 static void
-test_pvm_direct_hello_needs_the_token_of_the_request(void **state)
+test_pvm_link_hello_needs_the_token_of_the_request(void **state)
 {
     int bad, good;
     unsigned char wrong[WIRE_DIRECT_TOKEN], ack[WIRE_HDR_LEN];
@@ -220,7 +220,7 @@ test_pvm_direct_hello_needs_the_token_of_the_request(void **state)
 }
 
 static void
-test_pvm_direct_dontroute_answers_a_conreq_with_nak(void **state)
+test_pvm_link_dontroute_answers_a_conreq_with_nak(void **state)
 {
     struct wire_wbuf b;
     struct wire_hdr h = { .type = WIRE_T_DIRECT, .tag = WIRE_DIRECT_CONREQ, .src = FAKE_T2,
@@ -251,7 +251,7 @@ test_pvm_direct_dontroute_answers_a_conreq_with_nak(void **state)
 }
 
 static void
-test_pvm_direct_malformed_conreq_is_ignored(void **state)
+test_pvm_link_malformed_conreq_is_ignored(void **state)
 {
     struct wire_hdr h = { .type = WIRE_T_DIRECT, .tag = WIRE_DIRECT_CONREQ, .src = FAKE_T2,
                           .dst = FAKE_ME };
@@ -270,14 +270,14 @@ main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, direct_up, direct_down)
     const struct CMUnitTest tests[] = {
-        T(test_pvm_direct_link_messages_wait_for_the_mark),
-        T(test_pvm_direct_forged_source_closes_the_link),
-        T(test_pvm_direct_oversized_frame_closes_the_link),
-        T(test_pvm_direct_frames_arrive_a_byte_at_a_time),
-        T(test_pvm_direct_hello_needs_the_token_of_the_request),
-        T(test_pvm_direct_dontroute_answers_a_conreq_with_nak),
-        T(test_pvm_direct_malformed_conreq_is_ignored),
+        T(test_pvm_link_link_messages_wait_for_the_mark),
+        T(test_pvm_link_forged_source_closes_the_link),
+        T(test_pvm_link_oversized_frame_closes_the_link),
+        T(test_pvm_link_frames_arrive_a_byte_at_a_time),
+        T(test_pvm_link_hello_needs_the_token_of_the_request),
+        T(test_pvm_link_dontroute_answers_a_conreq_with_nak),
+        T(test_pvm_link_malformed_conreq_is_ignored),
     };
 #undef T
-    return cmocka_run_group_tests_name("pvm_direct", tests, NULL, NULL);
+    return cmocka_run_group_tests_name("pvm_link", tests, NULL, NULL);
 }
