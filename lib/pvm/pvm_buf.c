@@ -4,7 +4,9 @@
  * pvm_[gs]etrbuf, pvm_bufinfo, pvm_[gs]etminfo with PVM 3.4's semantics and
  * error codes (their man pages).  Also the primitives the packing code and
  * the send and receive paths share: growing a body, InPlace segments,
- * flattening, and buffers made from received bytes.
+ * flattening, and buffers made from received bytes.  The buffer table
+ * is the library context's only owned memory that a reset must free, so
+ * pvm__ctx_reset lives here too.
  *
  * A buffer is either being packed or being unpacked, as in PVM: making it
  * the receive buffer rewinds it unless it already was one, making it the
@@ -112,6 +114,18 @@ pvm__buf_free(struct pvm__buf *b)
     free(b->segs);
     free(b->data);
     free(b);
+}
+
+void
+pvm__ctx_reset(void)
+{
+    int i;
+
+    for (i = 0; i < pvm__ctx.nbufs; i++)
+        if (pvm__ctx.bufs[i] != NULL)
+            pvm__buf_free(pvm__ctx.bufs[i]);
+    free(pvm__ctx.bufs);
+    pvm__ctx = pvm__ctx_init;
 }
 
 int

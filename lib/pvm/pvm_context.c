@@ -11,31 +11,13 @@
  * pvmd does); pvm_freecontext gives the id back to that daemon, which
  * never hands out an id that is still held.  A spawned task starts in the
  * context its parent had when it called pvm_spawn (LIQUIDVM_CTX in its
- * environment).
+ * environment); pvm__context (pvm_ctx.c) reads the current one.
  */
 #include "pvm_int.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
-
-int
-pvm__context(void)
-{
-    if (!pvm__ctx.msgctx_known) {
-        const char *e = getenv("LIQUIDVM_CTX");
-        char *end;
-        long v;
-
-        pvm__ctx.msgctx_known = 1;
-        if (e != NULL && *e != '\0') {
-            v = strtol(e, &end, 0);
-            if (*end == '\0' && v >= INT_MIN && v <= INT_MAX && !PVM__CTX_DAEMON(v))
-                pvm__ctx.msgctx = (int)v;
-        }
-    }
-    return pvm__ctx.msgctx;
-}
 
 int
 pvm_newcontext(void)

@@ -1,29 +1,52 @@
 /*
  * pvm_ctx.c - the task's one library context (DESIGN.md: no mutable state
- * outside it), its reset for tests, the allocation wrappers that let tests
- * inject failures (SQLite's fault.c), and PVM's data signature of our
- * native layout.
+ * outside it) and what reads it without calling anything else: the
+ * current message context, the options' values, the allocation wrappers
+ * that let tests inject failures (SQLite's fault.c), and PVM's data
+ * signature of our native layout.  Every other file of libpvm3 may call
+ * it, so it calls none of them.
  */
 #include "pvm_int.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define PVM__CTX_INIT { .mytid = -1, .autoerr = 1, .fd = -1 }
+/* The options start at PVM 3.4.6's defaults, as its LINUX64 library reports them. */
+#define PVM__CTX_INIT                                                                       \
+    { .mytid = -1, .autoerr = 1, .fd = -1,                                                  \
+      .opt = { [PvmRoute] = PvmAllowDirect, [PvmFragSize] = 4080, [PvmShowTids] = 1,        \
+               [PvmPollType] = PvmPollSleep } }
 
 struct pvm__ctx pvm__ctx = PVM__CTX_INIT;
 
-void
-pvm__ctx_reset(void)
-{
-    static const struct pvm__ctx init = PVM__CTX_INIT;
-    int i;
+/* Used by pvm__ctx_reset (pvm_buf.c), which frees the buffers first. */
+const struct pvm__ctx pvm__ctx_init = PVM__CTX_INIT;
 
-    for (i = 0; i < pvm__ctx.nbufs; i++)
-        if (pvm__ctx.bufs[i] != NULL)
-            pvm__buf_free(pvm__ctx.bufs[i]);
-    free(pvm__ctx.bufs);
-    pvm__ctx = init;
+int
+pvm__context(void)
+{
+    if (!pvm__ctx.msgctx_known) {
+        const char *e = getenv("LIQUIDVM_CTX");
+        char *end;
+        long v;
+
+        pvm__ctx.msgctx_known = 1;
+        if (e != NULL && *e != '\0') {
+            v = strtol(e, &end, 0);
+            if (*end == '\0' && v >= INT_MIN && v <= INT_MAX && !PVM__CTX_DAEMON(v))
+                pvm__ctx.msgctx = (int)v;
+        }
+    }
+    return pvm__ctx.msgctx;
+}
+
+int
+pvm__opt(int what)
+{
+    if (what == PvmAutoErr)
+        return pvm__ctx.autoerr;
+    return what >= PvmRoute && what <= PvmNoReset ? pvm__ctx.opt[what] : 0;
 }
 
 /* 1 when the allocation about to happen must fail. */

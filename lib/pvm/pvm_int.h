@@ -49,6 +49,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/un.h>
 
 #include "wire.h"
 
@@ -131,10 +132,10 @@ struct pvm__ctx {
      */
     int fault_after;
 
-    /* The link to the local daemon (pvm_task.c), once enrolled. */
+    /* The link to the local daemon (pvm_task.c, pvm_daemon.c), once enrolled. */
     int fd;                     /* -1 until enrolled */
     uint32_t next_req;          /* request ids */
-    /* Messages read from the daemon and not yet received, oldest first. */
+    /* Messages that arrived and are not yet received, oldest first (pvm_inq.c). */
     struct pvm__msg *inq_head, *inq_tail;
 
     /* Task and host management (pvm_spawn.c, pvm_host.c). */
@@ -158,8 +159,7 @@ struct pvm__ctx {
     int msgctx_known;           /* msgctx was set or inherited */
     int *myctxs;                /* contexts pvm_newcontext gave us, not yet freed */
     int nmyctxs;
-    int opt[32];                /* pvm_setopt values, by option number (pvm3.h) */
-    int opt_ready;              /* opt holds PVM's defaults */
+    int opt[32];                /* pvm_setopt values by option number, from PVM's defaults */
     int (*recvf)(int, int, int); /* pvm_recvf's match function, NULL: the default */
     struct pvm__mhf *mhf;       /* handlers, indexed by mhid; func NULL: free */
     int nmhf;                   /* slots in mhf */
@@ -168,7 +168,7 @@ struct pvm__ctx {
     int mhf_pending;            /* queued messages waiting for their handler */
 
     /*
-     * Direct links (pvm_direct.c), NULL until the first one is asked for
+     * Direct links (pvm_link.c), NULL until the first one is asked for
      * or offered.  io_depth counts the writes in progress that wait for
      * their socket while reading the others: handlers, and any frame to
      * the daemon but the one being written, wait until it is back to 0.
@@ -177,6 +177,19 @@ struct pvm__ctx {
     int io_depth;
     int direct_atexit;          /* the exit-time flush of TCP links is registered */
     int getfds[8];              /* what pvm_getfds hands out when no links exist */
+    /*
+     * The one wait (pvm_poll.c): the descriptors it watches besides the
+     * daemon's socket, NULL while there are none, and its pollfd array.
+     */
+    const struct pvm__pollsrc *pollsrc;
+    struct pollfd *pfd;
+    size_t pcap;
+    /*
+     * Where a WIRE_T_DIRECT frame from the daemon goes (pvm_link.c's
+     * pvm__direct_from_daemon, set at enrollment, which sits above both);
+     * NULL drops it.  body is the handler's.
+     */
+    void (*on_direct)(const struct wire_hdr *h, unsigned char *body);
 };
 
 /* A message that arrived and waits for pvm_recv (pvm_msg.c). */
@@ -196,8 +209,9 @@ struct pvm__msg {
     int mhf;                    /* a handler takes it (pvm__mhf_run_pending) */
 };
 
-/* The task's one library context (pvm_ctx.c). */
+/* The task's one library context (pvm_ctx.c), and its initial state. */
 extern struct pvm__ctx pvm__ctx;
+extern const struct pvm__ctx pvm__ctx_init;
 
 /* PVM's exported error variables (pvm_err.c), kept for binary compatibility. */
 extern PVM_API int pvm_errno;
@@ -210,14 +224,20 @@ PVM_API int pvm_vunpackf(const char *fmt, va_list ap);
 
 /* ---- pvm_ctx.c ---- */
 
-/* Free every buffer and return the context to its initial state. */
-void pvm__ctx_reset(void);
 /* malloc/realloc/calloc that honour fault_after. */
 void *pvm__malloc(size_t n);
 void *pvm__realloc(void *p, size_t n);
 void *pvm__calloc(size_t nmemb, size_t size);
 /* PVM's data signature of our native layout (0x408c41 on x86-64). */
 int pvm__dsig(void);
+/*
+ * The current context: what pvm_setcontext set, else the one inherited
+ * from the parent (LIQUIDVM_CTX in the environment, set by the spawning
+ * daemon to the parent's context at pvm_spawn time), else 0.
+ */
+int pvm__context(void);
+/* An option's value (pvm_getopt without the checks); 0 for unknown ones. */
+int pvm__opt(int what);
 
 /* ---- pvm_err.c ---- */
 
@@ -235,6 +255,8 @@ int pvm__err(int code, const char *fn);
 
 /* ---- pvm_buf.c ---- */
 
+/* Free every buffer and return the context to its initial state. */
+void pvm__ctx_reset(void);
 /* The buffer with that id, or NULL. */
 struct pvm__buf *pvm__buf_get(int id);
 /* A new, registered buffer: encoding is PvmDataDefault/Raw/InPlace. */
@@ -271,40 +293,141 @@ int pvm__buf_add_seg(struct pvm__buf *b, const void *ref, size_t n, unsigned cha
 /* Which encoding a PVM word names. */
 enum pvm__enc pvm__enc_of_word(int encword);
 
-/* ---- pvm_task.c ---- */
-/* Enroll with the local daemon if not yet done; 0 or a negative code. */
-int pvm__enroll(void);
-/* A request to the daemon and its reply (messages that arrive meanwhile
- * are queued).  *body is malloc'ed; returns the reply's status or an error. */
-int pvm__request(int type, const struct wire_wbuf *req, unsigned char **body, size_t *len);
+/*
+ * The transport, in layers: each file calls only those listed before it
+ * (and pvm_ctx.c, pvm_err.c, pvm_buf.c, pvm_mhf.c, which call none of
+ * these); the pvm_* API files sit above them all.
+ *
+ *   pvm_inq.c      the queue of arrived messages; handlers run from it
+ *   pvm_poll.c     the one wait over the daemon's socket and the links
+ *   pvm_daemon.c   frames to and from the daemon
+ *   pvm_request.c  a request to the daemon and its reply
+ *   pvm_linkio.c   bytes and frames on one direct link (Unix or TLS)
+ *   pvm_link.c     the direct-link protocol (PvmRouteDirect)
+ *   pvm_task.c     enrollment, which wires pvm_link.c into the wait
+ *
+ * The wait reaches the links, and the daemon's frames reach the link
+ * protocol, only through the hooks in struct pvm__ctx (pollsrc,
+ * on_direct), so no lower file names a higher one.
+ */
 
-/* ---- pvm_spawn.c ---- */
-/* A line of a child's output (WIRE_CTX_OUTPUT) arrived: print it to the
- * pvm_catchout file as "[tXXXX] line", or drop it if none. */
-void pvm__output(const struct pvm__msg *m);
+/* ---- pvm_inq.c ---- */
 
-/* ---- pvm_msg.c ---- */
-/* Read one frame from the daemon within timeout_ms and queue it if it is a
- * message; 1 if a frame was handled, 0 on timeout, negative on error. */
-int pvm__pump(int timeout_ms, struct wire_hdr *reply, unsigned char **reply_body);
-void pvm__inq_free(void);
-
-/* Queue a message that arrived (from the daemon or a direct link) after
- * those already queued; its handler is marked, and run when allowed. */
+/*
+ * Queue a message that arrived (from the daemon or a direct link) after
+ * those already queued; its handler is marked, and run when allowed.
+ * Returns 1 if a handler takes it, else 0.
+ */
 int pvm__inq_push(struct pvm__msg *m);
+/* Unlink and return the oldest queued message from src with tag in
+ * exactly context ctx (-1 for src or tag: any), or NULL.  For the
+ * library's own messages; the caller frees it with pvm__msg_free. */
+struct pvm__msg *pvm__inq_take(int src, int tag, int ctx);
+/* Free every queued message (pvm_exit). */
+void pvm__inq_free(void);
+void pvm__msg_free(struct pvm__msg *m);
+/*
+ * Give m a bufid: its bytes move into a registered buffer, which stays
+ * the message's (held) until it is received.  0 or -ENOMEM.
+ */
+int pvm__msg_wrap(struct pvm__msg *m);
+/* Run the handlers of queued messages that arrived when they could not
+ * run (during a daemon request); 0 or a negative code. */
+int pvm__mhf_run_pending(void);
+
+/* Take m, whose predecessor is prev (NULL: the head), off the queue. */
+static inline void
+pvm__inq_unlink(struct pvm__msg *prev, struct pvm__msg *m)
+{
+    if (prev)
+        prev->next = m->next;
+    else
+        pvm__ctx.inq_head = m->next;
+    if (pvm__ctx.inq_tail == m)
+        pvm__ctx.inq_tail = prev;
+    m->next = NULL;
+}
+
+/* 1 if m's buffer is still the one it put there (the program may free it). */
+static inline int
+pvm__msg_owns_buf(const struct pvm__msg *m)
+{
+    return pvm__buf_get(m->bufid) == m->buf && m->buf->held == m;
+}
+
+/* A message whose buffer the program freed is gone, as in PVM. */
+static inline int
+pvm__msg_dead(const struct pvm__msg *m)
+{
+    return m->buf != NULL && !pvm__msg_owns_buf(m);
+}
+
+/* ---- pvm_poll.c ---- */
+
+struct pollfd;
+
+/*
+ * What the wait watches besides the daemon's socket (the direct links and
+ * their listeners), registered with pvm__poll_source.  The wait calls
+ * size, then fill, polls, then ready, each once; nothing else runs between
+ * them.
+ */
+struct pvm__pollsrc {
+    /* 1 if there is anything to watch now. */
+    int (*active)(void);
+    /* The most descriptors fill adds, in *n; 0 or -ENOMEM. */
+    int (*size)(size_t *n);
+    /*
+     * Fill pfd with the descriptors to watch and return how many.  wfd
+     * is the socket a blocked write waits on (it wants POLLOUT), or -1.
+     * *busy = 1 when input waits already, so the poll must not block.
+     */
+    size_t (*fill)(struct pollfd *pfd, int wfd, int *busy);
+    /* The poll's result for the n entries fill made: service them. */
+    void (*ready)(const struct pollfd *pfd, size_t n);
+};
+
+/* Set the wait's other source (pvm_link.c), or clear it (NULL). */
+void pvm__poll_source(const struct pvm__pollsrc *src);
+/*
+ * Wait up to timeout_ms (-1: for ever) until the daemon's socket is
+ * readable (*dready = 1) or the other source had something; the source
+ * is serviced here.  wfd >= 0 adds a socket to watch for output
+ * (*wready = 1 when writable).  1 if anything happened, 0 on timeout, or
+ * a negative code.
+ */
+int pvm__poll_wait(int timeout_ms, int wfd, int *dready, int *wready);
+
+/* ---- pvm_daemon.c ---- */
+
+/*
+ * Write one frame to the daemon.  While the socket is full, whatever
+ * arrives on it or on links is read and queued, so that two tasks
+ * sending to each other never wait on each other (the daemon pauses a
+ * task whose messages pile up for a slow peer).  0 or a negative code.
+ */
+int pvm__daemon_write(struct wire_hdr *h, const void *body, size_t len);
+/* Read one frame from the daemon within timeout_ms and queue it if it is a
+ * message; 1 if a frame was handled, 2 if it was the reply (in *reply and
+ * *reply_body), 0 on timeout, negative on error. */
+int pvm__pump(int timeout_ms, struct wire_hdr *reply, unsigned char **reply_body);
 /* A frame from the daemon that is ready to be read: read and handle it as
  * pvm__pump does (returns what it returns). */
 int pvm__pump_daemon(struct wire_hdr *reply, unsigned char **reply_body);
 
-/* ---- pvm_direct.c ---- */
+/* ---- pvm_request.c ---- */
+
+/* A request to the daemon and its reply (messages that arrive meanwhile
+ * are queued).  *body is malloc'ed; returns the reply's status or an error. */
+int pvm__request(int type, const struct wire_wbuf *req, unsigned char **body, size_t *len);
+
+/* ---- pvm_link.c: direct links ---- */
 
 /*
  * PvmRouteDirect: links between two tasks that skip the daemons, a Unix
- * socket on one host and TLS 1.3 between hosts.  See pvm_direct.c for the
+ * socket on one host and TLS 1.3 between hosts.  See pvm_link.c for the
  * protocol and why message order survives the switch.
  */
-/* 1 if links or listeners exist, so waits must poll them as well. */
-int pvm__direct_active(void);
 /*
  * Send one message frame (header h, body) to tid over its link if the link
  * is up: 1 when it went that way, 0 when the caller routes it through the
@@ -314,14 +437,6 @@ int pvm__direct_active(void);
 int pvm__direct_send(int tid, struct wire_hdr *h, const void *body, size_t len);
 /* A WIRE_T_DIRECT frame the daemon delivered; body is taken. */
 void pvm__direct_from_daemon(const struct wire_hdr *h, unsigned char *body);
-/*
- * Wait up to timeout_ms (-1: for ever) until the daemon's socket is
- * readable (*dready = 1) or a link or listener had something; links and
- * listeners are serviced here.  wfd >= 0 adds a socket to watch for
- * output (*wready = 1 when writable).  1 if anything happened, 0 on
- * timeout, or a negative code.
- */
-int pvm__direct_wait(int timeout_ms, int wfd, int *dready, int *wready);
 /* What needs requests to the daemon (answering a link request, refusals):
  * done where the library may make requests, never inside a wait. */
 int pvm__direct_work(void);
@@ -329,13 +444,127 @@ int pvm__direct_work(void);
 void pvm__direct_close(void);
 /* The sockets a program should watch (pvm_getfds): daemon first. */
 int pvm__direct_fds(int **fds);
+
+#define PVM__DIRECT_HOST_MAX 256
+#define PVM__DIRECT_TLS_RECORD 16384    /* the largest TLS record's plaintext */
+
+struct ssl_st;
+struct ssl_ctx_st;
+struct bio_method_st;
+
+enum pvm__link_state {
+    PVM__LINK_ASKED,        /* we sent CONREQ: the peer is to connect */
+    PVM__LINK_ACCEPTED,     /* a connection to our listener: TLS, then HELLO (tid still 0) */
+    PVM__LINK_CONNECTING,   /* we connect, as asked */
+    PVM__LINK_HANDSHAKE,    /* we connected: TLS handshake */
+    PVM__LINK_WAIT_ACK,     /* we sent HELLO */
+    PVM__LINK_READY,        /* checked both ways; our MARK is not sent yet */
+    PVM__LINK_UP,           /* our MARK went: our messages to the peer take the link */
+    PVM__LINK_DEAD          /* refused, failed or closed: the daemons route */
+};
+
+/* One direct link, or a connection to a listener that has not said HELLO. */
+struct pvm__link {
+    struct pvm__link *next;
+    int tid;                    /* the peer; 0 while an accepted connection is unknown */
+    enum pvm__link_state state;
+    int fd;
+    struct ssl_st *ssl;         /* between hosts; NULL on a Unix socket */
+    int remote;                 /* the peer is on another host */
+    int want_write;             /* the TLS handshake waits for the socket to take bytes */
+    int more;                   /* input left unread (frame cap): poll without waiting */
+    int nak;                    /* a NAK is to go to the peer through the daemons */
+    int marked;                 /* the peer's MARK arrived: its link messages are in order */
+    unsigned long serial;       /* age, to drop the oldest unknown connection */
+    unsigned char token[WIRE_DIRECT_TOKEN];
+    char host[PVM__DIRECT_HOST_MAX];    /* the peer's host: its certificate must name it */
+    struct pvm__msg *held, *held_tail;  /* link messages that came before the MARK */
+    /* The frame being read (pvm_linkio.c). */
+    int in_frame;
+    struct wire_hdr h;
+    unsigned char *body;
+    size_t got;
+    unsigned char *stage;
+    size_t st_off, st_len;
+    /* HELLO or ACK not yet written whole (a TLS retry needs the same bytes). */
+    unsigned char ctl[WIRE_HDR_LEN + WIRE_DIRECT_TOKEN];
+    size_t ctl_len;
+};
+
+/* The task's links, listeners and TLS context (pvm__ctx.direct). */
+struct pvm__direct {
+    struct pvm__link *links;
+    unsigned long serial;
+    int ufd, tfd;               /* listeners, -1 until a link needs them */
+    int ufd_bound;              /* we created upath: unlink it at the end */
+    /* From the daemon (WIRE_T_TASK_DIRECT), once. */
+    int have_info;
+    char addr[64];
+    char upath[sizeof(((struct sockaddr_un *)0)->sun_path)];
+    char ca[WIRE_STR_MAX], cert[WIRE_STR_MAX], key[WIRE_STR_MAX];
+    uint32_t port;
+    struct ssl_ctx_st *tls;
+    struct bio_method_st *bio;
+    struct pvm__conreq *conreqs, *conreqs_tail;
+    int work;                   /* conreqs or NAKs wait for pvm__direct_work */
+    unsigned char scratch[PVM__DIRECT_TLS_RECORD];
+    /* Scratch for waits (the link of each entry fill made) and pvm_getfds. */
+    struct pvm__link **plink;
+    size_t plink_cap;
+    int *fds;
+};
+
+/* ---- pvm_linkio.c: one link's bytes ---- */
+
+/* The TLS context and BIO method of d's links, made once; 0 or an error. */
+int pvm__link_tls_ctx(struct pvm__direct *d);
+/* Free what pvm__link_tls_ctx made. */
+void pvm__link_tls_free(struct pvm__direct *d);
+/* Put TLS on l's socket, as the client (which checks l->host) or server. */
+int pvm__link_tls_attach(struct pvm__direct *d, struct pvm__link *l, int client);
+/* 1 while l's TLS handshake is not over. */
+int pvm__link_tls_handshaking(const struct pvm__link *l);
+/* One handshake step: 1 done, 0 to wait for the socket, or an error. */
+int pvm__link_tls_step(struct pvm__link *l);
+/* 1 if l's peer showed a certificate that names host. */
+int pvm__link_tls_peer_is(const struct pvm__link *l, const char *host);
+/* 1 if OpenSSL holds plaintext of l that was not read yet. */
+int pvm__link_tls_pending(const struct pvm__link *l);
+/* 1 if TLS output of l waits for the socket; flush it: 0, -EAGAIN or an error. */
+int pvm__link_tx_pending(const struct pvm__link *l);
+int pvm__link_tx_flush(struct pvm__link *l);
 /*
- * Write one frame to the daemon.  While the socket is full, whatever
- * arrives on it or on links is read and queued, so that two tasks
- * sending to each other never wait on each other (the daemon pauses a
- * task whose messages pile up for a slow peer).  0 or a negative code.
+ * Read on l without waiting until a frame is whole: 1 with its header in
+ * l->h and its body in *body (malloc'ed, the caller's; NULL if empty), 0
+ * when the socket has no more yet, or an error (the link is lost; a
+ * partial frame is dropped with it).  A header announcing more than max
+ * bytes, or a type other than WIRE_T_MSG and WIRE_T_DIRECT, is an error.
  */
-int pvm__daemon_write(struct wire_hdr *h, const void *body, size_t len);
+int pvm__link_read_frame(struct pvm__link *l, uint32_t max, unsigned char **body);
+/* 1 if nothing read from l is left over, so another read would only
+ * hear EAGAIN. */
+int pvm__link_rx_idle(const struct pvm__link *l);
+/* Make HELLO (with token) or ACK l's control frame. */
+void pvm__link_ctl_set(struct pvm__link *l, int tag, const unsigned char *token);
+/*
+ * Write the control frame without waiting: 1 written, 0 not yet, or an
+ * error.  TLS takes it whole or not at all, and a retry repeats it.
+ */
+int pvm__link_ctl_flush(struct pvm__link *l);
+/*
+ * One frame on an UP link, from the caller's bytes, all of it on its way
+ * before this returns: while the socket is full, everything else is read
+ * (pvm__poll_wait).  0 or an error.
+ */
+int pvm__link_write(struct pvm__direct *d, struct pvm__link *l, struct wire_hdr *h,
+                    const void *body, size_t len);
+/* Close l's socket and TLS and drop a frame being read. */
+void pvm__link_close_io(struct pvm__link *l);
+
+/* ---- pvm_task.c ---- */
+
+/* Enroll with the local daemon if not yet done; 0 or a negative code. */
+int pvm__enroll(void);
 
 /* ---- pvm_pack.c ---- */
 
@@ -359,14 +588,6 @@ int pvm__unpack_str(struct pvm__buf *b, char *s);
  * and no user receive, wildcard or handler sees them. */
 #define PVM__CTX_DAEMON(c)                                                    \
     (((unsigned)(c) & (unsigned)WIRE_CTX_SYSTEM) == (unsigned)WIRE_CTX_SYSTEM)
-/*
- * The current context: what pvm_setcontext set, else the one inherited
- * from the parent (LIQUIDVM_CTX in the environment, set by the spawning
- * daemon to the parent's context at pvm_spawn time), else 0.
- */
-int pvm__context(void);
-/* An option's value (pvm_getopt without the checks); 0 for unknown ones. */
-int pvm__opt(int what);
 /* The handler index for a message, or -1: at most one matches (addmhf
  * refuses overlapping ones).  Daemon contexts only match a handler
  * installed for that exact context. */
@@ -380,9 +601,6 @@ int pvm__mhf_find(int src, int tag, int ctx);
 void pvm__mhf_call(int idx, struct pvm__buf *b);
 /* Forget every handler (pvm_exit, tests). */
 void pvm__mhf_reset(void);
-/* Run the handlers of queued messages that arrived when they could not
- * run (during a daemon request); 0 or a negative code. */
-int pvm__mhf_run_pending(void);
 /* Frames already readable are read and their handlers run: the send
  * calls do it when handlers exist, as PVM's sends read the socket. */
 int pvm__poll_input(void);
@@ -390,11 +608,6 @@ int pvm__poll_input(void);
 int pvm__tid_ok(int tid);
 /* Write one message frame in the current context: 0 or a negative code. */
 int pvm__send_frame(int tid, int tag, const void *body, size_t len, int encword);
-/* Unlink and return the oldest queued message from src with tag in
- * exactly context ctx (-1 for src or tag: any), or NULL.  For the
- * library's own messages; the caller frees it with pvm__msg_free. */
-struct pvm__msg *pvm__inq_take(int src, int tag, int ctx);
-void pvm__msg_free(struct pvm__msg *m);
 
 /* One message to n tasks (distinct, not the sender) in one frame that the
  * daemons fan out per host; 0 or a negative code (pvm_mcast.c). */

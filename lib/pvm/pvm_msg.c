@@ -1,7 +1,7 @@
 /*
  * pvm_msg.c - point-to-point messages: pvm_send, pvm_recv, pvm_nrecv,
- * pvm_trecv, pvm_probe, pvm_psend, pvm_precv, pvm_recvf; the queue of
- * messages that arrived, and when message handlers run.
+ * pvm_trecv, pvm_probe, pvm_psend, pvm_precv, pvm_recvf: matching the
+ * queue of messages that arrived, and when message handlers run.
  *
  * A send writes one WIRE_T_MSG frame to the daemon, which routes it; the
  * frame carries the current context (pvm_context.c).  Frames from the
@@ -14,7 +14,8 @@
  * previous one first, as PVM's do, found or not.  pvm_probe hands out the
  * bufid a later receive will return.  Order between a pair of tasks is the
  * order of the links, which are streams, also across the switch to a direct
- * link (pvm_direct.c).
+ * link (pvm_link.c).  The queue itself is pvm_inq.c's, and the frames
+ * from the daemon are read by pvm_daemon.c.
  *
  * Message handlers (pvm_mhf.c) take matching messages as they arrive,
  * before any receive sees them.  PVM runs them inside whatever call reads
@@ -35,8 +36,6 @@
 #include <sys/time.h>
 #include <time.h>
 
-/* The daemon never sends more than max_message; this is only a sanity cap. */
-#define PVM__MAX_FRAME (1u << 30)
 /*
  * Frames read in one go without waiting: a peer that keeps sending must
  * not keep pvm_nrecv from returning.
@@ -46,243 +45,7 @@
 /* PVM's TIDISTASK: neither a daemon nor a multicast address, local part set. */
 #define PVM__TID_IS_TASK(t) (((unsigned)(t) & 0xc0000000u) == 0 && ((t) & 0x3ffff) != 0)
 
-/* ---- the queue ---- */
-
-/* 1 if m's buffer is still the one it put there (the program may free it). */
-static int
-owns_buf(const struct pvm__msg *m)
-{
-    return pvm__buf_get(m->bufid) == m->buf && m->buf->held == m;
-}
-
-/* A message whose buffer the program freed is gone, as in PVM. */
-static int
-dead(const struct pvm__msg *m)
-{
-    return m->buf != NULL && !owns_buf(m);
-}
-
-void
-pvm__msg_free(struct pvm__msg *m)
-{
-    if (m->buf != NULL && owns_buf(m))
-        pvm__buf_free(m->buf);
-    free(m->data);
-    free(m);
-}
-
-void
-pvm__inq_free(void)
-{
-    struct pvm__msg *m = pvm__ctx.inq_head, *next;
-
-    for (; m; m = next) {
-        next = m->next;
-        pvm__msg_free(m);
-    }
-    pvm__ctx.inq_head = pvm__ctx.inq_tail = NULL;
-    pvm__ctx.mhf_pending = 0;
-}
-
-static void
-unlink_msg(struct pvm__msg *prev, struct pvm__msg *m)
-{
-    if (prev)
-        prev->next = m->next;
-    else
-        pvm__ctx.inq_head = m->next;
-    if (pvm__ctx.inq_tail == m)
-        pvm__ctx.inq_tail = prev;
-    m->next = NULL;
-}
-
-/*
- * Give m a bufid: its bytes move into a registered buffer, which stays
- * the message's (held) until it is received.  0 or -ENOMEM.
- */
-static int
-wrap(struct pvm__msg *m)
-{
-    struct pvm__buf *b;
-    struct pvmminfo mi;
-    int rc;
-
-    if (m->buf != NULL)
-        return 0;
-    rc = pvm__buf_adopt(m->encword, m->data, m->len, m->len, 0, &b);
-    if (rc != 0)
-        return rc;
-    m->data = NULL;
-    memset(&mi, 0, sizeof(mi));
-    mi.src = m->src;
-    mi.dst = m->dst;
-    mi.tag = m->tag;
-    mi.ctx = m->ctx;
-    pvm__buf_set_info(b, &mi);
-    b->held = m;
-    m->buf = b;
-    m->bufid = b->id;
-    return 0;
-}
-
-struct pvm__msg *
-pvm__inq_take(int src, int tag, int ctx)
-{
-    struct pvm__msg *m, *prev = NULL;
-
-    for (m = pvm__ctx.inq_head; m; prev = m, m = m->next) {
-        if (m->mhf || dead(m) || m->ctx != ctx)
-            continue;
-        if ((src == -1 || m->src == src) && (tag == -1 || m->tag == tag)) {
-            unlink_msg(prev, m);
-            return m;
-        }
-    }
-    return NULL;
-}
-
-int
-pvm__inq_push(struct pvm__msg *m)
-{
-    if (pvm__ctx.nmhf > 0 && pvm__mhf_find(m->src, m->tag, m->ctx) >= 0) {
-        m->mhf = 1;
-        pvm__ctx.mhf_pending++;
-    }
-    if (pvm__ctx.inq_tail)
-        pvm__ctx.inq_tail->next = m;
-    else
-        pvm__ctx.inq_head = m;
-    pvm__ctx.inq_tail = m;
-    return m->mhf;
-}
-
-/* Handle one frame from the daemon, as pvm__pump says; body is taken. */
-static int
-daemon_frame(struct wire_hdr *h, unsigned char *body, struct wire_hdr *reply,
-             unsigned char **reply_body)
-{
-    int rc;
-
-    if (h->type == WIRE_T_REPLY) {
-        if (reply) {
-            *reply = *h;
-            *reply_body = body;
-        } else {
-            free(body);
-        }
-        return 2;
-    }
-    if (h->type == WIRE_T_DIRECT) {
-        pvm__direct_from_daemon(h, body);
-        return 1;
-    }
-    if (h->type != WIRE_T_MSG) {
-        free(body);
-        return 1;
-    }
-    struct pvm__msg *m = calloc(1, sizeof(*m));
-    if (m == NULL) {
-        free(body);
-        return -ENOMEM;
-    }
-    m->src = (int)h->src;
-    m->dst = (int)h->dst;
-    m->tag = h->tag;
-    m->ctx = h->ctx;
-    m->encword = (int)h->flags;
-    m->data = body;
-    m->len = h->len;
-    /* The daemon's own messages: a child's output line is printed at once
-     * (pvm_catchout); others (siblings) wait in the queue for their reader. */
-    if (m->ctx == WIRE_CTX_OUTPUT) {
-        pvm__output(m);
-        free(m->data);
-        free(m);
-        return 1;
-    }
-    if (pvm__inq_push(m) && reply == NULL && (rc = pvm__mhf_run_pending()) < 0)
-        return rc;
-    return 1;
-}
-
-int
-pvm__pump_daemon(struct wire_hdr *reply, unsigned char **reply_body)
-{
-    struct wire_hdr h;
-    unsigned char *body;
-    int rc = wire_read_frame(pvm__ctx.fd, PVM__MAX_FRAME, 0, &h, &body);
-
-    if (rc <= 0)
-        return rc < 0 ? WIRE_ENOVM : 0;
-    return daemon_frame(&h, body, reply, reply_body);
-}
-
-/*
- * Read one frame: a message is queued, or handed to its handler (returns
- * 1); a reply is handed back in *reply / *reply_body (returns 2); 0 on
- * timeout.  reply != NULL means a daemon request is waiting for it.  With
- * direct links the wait covers them too (pvm__direct_wait), and what they
- * bring counts as a frame handled.
- */
-int
-pvm__pump(int timeout_ms, struct wire_hdr *reply, unsigned char **reply_body)
-{
-    struct wire_hdr h;
-    unsigned char *body;
-    int rc, dready;
-
-    if (pvm__direct_active()) {
-        if ((rc = pvm__direct_wait(timeout_ms, -1, &dready, NULL)) < 0)
-            return rc;
-        if (dready)
-            rc = pvm__pump_daemon(reply, reply_body);
-        if (rc >= 0 && rc != 2 && reply == NULL && pvm__ctx.mhf_pending > 0) {
-            int hrc = pvm__mhf_run_pending();
-            if (hrc < 0)
-                return hrc;
-        }
-        return rc;
-    }
-    rc = wire_read_frame(pvm__ctx.fd, PVM__MAX_FRAME, timeout_ms, &h, &body);
-    if (rc <= 0)
-        return rc < 0 ? WIRE_ENOVM : 0;
-    return daemon_frame(&h, body, reply, reply_body);
-}
-
-int
-pvm__mhf_run_pending(void)
-{
-    struct pvm__msg *m, *prev;
-    int idx, rc;
-
-    /* Handlers do not nest: one that receives leaves the others queued.
-     * Nor do they run while a write waits for its socket (io_depth). */
-    if (pvm__ctx.mhf_pending == 0 || pvm__ctx.mhf_depth > 0 || pvm__ctx.io_depth > 0)
-        return 0;
-again:
-    prev = NULL;
-    for (m = pvm__ctx.inq_head; m; prev = m, m = m->next) {
-        if (!m->mhf)
-            continue;
-        idx = pvm__mhf_find(m->src, m->tag, m->ctx);
-        if (idx < 0) {
-            /* Its handler was deleted meanwhile: an ordinary message now. */
-            m->mhf = 0;
-            continue;
-        }
-        if ((rc = wrap(m)) < 0)
-            return rc;
-        unlink_msg(prev, m);
-        struct pvm__buf *b = m->buf;
-        free(m);
-        pvm__ctx.mhf_pending--;
-        pvm__mhf_call(idx, b);
-        /* The handler may have changed the queue: start over. */
-        goto again;
-    }
-    pvm__ctx.mhf_pending = 0;
-    return 0;
-}
+/* ---- reading what is readable ---- */
 
 int
 pvm__poll_input(void)
@@ -350,8 +113,8 @@ again:
             prev = m;
             continue;
         }
-        if (dead(m)) {
-            unlink_msg(prev, m);
+        if (pvm__msg_dead(m)) {
+            pvm__inq_unlink(prev, m);
             pvm__msg_free(m);
             continue;
         }
@@ -364,7 +127,7 @@ again:
             prev = m;
             continue;
         }
-        if ((rc = wrap(m)) < 0)
+        if ((rc = pvm__msg_wrap(m)) < 0)
             return rc;
         /* Each look starts at the top: pvm_setrbuf(mid) rewinds it. */
         if (m->buf != pvm__ctx.rbuf)
@@ -373,7 +136,7 @@ again:
         cc = pvm__ctx.recvf(m->bufid, tid, tag);
         if (cc < 0)
             return matcher_code(cc);
-        if (dead(m))
+        if (pvm__msg_dead(m))
             goto again;     /* it freed the message it was shown */
         if (cc == 1) {
             *out = m;
@@ -389,7 +152,7 @@ again:
     }
     if (best == NULL)
         return 0;
-    if (dead(best))
+    if (pvm__msg_dead(best))
         goto again;
     *out = best;
     *outprev = bestprev;
@@ -409,15 +172,15 @@ got(struct pvm__msg *m, struct pvm__msg *prev, enum pvm__get how, struct pvm__ms
     int rc;
 
     if (how == PVM__GET_TAKE) {
-        unlink_msg(prev, m);
+        pvm__inq_unlink(prev, m);
         *taken = m;
         return 1;
     }
-    if ((rc = wrap(m)) < 0)
+    if ((rc = pvm__msg_wrap(m)) < 0)
         return rc;          /* it stays queued */
     if (how == PVM__GET_PROBE)
         return m->bufid;
-    unlink_msg(prev, m);
+    pvm__inq_unlink(prev, m);
     b = m->buf;
     free(m);
     b->held = NULL;

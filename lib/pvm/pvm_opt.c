@@ -2,11 +2,12 @@
  * pvm_opt.c - libpvm's options: pvm_setopt and pvm_getopt.
  *
  * Every option of PVM 3.4 is kept, with PVM 3.4.6's defaults (as its
- * LINUX64 library reports them) and the checks it makes on new values;
+ * LINUX64 library reports them, in the context's initial state and read
+ * through pvm__opt, pvm_ctx.c) and the checks it makes on new values;
  * setopt returns the old value.  What each one does in LiquidVM:
  *
  *   PvmRoute        PvmRouteDirect asks every task sent to for a direct
- *                   link (pvm_direct.c); PvmAllowDirect (the default)
+ *                   link (pvm_link.c); PvmAllowDirect (the default)
  *                   accepts links others ask for; PvmDontRoute refuses
  *                   them.  A link once up carries both ways whatever the
  *                   option says later, which keeps each pair's order.
@@ -35,31 +36,10 @@
 _Static_assert(PvmNoReset < (int)(sizeof pvm__ctx.opt / sizeof pvm__ctx.opt[0]),
                "pvm__ctx.opt holds every option");
 
-static void
-opt_init(void)
-{
-    if (pvm__ctx.opt_ready)
-        return;
-    pvm__ctx.opt_ready = 1;
-    pvm__ctx.opt[PvmRoute] = PvmAllowDirect;
-    pvm__ctx.opt[PvmFragSize] = 4080;
-    pvm__ctx.opt[PvmShowTids] = 1;
-    pvm__ctx.opt[PvmPollType] = PvmPollSleep;
-}
-
 static int
 known(int what)
 {
     return what >= PvmRoute && what <= PvmNoReset;
-}
-
-int
-pvm__opt(int what)
-{
-    opt_init();
-    if (what == PvmAutoErr)
-        return pvm__ctx.autoerr;
-    return known(what) ? pvm__ctx.opt[what] : 0;
 }
 
 int
@@ -115,13 +95,44 @@ self_to_children(int tid, int ctx, int code, int ctid, int cctx, int ccode)
     o[ccode] = o[code];
 }
 
+/*
+ * Our own output or trace destination or tag.  PVM tells its daemon, so
+ * it must be a task when a tid is involved; the children's follow.
+ */
+static int
+set_self(int what, int val)
+{
+    int *o = pvm__ctx.opt;
+    int output = what == PvmSelfOutputTid || what == PvmSelfOutputCode;
+    int tidopt = output ? PvmSelfOutputTid : PvmSelfTraceTid;
+    int old, rc;
+
+    if (what == tidopt) {
+        if ((o[what] > 0 || val > 0) && (rc = pvm__enroll()) != 0)
+            return pvm__err(rc, "pvm_setopt");
+    } else {
+        /* With no destination PVM ignores the tag and returns 0. */
+        if (o[tidopt] <= 0)
+            return 0;
+        if ((rc = pvm__enroll()) != 0)
+            return pvm__err(rc, "pvm_setopt");
+    }
+    old = swap(what, val);
+    if (output)
+        self_to_children(PvmSelfOutputTid, PvmSelfOutputContext, PvmSelfOutputCode,
+                         PvmOutputTid, PvmOutputContext, PvmOutputCode);
+    else
+        self_to_children(PvmSelfTraceTid, PvmSelfTraceContext, PvmSelfTraceCode,
+                         PvmTraceTid, PvmTraceContext, PvmTraceCode);
+    return old;
+}
+
 int
 pvm_setopt(int what, int val)
 {
     int *o = pvm__ctx.opt;
-    int old, rc;
+    int old;
 
-    opt_init();
     switch (what) {
     case PvmRoute:
         if (val != PvmDontRoute && val != PvmAllowDirect && val != PvmRouteDirect)
@@ -172,32 +183,9 @@ pvm_setopt(int what, int val)
         return swap(what, val);
     case PvmSelfOutputTid:
     case PvmSelfTraceTid:
-        /* PVM tells its daemon, so it must be a task when a tid is involved. */
-        if ((o[what] > 0 || val > 0) && (rc = pvm__enroll()) != 0)
-            return pvm__err(rc, "pvm_setopt");
-        old = swap(what, val);
-        if (what == PvmSelfOutputTid)
-            self_to_children(PvmSelfOutputTid, PvmSelfOutputContext, PvmSelfOutputCode,
-                             PvmOutputTid, PvmOutputContext, PvmOutputCode);
-        else
-            self_to_children(PvmSelfTraceTid, PvmSelfTraceContext, PvmSelfTraceCode,
-                             PvmTraceTid, PvmTraceContext, PvmTraceCode);
-        return old;
     case PvmSelfOutputCode:
     case PvmSelfTraceCode:
-        /* With no destination PVM ignores the tag and returns 0. */
-        if (o[what == PvmSelfOutputCode ? PvmSelfOutputTid : PvmSelfTraceTid] <= 0)
-            return 0;
-        if ((rc = pvm__enroll()) != 0)
-            return pvm__err(rc, "pvm_setopt");
-        old = swap(what, val);
-        if (what == PvmSelfOutputCode)
-            self_to_children(PvmSelfOutputTid, PvmSelfOutputContext, PvmSelfOutputCode,
-                             PvmOutputTid, PvmOutputContext, PvmOutputCode);
-        else
-            self_to_children(PvmSelfTraceTid, PvmSelfTraceContext, PvmSelfTraceCode,
-                             PvmTraceTid, PvmTraceContext, PvmTraceCode);
-        return old;
+        return set_self(what, val);
     case PvmSelfOutputContext:
     case PvmSelfTraceContext:
         /* Not settable in PVM 3.4.6 either. */

@@ -15,16 +15,6 @@
 
 #define PVM__SPAWN_MAX 4096
 
-void
-pvm__output(const struct pvm__msg *m)
-{
-    if (pvm__ctx.catchout == NULL)
-        return;
-    fprintf(pvm__ctx.catchout, "[t%x] %.*s\n", (unsigned)m->src, (int)m->len,
-            m->data ? (const char *)m->data : "");
-    fflush(pvm__ctx.catchout);
-}
-
 int
 pvm_catchout(FILE *ff)
 {
@@ -154,12 +144,7 @@ pvm_siblings(int **tids)
                         }
                         pvm__ctx.nsibs = (int)n;
                     }
-                    if (prev)
-                        prev->next = m->next;
-                    else
-                        pvm__ctx.inq_head = m->next;
-                    if (pvm__ctx.inq_tail == m)
-                        pvm__ctx.inq_tail = prev;
+                    pvm__inq_unlink(prev, m);
                     free(m->data);
                     free(m);
                     if (pvm__ctx.sibs == NULL)

@@ -1,6 +1,8 @@
 /*
  * pvm_task.c - a task's enrollment with its local daemon: pvm_mytid,
- * pvm_exit, pvm_parent, and the request path to the daemon.
+ * pvm_exit, pvm_parent.  Enrollment also hands the daemon's WIRE_T_DIRECT
+ * frames to the direct-link protocol (pvm__ctx.on_direct): this file sits
+ * above both, so neither names the other.
  *
  * The daemon is found through LIQUIDVM_SOCK (set for tasks the daemon
  * spawns), else LIQUIDVM_HOST / LIQUIDVM_HOME as vmctl finds it (a program
@@ -43,38 +45,6 @@ pvm__connect(void)
     return wire_sock_connect(path);
 }
 
-int
-pvm__request(int type, const struct wire_wbuf *req, unsigned char **body, size_t *len)
-{
-    /* Notifications the daemon sends later come in the asker's context. */
-    struct wire_hdr h = { .type = (uint8_t)type, .id = ++pvm__ctx.next_req,
-                          .ctx = type == WIRE_T_TASK_ENROLL ? 0 : pvm__context() };
-    int rc;
-
-    *body = NULL;
-    *len = 0;
-    if (req && req->err)
-        return req->err;
-    if ((rc = pvm__daemon_write(&h, req ? req->data : NULL, req ? req->len : 0)) != 0)
-        return rc == -ENOMEM ? rc : WIRE_ENOVM;
-    for (;;) {
-        struct wire_hdr r;
-        unsigned char *b = NULL;
-        rc = pvm__pump(-1, &r, &b);
-        if (rc < 0)
-            return rc;
-        if (rc == 2) {
-            if (r.id != h.id) {
-                free(b);
-                continue;
-            }
-            *body = b;
-            *len = r.len;
-            return r.tag;
-        }
-    }
-}
-
 static void
 pvm__leave(void)
 {
@@ -101,6 +71,7 @@ pvm__enroll(void)
     if ((fd = pvm__connect()) < 0)
         return fd == WIRE_ENOVM || fd == -ENOENT ? WIRE_ENOVM : fd;
     pvm__ctx.fd = fd;
+    pvm__ctx.on_direct = pvm__direct_from_daemon;
     wire_wbuf_init(&req);
     wire_put_u32(&req, (uint32_t)getpid());
     wire_put_u32(&req, parent ? (uint32_t)strtoul(parent, NULL, 0) : 0);

@@ -6,11 +6,12 @@
  * The library's link to its daemon (pvm__ctx.fd) is one end; the test
  * holds the other, writes the frames a daemon would route to the task
  * (fake_deliver) and reads back what the task sends (fake_sent).  The
- * library sources are compiled in, as in test_pvm_buf.c; enrollment and
- * requests (lib/pvm/pvm_task.c) are replaced by stubs: pvm__enroll succeeds
- * once the link is up, and pvm__request returns the reply the test set
- * (fake_reply), after reading what is readable as the real one does while
- * it waits, so messages can arrive "during" a request.
+ * library sources are compiled in, as in test_pvm_buf.c; enrollment
+ * (lib/pvm/pvm_task.c) and requests (lib/pvm/pvm_request.c) are replaced by
+ * stubs: pvm__enroll succeeds once the link is up, and pvm__request returns
+ * the reply the test set (fake_reply), after reading what is readable as
+ * the real one does while it waits, so messages can arrive "during" a
+ * request.  fake_up wires the direct-link protocol in as enrollment does.
  */
 #ifndef TEST_PVM_FAKEVM_H
 #define TEST_PVM_FAKEVM_H
@@ -30,8 +31,12 @@
 #include "../../lib/pvm/pvm_err.c"
 #include "../../lib/pvm/pvm_buf.c"
 #include "../../lib/pvm/pvm_pack.c"
+#include "../../lib/pvm/pvm_inq.c"
+#include "../../lib/pvm/pvm_poll.c"
+#include "../../lib/pvm/pvm_daemon.c"
 #include "../../lib/pvm/pvm_msg.c"
-#include "../../lib/pvm/pvm_direct.c"
+#include "../../lib/pvm/pvm_linkio.c"
+#include "../../lib/pvm/pvm_link.c"
 #include "../../lib/pvm/pvm_context.c"
 #include "../../lib/pvm/pvm_opt.c"
 #include "../../lib/pvm/pvm_mhf.c"
@@ -51,7 +56,6 @@ static size_t fake_req_len;
 static int fake_reply_status;
 static unsigned char fake_reply_body[16];
 static size_t fake_reply_len;
-static int fake_outputs;
 
 int
 pvm__enroll(void)
@@ -84,13 +88,6 @@ pvm__request(int type, const struct wire_wbuf *req, unsigned char **body, size_t
     return fake_reply_status;
 }
 
-void
-pvm__output(const struct pvm__msg *m)
-{
-    (void)m;
-    fake_outputs++;
-}
-
 static FAKE_UNUSED void
 fake_set_reply_u32(int status, uint32_t v)
 {
@@ -116,8 +113,9 @@ fake_up(void **state)
         return -1;
     pvm__ctx.fd = sv[0];
     pvm__ctx.mytid = FAKE_ME;
+    pvm__ctx.on_direct = pvm__direct_from_daemon;
     fake_fd = sv[1];
-    fake_enrolls = fake_reqs = fake_outputs = 0;
+    fake_enrolls = fake_reqs = 0;
     fake_req_type = 0;
     fake_reply_status = 0;
     fake_reply_len = 0;

@@ -1,7 +1,8 @@
 /*
- * test_pvm_direct.c - lib/pvm/pvm_direct.c without a virtual machine: the
- * daemon is one end of a socketpair (test_pvm_fakevm.h) and a direct link
- * another, whose far end the test writes as the peer task would.  Shown:
+ * test_pvm_link.c - direct links (lib/pvm/pvm_link.c, pvm_linkio.c)
+ * without a virtual machine: the daemon is one end of a socketpair
+ * (test_pvm_fakevm.h) and a direct link another, whose far end the test
+ * writes as the peer task would.  Shown:
  * messages on a link wait for the peer's MARK behind what it routed
  * before; a peer that forges its source, announces a frame above the limit
  * or sends a bad HELLO loses its link and nothing it sent is queued; a
@@ -13,16 +14,16 @@
 
 /* A link from FAKE_T2 (same host: a Unix socket) in state st; *peer is
  * the far end, which the test writes as FAKE_T2. */
-static struct link *
+static struct pvm__link *
 make_link(int st, int tid, int *peer)
 {
     int sv[2];
     struct pvm__direct *d = dir();
-    struct link *l;
+    struct pvm__link *l;
 
     assert_non_null(d);
     assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
-    l = link_new(d, tid, (enum link_state)st);
+    l = link_new(d, tid, (enum pvm__link_state)st);
     assert_non_null(l);
     l->fd = sv[0];
     l->remote = 0;
@@ -72,10 +73,10 @@ direct_down(void **state)
 }
 
 static void
-test_pvm_direct_link_messages_wait_for_the_mark(void **state)
+test_pvm_link_link_messages_wait_for_the_mark(void **state)
 {
     int peer;
-    struct link *l = make_link(LINK_READY, FAKE_T2, &peer);
+    struct pvm__link *l = make_link(PVM__LINK_READY, FAKE_T2, &peer);
 
     (void)state;
     /* Routed before the switch: 1; on the link after it: 2 and 3. */
@@ -96,32 +97,32 @@ test_pvm_direct_link_messages_wait_for_the_mark(void **state)
     peer_msg(peer, FAKE_T2, 5, 4);
     assert_true(pvm_recv(FAKE_T2, 5) > 0);
     assert_int_equal(fake_upk_int(), 4);
-    assert_int_equal(l->state, LINK_READY);
+    assert_int_equal(l->state, PVM__LINK_READY);
     close(peer);
 }
 
 static void
-test_pvm_direct_forged_source_closes_the_link(void **state)
+test_pvm_link_forged_source_closes_the_link(void **state)
 {
     int peer;
-    struct link *l = make_link(LINK_READY, FAKE_T2, &peer);
+    struct pvm__link *l = make_link(PVM__LINK_READY, FAKE_T2, &peer);
 
     (void)state;
     l->marked = 1;
     peer_msg(peer, FAKE_T3, 5, 1);      /* speaks for another task */
     settle();
-    assert_int_equal(l->state, LINK_DEAD);
+    assert_int_equal(l->state, PVM__LINK_DEAD);
     assert_int_equal(l->fd, -1);
     assert_int_equal(pvm_nrecv(-1, -1), 0);
     close(peer);
 }
 
 static void
-test_pvm_direct_oversized_frame_closes_the_link(void **state)
+test_pvm_link_oversized_frame_closes_the_link(void **state)
 {
     int peer;
     unsigned char hdr[WIRE_HDR_LEN];
-    struct link *l = make_link(LINK_READY, FAKE_T2, &peer);
+    struct pvm__link *l = make_link(PVM__LINK_READY, FAKE_T2, &peer);
     struct wire_hdr h = { .type = WIRE_T_MSG, .src = FAKE_T2, .dst = FAKE_ME,
                           .len = (1u << 20) + 1 };
 
@@ -129,16 +130,16 @@ test_pvm_direct_oversized_frame_closes_the_link(void **state)
     wire_hdr_pack(&h, hdr);
     assert_int_equal(write(peer, hdr, sizeof hdr), (ssize_t)sizeof hdr);
     settle();
-    assert_int_equal(l->state, LINK_DEAD);
+    assert_int_equal(l->state, PVM__LINK_DEAD);
     close(peer);
 }
 
 static void
-test_pvm_direct_frames_arrive_a_byte_at_a_time(void **state)
+test_pvm_link_frames_arrive_a_byte_at_a_time(void **state)
 {
     int peer;
     unsigned char frame[WIRE_HDR_LEN + 4] = { 0 };
-    struct link *l = make_link(LINK_READY, FAKE_T2, &peer);
+    struct pvm__link *l = make_link(PVM__LINK_READY, FAKE_T2, &peer);
     struct wire_hdr h = { .type = WIRE_T_MSG, .src = FAKE_T2, .dst = FAKE_ME, .tag = 9,
                           .flags = PVM__ENCWORD_XDR, .len = 4 };
 
@@ -153,34 +154,34 @@ test_pvm_direct_frames_arrive_a_byte_at_a_time(void **state)
     }
     assert_true(pvm_nrecv(FAKE_T2, 9) > 0);
     assert_int_equal(fake_upk_int(), 42);
-    assert_int_equal(l->state, LINK_READY);
+    assert_int_equal(l->state, PVM__LINK_READY);
     close(peer);
 }
 
 static void
-test_pvm_direct_hello_needs_the_token_of_the_request(void **state)
+test_pvm_link_hello_needs_the_token_of_the_request(void **state)
 {
     int bad, good;
     unsigned char wrong[WIRE_DIRECT_TOKEN], ack[WIRE_HDR_LEN];
-    struct link *asked = link_new(dir(), FAKE_T2, LINK_ASKED);
-    struct link *c1, *c2;
+    struct pvm__link *asked = link_new(dir(), FAKE_T2, PVM__LINK_ASKED);
+    struct pvm__link *c1, *c2;
     struct wire_hdr h;
 
     (void)state;
     memset(asked->token, 0xab, WIRE_DIRECT_TOKEN);
     memset(wrong, 0xac, WIRE_DIRECT_TOKEN);
-    c1 = make_link(LINK_ACCEPTED, 0, &bad);
+    c1 = make_link(PVM__LINK_ACCEPTED, 0, &bad);
     peer_write(bad, WIRE_T_DIRECT, FAKE_T2, FAKE_ME, WIRE_DIRECT_HELLO, wrong, sizeof wrong);
     settle();
     (void)c1;       /* refused and swept */
-    assert_int_equal(asked->state, LINK_ASKED);
+    assert_int_equal(asked->state, PVM__LINK_ASKED);
     assert_int_equal(read(bad, ack, sizeof ack), 0);    /* closed on it */
     close(bad);
 
     /* Before its HELLO, a connection announcing a big frame is dropped. */
     int big;
     unsigned char hdr[WIRE_HDR_LEN];
-    struct link *c3 = make_link(LINK_ACCEPTED, 0, &big);
+    struct pvm__link *c3 = make_link(PVM__LINK_ACCEPTED, 0, &big);
     struct wire_hdr bh = { .type = WIRE_T_MSG, .src = FAKE_T2, .dst = FAKE_ME, .len = 1000 };
     wire_hdr_pack(&bh, hdr);
     assert_int_equal(write(big, hdr, sizeof hdr), (ssize_t)sizeof hdr);
@@ -189,12 +190,12 @@ test_pvm_direct_hello_needs_the_token_of_the_request(void **state)
     assert_int_equal(read(big, ack, sizeof ack), 0);    /* closed on it */
     close(big);
 
-    c2 = make_link(LINK_ACCEPTED, 0, &good);
+    c2 = make_link(PVM__LINK_ACCEPTED, 0, &good);
     (void)c2;
     peer_write(good, WIRE_T_DIRECT, FAKE_T2, FAKE_ME, WIRE_DIRECT_HELLO, asked->token,
                WIRE_DIRECT_TOKEN);
     settle();
-    assert_int_equal(asked->state, LINK_READY);
+    assert_int_equal(asked->state, PVM__LINK_READY);
     assert_true(asked->fd >= 0);
     assert_int_equal(read(good, ack, sizeof ack), (ssize_t)sizeof ack);
     assert_int_equal(wire_hdr_unpack(ack, 0, &h), 0);
@@ -209,7 +210,7 @@ test_pvm_direct_hello_needs_the_token_of_the_request(void **state)
     assert_int_equal(h.tag, WIRE_DIRECT_MARK);
     free(b);
     assert_int_equal(fake_sent(&h, &b), 0);     /* nothing else to the daemon */
-    assert_int_equal(asked->state, LINK_UP);
+    assert_int_equal(asked->state, PVM__LINK_UP);
     unsigned char got[WIRE_HDR_LEN];
     assert_int_equal(read(good, got, sizeof got), (ssize_t)sizeof got);
     assert_int_equal(wire_hdr_unpack(got, 0, &h), 0);
@@ -219,7 +220,7 @@ test_pvm_direct_hello_needs_the_token_of_the_request(void **state)
 }
 
 static void
-test_pvm_direct_dontroute_answers_a_conreq_with_nak(void **state)
+test_pvm_link_dontroute_answers_a_conreq_with_nak(void **state)
 {
     struct wire_wbuf b;
     struct wire_hdr h = { .type = WIRE_T_DIRECT, .tag = WIRE_DIRECT_CONREQ, .src = FAKE_T2,
@@ -250,7 +251,7 @@ test_pvm_direct_dontroute_answers_a_conreq_with_nak(void **state)
 }
 
 static void
-test_pvm_direct_malformed_conreq_is_ignored(void **state)
+test_pvm_link_malformed_conreq_is_ignored(void **state)
 {
     struct wire_hdr h = { .type = WIRE_T_DIRECT, .tag = WIRE_DIRECT_CONREQ, .src = FAKE_T2,
                           .dst = FAKE_ME };
@@ -269,14 +270,14 @@ main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, direct_up, direct_down)
     const struct CMUnitTest tests[] = {
-        T(test_pvm_direct_link_messages_wait_for_the_mark),
-        T(test_pvm_direct_forged_source_closes_the_link),
-        T(test_pvm_direct_oversized_frame_closes_the_link),
-        T(test_pvm_direct_frames_arrive_a_byte_at_a_time),
-        T(test_pvm_direct_hello_needs_the_token_of_the_request),
-        T(test_pvm_direct_dontroute_answers_a_conreq_with_nak),
-        T(test_pvm_direct_malformed_conreq_is_ignored),
+        T(test_pvm_link_link_messages_wait_for_the_mark),
+        T(test_pvm_link_forged_source_closes_the_link),
+        T(test_pvm_link_oversized_frame_closes_the_link),
+        T(test_pvm_link_frames_arrive_a_byte_at_a_time),
+        T(test_pvm_link_hello_needs_the_token_of_the_request),
+        T(test_pvm_link_dontroute_answers_a_conreq_with_nak),
+        T(test_pvm_link_malformed_conreq_is_ignored),
     };
 #undef T
-    return cmocka_run_group_tests_name("pvm_direct", tests, NULL, NULL);
+    return cmocka_run_group_tests_name("pvm_link", tests, NULL, NULL);
 }
