@@ -8,7 +8,7 @@
  * tests/unit/test_pvm_header.c checks every one against PVM's own header
  * when it is installed.  PVM's man pages are the specification.
  *
- * Context: a task has one library context (DESIGN.md); libpvm3 is not
+ * Context: a task has one library context; libpvm3 is not
  * thread-safe, as PVM's was not: call it from one thread at a time.
  *
  * Errors: every function returns PvmOk (0) or a positive result on success

@@ -1,5 +1,5 @@
 /*
- * pvm_ctx.c - the task's one library context (DESIGN.md: no mutable state
+ * pvm_ctx.c - the task's one library context (docs/architecture.md: no mutable state
  * outside it) and what reads it without calling anything else: the
  * current message context, the options' values, the allocation wrappers
  * that let tests inject failures (SQLite's fault.c), and PVM's data

@@ -3,7 +3,7 @@
  * installed; programs see pvm3.h alone.
  *
  * All of libpvm3's mutable state lives in one struct pvm__ctx, the task's
- * one library context (DESIGN.md, Conventions).  The only exception is
+ * one library context (docs/architecture.md, libpvm3).  The only exception is
  * pvm_errno, a variable PVM's libpvm3.so exports and that binaries built
  * against it may read; it is written where the context records an error.
  * Like PVM, the library is single-threaded: callers serialise.

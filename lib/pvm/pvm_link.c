@@ -1,6 +1,6 @@
 /*
  * pvm_link.c - PvmRouteDirect: the protocol that sets up links between two
- * tasks that skip the daemons (DESIGN.md, Routing), what the frames on a
+ * tasks that skip the daemons (docs/architecture.md, libpvm3), what the frames on a
  * link mean, and the links' part of the one wait (pvm_poll.c).  A link's
  * bytes, TLS included, are pvm_linkio.c's.
  *

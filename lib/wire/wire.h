@@ -127,7 +127,7 @@ enum wire_type {
     WIRE_T_TASK_KILL = 43,      /* u32 tid, u32 signal (0: kill the task) */
     WIRE_T_TASK_LIST = 44,      /* u32 where (0 all, a host's dtid, a tid); reply: tasks */
     WIRE_T_TASK_NOTIFY = 45,    /* u32 what, i32 tag, u32 n, u32 tids[n] */
-    /* PvmRouteDirect (lib/pvm/pvm_direct.c): u32 peer tid; reply: str address
+    /* PvmRouteDirect (lib/pvm/pvm_link.c): u32 peer tid; reply: str address
      * to listen on for other hosts, str the task's Unix socket path, str CA,
      * str certificate, str key (this host's), str the peer's host name. */
     WIRE_T_TASK_DIRECT = 46,
@@ -164,7 +164,7 @@ enum wire_type {
     /* task -> daemon: the same message for several tasks, body as
      * WIRE_T_MCAST between daemons; the daemon sends one copy per host. */
     WIRE_T_TASK_MCAST = 65,
-    /* Setting up a direct link between two tasks (lib/pvm/pvm_direct.c); tag
+    /* Setting up a direct link between two tasks (lib/pvm/pvm_link.c); tag
      * is one of WIRE_DIRECT_*.  CONREQ, NAK and MARK are routed through
      * the daemons exactly like WIRE_T_MSG (src stamped, same order); HELLO
      * and ACK travel on the direct link itself. */

@@ -1,7 +1,7 @@
 /*
  * wire_tls.h - the cluster's TLS policy, one place for every end of a
  * link: the daemons' links to each other (daemon/vmd_tls.c) and the tasks'
- * direct links (lib/pvm/pvm_direct.c).
+ * direct links (lib/pvm/pvm_linkio.c).
  *
  * Who may include it: daemon/ and lib/.  It reads the CA, certificate and
  * key files and nothing else; no global state.
