@@ -193,27 +193,6 @@ client_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buf)
     buf->len = avail > most ? most : avail;
 }
 
-/* A mailbox request: its first word, the owner, is this task, whatever the
- * task wrote there. */
-static int
-client_mbox(struct vmd_client *c, const struct wire_hdr *h, const unsigned char *body)
-{
-    if (c->task == NULL || h->len < 4)
-        return WIRE_EFRAME;
-    unsigned char *copy = malloc(h->len);
-    if (copy == NULL)
-        return -ENOMEM;
-    memcpy(copy, body, h->len);
-    uint32_t tid = c->task->tid;
-    copy[0] = (unsigned char)(tid >> 24);
-    copy[1] = (unsigned char)(tid >> 16);
-    copy[2] = (unsigned char)(tid >> 8);
-    copy[3] = (unsigned char)tid;
-    int rc = vmd_ops_request(c->vmd, 0, c->id, h, copy);
-    free(copy);
-    return rc;
-}
-
 size_t
 vmd_host_backlog(struct vmd *vmd, int host)
 {
@@ -313,27 +292,8 @@ client_process(struct vmd_client *c)
     int rc = 0;
 
     while (!c->closing && !c->paused && (rc = wire_rx_next(&c->rx, &h, &body)) == 1) {
-        if (h.type == WIRE_T_TASK_ENROLL)
-            rc = vmd_task_enroll(c->vmd, c, &h, body);
-        else if (h.type == WIRE_T_TASK_NEWCTX)
-            rc = vmd_task_newctx(c->vmd, c, &h);
-        else if (h.type == WIRE_T_MSG || h.type == WIRE_T_DIRECT)
-            rc = vmd_task_route(c->vmd, c, &h, body);
-        else if (h.type == WIRE_T_TASK_DIRECT)
-            rc = vmd_task_direct_info(c->vmd, c, &h, body);
-        else if (h.type == WIRE_T_TASK_FREECTX)
-            rc = vmd_task_freectx(c->vmd, c, &h, body);
-        else if (h.type >= WIRE_T_TASK_SPAWN && h.type <= WIRE_T_TASK_NOTIFY)
-            rc = vmd_fwd_request(c->vmd, c, &h, body);
-        else if (h.type >= WIRE_T_MBOX_PUT && h.type <= WIRE_T_MBOX_LIST)
-            rc = client_mbox(c, &h, body);
-        else if (h.type >= WIRE_T_GROUP_JOIN && h.type <= WIRE_T_GROUP_BARRIER)
-            rc = vmd_group_client(c->vmd, c, &h, body);
-        else if (h.type == WIRE_T_TASK_MCAST)
-            rc = vmd_mcast_client(c->vmd, c, &h, body);
-        else
-            rc = vmd_ops_request(c->vmd, 0, c->id, &h, body);
-        if (rc != 0) {
+        struct vmd_from from = { .kind = VMD_FROM_CLIENT, .client = c, .client_id = c->id };
+        if ((rc = c->vmd->on_frame(c->vmd, &from, &h, body)) != 0) {
             log_code(rc, "client %u: bad request type %u", c->id, h.type);
             client_close(c, "bad request");
             return;

@@ -251,16 +251,40 @@ peer_on_tls_up(struct vmd_peer *p)
     return 0;
 }
 
+/*
+ * Who a frame on this link comes from, for the dispatch table: a daemon
+ * that has not said HELLO yet, the master (to us), a member (to us, the
+ * master), or another daemon.  A daemon that was started for an add knows
+ * the master by name until the master's table binds the link.
+ */
+static unsigned
+peer_origin(const struct vmd_peer *p)
+{
+    const struct vmd *vmd = p->vmd;
+    if (p->state != VMD_PEER_UP)
+        return VMD_FROM_STRANGER;
+    if (vmd->is_master)
+        return VMD_FROM_MEMBER;
+    if (p->host ? p->host->index == vmd->master_index
+                : vmd->index == 0 && strcmp(p->name, vmd->master_name) == 0)
+        return VMD_FROM_MASTER;
+    return VMD_FROM_PEER;
+}
+
 static void
 peer_process(struct vmd_peer *p)
 {
+    struct vmd *vmd = p->vmd;
     struct wire_hdr h;
     const unsigned char *body;
     int rc, n = 0;
 
     while (p->state != VMD_PEER_CLOSING && (rc = wire_rx_next(&p->rx, &h, &body)) == 1) {
-        p->last_rx = uv_now(p->vmd->loop);
-        if ((rc = vmd_proto_dispatch(p, &h, body)) != 0) {
+        p->last_rx = uv_now(vmd->loop);
+        /* The origin is worked out per frame: HELLO changes it. */
+        struct vmd_from from = { .kind = peer_origin(p), .peer = p,
+                                 .host = p->host ? p->host->index : -1 };
+        if ((rc = vmd->on_frame(vmd, &from, &h, body)) != 0) {
             vmd_peer_close(p, rc, "sent a bad frame");
             return;
         }

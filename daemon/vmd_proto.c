@@ -1,12 +1,13 @@
 /*
  * vmd_proto.c - what daemons say to each other over their TLS links:
- * HELLO (who I am), HOSTTABLE (the master's table), HEARTBEAT, HALT and
- * RELAY (a client's request forwarded to the master, and its answer).
+ * HELLO (who I am), HOSTTABLE (the master's table), HEARTBEAT and HALT,
+ * and what a link coming up or going means for the VM.
  *
- * Each frame is checked against the link's state and the sender's role
- * before it is acted on: only the master may send a table or a halt.  A
- * frame that fails a check returns an error, and the caller closes that
- * one link (STYLE.md 5.3).
+ * Each frame reaches its handler here only after the dispatch table
+ * checked it against the link's state and the sender's role (only the
+ * master may send a table or a halt; HELLO comes once, first).  A handler
+ * that finds the body wrong returns an error, and the link closes
+ * (STYLE.md 5.3).
  */
 #define LOG_TAG "proto"
 #include "log.h"
@@ -34,18 +35,17 @@ vmd_proto_send_hello(struct vmd_peer *p)
     wire_wbuf_free(&b);
 }
 
-static int
-on_hello(struct vmd_peer *p, const unsigned char *body, size_t len)
+int
+vmd_proto_hello(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+                const unsigned char *body)
 {
-    struct vmd *vmd = p->vmd;
+    struct vmd_peer *p = from->peer;
     struct wire_rbuf r;
     uint32_t version, index, speed;
     char name[VMD_NAME_MAX], arch[16], master[VMD_NAME_MAX];
     int rc;
 
-    if (p->state != VMD_PEER_HELLO)
-        return WIRE_EFRAME;
-    wire_rbuf_init(&r, body, len);
+    wire_rbuf_init(&r, body, h->len);
     if ((rc = wire_get_u32(&r, &version)) || (rc = wire_get_str(&r, name, sizeof(name))) ||
         (rc = wire_get_u32(&r, &index)) || (rc = wire_get_str(&r, arch, sizeof(arch))) ||
         (rc = wire_get_u32(&r, &speed)) || (rc = wire_get_str(&r, master, sizeof(master))))
@@ -65,15 +65,15 @@ on_hello(struct vmd_peer *p, const unsigned char *body, size_t len)
     /* The certificate proved the name; the link is bound to its host only
      * now, so a second link for a host that has one is refused here. */
     if (p->host == NULL) {
-        struct vmd_host *h = vmd_host_by_name(vmd, name);
-        if (h && h->peer) {
+        struct vmd_host *host = vmd_host_by_name(vmd, name);
+        if (host && host->peer) {
             log_warn("peer %s (%s): already linked to %s; refusing a second link", p->name,
                      p->addr, name);
             return WIRE_EDUPHOST;
         }
-        if (h) {
-            h->peer = p;
-            p->host = h;
+        if (host) {
+            host->peer = p;
+            p->host = host;
         }
     }
     p->state = VMD_PEER_UP;
@@ -85,18 +85,6 @@ on_hello(struct vmd_peer *p, const unsigned char *body, size_t len)
     log_info("peer %s (%s): link up", p->name, p->addr);
     vmd_proto_peer_up(p);
     return 0;
-}
-
-/* The master is the only one whose word on the VM counts. */
-static int
-from_master(const struct vmd_peer *p)
-{
-    const struct vmd *vmd = p->vmd;
-    if (vmd->is_master)
-        return 0;
-    if (p->host)
-        return p->host->index == vmd->master_index;
-    return vmd->index == 0 && strcmp(p->name, vmd->master_name) == 0;
 }
 
 /* Bind links that came up before their host was in our table. */
@@ -116,79 +104,34 @@ bind_unattached_peers(struct vmd *vmd)
     }
 }
 
-static void
-on_relay(struct vmd_peer *p, const struct wire_hdr *h, const unsigned char *body)
+int
+vmd_proto_heartbeat(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+                    const unsigned char *body)
 {
-    struct vmd *vmd = p->vmd;
-    if (h->flags & 1) {
-        vmd_ops_relay_reply(vmd, h, body);
-        return;
-    }
-    /* A request from a client on the sending host: body = client id, type, request. */
-    struct wire_rbuf r;
-    uint32_t client_id, type;
-    wire_rbuf_init(&r, body, h->len);
-    if (wire_get_u32(&r, &client_id) || wire_get_u32(&r, &type) || type > WIRE_T_MAX)
-        return;
-    struct wire_hdr req = *h;
-    req.type = (uint8_t)type;
-    req.len = (uint32_t)(r.len - r.pos);
-    vmd_ops_request(vmd, p->host ? p->host->index : -1, client_id, &req, body + r.pos);
+    (void)vmd, (void)from, (void)h, (void)body;
+    return 0;
+}
+
+/* The master's table (only the master may send it: vmd_dispatch.c). */
+int
+vmd_proto_hosttable(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+                    const unsigned char *body)
+{
+    int rc;
+    (void)from;
+    if ((rc = vmd_hosts_apply(vmd, body, h->len)) != 0)
+        return rc;
+    bind_unattached_peers(vmd);
+    return 0;
 }
 
 int
-vmd_proto_dispatch(struct vmd_peer *p, const struct wire_hdr *h, const unsigned char *body)
+vmd_proto_halt(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+               const unsigned char *body)
 {
-    struct vmd *vmd = p->vmd;
-    int rc;
-
-    if (h->type == WIRE_T_HELLO)
-        return on_hello(p, body, h->len);
-    if (p->state != VMD_PEER_UP)
-        return WIRE_EFRAME;
-    switch (h->type) {
-    case WIRE_T_HEARTBEAT:
-        return 0;
-    case WIRE_T_LOAD:
-        return vmd_load_on_peer(p, h, body);
-    case WIRE_T_MSG:
-    case WIRE_T_DIRECT:
-        /* A host speaks only for its own tasks. */
-        if (p->host == NULL || ((h->src >> VMD_TID_HOST_SHIFT) & 0xfff) != (uint32_t)p->host->index)
-            return WIRE_EFRAME;
-        return vmd_task_route(vmd, NULL, h, body);
-    case WIRE_T_FWD:
-    case WIRE_T_FWD_REPLY:
-        return vmd_fwd_on_peer(p, h, body);
-    case WIRE_T_GROUP_SYNC:
-    case WIRE_T_BARRIER_ARRIVE:
-    case WIRE_T_BARRIER_DONE:
-        return vmd_group_on_peer(p, h, body);
-    case WIRE_T_MCAST:
-        return vmd_mcast_on_peer(p, h, body);
-    case WIRE_T_HOSTTABLE:
-        if (!from_master(p))
-            return WIRE_EFRAME;
-        if ((rc = vmd_hosts_apply(vmd, body, h->len)) != 0)
-            return rc;
-        bind_unattached_peers(vmd);
-        return 0;
-    case WIRE_T_HALT:
-        if (!from_master(p))
-            return WIRE_EFRAME;
-        vmd_halt(vmd, "halted by the master");
-        return 0;
-    case WIRE_T_RELAY:
-        if (!(h->flags & 1) && !vmd->is_master)
-            return WIRE_EFRAME;
-        if ((h->flags & 1) && !from_master(p))
-            return WIRE_EFRAME;
-        on_relay(p, h, body);
-        return 0;
-    default:
-        log_warn("peer %s: unknown frame type %u", p->name, h->type);
-        return WIRE_EFRAME;
-    }
+    (void)from, (void)h, (void)body;
+    vmd_halt(vmd, "halted by the master");
+    return 0;
 }
 
 void

@@ -116,7 +116,7 @@ vmd_task_end(struct vmd_task *t, const char *why)
         t->client->task = NULL;
         t->client = NULL;
     }
-    vmd_ops_mbox_gone(vmd, t->tid);
+    vmd_mbox_task_gone(vmd, t->tid);
     if (!vmd->halting)
         vmd_group_task_gone(vmd, t->tid);
     rwatch_drop_watcher(vmd, t->tid);
@@ -136,9 +136,10 @@ vmd_task_client_gone(struct vmd *vmd, struct vmd_client *c)
 }
 
 int
-vmd_task_enroll(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
+vmd_task_enroll(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
                 const unsigned char *body)
 {
+    struct vmd_client *c = from->client;
     struct wire_rbuf r;
     uint32_t pid, parent, claim = 0;
     char name[256];
@@ -317,22 +318,16 @@ vmd_task_deliver(struct vmd *vmd, struct wire_hdr *h, const void *body)
 }
 
 /*
- * from: the local client that sent it, or NULL for a frame from a peer.
- * Messages to a task that does not exist are dropped, as PVM drops them.
+ * A MSG or DIRECT frame, from a local task (its src stamped by the
+ * dispatcher) or from a peer (for its own tasks).  Messages to a task that
+ * does not exist are dropped, as PVM drops them.
  */
 int
-vmd_task_route(struct vmd *vmd, struct vmd_client *from, const struct wire_hdr *h,
-               const unsigned char *body)
+vmd_msg_route(struct vmd *vmd, const struct vmd_from *src, const struct wire_hdr *h,
+              const unsigned char *body)
 {
+    struct vmd_client *from = src->kind == VMD_FROM_CLIENT ? src->client : NULL;
     struct wire_hdr m = *h;
-    if (from) {
-        if (from->task == NULL)
-            return WIRE_EFRAME;  /* enroll first */
-        m.src = from->task->tid;
-        /* The daemons' own contexts are not for tasks to forge. */
-        if ((m.ctx & 0x7fff0000) == 0x7fff0000)
-            return WIRE_EFRAME;
-    }
     if ((m.dst & VMD_TID_LOCAL_MASK) == 0 || VMD_TID_HOST(m.dst) == 0)
         return from ? 0 : WIRE_EFRAME;
     if (from == NULL && VMD_TID_HOST(m.dst) != vmd->index)
@@ -600,12 +595,13 @@ vmd_task_kill_all(struct vmd *vmd)
  * (PvmOutOfRes) rather than give one out twice.
  */
 int
-vmd_task_newctx(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h)
+vmd_task_newctx(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+                const unsigned char *body)
 {
+    struct vmd_client *c = from->client;
     struct wire_wbuf b;
     uint32_t k = 0;
-    if (c->task == NULL)
-        return WIRE_EFRAME;
+    (void)body;
     for (uint32_t tries = 0; tries < VMD_TID_LOCAL_MASK; tries++) {
         vmd->next_ctx = (vmd->next_ctx % VMD_TID_LOCAL_MASK) + 1;
         if (!CTX_USED(vmd, vmd->next_ctx)) {
@@ -628,14 +624,13 @@ vmd_task_newctx(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h)
 
 /* pvm_freecontext: u32 ctx, one of ours that is held, may be given again. */
 int
-vmd_task_freectx(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
+vmd_task_freectx(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
                  const unsigned char *body)
 {
+    struct vmd_client *c = from->client;
     struct wire_rbuf r;
     uint32_t ctx, k;
     int rc;
-    if (c->task == NULL)
-        return WIRE_EFRAME;
     wire_rbuf_init(&r, body, h->len);
     if ((rc = wire_get_u32(&r, &ctx)) != 0)
         return rc;
@@ -665,16 +660,15 @@ direct_sock_path(struct vmd *vmd, uint32_t tid, char *out, size_t cap)
  * which the peer's certificate must carry.
  */
 int
-vmd_task_direct_info(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
+vmd_task_direct_info(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
                      const unsigned char *body)
 {
+    struct vmd_client *c = from->client;
     struct wire_rbuf r;
     struct wire_wbuf b;
     uint32_t peer;
     char path[4200];
     int rc;
-    if (c->task == NULL)
-        return WIRE_EFRAME;
     wire_rbuf_init(&r, body, h->len);
     if ((rc = wire_get_u32(&r, &peer)) != 0)
         return rc;
