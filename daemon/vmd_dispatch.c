@@ -62,7 +62,7 @@ const struct vmd_frame vmd_frames[VMD_FRAME_ROWS] = {
     ROW(WIRE_T_BARRIER_ARRIVE, vmd_group_on_arrive, VMD_FROM_MEMBER, 16, VMD_F_BOUND),
     ROW(WIRE_T_BARRIER_DONE, vmd_group_on_done, VMD_FROM_MASTER, 12, VMD_F_BOUND),
     ROW(WIRE_T_MCAST, vmd_mcast_on_peer, D, 4, VMD_F_BOUND | VMD_F_OWN_SRC),
-    ROW(WIRE_T_LOAD, vmd_load_on_peer, D, WIRE_LOAD_MIN_LEN, 0),
+    ROW(WIRE_T_LOAD, vmd_load_on_peer, D, VMD_LOAD_SAMPLE_LEN, 0),
 
     /* vmctl's requests. */
     ROW(WIRE_T_REQ_CONF, vmd_ops_conf, C, 0, 0),

@@ -164,7 +164,7 @@ fwd_finish(struct vmd *vmd, struct vmd_fwd *f)
             struct wire_hdr h = { .type = WIRE_T_MSG, .src = VMD_HOST_TID(vmd->index),
                                   .dst = ok[i], .ctx = WIRE_CTX_SYSTEM,
                                   .tag = WIRE_TAG_SIBLINGS, .len = (uint32_t)s.len };
-            vmd_task_deliver(vmd, &h, s.data);
+            vmd_route_deliver(vmd, &h, s.data);
         }
         wire_wbuf_free(&s);
     } else if (f->type == WIRE_T_TASK_LIST) {
@@ -393,7 +393,7 @@ exec_local(struct vmd *vmd, uint32_t origin, int type, int32_t ctx, struct wire_
         /* PvmTaskExit for one of our tasks: u32 tid, i32 tag. */
         if ((rc = wire_get_u32(r, &a)) || (rc = wire_get_i32(r, &tag)))
             return rc;
-        return vmd_task_watch_exit(vmd, origin, tag, ctx, a);
+        return vmd_watch_exit(vmd, origin, tag, ctx, a);
     default:
         return WIRE_EFRAME;
     }
@@ -522,14 +522,14 @@ vmd_fwd_list(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr
 }
 
 /* PvmTaskExit for tid a: watched where it lives, with a copy here when
- * that is another host (vmd_task_rwatch_add). */
+ * that is another host (vmd_watch_remote_add). */
 static void
 notify_exit_one(struct vmd *vmd, struct vmd_fwd *f, int type, int32_t tag, int32_t ctx,
                 uint32_t a)
 {
     int hi = VMD_TID_HOST(a);
     if (hi == vmd->index) {
-        f->status = vmd_task_watch_exit(vmd, f->origin, tag, ctx, a);
+        f->status = vmd_watch_exit(vmd, f->origin, tag, ctx, a);
         return;
     }
     struct vmd_host *host = hi > 0 ? vmd->hosts[hi] : NULL;
@@ -540,14 +540,14 @@ notify_exit_one(struct vmd *vmd, struct vmd_fwd *f, int type, int32_t tag, int32
     /* A host we cannot reach: the task is as good as gone.  One we can
      * may die later: the copy tells the watcher then. */
     if (host == NULL || fwd_send(vmd, f, host, type, &one) != 0)
-        vmd_task_watch_exit(vmd, f->origin, tag, ctx, a);
-    else if (vmd_task_rwatch_add(vmd, f->origin, tag, ctx, a) != 0)
+        vmd_watch_exit(vmd, f->origin, tag, ctx, a);
+    else if (vmd_watch_remote_add(vmd, f->origin, tag, ctx, a) != 0)
         f->status = -ENOMEM;
     wire_wbuf_free(&one);
 }
 
 /* pvm_notify: u32 what, i32 tag, u32 n, u32 tids[n].  PvmTaskExit spans
- * hosts; the host events are this daemon's own (vmd_task_notify_req). */
+ * hosts; the host events are this daemon's own (vmd_hostwatch.c). */
 int
 vmd_fwd_notify(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
                const unsigned char *body)
@@ -564,7 +564,7 @@ vmd_fwd_notify(struct vmd *vmd, const struct vmd_from *from, const struct wire_h
         (rc = wire_get_u32(&r, &n)))
         return fwd_end(vmd, f, rc);
     if (what != 1) {
-        f->status = vmd_task_notify_req(vmd, f->origin, h, body);
+        f->status = vmd_hostwatch_request(vmd, f->origin, h, body);
         return fwd_end(vmd, f, 0);
     }
     if (n > 65536)
@@ -679,3 +679,8 @@ vmd_fwd_sweep(struct vmd *vmd)
         fwd_finish(vmd, f);
     }
 }
+
+const struct vmd_hooks vmd_fwd_hooks = {
+    .module = "fwd",
+    .halt = vmd_fwd_sweep,
+};

@@ -987,9 +987,13 @@ vmd_group_on_arrive(struct vmd *vmd, const struct vmd_from *from, const struct w
  * arrivals here came before the death), then the master drops it from
  * every group, which breaks the barriers elsewhere.
  */
-void
-vmd_group_task_gone(struct vmd *vmd, uint32_t tid)
+static void
+group_task_gone(struct vmd *vmd, struct vmd_task *t)
 {
+    uint32_t tid = t->tid;
+    /* Halting: the tables go with the daemon (group_halt). */
+    if (vmd->halting)
+        return;
     struct vmd_list *l, *next;
     for (l = vmd->lgroups.next; l != &vmd->lgroups; l = next) {
         next = l->next;
@@ -1007,10 +1011,11 @@ vmd_group_task_gone(struct vmd *vmd, uint32_t tid)
     gone_to_master(vmd, tid);
 }
 
-/* Master: host `index` left the VM; its tasks leave every group. */
-void
-vmd_group_host_gone(struct vmd *vmd, int index)
+/* Master: host h left the VM; its tasks leave every group. */
+static void
+group_host_gone(struct vmd *vmd, struct vmd_host *h)
 {
+    int index = h->index;
     if (!vmd->is_master)
         return;
     struct vmd_list *l, *next;
@@ -1040,8 +1045,8 @@ vmd_group_init(struct vmd *vmd)
 }
 
 /* Halting: waiters get an answer, every table goes. */
-void
-vmd_group_clear(struct vmd *vmd)
+static void
+group_halt(struct vmd *vmd)
 {
     while (!vmd_list_empty(&vmd->lgroups)) {
         struct lgrp *g = vmd_container_of(vmd->lgroups.next, struct lgrp, link);
@@ -1059,3 +1064,10 @@ vmd_group_clear(struct vmd *vmd)
     if (vmd->group_timer_init && !uv_is_closing((uv_handle_t *)&vmd->group_timer))
         uv_close((uv_handle_t *)&vmd->group_timer, NULL);
 }
+
+const struct vmd_hooks vmd_group_hooks = {
+    .module = "group",
+    .halt = group_halt,
+    .host_gone = group_host_gone,
+    .task_gone = group_task_gone,
+};

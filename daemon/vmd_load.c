@@ -967,3 +967,14 @@ vmd_load_request(struct vmd *vmd, const struct vmd_from *from, const struct wire
     wire_wbuf_free(&b);
     return 0;
 }
+
+static void
+load_halt(struct vmd *vmd)
+{
+    vmd_load_stop(vmd);
+}
+
+const struct vmd_hooks vmd_load_hooks = {
+    .module = "load",
+    .halt = load_halt,
+};

@@ -386,7 +386,7 @@ main(int argc, char **argv)
 
     vmd->ready_fd = STDOUT_FILENO;
     vmd_init_lists(vmd);
-    vmd->on_frame = vmd_dispatch_frame;
+    vmd_modules_install(vmd);
     signal(SIGPIPE, SIG_IGN);
 
     parse_args(vmd, argc, argv, &detach);

@@ -1,7 +1,7 @@
 /*
  * vmd_mbox.c - PVM's message mailbox (pvm_putinfo, pvm_recvinfo,
  * pvm_delinfo, pvm_getmboxinfo), kept by the master: requests from tasks
- * on other hosts reach it through RELAY (vmd_ops.c), with the owner tid
+ * on other hosts reach it through RELAY (vmd_relay.c), with the owner tid
  * filled in by the task's own daemon, never by the task.
  *
  * An entry is a message under <name, index>, owned by the task that put
@@ -385,9 +385,10 @@ vmd_mbox_gone(struct vmd *vmd, const struct vmd_from *from, const struct wire_hd
 
 /* A task of this host left the VM: the master drops its entries (no
  * client waits for that answer). */
-void
-vmd_mbox_task_gone(struct vmd *vmd, uint32_t tid)
+static void
+mbox_task_gone(struct vmd *vmd, struct vmd_task *t)
 {
+    uint32_t tid = t->tid;
     unsigned char body[4];
     if (vmd->halting || vmd->halting_vm)
         return;
@@ -400,8 +401,8 @@ vmd_mbox_task_gone(struct vmd *vmd, uint32_t tid)
 }
 
 /* halt, or the master leaving: every entry and waiter goes. */
-void
-vmd_mbox_clear(struct vmd *vmd)
+static void
+mbox_halt(struct vmd *vmd)
 {
     while (!vmd_list_empty(&vmd->mbox))
         entry_free(vmd_container_of(vmd->mbox.next, struct mb_entry, link));
@@ -411,3 +412,9 @@ vmd_mbox_clear(struct vmd *vmd)
         free(vmd_container_of(l, struct mb_wait, link));
     }
 }
+
+const struct vmd_hooks vmd_mbox_hooks = {
+    .module = "mbox",
+    .halt = mbox_halt,
+    .task_gone = mbox_task_gone,
+};

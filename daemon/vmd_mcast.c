@@ -56,7 +56,7 @@ deliver_one(struct vmd *vmd, const struct wire_hdr *h, uint32_t src, uint32_t ds
                           .ctx = h->ctx, .flags = h->flags, .len = (uint32_t)mlen };
     if ((dst & VMD_TID_LOCAL_MASK) == 0 || VMD_TID_HOST(dst) == 0)
         return;
-    vmd_task_deliver(vmd, &m, msg);
+    vmd_route_deliver(vmd, &m, msg);
 }
 
 /* Send host `host` its part: one MCAST frame, or messages while its link is not up. */

@@ -4,9 +4,8 @@
  * add, delete and halt change the VM, so only the master handles them: a
  * daemon that is not relays them to it (vmd_relay.c).
  *
- * An add waits for its hoststart commands, so requests that wait are kept
- * as struct vmd_op until every item is settled; the answer then goes to the
- * local client or, through RELAY, to the host that forwarded it.
+ * An add waits for its hoststart commands, and a halt for the daemons to
+ * go: both are kept as a struct vmd_op (vmd_op.c) until settled.
  */
 #define LOG_TAG "ops"
 #include "log.h"
@@ -55,63 +54,6 @@ pack_status(struct vmd *vmd, struct wire_wbuf *b)
     wire_put_str(b, vmd->home);
 }
 
-static struct vmd_op *
-op_new(struct vmd *vmd, int type, int origin_host, uint32_t client_id, uint32_t req_id, int n)
-{
-    struct vmd_op *op = calloc(1, sizeof(*op));
-    if (op == NULL || (n > 0 && (op->items = calloc((size_t)n, sizeof(*op->items))) == NULL)) {
-        free(op);
-        return NULL;
-    }
-    op->id = ++vmd->next_op_id;
-    op->type = type;
-    op->origin_host = origin_host;
-    op->client_id = client_id;
-    op->req_id = req_id;
-    op->nitems = n;
-    vmd_list_insert(&vmd->ops, &op->link);
-    return op;
-}
-
-static void
-op_finish(struct vmd *vmd, struct vmd_op *op)
-{
-    struct wire_wbuf b;
-    int failed = 0;
-    wire_wbuf_init(&b);
-    wire_put_u32(&b, (uint32_t)op->nitems);
-    for (int i = 0; i < op->nitems; i++) {
-        wire_put_str(&b, op->items[i].name);
-        wire_put_i32(&b, op->items[i].status);
-        wire_put_u32(&b, op->items[i].dtid);
-        wire_put_str(&b, op->items[i].msg);
-        failed += op->items[i].status != 0;
-    }
-    vmd_reply(vmd, op->origin_host, op->client_id, op->req_id,
-           failed == op->nitems && op->nitems > 0 ? op->items[0].status : 0, &b);
-    wire_wbuf_free(&b);
-    vmd_list_remove(&op->link);
-    free(op->items);
-    free(op);
-}
-
-/* Drop one reason to wait; the last one sends the answer. */
-static void
-op_release(struct vmd *vmd, struct vmd_op *op)
-{
-    if (--op->pending == 0)
-        op_finish(vmd, op);
-}
-
-void
-vmd_op_item_done(struct vmd *vmd, struct vmd_op *op, int item, int status, const char *msg)
-{
-    op->items[item].status = status;
-    snprintf(op->items[item].msg, sizeof(op->items[item].msg), "%s",
-             msg ? msg : (status ? wire_strerror(status) : ""));
-    op_release(vmd, op);
-}
-
 /* Names from the request: u32 count, then the strings. */
 static struct vmd_op *
 op_from_names(struct vmd *vmd, int type, int origin, uint32_t client_id,
@@ -124,16 +66,14 @@ op_from_names(struct vmd *vmd, int type, int origin, uint32_t client_id,
         *err = *err ? *err : -EINVAL;
         return NULL;
     }
-    struct vmd_op *op = op_new(vmd, type, origin, client_id, h->id, (int)n);
+    struct vmd_op *op = vmd_op_new(vmd, type, origin, client_id, h->id, (int)n);
     if (op == NULL) {
         *err = -ENOMEM;
         return NULL;
     }
     for (uint32_t i = 0; i < n; i++) {
         if ((*err = wire_get_str(&r, op->items[i].name, VMD_NAME_MAX)) != 0) {
-            vmd_list_remove(&op->link);
-            free(op->items);
-            free(op);
+            vmd_op_free(op);
             return NULL;
         }
     }
@@ -188,7 +128,7 @@ vmd_ops_add(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr 
             }
         }
     }
-    op_release(vmd, op);
+    vmd_op_release(vmd, op);
     return 0;
 }
 
@@ -223,7 +163,7 @@ vmd_ops_delete(struct vmd *vmd, const struct vmd_from *from, const struct wire_h
     }
     if (changed)
         vmd_hosts_broadcast(vmd, NULL);
-    op_release(vmd, op);
+    vmd_op_release(vmd, op);
     return 0;
 }
 
@@ -263,7 +203,7 @@ vmd_ops_halt(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr
         vmd_answer(vmd, from, h, WIRE_EHALTED, NULL);
         return 0;
     }
-    vmd->halt_op = op_new(vmd, WIRE_T_REQ_HALT, from->host, from->client_id, h->id, 0);
+    vmd->halt_op = vmd_op_new(vmd, WIRE_T_REQ_HALT, from->host, from->client_id, h->id, 0);
     if (vmd->halt_op == NULL) {
         vmd_answer(vmd, from, h, -ENOMEM, NULL);
         return 0;
@@ -272,20 +212,24 @@ vmd_ops_halt(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr
     return 0;
 }
 
-/* The halt is done (every peer gone, or the wait ran out): answer it. */
+/*
+ * The master's `halt` (and its SIGTERM): every daemon is told to stop;
+ * the master waits for their links to close (vmd_halt_wait), then stops.
+ */
 void
-vmd_ops_halt_done(struct vmd *vmd, int stragglers)
+vmd_halt_vm(struct vmd *vmd)
 {
-    struct vmd_op *op = vmd->halt_op;
-    if (op == NULL)
+    if (vmd->halting_vm || vmd->halting)
         return;
-    vmd->halt_op = NULL;
-    struct wire_wbuf b;
-    wire_wbuf_init(&b);
-    wire_put_u32(&b, (uint32_t)stragglers);
-    vmd_reply(vmd, op->origin_host, op->client_id, op->req_id, 0, &b);
-    wire_wbuf_free(&b);
-    vmd_list_remove(&op->link);
-    free(op->items);
-    free(op);
+    vmd->halting_vm = 1;
+    log_info("halting the VM: %d host%s", vmd_host_count(vmd, 0),
+             vmd_host_count(vmd, 0) == 1 ? "" : "s");
+    vmd_hoststart_cancel_all(vmd);
+    struct wire_hdr h = { .type = WIRE_T_HALT, .src = VMD_HOST_TID(vmd->index) };
+    for (struct vmd_list *l = vmd->peers.next; l != &vmd->peers; l = l->next) {
+        struct vmd_peer *p = vmd_container_of(l, struct vmd_peer, link);
+        if (p->state == VMD_PEER_UP)
+            vmd_peer_send(p, &h, NULL, 0);
+    }
+    vmd_halt_wait(vmd);
 }

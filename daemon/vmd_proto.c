@@ -14,26 +14,10 @@
 #include "vmd.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
-void
-vmd_proto_send_hello(struct vmd_peer *p)
-{
-    struct vmd *vmd = p->vmd;
-    struct wire_wbuf b;
-    struct wire_hdr h = { .type = WIRE_T_HELLO, .src = VMD_HOST_TID(vmd->index) };
-
-    wire_wbuf_init(&b);
-    wire_put_u32(&b, WIRE_VERSION);
-    wire_put_str(&b, vmd->name);
-    wire_put_u32(&b, (uint32_t)vmd->index);
-    wire_put_str(&b, "LINUX64");
-    wire_put_u32(&b, (uint32_t)vmd->conf.speed);
-    wire_put_str(&b, vmd->master_name);
-    if (b.err == 0)
-        vmd_peer_send(p, &h, b.data, b.len);
-    wire_wbuf_free(&b);
-}
+static void peer_up(struct vmd_peer *p);
 
 int
 vmd_proto_hello(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
@@ -83,7 +67,7 @@ vmd_proto_hello(struct vmd *vmd, const struct vmd_from *from, const struct wire_
         p->host->speed = (int)speed;
     }
     log_info("peer %s (%s): link up", p->name, p->addr);
-    vmd_proto_peer_up(p);
+    peer_up(p);
     return 0;
 }
 
@@ -99,7 +83,7 @@ bind_unattached_peers(struct vmd *vmd)
         if (h && h->peer == NULL) {
             h->peer = p;
             p->host = h;
-            vmd_task_flush_host(vmd, h);
+            vmd_route_flush_host(vmd, h);
         }
     }
 }
@@ -134,25 +118,29 @@ vmd_proto_halt(struct vmd *vmd, const struct vmd_from *from, const struct wire_h
     return 0;
 }
 
-void
-vmd_proto_peer_up(struct vmd_peer *p)
+/* A link finished its HELLO: what waited for the host goes, and on the
+ * master a host being added is now in the VM. */
+static void
+peer_up(struct vmd_peer *p)
 {
     struct vmd *vmd = p->vmd;
     struct vmd_host *h = p->host;
     if (h)
-        vmd_task_flush_host(vmd, h);
+        vmd_route_flush_host(vmd, h);
     if (!vmd->is_master || h == NULL || h->state != VMD_HOST_STARTING)
         return;
     h->state = VMD_HOST_UP;
     log_info("host %s (t%x) added at %s:%d", h->name, VMD_HOST_TID(h->index), h->address,
              h->port);
     vmd_hosts_broadcast(vmd, h);
-    vmd_task_host_event(vmd, 3, VMD_HOST_TID(h->index));
+    vmd_hooks_host_added(vmd, h);
     vmd_hoststart_peer_ready(vmd, h, 0, NULL);
 }
 
-void
-vmd_proto_peer_lost(struct vmd *vmd, struct vmd_host *h, int err)
+/* Our link to h closed: the master drops the host (or fails its add);
+ * another daemon leaves the VM with its master. */
+static void
+proto_link_lost(struct vmd *vmd, struct vmd_host *h, int err)
 {
     if (vmd->halting || vmd->halting_vm)
         return;
@@ -174,3 +162,8 @@ vmd_proto_peer_lost(struct vmd *vmd, struct vmd_host *h, int err)
         vmd_halt(vmd, "the master is gone");
     }
 }
+
+const struct vmd_hooks vmd_proto_hooks = {
+    .module = "proto",
+    .link_lost = proto_link_lost,
+};
