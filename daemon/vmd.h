@@ -451,8 +451,8 @@ void vmd_halt_check(struct vmd *vmd);
 int vmd_peer_listen(struct vmd *vmd);
 int vmd_peer_connect(struct vmd *vmd, struct vmd_host *h);
 int vmd_peer_send(struct vmd_peer *p, struct wire_hdr *h, const void *body, size_t len);
-int vmd_peer_send2(struct vmd_peer *p, struct wire_hdr *h, const void *a, size_t alen, const void *b,
-                   size_t blen);
+int vmd_peer_send2(struct vmd_peer *p, struct wire_hdr *h, const void *a, size_t alen,
+                   const void *b, size_t blen);
 void vmd_peer_close(struct vmd_peer *p, int err, const char *why);
 void vmd_peer_check_liveness(struct vmd *vmd);
 void vmd_peer_heartbeat_all(struct vmd *vmd);

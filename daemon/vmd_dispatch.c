@@ -15,9 +15,9 @@
  * closes that client or link (STYLE.md 5.3), and a relayed request is
  * logged and dropped.
  *
- * Nothing but vmd_main.c (through vmd_modules_install) and the unit test
- * refers to this file: the receiving paths reach it through vmd->on_frame,
- * so the transport files never depend on the handlers above them.
+ * Only vmd_modules.c (which start-up calls) and the unit test refer to
+ * this file: the receiving paths reach it through vmd->on_frame, so the
+ * transport files never depend on the handlers above them.
  */
 #define LOG_TAG "dispatch"
 #include "log.h"

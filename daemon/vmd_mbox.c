@@ -2,7 +2,7 @@
  * vmd_mbox.c - PVM's message mailbox (pvm_putinfo, pvm_recvinfo,
  * pvm_delinfo, pvm_getmboxinfo), kept by the master: requests from tasks
  * on other hosts reach it through RELAY (vmd_relay.c), with the owner tid
- * filled in by the task's own daemon, never by the task.
+ * filled in by the task's own daemon, never by the task (vmd_dispatch.c).
  *
  * An entry is a message under <name, index>, owned by the task that put
  * it.  Without PvmMboxMultiInstance a name has one entry, index 0; with it
