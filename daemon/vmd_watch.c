@@ -76,7 +76,7 @@ vmd_watch_noticed(struct vmd *vmd, const struct wire_hdr *h, const unsigned char
     }
 }
 
-/* Host index left the VM: its tasks are gone; tell whoever watched them. */
+/* Host h left the VM: its tasks are gone; tell whoever watched them. */
 static void
 watch_host_gone(struct vmd *vmd, struct vmd_host *h)
 {
