@@ -5,6 +5,18 @@
  * One struct vmd holds all mutable state; it lives in main() and every
  * handle reaches it through its owning object.  Everything runs on the one
  * libuv loop thread.
+ *
+ * The files are layered, and a file calls only the files below it (make
+ * check fails on a call circle of more than three files): the helpers and
+ * the hooks; the local socket, the host table and the halt; the links
+ * between daemons; answers and relays; the tasks and the routing of their
+ * messages; the modules that handle frames (watches, multicast, spawn,
+ * requests across hosts, the mailbox, the groups, the host table's
+ * protocol, vmctl's requests, the load); then the dispatch table and the
+ * registry of hooks, which only start-up names.  A frame reaches a handler
+ * through vmd->on_frame, an event a module through its hooks, so the
+ * lower files never name the modules above them.  The prototypes below
+ * follow that order.
  */
 #ifndef LIQUIDVM_VMD_H
 #define LIQUIDVM_VMD_H
@@ -47,6 +59,8 @@ enum vmd_host_state {
 };
 
 struct vmd_qmsg;
+struct vmd_from;
+struct vmd_hooks;
 
 struct vmd_host {
     int index;                  /* 1..VMD_MAX_HOSTS; its daemon's tid is index << 18 */
@@ -256,45 +270,156 @@ struct vmd {
     int halting_vm;             /* master: HALT sent, waiting for the peers to go */
     struct vmd_op *halt_op;     /* the halt request to answer when done */
     int ready_fd;               /* where the READY line goes; -1 after */
+    /* Where the receiving paths hand every frame (vmd_dispatch_frame, set
+     * at start-up): the transport files never name the handlers. */
+    int (*on_frame)(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+                    const unsigned char *body);
+    /* The modules' lifecycle hooks, NULL-terminated, in the order they run. */
+    const struct vmd_hooks *const *hooks;
     uint64_t started_ms;
     int exit_code;
 };
 
-/* vmd_main.c */
-void vmd_ready(struct vmd *vmd);
+/* vmd_util.c: lists, strings, held messages */
+int vmd_shell_quote(const char *s, char *out, size_t cap);
+int vmd_strlcpy(char *dst, const char *src, size_t cap);
+void vmd_init_lists(struct vmd *vmd);
+void vmd_qmsg_free_all(struct vmd_qmsg *q);
 
-/* vmd_hosts.c: the host table */
-struct vmd_host *vmd_host_by_name(struct vmd *vmd, const char *name);
-struct vmd_host *vmd_host_new(struct vmd *vmd, const char *name, int index);
-void vmd_host_free(struct vmd *vmd, struct vmd_host *h);
-int vmd_host_count(const struct vmd *vmd, int up_only);
-void vmd_hosts_pack(const struct vmd *vmd, struct wire_wbuf *b, const struct vmd_host *extra);
-int vmd_hosts_apply(struct vmd *vmd, const void *body, size_t len);
-void vmd_hosts_broadcast(struct vmd *vmd, struct vmd_host *first);
-void vmd_host_remove(struct vmd *vmd, struct vmd_host *h, const char *why);
-const char *vmd_host_state_name(enum vmd_host_state s);
+/* Big-endian words in place (a tid stamped into a body). */
+static inline uint32_t
+vmd_get_be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
 
-/* vmd_peer.c: TLS links between daemons */
-int vmd_peer_listen(struct vmd *vmd);
-int vmd_peer_connect(struct vmd *vmd, struct vmd_host *h);
-int vmd_peer_send(struct vmd_peer *p, struct wire_hdr *h, const void *body, size_t len);
-int vmd_peer_send2(struct vmd_peer *p, struct wire_hdr *h, const void *a, size_t alen, const void *b,
-                   size_t blen);
-void vmd_peer_close(struct vmd_peer *p, int err, const char *why);
-void vmd_peer_check_liveness(struct vmd *vmd);
-void vmd_peer_heartbeat_all(struct vmd *vmd);
+static inline void
+vmd_put_be32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)(v >> 24);
+    p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8);
+    p[3] = (unsigned char)v;
+}
 
-/* vmd_proto.c: what daemons say to each other */
-void vmd_proto_send_hello(struct vmd_peer *p);
-int vmd_proto_dispatch(struct vmd_peer *p, const struct wire_hdr *h, const unsigned char *body);
-void vmd_proto_peer_up(struct vmd_peer *p);
-void vmd_proto_peer_lost(struct vmd *vmd, struct vmd_host *h, int err);
+/*
+ * vmd_hooks.c: lifecycle hooks.  A module defines one const struct
+ * vmd_hooks (vmd_<module>_hooks) with what it does on each event; the
+ * registry in vmd_modules.c lists them in order.  The code that detects an
+ * event calls vmd_hooks_<event>, which runs each module's hook in turn.
+ * Every hook runs on the loop thread and may be NULL.
+ */
+struct vmd_hooks {
+    const char *module;
+    /* The daemon stops (vmd_halt): answer what waits, close what is open. */
+    void (*halt)(struct vmd *vmd);
+    /* Our link to h closed (h is still in the table). */
+    void (*link_lost)(struct vmd *vmd, struct vmd_host *h, int err);
+    /* h joined the VM. */
+    void (*host_added)(struct vmd *vmd, struct vmd_host *h);
+    /* h leaves the VM; it is freed after the hooks ran. */
+    void (*host_gone)(struct vmd *vmd, struct vmd_host *h);
+    /* Task t of this host ended (t->ended is set; t is freed later). */
+    void (*task_gone)(struct vmd *vmd, struct vmd_task *t);
+    /* A local client's connection is closing (c is freed after). */
+    void (*client_gone)(struct vmd *vmd, struct vmd_client *c);
+};
+
+void vmd_hooks_halt(struct vmd *vmd);
+void vmd_hooks_link_lost(struct vmd *vmd, struct vmd_host *h, int err);
+void vmd_hooks_host_added(struct vmd *vmd, struct vmd_host *h);
+void vmd_hooks_host_gone(struct vmd *vmd, struct vmd_host *h);
+void vmd_hooks_task_gone(struct vmd *vmd, struct vmd_task *t);
+void vmd_hooks_client_gone(struct vmd *vmd, struct vmd_client *c);
+
+extern const struct vmd_hooks vmd_client_hooks, vmd_peer_hooks, vmd_task_hooks;
+extern const struct vmd_hooks vmd_watch_hooks, vmd_watch_remote_hooks, vmd_hostwatch_hooks;
+extern const struct vmd_hooks vmd_spawn_hooks, vmd_fwd_hooks, vmd_mbox_hooks, vmd_group_hooks;
+extern const struct vmd_hooks vmd_proto_hooks, vmd_op_hooks, vmd_hoststart_hooks;
+extern const struct vmd_hooks vmd_load_hooks;
+
+/* vmd_modules.c: vmd->on_frame and vmd->hooks, for start-up and tests */
+void vmd_modules_install(struct vmd *vmd);
+
+/* A frame handler: the frame came from `from` and passed its row's checks
+ * (vmd_dispatch.c).  Returns 0, or a negative code that closes the
+ * sender's client or link (or drops a relayed request). */
+typedef int vmd_frame_fn(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+                         const unsigned char *body);
+
+/*
+ * vmd_dispatch.c: who may send what.  Every frame names its origin, one bit
+ * of these; a row of the table holds the set that may send its type.
+ */
+enum vmd_from_kind {
+    VMD_FROM_CLIENT = 1 << 0,   /* a local client on the Unix socket: vmctl or a task */
+    VMD_FROM_RELAY = 1 << 1,    /* a client of another host, its request relayed by its
+                                 * daemon to us, the master */
+    VMD_FROM_STRANGER = 1 << 2, /* a daemon whose link passed TLS but that has not said
+                                 * HELLO yet */
+    VMD_FROM_PEER = 1 << 3,     /* a daemon, to us, neither being the master */
+    VMD_FROM_MEMBER = 1 << 4,   /* a daemon, to us, the master */
+    VMD_FROM_MASTER = 1 << 5,   /* the master, to us */
+};
+#define VMD_FROM_DAEMON (VMD_FROM_PEER | VMD_FROM_MEMBER | VMD_FROM_MASTER)
+
+struct vmd_from {
+    unsigned kind;              /* one enum vmd_from_kind */
+    struct vmd_client *client;  /* VMD_FROM_CLIENT: its connection */
+    struct vmd_peer *peer;      /* every other kind: the link it came on */
+    int host;                   /* where answers go: 0 here, else the relaying host */
+    uint32_t client_id;         /* the client to answer, here or on that host */
+};
+
+/* What must hold of the sender, beyond its origin. */
+enum vmd_frame_flag {
+    VMD_F_TASK = 1 << 0,        /* a client: enrolled as a task */
+    VMD_F_STAMP_SRC = 1 << 1,   /* a client: the header's src becomes its tid */
+    VMD_F_STAMP_BODY = 1 << 2,  /* the body's first word is the sender's tid: stamped for a
+                                 * client (0 before it enrolls), for a relay 0 or a tid of
+                                 * the relaying host */
+    VMD_F_TASK_CTX = 1 << 3,    /* a client: not in one of the daemons' own contexts */
+    VMD_F_MASTER = 1 << 4,      /* the master handles it; another daemon relays its
+                                 * client's request to the master */
+    VMD_F_BOUND = 1 << 5,       /* a daemon: its link is bound to a host of our table */
+    VMD_F_OWN_SRC = 1 << 6,     /* a daemon: the header's src is a task of its host */
+};
+
+struct vmd_frame {
+    vmd_frame_fn *fn;           /* NULL: nobody may send this type */
+    unsigned from;              /* the enum vmd_from_kind bits that may send it */
+    uint32_t min_len;           /* bytes of body at least */
+    unsigned flags;             /* enum vmd_frame_flag */
+    const char *name;           /* for the log */
+};
+
+/* RELAY's answer (VMD_RELAY_REPLY in the header's flags) travels in the
+ * type of its request but is another frame: its own row, after the types. */
+#define VMD_RELAY_REPLY 1u
+#define VMD_FRAME_RELAY_REPLY (WIRE_T_MAX + 1)
+#define VMD_FRAME_ROWS (WIRE_T_MAX + 2)
+/* A load sample's length (wire_load.h: i32 cpus, 7 doubles, 3 u64). */
+#define VMD_LOAD_SAMPLE_LEN (4 + 7 * 8 + 3 * 8)
+
+extern const struct vmd_frame vmd_frames[VMD_FRAME_ROWS];
+/* The row of h's type in a table. */
+int vmd_frame_row(const struct wire_hdr *h);
+const char *vmd_from_name(unsigned kind);
+/* Check h against its row of table and run the row's handler.  Returns the
+ * handler's code, or without running it -EPERM (not from this sender) or
+ * WIRE_EFRAME (an unknown type, a short body). */
+int vmd_dispatch(struct vmd *vmd, const struct vmd_frame *table, const struct vmd_from *from,
+                 const struct wire_hdr *h, const unsigned char *body);
+/* vmd_dispatch with vmd_frames: what vmd->on_frame points to. */
+int vmd_dispatch_frame(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+                       const unsigned char *body);
 
 /* vmd_client.c: the local Unix socket */
 int vmd_client_listen(struct vmd *vmd);
+int vmd_client_send(struct vmd_client *c, const struct wire_hdr *h, const void *body,
+                    size_t len);
 int vmd_client_reply(struct vmd *vmd, uint32_t client_id, uint32_t req_id, int status,
                      const struct wire_wbuf *body);
-void vmd_client_close_all(struct vmd *vmd);
 /* Flow control: pause c while host's queue is full; resume the clients whose
  * host drained below half of max_peer_queue or left the VM. */
 void vmd_client_pause(struct vmd_client *c, int host, uint32_t tid);
@@ -305,81 +430,118 @@ size_t vmd_host_backlog(struct vmd *vmd, int host);
 /* Bytes written to a local task's socket that it has not read yet. */
 size_t vmd_task_backlog(struct vmd *vmd, uint32_t tid);
 
-/* vmd_task.c: PVM tasks of this host, their messages, exits and output */
-int vmd_task_enroll(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
-                    const unsigned char *body);
-int vmd_task_route(struct vmd *vmd, struct vmd_client *from, const struct wire_hdr *h,
-                   const unsigned char *body);
-void vmd_task_deliver(struct vmd *vmd, struct wire_hdr *h, const void *body);
-void vmd_task_flush_host(struct vmd *vmd, struct vmd_host *h);
-void vmd_qmsg_free_all(struct vmd_qmsg *q);
-void vmd_task_client_gone(struct vmd *vmd, struct vmd_client *c);
-int vmd_task_newctx(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h);
-int vmd_task_freectx(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
-                     const unsigned char *body);
-int vmd_task_direct_info(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
-                         const unsigned char *body);
+/* vmd_hosts.c: the host table */
+struct vmd_host *vmd_host_by_name(struct vmd *vmd, const char *name);
+struct vmd_host *vmd_host_new(struct vmd *vmd, const char *name, int index);
+void vmd_host_free(struct vmd *vmd, struct vmd_host *h);
+int vmd_host_count(const struct vmd *vmd, int up_only);
+void vmd_hosts_pack(const struct vmd *vmd, struct wire_wbuf *b, const struct vmd_host *extra);
+const char *vmd_host_state_name(enum vmd_host_state s);
+
+/* vmd_halt.c: stopping this daemon; the master's wait for the others */
+void vmd_halt(struct vmd *vmd, const char *why);
+/* Links still open (daemons that have not gone yet). */
+int vmd_halt_open_links(const struct vmd *vmd);
+/* The master halts the VM: stop once every link closed, or after
+ * VMD_HALT_WAIT_MS; vmd_halt_check looks again when a link closes. */
+void vmd_halt_wait(struct vmd *vmd);
+void vmd_halt_check(struct vmd *vmd);
+
+/* vmd_peer.c: TLS links between daemons */
+int vmd_peer_listen(struct vmd *vmd);
+int vmd_peer_connect(struct vmd *vmd, struct vmd_host *h);
+int vmd_peer_send(struct vmd_peer *p, struct wire_hdr *h, const void *body, size_t len);
+int vmd_peer_send2(struct vmd_peer *p, struct wire_hdr *h, const void *a, size_t alen,
+                   const void *b, size_t blen);
+void vmd_peer_close(struct vmd_peer *p, int err, const char *why);
+void vmd_peer_check_liveness(struct vmd *vmd);
+void vmd_peer_heartbeat_all(struct vmd *vmd);
+
+/* vmd_relay.c: answers, wherever the client is; requests for the master */
+void vmd_reply(struct vmd *vmd, int host, uint32_t client_id, uint32_t req_id, int status,
+               const struct wire_wbuf *body);
+void vmd_answer(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+                int status, const struct wire_wbuf *body);
+/* A client's request, to the master (a daemon that is not the master). */
+int vmd_relay_request(struct vmd *vmd, uint32_t client_id, const struct wire_hdr *h,
+                      const unsigned char *body);
+/* A request of this daemon's own (no client waits), to the master. */
+void vmd_relay_own(struct vmd *vmd, int type, const void *body, size_t len);
+vmd_frame_fn vmd_relay_on_reply;
+
+/* vmd_task.c: PVM tasks of this host */
 struct vmd_task *vmd_task_by_tid(struct vmd *vmd, uint32_t tid);
 struct vmd_task *vmd_task_new(struct vmd *vmd, uint32_t ptid, const char *name);
 void vmd_task_end(struct vmd_task *t, const char *why);
 void vmd_task_release(struct vmd_task *t);
 int vmd_task_kill(struct vmd *vmd, uint32_t tid, int sig);
-int vmd_task_watch_exit(struct vmd *vmd, uint32_t watcher, int32_t tag, int32_t ctx, uint32_t tid);
-int vmd_task_rwatch_add(struct vmd *vmd, uint32_t watcher, int32_t tag, int32_t ctx,
-                        uint32_t tid);
-void vmd_task_host_gone(struct vmd *vmd, int index);
 int vmd_task_list(struct vmd *vmd, uint32_t where, struct wire_wbuf *b);
-void vmd_task_host_event(struct vmd *vmd, int what, uint32_t dtid);
-int vmd_task_notify_req(struct vmd *vmd, uint32_t from, const struct wire_hdr *h,
-                        const unsigned char *body);
-void vmd_task_kill_all(struct vmd *vmd);
-int vmd_client_send(struct vmd_client *c, const struct wire_hdr *h, const void *body,
-                    size_t len);
+vmd_frame_fn vmd_task_enroll, vmd_task_newctx, vmd_task_freectx, vmd_task_direct_info;
 
-/* vmd_spawn.c: pvm_spawn: placement, starting processes, their output */
+/* vmd_route.c: a message to any task of the VM, held while it cannot go */
+void vmd_route_deliver(struct vmd *vmd, struct wire_hdr *h, const void *body);
+void vmd_route_ints(struct vmd *vmd, uint32_t to, int32_t tag, int32_t ctx, const uint32_t *v,
+                    int n);
+/* The link to h is up: send what waited for it. */
+void vmd_route_flush_host(struct vmd *vmd, struct vmd_host *h);
+
+/* vmd_msg.c: task messages as frames */
+vmd_frame_fn vmd_msg_route;
+
+/* vmd_watch.c: pvm_notify(PvmTaskExit) */
+int vmd_watch_exit(struct vmd *vmd, uint32_t watcher, int32_t tag, int32_t ctx, uint32_t tid);
+int vmd_watch_remote_add(struct vmd *vmd, uint32_t watcher, int32_t tag, int32_t ctx,
+                         uint32_t tid);
+/* A message from a peer: the exit notice a remote copy stands for ends it. */
+void vmd_watch_noticed(struct vmd *vmd, const struct wire_hdr *h, const unsigned char *body);
+
+/* vmd_hostwatch.c: pvm_notify(PvmHostDelete, PvmHostAdd) */
+int vmd_hostwatch_request(struct vmd *vmd, uint32_t from, const struct wire_hdr *h,
+                          const unsigned char *body);
+
+/* vmd_mcast.c: one message for several tasks, one copy per host */
+vmd_frame_fn vmd_mcast_client, vmd_mcast_on_peer;
+
+/* vmd_spawn.c: starting a task's process on this host, and its output */
 int vmd_spawn_local(struct vmd *vmd, uint32_t ptid, uint32_t out_tid, const char *file,
                     char **argv, int argc, char **env, int envc, uint32_t *tid_out);
-void vmd_spawn_close_all(struct vmd *vmd);
 
 /* vmd_fwd.c: task requests that span hosts (spawn, kill, notify, tasks) */
-int vmd_fwd_request(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
-                    const unsigned char *body);
-int vmd_fwd_on_peer(struct vmd_peer *p, const struct wire_hdr *h, const unsigned char *body);
+vmd_frame_fn vmd_fwd_spawn, vmd_fwd_kill, vmd_fwd_list, vmd_fwd_notify;
+vmd_frame_fn vmd_fwd_on_request, vmd_fwd_on_reply;
+/* Answer requests whose hosts did not in time (or all, halting). */
 void vmd_fwd_sweep(struct vmd *vmd);
 
-/* vmd_ops.c: requests (conf, add, delete, halt, status) */
-int vmd_ops_request(struct vmd *vmd, int origin_host, uint32_t client_id,
-                    const struct wire_hdr *h, const unsigned char *body);
-void vmd_ops_relay_reply(struct vmd *vmd, const struct wire_hdr *h, const unsigned char *body);
-void vmd_op_item_done(struct vmd *vmd, struct vmd_op *op, int item, int status, const char *msg);
-void vmd_ops_halt_done(struct vmd *vmd, int stragglers);
-void vmd_ops_answer(struct vmd *vmd, int origin_host, uint32_t client_id, uint32_t req_id,
-                    int status, struct wire_wbuf *body);
-void vmd_ops_mbox_gone(struct vmd *vmd, uint32_t tid);
-/* A request of ours (no client waits: client id 0) for the master. */
-void vmd_ops_to_master(struct vmd *vmd, int type, const void *body, size_t len);
-
 /* vmd_mbox.c: the message mailbox, on the master */
-int vmd_mbox_request(struct vmd *vmd, int origin, uint32_t client_id, const struct wire_hdr *h,
-                     const unsigned char *body);
-void vmd_mbox_clear(struct vmd *vmd);
+vmd_frame_fn vmd_mbox_put, vmd_mbox_get, vmd_mbox_del, vmd_mbox_list, vmd_mbox_gone;
 
 /* vmd_group.c: dynamic groups; the master owns the table, each daemon
  * gathers its own tasks' barrier arrivals before they go to the master */
 void vmd_group_init(struct vmd *vmd);
-int vmd_group_client(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
-                     const unsigned char *body);
-int vmd_group_request(struct vmd *vmd, int origin, uint32_t client_id, const struct wire_hdr *h,
-                      const unsigned char *body);
-int vmd_group_on_peer(struct vmd_peer *p, const struct wire_hdr *h, const unsigned char *body);
-void vmd_group_task_gone(struct vmd *vmd, uint32_t tid);
-void vmd_group_host_gone(struct vmd *vmd, int index);
-void vmd_group_clear(struct vmd *vmd);
+vmd_frame_fn vmd_group_join, vmd_group_leave, vmd_group_tid, vmd_group_inst, vmd_group_size;
+vmd_frame_fn vmd_group_freeze, vmd_group_info, vmd_group_list, vmd_group_gone;
+vmd_frame_fn vmd_group_barrier, vmd_group_on_sync, vmd_group_on_arrive, vmd_group_on_done;
 
-/* vmd_mcast.c: one message for several tasks, one copy per host */
-int vmd_mcast_client(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
-                     const unsigned char *body);
-int vmd_mcast_on_peer(struct vmd_peer *p, const struct wire_hdr *h, const unsigned char *body);
+/* vmd_hostsync.c: every daemon's table in step with the master's */
+int vmd_hosts_apply(struct vmd *vmd, const void *body, size_t len);
+void vmd_hosts_broadcast(struct vmd *vmd, struct vmd_host *first);
+/* Forget a host (its host_gone hooks run) and close our link to it. */
+void vmd_host_remove(struct vmd *vmd, struct vmd_host *h, const char *why);
+
+/* vmd_proto.c: what daemons say to each other */
+vmd_frame_fn vmd_proto_hello, vmd_proto_hosttable, vmd_proto_heartbeat, vmd_proto_halt;
+
+/* vmd_op.c: requests that wait */
+struct vmd_op *vmd_op_new(struct vmd *vmd, int type, int origin_host, uint32_t client_id,
+                          uint32_t req_id, int n);
+void vmd_op_free(struct vmd_op *op);
+/* Drop one reason to wait; the last one sends the answer. */
+void vmd_op_release(struct vmd *vmd, struct vmd_op *op);
+void vmd_op_item_done(struct vmd *vmd, struct vmd_op *op, int item, int status, const char *msg);
+
+/* vmd_ops.c: vmctl's requests (conf, status, add, delete, halt) */
+vmd_frame_fn vmd_ops_conf, vmd_ops_status, vmd_ops_add, vmd_ops_delete, vmd_ops_halt;
+void vmd_halt_vm(struct vmd *vmd);
 
 /* vmd_hoststart.c: starting a daemon on a new host */
 int vmd_hoststart(struct vmd *vmd, struct vmd_op *op, int item, struct vmd_host *h);
@@ -387,19 +549,14 @@ int vmd_hoststart_expand(struct vmd *vmd, const char *tmpl, const char *host, ch
                          size_t cap);
 void vmd_hoststart_peer_ready(struct vmd *vmd, struct vmd_host *h, int status, const char *msg);
 void vmd_hoststart_cancel_all(struct vmd *vmd);
-int vmd_shell_quote(const char *s, char *out, size_t cap);
-int vmd_strlcpy(char *dst, const char *src, size_t cap);
-void vmd_init_lists(struct vmd *vmd);
 
 /* vmd_load.c: sampling this host's load, sharing it with the peers */
 struct vmd_load_sampler;
 int vmd_load_start(struct vmd *vmd);
 void vmd_load_stop(struct vmd *vmd);
-int vmd_load_on_peer(struct vmd_peer *p, const struct wire_hdr *h, const unsigned char *body);
+vmd_frame_fn vmd_load_on_peer, vmd_load_request;
 /* Every host's latest sample as a table (wire_load.h). */
 void vmd_load_pack_all(struct vmd *vmd, struct wire_wbuf *b);
-int vmd_load_request(struct vmd *vmd, int origin_host, uint32_t client_id,
-                     const struct wire_hdr *h);
 
 /*
  * The pure parsers behind the sampler, on the text of one file each; unit
@@ -450,9 +607,7 @@ double vmd_load_capacity(int cpus, double ext_busy, double quota);
  * text: a hash, never 0. */
 uint64_t vmd_load_kernel_id(const char *boot_id);
 
-/* vmd_halt.c */
-void vmd_halt(struct vmd *vmd, const char *why);
-void vmd_halt_vm(struct vmd *vmd);
-void vmd_halt_check(struct vmd *vmd);
+/* vmd_main.c */
+void vmd_ready(struct vmd *vmd);
 
 #endif

@@ -1,10 +1,13 @@
 /*
- * vmd_client.c - the local Unix socket that vmctl (and later tasks) use.
+ * vmd_client.c - the local Unix socket that vmctl and the tasks use.
  *
  * The socket lives in LIQUIDVM_HOME/run, a directory only its owner can
  * enter, and every connection's peer uid is checked with SO_PEERCRED
  * (DESIGN.md, Local clients).  Frames are plaintext; alloc_cb lends the tail
- * of the client's own frame buffer, capped at max_message.
+ * of the client's own frame buffer, capped at max_message.  Each frame goes
+ * to vmd->on_frame (the dispatch table) as VMD_FROM_CLIENT; replies and
+ * messages come back through vmd_client_send.  Flow control pauses a
+ * client whose messages pile up for a host or a task.
  */
 #define LOG_TAG "client"
 #include "log.h"
@@ -35,7 +38,7 @@ client_on_close(uv_handle_t *handle)
         c->paused = 0;
         c->vmd->npaused--;
     }
-    vmd_task_client_gone(c->vmd, c);
+    vmd_hooks_client_gone(c->vmd, c);
     vmd_list_remove(&c->link);
     wire_rx_free(&c->rx);
     struct vmd *vmd = c->vmd;
@@ -73,15 +76,6 @@ client_close(struct vmd_client *c, const char *why)
     uv_close((uv_handle_t *)&c->pipe, client_on_close);
 }
 
-void
-vmd_client_close_all(struct vmd *vmd)
-{
-    struct vmd_list *l, *next;
-    for (l = vmd->clients.next; l != &vmd->clients; l = next) {
-        next = l->next;
-        client_close(vmd_container_of(l, struct vmd_client, link), NULL);
-    }
-}
 
 static void
 client_on_write(uv_write_t *req, int status)
@@ -193,27 +187,6 @@ client_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buf)
     buf->len = avail > most ? most : avail;
 }
 
-/* A mailbox request: its first word, the owner, is this task, whatever the
- * task wrote there. */
-static int
-client_mbox(struct vmd_client *c, const struct wire_hdr *h, const unsigned char *body)
-{
-    if (c->task == NULL || h->len < 4)
-        return WIRE_EFRAME;
-    unsigned char *copy = malloc(h->len);
-    if (copy == NULL)
-        return -ENOMEM;
-    memcpy(copy, body, h->len);
-    uint32_t tid = c->task->tid;
-    copy[0] = (unsigned char)(tid >> 24);
-    copy[1] = (unsigned char)(tid >> 16);
-    copy[2] = (unsigned char)(tid >> 8);
-    copy[3] = (unsigned char)tid;
-    int rc = vmd_ops_request(c->vmd, 0, c->id, h, copy);
-    free(copy);
-    return rc;
-}
-
 size_t
 vmd_host_backlog(struct vmd *vmd, int host)
 {
@@ -223,13 +196,16 @@ vmd_host_backlog(struct vmd *vmd, int host)
     return h->qbytes + (h->peer ? h->peer->queued : 0);
 }
 
+/* An enrolled client's task is live: vmd_task_end unlinks the two. */
 size_t
 vmd_task_backlog(struct vmd *vmd, uint32_t tid)
 {
-    struct vmd_task *t = vmd_task_by_tid(vmd, tid);
-    if (t == NULL || t->client == NULL || t->client->closing)
-        return 0;
-    return uv_stream_get_write_queue_size((uv_stream_t *)&t->client->pipe);
+    for (struct vmd_list *l = vmd->clients.next; l != &vmd->clients; l = l->next) {
+        struct vmd_client *c = vmd_container_of(l, struct vmd_client, link);
+        if (c->task && c->task->tid == tid)
+            return c->closing ? 0 : uv_stream_get_write_queue_size((uv_stream_t *)&c->pipe);
+    }
+    return 0;
 }
 
 static size_t
@@ -313,27 +289,8 @@ client_process(struct vmd_client *c)
     int rc = 0;
 
     while (!c->closing && !c->paused && (rc = wire_rx_next(&c->rx, &h, &body)) == 1) {
-        if (h.type == WIRE_T_TASK_ENROLL)
-            rc = vmd_task_enroll(c->vmd, c, &h, body);
-        else if (h.type == WIRE_T_TASK_NEWCTX)
-            rc = vmd_task_newctx(c->vmd, c, &h);
-        else if (h.type == WIRE_T_MSG || h.type == WIRE_T_DIRECT)
-            rc = vmd_task_route(c->vmd, c, &h, body);
-        else if (h.type == WIRE_T_TASK_DIRECT)
-            rc = vmd_task_direct_info(c->vmd, c, &h, body);
-        else if (h.type == WIRE_T_TASK_FREECTX)
-            rc = vmd_task_freectx(c->vmd, c, &h, body);
-        else if (h.type >= WIRE_T_TASK_SPAWN && h.type <= WIRE_T_TASK_NOTIFY)
-            rc = vmd_fwd_request(c->vmd, c, &h, body);
-        else if (h.type >= WIRE_T_MBOX_PUT && h.type <= WIRE_T_MBOX_LIST)
-            rc = client_mbox(c, &h, body);
-        else if (h.type >= WIRE_T_GROUP_JOIN && h.type <= WIRE_T_GROUP_BARRIER)
-            rc = vmd_group_client(c->vmd, c, &h, body);
-        else if (h.type == WIRE_T_TASK_MCAST)
-            rc = vmd_mcast_client(c->vmd, c, &h, body);
-        else
-            rc = vmd_ops_request(c->vmd, 0, c->id, &h, body);
-        if (rc != 0) {
+        struct vmd_from from = { .kind = VMD_FROM_CLIENT, .client = c, .client_id = c->id };
+        if ((rc = c->vmd->on_frame(c->vmd, &from, &h, body)) != 0) {
             log_code(rc, "client %u: bad request type %u", c->id, h.type);
             client_close(c, "bad request");
             return;
@@ -450,3 +407,42 @@ vmd_client_listen(struct vmd *vmd)
         return rc;
     return 0;
 }
+
+static void
+remove_master_file(struct vmd *vmd)
+{
+    char path[4200], name[VMD_NAME_MAX] = "";
+    snprintf(path, sizeof(path), "%s/run/master", vmd->home);
+    FILE *fp = fopen(path, "r");
+    if (fp == NULL)
+        return;
+    if (fgets(name, sizeof(name), fp))
+        name[strcspn(name, "\n")] = '\0';
+    fclose(fp);
+    /* Only our own: another VM's master may have taken the home since. */
+    if (strcmp(name, vmd->name) == 0)
+        unlink(path);
+}
+
+/* Halting: every client is closed after what is queued for it, and the
+ * socket and the master file go. */
+static void
+client_halt(struct vmd *vmd)
+{
+    struct vmd_list *l, *next;
+    for (l = vmd->clients.next; l != &vmd->clients; l = next) {
+        next = l->next;
+        client_close(vmd_container_of(l, struct vmd_client, link), NULL);
+    }
+    if (vmd->local.loop && !uv_is_closing((uv_handle_t *)&vmd->local))
+        uv_close((uv_handle_t *)&vmd->local, NULL);
+    if (vmd->sock_path[0])
+        unlink(vmd->sock_path);
+    if (vmd->is_master)
+        remove_master_file(vmd);
+}
+
+const struct vmd_hooks vmd_client_hooks = {
+    .module = "client",
+    .halt = client_halt,
+};

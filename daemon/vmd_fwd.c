@@ -164,7 +164,7 @@ fwd_finish(struct vmd *vmd, struct vmd_fwd *f)
             struct wire_hdr h = { .type = WIRE_T_MSG, .src = VMD_HOST_TID(vmd->index),
                                   .dst = ok[i], .ctx = WIRE_CTX_SYSTEM,
                                   .tag = WIRE_TAG_SIBLINGS, .len = (uint32_t)s.len };
-            vmd_task_deliver(vmd, &h, s.data);
+            vmd_route_deliver(vmd, &h, s.data);
         }
         wire_wbuf_free(&s);
     } else if (f->type == WIRE_T_TASK_LIST) {
@@ -235,10 +235,79 @@ spawn_candidates(struct vmd *vmd, const struct spawn_req *s, struct vmd_host **o
     return n ? n : WIRE_ENOHOST;
 }
 
-static int
-do_spawn(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
-         const unsigned char *body)
+/*
+ * Placement as PVM 3.4.6's assign_tasks does it, so programs land where
+ * they did under PVM: the first spawn starts at the host after this one,
+ * the tasks go in contiguous blocks over min(hosts, tasks) hosts, and the
+ * next spawn starts at the host after the last one used.  slot_host[i] is
+ * the candidate slot i goes to.
+ */
+static void
+spawn_place(struct vmd *vmd, uint32_t ntask, struct vmd_host **cand, int nc, int *slot_host)
 {
+    uint32_t start = vmd->spawn_rr ? vmd->spawn_rr : (uint32_t)vmd->index + 1;
+    int at = 0;
+    while (at < nc && (uint32_t)cand[at]->index < start)
+        at++;
+    if (at == nc)
+        at = 0;
+    uint32_t nh = (uint32_t)nc < ntask ? (uint32_t)nc : ntask, acc = 0;
+    for (uint32_t i = 0; i < ntask; i++) {
+        slot_host[i] = at;
+        if ((acc += nh) >= ntask) {
+            acc -= ntask;
+            at = (at + 1) % nc;
+        }
+    }
+    vmd->spawn_rr = (uint32_t)cand[at]->index;
+}
+
+/* Candidate k's slots: started here, or sent to its host as one part. */
+static void
+spawn_part_send(struct vmd *vmd, struct vmd_fwd *f, struct spawn_req *s,
+                struct vmd_host *host, int k, const int *slot_host)
+{
+    uint32_t nslots = 0;
+    int rc;
+    for (uint32_t i = 0; i < s->ntask; i++)
+        nslots += slot_host[i] == k;
+    if (nslots == 0)
+        return;
+    if (host->index == vmd->index) {
+        for (uint32_t i = 0; i < s->ntask; i++) {
+            if (slot_host[i] != k)
+                continue;
+            uint32_t tid;
+            rc = vmd_spawn_local(vmd, f->origin, s->out_tid, s->file, s->argv,
+                                 (int)s->argc, s->env, (int)s->envc, &tid);
+            f->tids[i] = rc ? rc : (int32_t)tid;
+        }
+        return;
+    }
+    struct wire_wbuf part;
+    wire_wbuf_init(&part);
+    wire_put_str(&part, s->file);
+    wire_put_u32(&part, nslots);
+    wire_put_u32(&part, s->out_tid);
+    put_strs(&part, s->argv, s->argc);
+    put_strs(&part, s->env, s->envc);
+    for (uint32_t i = 0; i < s->ntask; i++)
+        if (slot_host[i] == k)
+            wire_put_u32(&part, i);
+    rc = fwd_send(vmd, f, host, WIRE_T_TASK_SPAWN, &part);
+    wire_wbuf_free(&part);
+    for (uint32_t i = 0; rc != 0 && i < s->ntask; i++)
+        if (slot_host[i] == k)
+            f->tids[i] = rc;
+}
+
+/* pvm_spawn: placed over the hosts, a part per host; the answer waits for
+ * every part. */
+int
+vmd_fwd_spawn(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+              const unsigned char *body)
+{
+    struct vmd_client *c = from->client;
     struct wire_rbuf r;
     struct spawn_req s;
     struct vmd_host *cand[VMD_MAX_HOSTS];
@@ -264,72 +333,16 @@ do_spawn(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
     }
     f->ntask = (int)s.ntask;
     int nc = spawn_candidates(vmd, &s, cand);
+    int *slot_host = nc > 0 ? calloc(s.ntask, sizeof(int)) : NULL;
     if (nc < 0) {
         for (int i = 0; i < f->ntask; i++)
             f->tids[i] = nc;
-        spawn_req_free(&s);
-        fwd_release(vmd, f);
-        return 0;
-    }
-    /* Placement as PVM 3.4.6's assign_tasks does it, so programs land where
-     * they did under PVM: the first spawn starts at the host after this
-     * one, the tasks go in contiguous blocks over min(hosts, tasks) hosts,
-     * and the next spawn starts at the host after the last one used. */
-    int *slot_host = calloc(s.ntask, sizeof(int));
-    if (slot_host == NULL) {
-        spawn_req_free(&s);
+    } else if (slot_host == NULL) {
         f->status = -ENOMEM;
-        fwd_release(vmd, f);
-        return 0;
-    }
-    uint32_t start = vmd->spawn_rr ? vmd->spawn_rr : (uint32_t)vmd->index + 1;
-    int at = 0;
-    while (at < nc && (uint32_t)cand[at]->index < start)
-        at++;
-    if (at == nc)
-        at = 0;
-    uint32_t nh = (uint32_t)nc < s.ntask ? (uint32_t)nc : s.ntask, acc = 0;
-    for (uint32_t i = 0; i < s.ntask; i++) {
-        slot_host[i] = at;
-        if ((acc += nh) >= s.ntask) {
-            acc -= s.ntask;
-            at = (at + 1) % nc;
-        }
-    }
-    vmd->spawn_rr = (uint32_t)cand[at]->index;
-    for (int k = 0; k < nc; k++) {
-        struct vmd_host *host = cand[k];
-        uint32_t nslots = 0;
-        for (uint32_t i = 0; i < s.ntask; i++)
-            nslots += slot_host[i] == k;
-        if (nslots == 0)
-            continue;
-        if (host->index == vmd->index) {
-            for (uint32_t i = 0; i < s.ntask; i++) {
-                if (slot_host[i] != k)
-                    continue;
-                uint32_t tid;
-                rc = vmd_spawn_local(vmd, f->origin, s.out_tid, s.file, s.argv, (int)s.argc,
-                                     s.env, (int)s.envc, &tid);
-                f->tids[i] = rc ? rc : (int32_t)tid;
-            }
-            continue;
-        }
-        struct wire_wbuf part;
-        wire_wbuf_init(&part);
-        wire_put_str(&part, s.file);
-        wire_put_u32(&part, nslots);
-        wire_put_u32(&part, s.out_tid);
-        put_strs(&part, s.argv, s.argc);
-        put_strs(&part, s.env, s.envc);
-        for (uint32_t i = 0; i < s.ntask; i++)
-            if (slot_host[i] == k)
-                wire_put_u32(&part, i);
-        rc = fwd_send(vmd, f, host, WIRE_T_TASK_SPAWN, &part);
-        wire_wbuf_free(&part);
-        for (uint32_t i = 0; rc != 0 && i < s.ntask; i++)
-            if (slot_host[i] == k)
-                f->tids[i] = rc;
+    } else {
+        spawn_place(vmd, s.ntask, cand, nc, slot_host);
+        for (int k = 0; k < nc; k++)
+            spawn_part_send(vmd, f, &s, cand[k], k, slot_host);
     }
     free(slot_host);
     spawn_req_free(&s);
@@ -380,7 +393,7 @@ exec_local(struct vmd *vmd, uint32_t origin, int type, int32_t ctx, struct wire_
         /* PvmTaskExit for one of our tasks: u32 tid, i32 tag. */
         if ((rc = wire_get_u32(r, &a)) || (rc = wire_get_i32(r, &tag)))
             return rc;
-        return vmd_task_watch_exit(vmd, origin, tag, ctx, a);
+        return vmd_watch_exit(vmd, origin, tag, ctx, a);
     default:
         return WIRE_EFRAME;
     }
@@ -415,101 +428,20 @@ acc_list(struct vmd_fwd *f, const unsigned char *p, size_t len)
     wire_put_bytes(&f->acc, p + r.pos, r.len - r.pos);
 }
 
-int
-vmd_fwd_request(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
-                const unsigned char *body)
+/* A request that waits for other hosts, or fails now with -ENOMEM. */
+static struct vmd_fwd *
+fwd_begin(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h)
 {
-    struct wire_rbuf r;
-    uint32_t a, b, what, n;
-    int32_t tag;
-    int rc;
+    struct vmd_fwd *f = fwd_new(vmd, from->client, h);
+    if (f == NULL)
+        vmd_client_reply(vmd, from->client->id, h->id, -ENOMEM, NULL);
+    return f;
+}
 
-    if (c->task == NULL)
-        return WIRE_EFRAME;
-    if (h->type == WIRE_T_TASK_SPAWN)
-        return do_spawn(vmd, c, h, body);
-    wire_rbuf_init(&r, body, h->len);
-    struct vmd_fwd *f = fwd_new(vmd, c, h);
-    if (f == NULL) {
-        vmd_client_reply(vmd, c->id, h->id, -ENOMEM, NULL);
-        return 0;
-    }
-    struct wire_wbuf req;
-    wire_wbuf_init(&req);
-    switch (h->type) {
-    case WIRE_T_TASK_KILL:
-        if ((rc = wire_get_u32(&r, &a)) || (rc = wire_get_u32(&r, &b)))
-            break;
-        if (VMD_TID_HOST(a) == vmd->index) {
-            f->status = vmd_task_kill(vmd, a, (int)b);
-        } else {
-            struct vmd_host *host = VMD_TID_HOST(a) ? vmd->hosts[VMD_TID_HOST(a)] : NULL;
-            wire_put_u32(&req, a);
-            wire_put_u32(&req, b);
-            f->status = host ? fwd_send(vmd, f, host, h->type, &req) : WIRE_ENOTASK;
-        }
-        break;
-    case WIRE_T_TASK_LIST:
-        if ((rc = wire_get_u32(&r, &a)) != 0)
-            break;
-        wire_put_u32(&req, a);
-        for (int i = 1; i <= VMD_MAX_HOSTS; i++) {
-            struct vmd_host *host = vmd->hosts[i];
-            if (host == NULL || host->state != VMD_HOST_UP)
-                continue;
-            if (a != 0 && VMD_TID_HOST(a) != i)
-                continue;
-            if (i == vmd->index) {
-                struct wire_wbuf part;
-                wire_wbuf_init(&part);
-                list_part(vmd, a, &part);
-                acc_list(f, part.data, part.len);
-                wire_wbuf_free(&part);
-            } else if (fwd_send(vmd, f, host, h->type, &req) != 0 && a != 0) {
-                f->status = WIRE_EHOSTFAIL;
-            }
-        }
-        if (a != 0 && (VMD_TID_HOST(a) < 1 || vmd->hosts[VMD_TID_HOST(a)] == NULL))
-            f->status = WIRE_ENOHOST;
-        break;
-    case WIRE_T_TASK_NOTIFY:
-        if ((rc = wire_get_u32(&r, &what)) || (rc = wire_get_i32(&r, &tag)) ||
-            (rc = wire_get_u32(&r, &n)))
-            break;
-        if (what != 1) {
-            f->status = vmd_task_notify_req(vmd, f->origin, h, body);
-            break;
-        }
-        if (n > 65536) {
-            rc = -EINVAL;
-            break;
-        }
-        for (uint32_t i = 0; i < n && rc == 0; i++) {
-            if ((rc = wire_get_u32(&r, &a)) != 0)
-                break;
-            int hi = VMD_TID_HOST(a);
-            if (hi == vmd->index) {
-                f->status = vmd_task_watch_exit(vmd, f->origin, tag, h->ctx, a);
-                continue;
-            }
-            struct vmd_host *host = hi > 0 ? vmd->hosts[hi] : NULL;
-            struct wire_wbuf one;
-            wire_wbuf_init(&one);
-            wire_put_u32(&one, a);
-            wire_put_i32(&one, tag);
-            /* A host we cannot reach: the task is as good as gone.  One we
-             * can may die later: the copy tells the watcher then. */
-            if (host == NULL || fwd_send(vmd, f, host, h->type, &one) != 0)
-                vmd_task_watch_exit(vmd, f->origin, tag, h->ctx, a);
-            else if (vmd_task_rwatch_add(vmd, f->origin, tag, h->ctx, a) != 0)
-                f->status = -ENOMEM;
-            wire_wbuf_free(&one);
-        }
-        break;
-    default:
-        rc = WIRE_EFRAME;
-    }
-    wire_wbuf_free(&req);
+/* Answer once every part has: a malformed request closes the client. */
+static int
+fwd_end(struct vmd *vmd, struct vmd_fwd *f, int rc)
+{
     if (rc == WIRE_EFRAME) {
         vmd_list_remove(&f->link);
         wire_wbuf_free(&f->acc);
@@ -520,6 +452,129 @@ vmd_fwd_request(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
         f->status = rc;
     fwd_release(vmd, f);
     return 0;
+}
+
+/* pvm_kill, pvm_sendsig: u32 tid, u32 signal, where the task lives. */
+int
+vmd_fwd_kill(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+             const unsigned char *body)
+{
+    struct wire_rbuf r;
+    uint32_t a, b;
+    int rc;
+    struct vmd_fwd *f = fwd_begin(vmd, from, h);
+    if (f == NULL)
+        return 0;
+    wire_rbuf_init(&r, body, h->len);
+    if ((rc = wire_get_u32(&r, &a)) || (rc = wire_get_u32(&r, &b)))
+        return fwd_end(vmd, f, rc);
+    if (VMD_TID_HOST(a) == vmd->index) {
+        f->status = vmd_task_kill(vmd, a, (int)b);
+    } else {
+        struct vmd_host *host = VMD_TID_HOST(a) ? vmd->hosts[VMD_TID_HOST(a)] : NULL;
+        struct wire_wbuf req;
+        wire_wbuf_init(&req);
+        wire_put_u32(&req, a);
+        wire_put_u32(&req, b);
+        f->status = host ? fwd_send(vmd, f, host, h->type, &req) : WIRE_ENOTASK;
+        wire_wbuf_free(&req);
+    }
+    return fwd_end(vmd, f, 0);
+}
+
+/* pvm_tasks: u32 where; every host that may hold a match lists its own. */
+int
+vmd_fwd_list(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+             const unsigned char *body)
+{
+    struct wire_rbuf r;
+    struct wire_wbuf req;
+    uint32_t a;
+    int rc;
+    struct vmd_fwd *f = fwd_begin(vmd, from, h);
+    if (f == NULL)
+        return 0;
+    wire_rbuf_init(&r, body, h->len);
+    if ((rc = wire_get_u32(&r, &a)) != 0)
+        return fwd_end(vmd, f, rc);
+    wire_wbuf_init(&req);
+    wire_put_u32(&req, a);
+    for (int i = 1; i <= VMD_MAX_HOSTS; i++) {
+        struct vmd_host *host = vmd->hosts[i];
+        if (host == NULL || host->state != VMD_HOST_UP)
+            continue;
+        if (a != 0 && VMD_TID_HOST(a) != i)
+            continue;
+        if (i == vmd->index) {
+            struct wire_wbuf part;
+            wire_wbuf_init(&part);
+            list_part(vmd, a, &part);
+            acc_list(f, part.data, part.len);
+            wire_wbuf_free(&part);
+        } else if (fwd_send(vmd, f, host, h->type, &req) != 0 && a != 0) {
+            f->status = WIRE_EHOSTFAIL;
+        }
+    }
+    wire_wbuf_free(&req);
+    if (a != 0 && (VMD_TID_HOST(a) < 1 || vmd->hosts[VMD_TID_HOST(a)] == NULL))
+        f->status = WIRE_ENOHOST;
+    return fwd_end(vmd, f, 0);
+}
+
+/* PvmTaskExit for tid a: watched where it lives, with a copy here when
+ * that is another host (vmd_watch_remote_add). */
+static void
+notify_exit_one(struct vmd *vmd, struct vmd_fwd *f, int type, int32_t tag, int32_t ctx,
+                uint32_t a)
+{
+    int hi = VMD_TID_HOST(a);
+    if (hi == vmd->index) {
+        f->status = vmd_watch_exit(vmd, f->origin, tag, ctx, a);
+        return;
+    }
+    struct vmd_host *host = hi > 0 ? vmd->hosts[hi] : NULL;
+    struct wire_wbuf one;
+    wire_wbuf_init(&one);
+    wire_put_u32(&one, a);
+    wire_put_i32(&one, tag);
+    /* A host we cannot reach: the task is as good as gone.  One we can
+     * may die later: the copy tells the watcher then. */
+    if (host == NULL || fwd_send(vmd, f, host, type, &one) != 0)
+        vmd_watch_exit(vmd, f->origin, tag, ctx, a);
+    else if (vmd_watch_remote_add(vmd, f->origin, tag, ctx, a) != 0)
+        f->status = -ENOMEM;
+    wire_wbuf_free(&one);
+}
+
+/* pvm_notify: u32 what, i32 tag, u32 n, u32 tids[n].  PvmTaskExit spans
+ * hosts; the host events are this daemon's own (vmd_hostwatch.c). */
+int
+vmd_fwd_notify(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+               const unsigned char *body)
+{
+    struct wire_rbuf r;
+    uint32_t a, what, n;
+    int32_t tag;
+    int rc;
+    struct vmd_fwd *f = fwd_begin(vmd, from, h);
+    if (f == NULL)
+        return 0;
+    wire_rbuf_init(&r, body, h->len);
+    if ((rc = wire_get_u32(&r, &what)) || (rc = wire_get_i32(&r, &tag)) ||
+        (rc = wire_get_u32(&r, &n)))
+        return fwd_end(vmd, f, rc);
+    if (what != 1) {
+        f->status = vmd_hostwatch_request(vmd, f->origin, h, body);
+        return fwd_end(vmd, f, 0);
+    }
+    if (n > 65536)
+        return fwd_end(vmd, f, -EINVAL);
+    for (uint32_t i = 0; i < n; i++) {
+        if ((rc = wire_get_u32(&r, &a)) != 0)
+            return fwd_end(vmd, f, rc);
+        notify_exit_one(vmd, f, h->type, tag, h->ctx, a);
+    }
+    return fwd_end(vmd, f, 0);
 }
 
 static struct vmd_fwd *
@@ -533,40 +588,52 @@ fwd_by_id(struct vmd *vmd, uint32_t id)
     return NULL;
 }
 
+/* A part's answer: u32 op id, then what the part produced; tag: status. */
 int
-vmd_fwd_on_peer(struct vmd_peer *p, const struct wire_hdr *h, const unsigned char *body)
+vmd_fwd_on_reply(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+                 const unsigned char *body)
 {
-    struct vmd *vmd = p->vmd;
+    struct wire_rbuf r;
+    uint32_t id;
+    int rc;
+    (void)from;
+    wire_rbuf_init(&r, body, h->len);
+    if ((rc = wire_get_u32(&r, &id)) != 0)
+        return rc;
+    struct vmd_fwd *f = fwd_by_id(vmd, id);
+    if (f == NULL)
+        return 0;       /* it timed out already */
+    if (h->tag != 0 && f->status == 0)
+        f->status = h->tag;
+    if (f->type == WIRE_T_TASK_LIST) {
+        acc_list(f, body + r.pos, r.len - r.pos);
+    } else if (f->type == WIRE_T_TASK_SPAWN) {
+        uint32_t n, slot;
+        int32_t tid;
+        if (wire_get_u32(&r, &n) == 0 && n <= (uint32_t)f->ntask)
+            for (uint32_t i = 0; i < n; i++)
+                if (wire_get_u32(&r, &slot) == 0 && wire_get_i32(&r, &tid) == 0 &&
+                    slot < (uint32_t)f->ntask)
+                    f->tids[slot] = tid;
+    }
+    fwd_release(vmd, f);
+    return 0;
+}
+
+/* Another host's part of a request: u32 op id, u32 origin tid, u32 type,
+ * the request; done here as if the origin task had asked locally. */
+int
+vmd_fwd_on_request(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+                   const unsigned char *body)
+{
+    struct vmd_peer *p = from->peer;
     struct wire_rbuf r;
     uint32_t id, origin, type;
     int rc;
 
-    if (p->host == NULL)
-        return WIRE_EFRAME;
     wire_rbuf_init(&r, body, h->len);
-    if ((rc = wire_get_u32(&r, &id)) != 0)
-        return rc;
-    if (h->type == WIRE_T_FWD_REPLY) {
-        struct vmd_fwd *f = fwd_by_id(vmd, id);
-        if (f == NULL)
-            return 0;       /* it timed out already */
-        if (h->tag != 0 && f->status == 0)
-            f->status = h->tag;
-        if (f->type == WIRE_T_TASK_LIST) {
-            acc_list(f, body + r.pos, r.len - r.pos);
-        } else if (f->type == WIRE_T_TASK_SPAWN) {
-            uint32_t n, slot;
-            int32_t tid;
-            if (wire_get_u32(&r, &n) == 0 && n <= (uint32_t)f->ntask)
-                for (uint32_t i = 0; i < n; i++)
-                    if (wire_get_u32(&r, &slot) == 0 && wire_get_i32(&r, &tid) == 0 &&
-                        slot < (uint32_t)f->ntask)
-                        f->tids[slot] = tid;
-        }
-        fwd_release(vmd, f);
-        return 0;
-    }
-    if ((rc = wire_get_u32(&r, &origin)) || (rc = wire_get_u32(&r, &type)))
+    if ((rc = wire_get_u32(&r, &id)) || (rc = wire_get_u32(&r, &origin)) ||
+        (rc = wire_get_u32(&r, &type)))
         return rc;
     /* A host asks only on behalf of its own tasks. */
     if (VMD_TID_HOST(origin) != p->host->index)
@@ -612,3 +679,8 @@ vmd_fwd_sweep(struct vmd *vmd)
         fwd_finish(vmd, f);
     }
 }
+
+const struct vmd_hooks vmd_fwd_hooks = {
+    .module = "fwd",
+    .halt = vmd_fwd_sweep,
+};

@@ -288,7 +288,7 @@ grp_check_freeze(struct vmd *vmd, struct grp *g)
     wire_wbuf_init(&b);
     wire_put_i32(&b, g->fsize);
     for (int i = 0; i < g->nfw; i++)
-        vmd_ops_answer(vmd, g->fw[i].origin, g->fw[i].client_id, g->fw[i].req_id, 0, &b);
+        vmd_reply(vmd, g->fw[i].origin, g->fw[i].client_id, g->fw[i].req_id, 0, &b);
     wire_wbuf_free(&b);
     free(g->fw);
     g->fw = NULL;
@@ -323,7 +323,7 @@ grp_remove(struct vmd *vmd, struct grp *g, uint32_t tid, int code)
     if (g->size == 0) {
         /* Nobody is left to wait: a freeze or barrier in progress ends. */
         for (int i = 0; i < g->nfw; i++)
-            vmd_ops_answer(vmd, g->fw[i].origin, g->fw[i].client_id, g->fw[i].req_id,
+            vmd_reply(vmd, g->fw[i].origin, g->fw[i].client_id, g->fw[i].req_id,
                            WIRE_ENOGROUP, NULL);
         if (g->bar_active)
             bar_finish(vmd, g, WIRE_ENOGROUP);
@@ -436,159 +436,294 @@ bar_arrive(struct vmd *vmd, int host, const char *name, int32_t count, uint32_t 
         bar_finish(vmd, g, g->gen_code);
 }
 
+/* ---- the master: requests to the table ---- */
+
+/* Every request to the master's table: u32 tid (the task's daemon wrote
+ * it), str group, then the request's own fields. */
+struct greq {
+    struct wire_rbuf r;
+    uint32_t tid;
+    char name[VMD_GROUP_NAME_MAX];
+    struct grp *g;              /* the group, if it exists */
+    struct wire_wbuf b;         /* the answer */
+};
+
+/* 0: q is ready; 1: answered already (a null group name); or an error. */
+static int
+greq_begin(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+           const unsigned char *body, struct greq *q, int empty_ok)
+{
+    int rc;
+    wire_rbuf_init(&q->r, body, h->len);
+    if ((rc = wire_get_u32(&q->r, &q->tid)) != 0 ||
+        (rc = wire_get_str(&q->r, q->name, sizeof(q->name))) != 0)
+        return rc;
+    if (!empty_ok && q->name[0] == '\0') {
+        vmd_answer(vmd, from, h, WIRE_ENULLGROUP, NULL);
+        return 1;
+    }
+    q->g = grp_find(vmd, q->name);
+    wire_wbuf_init(&q->b);
+    return 0;
+}
+
+/* Answer with status (the body only on success) and free q. */
+static int
+greq_end(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+         struct greq *q, int status)
+{
+    vmd_answer(vmd, from, h, status, status ? NULL : &q->b);
+    wire_wbuf_free(&q->b);
+    return 0;
+}
+
 int
-vmd_group_request(struct vmd *vmd, int origin, uint32_t client_id, const struct wire_hdr *h,
+vmd_group_join(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+               const unsigned char *body)
+{
+    struct greq q;
+    int32_t inst;
+    int begun = greq_begin(vmd, from, h, body, &q, 0);
+    if (begun != 0)
+        return begun > 0 ? 0 : begun;
+    int status = do_join(vmd, q.name, q.tid, &inst);
+    if (status == 0)
+        wire_put_i32(&q.b, inst);
+    return greq_end(vmd, from, h, &q, status);
+}
+
+int
+vmd_group_leave(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+                const unsigned char *body)
+{
+    struct greq q;
+    int status = 0;
+    int begun = greq_begin(vmd, from, h, body, &q, 0);
+    if (begun != 0)
+        return begun > 0 ? 0 : begun;
+    if (q.g == NULL)
+        status = WIRE_ENOGROUP;
+    else if (grp_inst(q.g, q.tid) < 0)
+        status = WIRE_ENOTINGROUP;
+    else
+        grp_remove(vmd, q.g, q.tid, 0);
+    return greq_end(vmd, from, h, &q, status);
+}
+
+/* pvm_gettid: i32 instance. */
+int
+vmd_group_tid(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+              const unsigned char *body)
+{
+    struct greq q;
+    int32_t inst;
+    int rc, status = 0;
+    int begun = greq_begin(vmd, from, h, body, &q, 0);
+    if (begun != 0)
+        return begun > 0 ? 0 : begun;
+    if ((rc = wire_get_i32(&q.r, &inst)) != 0) {
+        wire_wbuf_free(&q.b);
+        return rc;
+    }
+    if (q.g == NULL)
+        status = WIRE_ENOGROUP;
+    else if (inst < 0 || inst >= q.g->ninst || q.g->tids[inst] == 0)
+        status = WIRE_ENOINST;
+    else
+        wire_put_u32(&q.b, q.g->tids[inst]);
+    return greq_end(vmd, from, h, &q, status);
+}
+
+/* pvm_getinst: u32 tid. */
+int
+vmd_group_inst(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+               const unsigned char *body)
+{
+    struct greq q;
+    uint32_t u;
+    int rc, status = 0;
+    int begun = greq_begin(vmd, from, h, body, &q, 0);
+    if (begun != 0)
+        return begun > 0 ? 0 : begun;
+    if ((rc = wire_get_u32(&q.r, &u)) != 0) {
+        wire_wbuf_free(&q.b);
+        return rc;
+    }
+    if (q.g == NULL)
+        status = WIRE_ENOGROUP;
+    else if (u == 0 || grp_inst(q.g, u) < 0)
+        status = WIRE_ENOTINGROUP;
+    else
+        wire_put_i32(&q.b, grp_inst(q.g, u));
+    return greq_end(vmd, from, h, &q, status);
+}
+
+int
+vmd_group_size(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+               const unsigned char *body)
+{
+    struct greq q;
+    int begun = greq_begin(vmd, from, h, body, &q, 0);
+    if (begun != 0)
+        return begun > 0 ? 0 : begun;
+    if (q.g == NULL)
+        return greq_end(vmd, from, h, &q, WIRE_ENOGROUP);
+    wire_put_u32(&q.b, (uint32_t)q.g->size);
+    return greq_end(vmd, from, h, &q, 0);
+}
+
+/* The members; after them the generation and the latest members that
+ * died, newest first, with their instance and how long ago (ms). */
+int
+vmd_group_info(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+               const unsigned char *body)
+{
+    struct greq q;
+    int begun = greq_begin(vmd, from, h, body, &q, 0);
+    if (begun != 0)
+        return begun > 0 ? 0 : begun;
+    struct grp *g = q.g;
+    if (g == NULL)
+        return greq_end(vmd, from, h, &q, WIRE_ENOGROUP);
+    pack_members(g, &q.b);
+    wire_put_u32(&q.b, g->gen);
+    int nb = g->nbrk < VMD_GROUP_BREAKS ? (int)g->nbrk : VMD_GROUP_BREAKS;
+    uint64_t now = uv_now(vmd->loop);
+    wire_put_u32(&q.b, (uint32_t)nb);
+    for (int i = 0; i < nb; i++) {
+        const struct grp_break *e = &g->brk[(g->nbrk - 1 - (unsigned)i) % VMD_GROUP_BREAKS];
+        uint64_t ago = now - e->at;
+        wire_put_u32(&q.b, e->tid);
+        wire_put_i32(&q.b, e->inst);
+        wire_put_u32(&q.b, ago > UINT32_MAX ? UINT32_MAX : (uint32_t)ago);
+    }
+    return greq_end(vmd, from, h, &q, 0);
+}
+
+/* Every group (the name is ignored). */
+int
+vmd_group_list(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+               const unsigned char *body)
+{
+    struct greq q;
+    uint32_t n = 0;
+    int begun = greq_begin(vmd, from, h, body, &q, 1);
+    if (begun != 0)
+        return begun > 0 ? 0 : begun;
+    for (struct vmd_list *l = vmd->groups.next; l != &vmd->groups; l = l->next)
+        n++;
+    wire_put_u32(&q.b, n);
+    for (struct vmd_list *l = vmd->groups.next; l != &vmd->groups; l = l->next) {
+        struct grp *e = vmd_container_of(l, struct grp, link);
+        put_name(&q.b, e->name);
+        pack_members(e, &q.b);
+    }
+    return greq_end(vmd, from, h, &q, 0);
+}
+
+/* pvm_freezegroup: i32 size (-1: the members now); answered once frozen. */
+int
+vmd_group_freeze(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+                 const unsigned char *body)
+{
+    struct greq q;
+    int32_t size;
+    int rc;
+    int begun = greq_begin(vmd, from, h, body, &q, 0);
+    if (begun != 0)
+        return begun > 0 ? 0 : begun;
+    struct grp *g = q.g;
+    if ((rc = wire_get_i32(&q.r, &size)) != 0) {
+        wire_wbuf_free(&q.b);
+        return rc;
+    }
+    if (g == NULL)
+        return greq_end(vmd, from, h, &q, WIRE_ENOGROUP);
+    if (grp_inst(g, q.tid) < 0)
+        return greq_end(vmd, from, h, &q, WIRE_ENOTINGROUP);
+    if (g->frozen)
+        return greq_end(vmd, from, h, &q, WIRE_EDUPGROUP);
+    if (size == 0 || size < -1 || size > VMD_GROUP_MAX_INST)
+        return greq_end(vmd, from, h, &q, -EINVAL);
+    struct frz_wait *fw = realloc(g->fw, (size_t)(g->nfw + 1) * sizeof(*fw));
+    if (fw == NULL)
+        return greq_end(vmd, from, h, &q, -ENOMEM);
+    g->fw = fw;
+    fw[g->nfw].origin = from->host;
+    fw[g->nfw].client_id = from->client_id;
+    fw[g->nfw].req_id = h->id;
+    fw[g->nfw].tid = q.tid;
+    g->nfw++;
+    if (g->freeze_size == 0)
+        g->freeze_size = size == -1 ? g->size : size;
+    wire_wbuf_free(&q.b);
+    grp_check_freeze(vmd, g);
+    return 0;
+}
+
+/* A barrier the task's daemon could not gather: it did not find the task
+ * among the members, so the master says why. */
+static int
+barrier_at_master(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
                   const unsigned char *body)
 {
-    struct wire_rbuf r;
-    struct wire_wbuf b;
-    uint32_t tid, u;
-    int32_t i32;
-    char name[VMD_GROUP_NAME_MAX];
-    int rc, status = 0;
+    struct greq q;
+    int status;
+    int begun = greq_begin(vmd, from, h, body, &q, 0);
+    if (begun != 0)
+        return begun > 0 ? 0 : begun;
+    if (q.g == NULL)
+        status = WIRE_ENOGROUP;
+    else if (grp_inst(q.g, q.tid) < 0)
+        status = WIRE_ENOTINGROUP;
+    else
+        status = -EAGAIN;
+    return greq_end(vmd, from, h, &q, status);
+}
 
-    wire_rbuf_init(&r, body, h->len);
-    if ((rc = wire_get_u32(&r, &tid)) != 0 || (rc = wire_get_str(&r, name, sizeof(name))) != 0)
-        return rc;
-    /* A daemon speaks only for its own tasks. */
-    if (origin > 0 && tid != 0 && VMD_TID_HOST(tid) != origin)
-        return WIRE_EFRAME;
-    if (h->type != WIRE_T_GROUP_LIST && h->type != WIRE_T_GROUP_GONE && name[0] == '\0') {
-        vmd_ops_answer(vmd, origin, client_id, h->id, WIRE_ENULLGROUP, NULL);
-        return 0;
+/* Task tid left the VM: it leaves every group, which breaks barriers. */
+static void
+grp_gone(struct vmd *vmd, uint32_t tid)
+{
+    struct vmd_list *l, *next;
+    for (l = vmd->groups.next; l != &vmd->groups; l = next) {
+        next = l->next;
+        struct grp *e = vmd_container_of(l, struct grp, link);
+        if (grp_inst(e, tid) >= 0)
+            grp_remove(vmd, e, tid, WIRE_ENOTASK);
     }
-    struct grp *g = grp_find(vmd, name);
+}
+
+/* A task of another host left the VM (its daemon relays: u32 tid, str ""). */
+int
+vmd_group_gone(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+               const unsigned char *body)
+{
+    struct greq q;
+    int begun = greq_begin(vmd, from, h, body, &q, 1);
+    if (begun != 0)
+        return begun > 0 ? 0 : begun;
+    grp_gone(vmd, q.tid);
+    return greq_end(vmd, from, h, &q, 0);
+}
+
+/* A task of this host left the VM: the master drops it from its groups. */
+static void
+gone_to_master(struct vmd *vmd, uint32_t tid)
+{
+    if (vmd->halting || vmd->halting_vm)
+        return;
+    if (vmd->is_master) {
+        grp_gone(vmd, tid);
+        return;
+    }
+    struct wire_wbuf b;
     wire_wbuf_init(&b);
-    switch (h->type) {
-    case WIRE_T_GROUP_JOIN:
-        status = do_join(vmd, name, tid, &i32);
-        if (status == 0)
-            wire_put_i32(&b, i32);
-        break;
-    case WIRE_T_GROUP_LEAVE:
-        if (g == NULL)
-            status = WIRE_ENOGROUP;
-        else if (grp_inst(g, tid) < 0)
-            status = WIRE_ENOTINGROUP;
-        else
-            grp_remove(vmd, g, tid, 0);
-        break;
-    case WIRE_T_GROUP_TID:
-        if ((rc = wire_get_i32(&r, &i32)) != 0)
-            break;
-        if (g == NULL)
-            status = WIRE_ENOGROUP;
-        else if (i32 < 0 || i32 >= g->ninst || g->tids[i32] == 0)
-            status = WIRE_ENOINST;
-        else
-            wire_put_u32(&b, g->tids[i32]);
-        break;
-    case WIRE_T_GROUP_INST:
-        if ((rc = wire_get_u32(&r, &u)) != 0)
-            break;
-        if (g == NULL)
-            status = WIRE_ENOGROUP;
-        else if (u == 0 || grp_inst(g, u) < 0)
-            status = WIRE_ENOTINGROUP;
-        else
-            wire_put_i32(&b, grp_inst(g, u));
-        break;
-    case WIRE_T_GROUP_SIZE:
-        if (g == NULL)
-            status = WIRE_ENOGROUP;
-        else
-            wire_put_u32(&b, (uint32_t)g->size);
-        break;
-    case WIRE_T_GROUP_INFO:
-        if (g == NULL) {
-            status = WIRE_ENOGROUP;
-        } else {
-            /* After the members: the generation and the latest members
-             * that died, newest first, with their instance and how long
-             * ago (ms). */
-            pack_members(g, &b);
-            wire_put_u32(&b, g->gen);
-            int nb = g->nbrk < VMD_GROUP_BREAKS ? (int)g->nbrk : VMD_GROUP_BREAKS;
-            uint64_t now = uv_now(vmd->loop);
-            wire_put_u32(&b, (uint32_t)nb);
-            for (int i = 0; i < nb; i++) {
-                const struct grp_break *e = &g->brk[(g->nbrk - 1 - (unsigned)i) % VMD_GROUP_BREAKS];
-                uint64_t ago = now - e->at;
-                wire_put_u32(&b, e->tid);
-                wire_put_i32(&b, e->inst);
-                wire_put_u32(&b, ago > UINT32_MAX ? UINT32_MAX : (uint32_t)ago);
-            }
-        }
-        break;
-    case WIRE_T_GROUP_LIST: {
-        uint32_t n = 0;
-        for (struct vmd_list *l = vmd->groups.next; l != &vmd->groups; l = l->next)
-            n++;
-        wire_put_u32(&b, n);
-        for (struct vmd_list *l = vmd->groups.next; l != &vmd->groups; l = l->next) {
-            struct grp *e = vmd_container_of(l, struct grp, link);
-            put_name(&b, e->name);
-            pack_members(e, &b);
-        }
-        break;
-    }
-    case WIRE_T_GROUP_FREEZE: {
-        if ((rc = wire_get_i32(&r, &i32)) != 0)
-            break;
-        if (g == NULL) {
-            status = WIRE_ENOGROUP;
-        } else if (grp_inst(g, tid) < 0) {
-            status = WIRE_ENOTINGROUP;
-        } else if (g->frozen) {
-            status = WIRE_EDUPGROUP;
-        } else if (i32 == 0 || i32 < -1 || i32 > VMD_GROUP_MAX_INST) {
-            status = -EINVAL;
-        } else {
-            struct frz_wait *fw = realloc(g->fw, (size_t)(g->nfw + 1) * sizeof(*fw));
-            if (fw == NULL) {
-                status = -ENOMEM;
-                break;
-            }
-            g->fw = fw;
-            fw[g->nfw].origin = origin;
-            fw[g->nfw].client_id = client_id;
-            fw[g->nfw].req_id = h->id;
-            fw[g->nfw].tid = tid;
-            g->nfw++;
-            if (g->freeze_size == 0)
-                g->freeze_size = i32 == -1 ? g->size : i32;
-            wire_wbuf_free(&b);
-            grp_check_freeze(vmd, g);
-            return 0;       /* answered once frozen */
-        }
-        break;
-    }
-    case WIRE_T_GROUP_BARRIER:
-        /* The task's daemon did not find it among the members. */
-        if (g == NULL)
-            status = WIRE_ENOGROUP;
-        else if (grp_inst(g, tid) < 0)
-            status = WIRE_ENOTINGROUP;
-        else
-            status = -EAGAIN;
-        break;
-    case WIRE_T_GROUP_GONE: {
-        struct vmd_list *l, *next;
-        for (l = vmd->groups.next; l != &vmd->groups; l = next) {
-            next = l->next;
-            struct grp *e = vmd_container_of(l, struct grp, link);
-            if (grp_inst(e, tid) >= 0)
-                grp_remove(vmd, e, tid, WIRE_ENOTASK);
-        }
-        break;
-    }
-    default:
-        rc = WIRE_EFRAME;
-    }
-    if (rc == 0)
-        vmd_ops_answer(vmd, origin, client_id, h->id, status, status ? NULL : &b);
+    wire_put_u32(&b, tid);
+    wire_put_str(&b, "");
+    if (b.err == 0)
+        vmd_relay_own(vmd, WIRE_T_GROUP_GONE, b.data, b.len);
     wire_wbuf_free(&b);
-    return rc;
 }
 
 /* ---- every daemon: the local view and the barrier gathering ---- */
@@ -673,15 +808,8 @@ lgrp_sync(struct vmd *vmd, int op, const char *name, uint32_t tid, uint32_t gen,
         }
         g->tids[g->n++] = tid;
         /* A task that left before we heard of its join: it is gone. */
-        if (vmd_task_by_tid(vmd, tid) == NULL) {
-            struct wire_wbuf b;
-            wire_wbuf_init(&b);
-            wire_put_u32(&b, tid);
-            wire_put_str(&b, "");
-            if (b.err == 0)
-                vmd_ops_to_master(vmd, WIRE_T_GROUP_GONE, b.data, b.len);
-            wire_wbuf_free(&b);
-        }
+        if (vmd_task_by_tid(vmd, tid) == NULL)
+            gone_to_master(vmd, tid);
         return;
     }
     if (g == NULL)
@@ -716,9 +844,10 @@ lgrp_done(struct vmd *vmd, const char *name, uint32_t n, int status)
 
 /* A local task's pvm_barrier. */
 static int
-local_barrier(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
+local_barrier(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
               const unsigned char *body)
 {
+    struct vmd_client *c = from->client;
     struct wire_rbuf r;
     uint32_t tid;
     int32_t count;
@@ -748,7 +877,12 @@ local_barrier(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
         wire_put_i32(&b, count);
         struct wire_hdr hh = *h;
         hh.len = (uint32_t)b.len;
-        rc = b.err ? b.err : vmd_ops_request(vmd, 0, c->id, &hh, b.data);
+        if (b.err)
+            rc = b.err;
+        else if (vmd->is_master)
+            rc = barrier_at_master(vmd, from, &hh, b.data);
+        else
+            rc = vmd_relay_request(vmd, c->id, &hh, b.data);
         wire_wbuf_free(&b);
         return rc;
     }
@@ -771,80 +905,81 @@ local_barrier(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
     return 0;
 }
 
+/* pvm_barrier: gathered by the task's daemon (a local client's), or, on
+ * the master, the relayed one of a task its daemon did not find. */
 int
-vmd_group_client(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
-                 const unsigned char *body)
+vmd_group_barrier(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+                  const unsigned char *body)
 {
-    if (h->len < 4 || h->type == WIRE_T_GROUP_GONE)
-        return WIRE_EFRAME;
-    if (c->task == NULL && h->type != WIRE_T_GROUP_LIST && h->type != WIRE_T_GROUP_SIZE &&
-        h->type != WIRE_T_GROUP_TID && h->type != WIRE_T_GROUP_INST &&
-        h->type != WIRE_T_GROUP_INFO)
-        return WIRE_EFRAME;
-    if (h->type == WIRE_T_GROUP_BARRIER)
-        return local_barrier(vmd, c, h, body);
-    unsigned char *copy = malloc(h->len);
-    if (copy == NULL)
-        return -ENOMEM;
-    memcpy(copy, body, h->len);
-    uint32_t tid = c->task ? c->task->tid : 0;
-    copy[0] = (unsigned char)(tid >> 24);
-    copy[1] = (unsigned char)(tid >> 16);
-    copy[2] = (unsigned char)(tid >> 8);
-    copy[3] = (unsigned char)tid;
-    int rc = vmd_ops_request(vmd, 0, c->id, h, copy);
-    free(copy);
-    return rc;
+    if (from->kind == VMD_FROM_CLIENT)
+        return local_barrier(vmd, from, h, body);
+    return barrier_at_master(vmd, from, h, body);
 }
 
+/* The master: a member's join, leave or break (u32 op, str group, u32
+ * tid, u32 gen, i32 code). */
 int
-vmd_group_on_peer(struct vmd_peer *p, const struct wire_hdr *h, const unsigned char *body)
+vmd_group_on_sync(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+                  const unsigned char *body)
 {
-    struct vmd *vmd = p->vmd;
     struct wire_rbuf r;
     char name[VMD_GROUP_NAME_MAX];
-    uint32_t op, tid, gen, n;
-    int32_t code, count;
+    uint32_t op, tid, gen;
+    int32_t code;
     int rc;
-    int from_master = p->host && p->host->index == vmd->master_index && !vmd->is_master;
-
+    (void)from;
     wire_rbuf_init(&r, body, h->len);
-    switch (h->type) {
-    case WIRE_T_GROUP_SYNC:
-        if (!from_master)
-            return WIRE_EFRAME;
-        if ((rc = wire_get_u32(&r, &op)) || (rc = wire_get_str(&r, name, sizeof(name))) ||
-            (rc = wire_get_u32(&r, &tid)) || (rc = wire_get_u32(&r, &gen)) ||
-            (rc = wire_get_i32(&r, &code)))
-            return rc;
-        if (op < SYNC_JOINED || op > SYNC_BROKEN || code > 0 ||
-            (op != SYNC_BROKEN && VMD_TID_HOST(tid) != vmd->index))
-            return WIRE_EFRAME;
-        lgrp_sync(vmd, (int)op, name, tid, gen, code);
-        return 0;
-    case WIRE_T_BARRIER_DONE:
-        if (!from_master)
-            return WIRE_EFRAME;
-        if ((rc = wire_get_str(&r, name, sizeof(name))) || (rc = wire_get_u32(&r, &n)) ||
-            (rc = wire_get_i32(&r, &code)))
-            return rc;
-        if (code > 0)
-            return WIRE_EFRAME;
-        lgrp_done(vmd, name, n, code);
-        return 0;
-    case WIRE_T_BARRIER_ARRIVE:
-        if (!vmd->is_master || p->host == NULL)
-            return WIRE_EFRAME;
-        if ((rc = wire_get_str(&r, name, sizeof(name))) || (rc = wire_get_i32(&r, &count)) ||
-            (rc = wire_get_u32(&r, &gen)) || (rc = wire_get_u32(&r, &n)))
-            return rc;
-        if (n == 0 || n > (uint32_t)vmd->conf.max_tasks + 1)
-            return WIRE_EFRAME;
-        bar_arrive(vmd, p->host->index, name, count, gen, n);
-        return 0;
-    default:
+    if ((rc = wire_get_u32(&r, &op)) || (rc = wire_get_str(&r, name, sizeof(name))) ||
+        (rc = wire_get_u32(&r, &tid)) || (rc = wire_get_u32(&r, &gen)) ||
+        (rc = wire_get_i32(&r, &code)))
+        return rc;
+    if (op < SYNC_JOINED || op > SYNC_BROKEN || code > 0 ||
+        (op != SYNC_BROKEN && VMD_TID_HOST(tid) != vmd->index))
         return WIRE_EFRAME;
-    }
+    lgrp_sync(vmd, (int)op, name, tid, gen, code);
+    return 0;
+}
+
+/* The master: n of our waiters may go (str group, u32 n, i32 status). */
+int
+vmd_group_on_done(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+                  const unsigned char *body)
+{
+    struct wire_rbuf r;
+    char name[VMD_GROUP_NAME_MAX];
+    uint32_t n;
+    int32_t code;
+    int rc;
+    (void)from;
+    wire_rbuf_init(&r, body, h->len);
+    if ((rc = wire_get_str(&r, name, sizeof(name))) || (rc = wire_get_u32(&r, &n)) ||
+        (rc = wire_get_i32(&r, &code)))
+        return rc;
+    if (code > 0)
+        return WIRE_EFRAME;
+    lgrp_done(vmd, name, n, code);
+    return 0;
+}
+
+/* A member daemon, to us the master: n of its tasks arrived (str group,
+ * i32 count, u32 gen, u32 n). */
+int
+vmd_group_on_arrive(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+                    const unsigned char *body)
+{
+    struct wire_rbuf r;
+    char name[VMD_GROUP_NAME_MAX];
+    uint32_t gen, n;
+    int32_t count;
+    int rc;
+    wire_rbuf_init(&r, body, h->len);
+    if ((rc = wire_get_str(&r, name, sizeof(name))) || (rc = wire_get_i32(&r, &count)) ||
+        (rc = wire_get_u32(&r, &gen)) || (rc = wire_get_u32(&r, &n)))
+        return rc;
+    if (n == 0 || n > (uint32_t)vmd->conf.max_tasks + 1)
+        return WIRE_EFRAME;
+    bar_arrive(vmd, from->peer->host->index, name, count, gen, n);
+    return 0;
 }
 
 /*
@@ -852,9 +987,13 @@ vmd_group_on_peer(struct vmd_peer *p, const struct wire_hdr *h, const unsigned c
  * arrivals here came before the death), then the master drops it from
  * every group, which breaks the barriers elsewhere.
  */
-void
-vmd_group_task_gone(struct vmd *vmd, uint32_t tid)
+static void
+group_task_gone(struct vmd *vmd, struct vmd_task *t)
 {
+    uint32_t tid = t->tid;
+    /* Halting: the tables go with the daemon (group_halt). */
+    if (vmd->halting)
+        return;
     struct vmd_list *l, *next;
     for (l = vmd->lgroups.next; l != &vmd->lgroups; l = next) {
         next = l->next;
@@ -869,19 +1008,14 @@ vmd_group_task_gone(struct vmd *vmd, uint32_t tid)
         lgrp_answer(vmd, g, g->inflight, g->nw, WIRE_ENOTASK);
         lgrp_maybe_free(g);
     }
-    struct wire_wbuf b;
-    wire_wbuf_init(&b);
-    wire_put_u32(&b, tid);
-    wire_put_str(&b, "");
-    if (b.err == 0)
-        vmd_ops_to_master(vmd, WIRE_T_GROUP_GONE, b.data, b.len);
-    wire_wbuf_free(&b);
+    gone_to_master(vmd, tid);
 }
 
-/* Master: host `index` left the VM; its tasks leave every group. */
-void
-vmd_group_host_gone(struct vmd *vmd, int index)
+/* Master: host h left the VM; its tasks leave every group. */
+static void
+group_host_gone(struct vmd *vmd, struct vmd_host *h)
 {
+    int index = h->index;
     if (!vmd->is_master)
         return;
     struct vmd_list *l, *next;
@@ -911,8 +1045,8 @@ vmd_group_init(struct vmd *vmd)
 }
 
 /* Halting: waiters get an answer, every table goes. */
-void
-vmd_group_clear(struct vmd *vmd)
+static void
+group_halt(struct vmd *vmd)
 {
     while (!vmd_list_empty(&vmd->lgroups)) {
         struct lgrp *g = vmd_container_of(vmd->lgroups.next, struct lgrp, link);
@@ -923,10 +1057,17 @@ vmd_group_clear(struct vmd *vmd)
     while (!vmd_list_empty(&vmd->groups)) {
         struct grp *g = vmd_container_of(vmd->groups.next, struct grp, link);
         for (int i = 0; i < g->nfw; i++)
-            vmd_ops_answer(vmd, g->fw[i].origin, g->fw[i].client_id, g->fw[i].req_id,
+            vmd_reply(vmd, g->fw[i].origin, g->fw[i].client_id, g->fw[i].req_id,
                            WIRE_EHALTED, NULL);
         grp_free(g);
     }
     if (vmd->group_timer_init && !uv_is_closing((uv_handle_t *)&vmd->group_timer))
         uv_close((uv_handle_t *)&vmd->group_timer, NULL);
 }
+
+const struct vmd_hooks vmd_group_hooks = {
+    .module = "group",
+    .halt = group_halt,
+    .host_gone = group_host_gone,
+    .task_gone = group_task_gone,
+};

@@ -389,3 +389,8 @@ vmd_hoststart_cancel_all(struct vmd *vmd)
         start_close(s);
     }
 }
+
+const struct vmd_hooks vmd_hoststart_hooks = {
+    .module = "hoststart",
+    .halt = vmd_hoststart_cancel_all,
+};

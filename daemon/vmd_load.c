@@ -898,8 +898,10 @@ vmd_load_stop(struct vmd *vmd)
 }
 
 int
-vmd_load_on_peer(struct vmd_peer *p, const struct wire_hdr *h, const unsigned char *body)
+vmd_load_on_peer(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+                 const unsigned char *body)
 {
+    struct vmd_peer *p = from->peer;
     struct wire_rbuf r;
     struct wire_load l;
     int rc;
@@ -914,7 +916,7 @@ vmd_load_on_peer(struct vmd_peer *p, const struct wire_hdr *h, const unsigned ch
     if (p->host == NULL)
         return 0;
     p->host->load = l;
-    p->host->load_at = uv_now(p->vmd->loop);
+    p->host->load_at = uv_now(vmd->loop);
     p->host->has_load = 1;
     return 0;
 }
@@ -949,17 +951,30 @@ vmd_load_pack_all(struct vmd *vmd, struct wire_wbuf *b)
 }
 
 int
-vmd_load_request(struct vmd *vmd, int origin_host, uint32_t client_id, const struct wire_hdr *h)
+vmd_load_request(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+                 const unsigned char *body)
 {
     struct wire_wbuf b;
+    (void)body;
     if (h->len != 0)
         return WIRE_EFRAME;
     wire_wbuf_init(&b);
     vmd_load_pack_all(vmd, &b);
     if (b.err)
-        vmd_ops_answer(vmd, origin_host, client_id, h->id, b.err, NULL);
+        vmd_answer(vmd, from, h, b.err, NULL);
     else
-        vmd_ops_answer(vmd, origin_host, client_id, h->id, 0, &b);
+        vmd_answer(vmd, from, h, 0, &b);
     wire_wbuf_free(&b);
     return 0;
 }
+
+static void
+load_halt(struct vmd *vmd)
+{
+    vmd_load_stop(vmd);
+}
+
+const struct vmd_hooks vmd_load_hooks = {
+    .module = "load",
+    .halt = load_halt,
+};

@@ -133,8 +133,14 @@ parse_listen(struct vmd *vmd, const char *arg)
         die(vmd, 1, "out of memory");
 }
 
+/* What the command line asked for that is applied after the options. */
+struct args {
+    const char *conf_file, *listen, *home, *loglevel;
+};
+
+/* The options, into vmd and a; exits on --help, --version or bad usage. */
 static void
-parse_args(struct vmd *vmd, int argc, char **argv, int *daemonize)
+parse_options(struct vmd *vmd, int argc, char **argv, int *daemonize, struct args *a)
 {
     enum { O_HOME = 256, O_NAME, O_JOIN, O_LISTEN, O_HOSTSTART, O_LOGLEVEL, O_VERSION };
     static const struct option opts[] = {
@@ -150,17 +156,16 @@ parse_args(struct vmd *vmd, int argc, char **argv, int *daemonize)
         { "version", no_argument, NULL, O_VERSION },
         { NULL, 0, NULL, 0 },
     };
-    const char *conf_file = NULL, *listen = NULL, *home = NULL, *loglevel = NULL;
     int c;
 
     vmd->is_master = 1;
     while ((c = getopt_long(argc, argv, "c:dh", opts, NULL)) != -1) {
         switch (c) {
         case 'c':
-            conf_file = optarg;
+            a->conf_file = optarg;
             break;
         case O_HOME:
-            home = optarg;
+            a->home = optarg;
             break;
         case O_NAME:
             if (strlen(optarg) == 0 || strlen(optarg) >= VMD_NAME_MAX)
@@ -174,7 +179,7 @@ parse_args(struct vmd *vmd, int argc, char **argv, int *daemonize)
             vmd_strlcpy(vmd->master_name, optarg, sizeof(vmd->master_name));
             break;
         case O_LISTEN:
-            listen = optarg;
+            a->listen = optarg;
             break;
         case O_HOSTSTART:
             if (strlen(optarg) >= sizeof(vmd->hoststart_override))
@@ -182,7 +187,7 @@ parse_args(struct vmd *vmd, int argc, char **argv, int *daemonize)
             vmd_strlcpy(vmd->hoststart_override, optarg, sizeof(vmd->hoststart_override));
             break;
         case O_LOGLEVEL:
-            loglevel = optarg;
+            a->loglevel = optarg;
             break;
         case 'd':
             *daemonize = 1;
@@ -203,7 +208,12 @@ parse_args(struct vmd *vmd, int argc, char **argv, int *daemonize)
         usage(stderr);
         exit(2);
     }
+}
 
+/* Our name (the host name unless --name) and LIQUIDVM_HOME, made absolute. */
+static void
+set_name_and_home(struct vmd *vmd, const char *home)
+{
     if (vmd->name[0] == '\0') {
         char hn[VMD_NAME_MAX];
         if (gethostname(hn, sizeof(hn)) != 0)
@@ -227,7 +237,13 @@ parse_args(struct vmd *vmd, int argc, char **argv, int *daemonize)
             vmd_strlcpy(vmd->home, tmp, sizeof(vmd->home)) != 0)
             die(vmd, 2, "%s: home path too long", vmd->home);
     }
+}
 
+/* The configuration file, then what the command line overrides in it. */
+static void
+load_conf(struct vmd *vmd, const struct args *a)
+{
+    const char *conf_file = a->conf_file;
     conf_defaults(&vmd->conf);
     if (conf_file) {
         struct conf_diag diag = { 0 };
@@ -239,20 +255,29 @@ parse_args(struct vmd *vmd, int argc, char **argv, int *daemonize)
                 diag.nerrors == 1 ? "" : "s");
         }
     }
-    if (listen)
-        parse_listen(vmd, listen);
+    if (a->listen)
+        parse_listen(vmd, a->listen);
     if (vmd->hoststart_override[0]) {
         free(vmd->conf.hoststart);
         vmd->conf.hoststart = strdup(vmd->hoststart_override);
         if (vmd->conf.hoststart == NULL)
             die(vmd, 1, "out of memory");
     }
-    if (loglevel) {
-        int lv = conf_log_level_parse(loglevel);
+    if (a->loglevel) {
+        int lv = conf_log_level_parse(a->loglevel);
         if (lv < 0)
-            die(vmd, 2, "--log-level %s: expected err, warn, info or debug", loglevel);
+            die(vmd, 2, "--log-level %s: expected err, warn, info or debug", a->loglevel);
         vmd->conf.log_level = lv;
     }
+}
+
+static void
+parse_args(struct vmd *vmd, int argc, char **argv, int *daemonize)
+{
+    struct args a = { 0 };
+    parse_options(vmd, argc, argv, daemonize, &a);
+    set_name_and_home(vmd, a.home);
+    load_conf(vmd, &a);
 }
 
 /*
@@ -376,26 +401,12 @@ on_hb_timer(uv_timer_t *t)
     vmd_fwd_sweep(vmd);
 }
 
-int
-main(int argc, char **argv)
+/* LIQUIDVM_HOME and its run/ and logs/ directories, ours alone. */
+static void
+make_dirs(struct vmd *vmd)
 {
-    static struct vmd vmd_storage;
-    struct vmd *vmd = &vmd_storage;
-    char path[4096], cert[4096], key[4096], err[512];
-    int detach = 0, rc;
-
-    vmd->ready_fd = STDOUT_FILENO;
-    vmd_init_lists(vmd);
-    signal(SIGPIPE, SIG_IGN);
-
-    parse_args(vmd, argc, argv, &detach);
-    log_init(vmd->name, vmd->conf.log_level);
-
-    ssize_t el = readlink("/proc/self/exe", vmd->exe, sizeof(vmd->exe) - 1);
-    if (el <= 0)
-        die(vmd, 1, "readlink /proc/self/exe: %s", strerror(errno));
-    vmd->exe[el] = '\0';
-
+    char path[4096];
+    int rc;
     if ((rc = mkdir_private(vmd->home)) != 0)
         die(vmd, 1, "%s: %s", vmd->home, wire_strerror(rc));
     home_path(vmd, "run", path, sizeof(path));
@@ -405,35 +416,36 @@ main(int argc, char **argv)
     home_path(vmd, "logs", path, sizeof(path));
     if ((rc = mkdir_private(path)) != 0)
         die(vmd, 1, "%s: %s", path, wire_strerror(rc));
+}
 
-    if (detach)
-        daemonize(vmd);
-    if (detach && vmd->conf.log_file && vmd->conf.log_file[0]) {
-        if (expand_home_file(vmd, vmd->conf.log_file, path, sizeof(path)) != 0 ||
-            (rc = log_open_file(path)) != 0)
-            die(vmd, 1, "log file %s: %s", path, wire_strerror(rc));
-    }
-
+/* The TLS context, from the configured files (kept for direct links). */
+static void
+load_tls(struct vmd *vmd)
+{
+    char path[4096], cert[4096], key[4096], err[512];
     if (expand_home_file(vmd, vmd->conf.tls_ca, path, sizeof(path)) != 0 ||
         expand_home_file(vmd, vmd->conf.tls_cert, cert, sizeof(cert)) != 0 ||
         expand_home_file(vmd, vmd->conf.tls_key, key, sizeof(key)) != 0)
         die(vmd, 1, "TLS file path too long");
-    if ((rc = vmd_tls_ctx_new(path, cert, key, &vmd->tls, err, sizeof(err))) != 0)
+    if (vmd_tls_ctx_new(path, cert, key, &vmd->tls, err, sizeof(err)) != 0)
         die(vmd, 1, "TLS: %s", err);
     vmd_strlcpy(vmd->tls_ca, path, sizeof(vmd->tls_ca));
     vmd_strlcpy(vmd->tls_cert, cert, sizeof(vmd->tls_cert));
     vmd_strlcpy(vmd->tls_key, key, sizeof(vmd->tls_key));
     vmd_strlcpy(vmd->fingerprint, vmd_tls_ctx_fingerprint(vmd->tls), sizeof(vmd->fingerprint));
+}
 
-    vmd->loop = uv_default_loop();
-    vmd->started_ms = uv_now(vmd->loop);
+/* The local socket, the TCP listener, and the master's own table entry. */
+static void
+start_listening(struct vmd *vmd)
+{
+    int rc;
     pick_address(vmd);
     if ((rc = vmd_client_listen(vmd)) != 0)
         die(vmd, 1, "local socket %s: %s", vmd->sock_path, wire_strerror(rc));
     if ((rc = vmd_peer_listen(vmd)) != 0)
         die(vmd, 1, "listen %s:%d: %s", vmd->conf.listen_address, vmd->conf.listen_port,
             wire_strerror(rc));
-
     if (vmd->is_master) {
         struct vmd_host *self = vmd_host_new(vmd, vmd->name, 1);
         if (self == NULL)
@@ -443,7 +455,13 @@ main(int argc, char **argv)
         vmd->master_index = 1;
         vmd_strlcpy(vmd->master_name, vmd->name, sizeof(vmd->master_name));
     }
+}
 
+/* The heartbeat, the load sampler, the halt timer and the signals. */
+static void
+start_timers(struct vmd *vmd)
+{
+    int rc;
     vmd_group_init(vmd);
     uv_timer_init(vmd->loop, &vmd->hb_timer);
     vmd->hb_timer.data = vmd;
@@ -462,6 +480,43 @@ main(int argc, char **argv)
         sigs[i]->data = vmd;
         uv_signal_start(sigs[i], on_signal, signums[i]);
     }
+}
+
+int
+main(int argc, char **argv)
+{
+    static struct vmd vmd_storage;
+    struct vmd *vmd = &vmd_storage;
+    char path[4096];
+    int detach = 0, rc;
+
+    vmd->ready_fd = STDOUT_FILENO;
+    vmd_init_lists(vmd);
+    vmd_modules_install(vmd);
+    signal(SIGPIPE, SIG_IGN);
+
+    parse_args(vmd, argc, argv, &detach);
+    log_init(vmd->name, vmd->conf.log_level);
+
+    ssize_t el = readlink("/proc/self/exe", vmd->exe, sizeof(vmd->exe) - 1);
+    if (el <= 0)
+        die(vmd, 1, "readlink /proc/self/exe: %s", strerror(errno));
+    vmd->exe[el] = '\0';
+    make_dirs(vmd);
+
+    if (detach)
+        daemonize(vmd);
+    if (detach && vmd->conf.log_file && vmd->conf.log_file[0]) {
+        if ((rc = expand_home_file(vmd, vmd->conf.log_file, path, sizeof(path))) != 0 ||
+            (rc = log_open_file(path)) != 0)
+            die(vmd, 1, "log file %s: %s", path, wire_strerror(rc));
+    }
+    load_tls(vmd);
+
+    vmd->loop = uv_default_loop();
+    vmd->started_ms = uv_now(vmd->loop);
+    start_listening(vmd);
+    start_timers(vmd);
 
     log_info("%s %s ready on %s:%d, socket %s, pid %ld", vmd->is_master ? "master" : "daemon",
              vmd->name, vmd->address, vmd->port, vmd->sock_path, (long)getpid());

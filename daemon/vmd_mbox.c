@@ -1,8 +1,8 @@
 /*
  * vmd_mbox.c - PVM's message mailbox (pvm_putinfo, pvm_recvinfo,
  * pvm_delinfo, pvm_getmboxinfo), kept by the master: requests from tasks
- * on other hosts reach it through RELAY (vmd_ops.c), with the owner tid
- * filled in by the task's own daemon, never by the task.
+ * on other hosts reach it through RELAY (vmd_relay.c), with the owner tid
+ * filled in by the task's own daemon, never by the task (vmd_dispatch.c).
  *
  * An entry is a message under <name, index>, owned by the task that put
  * it.  Without PvmMboxMultiInstance a name has one entry, index 0; with it
@@ -94,7 +94,7 @@ answer_entry(struct vmd *vmd, int origin, uint32_t client_id, uint32_t req_id,
     wire_put_u32(&b, e->enc);
     wire_put_i32(&b, e->index);
     wire_put_bytes(&b, e->data, e->len);
-    vmd_ops_answer(vmd, origin, client_id, req_id, 0, &b);
+    vmd_reply(vmd, origin, client_id, req_id, 0, &b);
     wire_wbuf_free(&b);
 }
 
@@ -223,108 +223,186 @@ list_classes(struct vmd *vmd, const char *pattern, struct wire_wbuf *b, int *err
     wire_wbuf_free(&items);
 }
 
+/* The owner word every request starts with (the task's daemon wrote it). */
+static int
+get_owner(struct wire_rbuf *r, const struct wire_hdr *h, const unsigned char *body,
+          uint32_t *owner)
+{
+    wire_rbuf_init(r, body, h->len);
+    return wire_get_u32(r, owner);
+}
+
+/* pvm_putinfo: u32 owner, str name, u32 flags, u32 encoding, the message. */
 int
-vmd_mbox_request(struct vmd *vmd, int origin, uint32_t client_id, const struct wire_hdr *h,
-                 const unsigned char *body)
+vmd_mbox_put(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+             const unsigned char *body)
 {
     struct wire_rbuf r;
     struct wire_wbuf b;
+    struct mb_entry *e = NULL;
+    uint32_t owner;
+    int32_t index;
+    int rc;
+
+    if ((rc = get_owner(&r, h, body, &owner)) != 0)
+        return rc;
+    rc = do_put(vmd, owner, &r, &index, &e);
+    if (rc == WIRE_EFRAME)
+        return rc;
+    wire_wbuf_init(&b);
+    if (rc == 0)
+        wire_put_i32(&b, index);
+    vmd_answer(vmd, from, h, rc, &b);
+    wire_wbuf_free(&b);
+    if (e)
+        wake_waiters(vmd, e);
+    return 0;
+}
+
+/* A pvm_recvinfo with PvmMboxWaitForInfo that found nothing waits. */
+static void
+wait_for_put(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+             const char *name, int32_t index, uint32_t flags)
+{
+    struct mb_wait *w = calloc(1, sizeof(*w));
+    if (w == NULL) {
+        vmd_answer(vmd, from, h, -ENOMEM, NULL);
+        return;
+    }
+    vmd_strlcpy(w->name, name, sizeof(w->name));
+    w->index = index;
+    w->flags = flags;
+    w->origin_host = from->host;
+    w->client_id = from->client_id;
+    w->req_id = h->id;
+    vmd_list_insert(&vmd->mbox_waits, &w->link);
+}
+
+/* pvm_recvinfo (get) and pvm_delinfo: u32 owner, str name, i32 index,
+ * u32 flags. */
+static int
+get_or_del(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+           const unsigned char *body, int get)
+{
+    struct wire_rbuf r;
     uint32_t owner, flags;
     int32_t index;
     char name[256];
     int rc;
 
-    wire_rbuf_init(&r, body, h->len);
-    if ((rc = wire_get_u32(&r, &owner)) != 0)
+    if ((rc = get_owner(&r, h, body, &owner)) || (rc = wire_get_str(&r, name, sizeof(name))) ||
+        (rc = wire_get_i32(&r, &index)) || (rc = wire_get_u32(&r, &flags)))
+        return rc;
+    struct mb_entry *e = find(vmd, name, index, get && (flags & MB_FIRSTAVAIL));
+    if (e == NULL && get && (flags & MB_WAIT)) {
+        wait_for_put(vmd, from, h, name, index, flags);
+        return 0;
+    }
+    if (e == NULL) {
+        vmd_answer(vmd, from, h, WIRE_ENOTFOUND, NULL);
+        return 0;
+    }
+    int del = !get || (flags & MB_READDELETE);
+    if (del && !permitted(e, owner)) {
+        vmd_answer(vmd, from, h, WIRE_EDENIED, NULL);
+        return 0;
+    }
+    if (get)
+        answer_entry(vmd, from->host, from->client_id, h->id, e);
+    else
+        vmd_answer(vmd, from, h, 0, NULL);
+    if (del)
+        entry_free(e);
+    return 0;
+}
+
+int
+vmd_mbox_get(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+             const unsigned char *body)
+{
+    return get_or_del(vmd, from, h, body, 1);
+}
+
+int
+vmd_mbox_del(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+             const unsigned char *body)
+{
+    return get_or_del(vmd, from, h, body, 0);
+}
+
+/* pvm_getmboxinfo: u32 owner, str pattern. */
+int
+vmd_mbox_list(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+              const unsigned char *body)
+{
+    struct wire_rbuf r;
+    struct wire_wbuf b;
+    uint32_t owner;
+    char name[256];
+    int rc, err = 0;
+
+    if ((rc = get_owner(&r, h, body, &owner)) || (rc = wire_get_str(&r, name, sizeof(name))))
         return rc;
     wire_wbuf_init(&b);
-    switch (h->type) {
-    case WIRE_T_MBOX_PUT: {
-        struct mb_entry *e = NULL;
-        rc = do_put(vmd, owner, &r, &index, &e);
-        if (rc == WIRE_EFRAME)
-            break;
-        if (rc == 0)
-            wire_put_i32(&b, index);
-        vmd_ops_answer(vmd, origin, client_id, h->id, rc, &b);
-        if (e)
-            wake_waiters(vmd, e);
-        rc = 0;
-        break;
-    }
-    case WIRE_T_MBOX_GET:
-    case WIRE_T_MBOX_DEL: {
-        if ((rc = wire_get_str(&r, name, sizeof(name))) || (rc = wire_get_i32(&r, &index)) ||
-            (rc = wire_get_u32(&r, &flags)))
-            break;
-        int get = h->type == WIRE_T_MBOX_GET;
-        struct mb_entry *e = find(vmd, name, index, get && (flags & MB_FIRSTAVAIL));
-        if (e == NULL && get && (flags & MB_WAIT)) {
-            struct mb_wait *w = calloc(1, sizeof(*w));
-            if (w == NULL) {
-                vmd_ops_answer(vmd, origin, client_id, h->id, -ENOMEM, NULL);
-                break;
-            }
-            vmd_strlcpy(w->name, name, sizeof(w->name));
-            w->index = index;
-            w->flags = flags;
-            w->origin_host = origin;
-            w->client_id = client_id;
-            w->req_id = h->id;
-            vmd_list_insert(&vmd->mbox_waits, &w->link);
-            break;
-        }
-        if (e == NULL) {
-            vmd_ops_answer(vmd, origin, client_id, h->id, WIRE_ENOTFOUND, NULL);
-            break;
-        }
-        int del = !get || (flags & MB_READDELETE);
-        if (del && !permitted(e, owner)) {
-            vmd_ops_answer(vmd, origin, client_id, h->id, WIRE_EDENIED, NULL);
-            break;
-        }
-        if (get)
-            answer_entry(vmd, origin, client_id, h->id, e);
-        else
-            vmd_ops_answer(vmd, origin, client_id, h->id, 0, NULL);
-        if (del)
-            entry_free(e);
-        break;
-    }
-    case WIRE_T_MBOX_LIST: {
-        int err = 0;
-        if ((rc = wire_get_str(&r, name, sizeof(name))) != 0)
-            break;
-        list_classes(vmd, name, &b, &err);
-        vmd_ops_answer(vmd, origin, client_id, h->id, err, err ? NULL : &b);
-        break;
-    }
-    case WIRE_T_MBOX_GONE: {
-        /* Its entries go, or lose their owner if persistent (PVM). */
-        struct vmd_list *l, *next;
-        for (l = vmd->mbox.next; l != &vmd->mbox; l = next) {
-            next = l->next;
-            struct mb_entry *e = vmd_container_of(l, struct mb_entry, link);
-            if (e->owner != owner)
-                continue;
-            if (e->flags & MB_PERSISTENT)
-                e->owner = 0;
-            else
-                entry_free(e);
-        }
-        vmd_ops_answer(vmd, origin, client_id, h->id, 0, NULL);
-        break;
-    }
-    default:
-        rc = WIRE_EFRAME;
-    }
+    list_classes(vmd, name, &b, &err);
+    vmd_answer(vmd, from, h, err, err ? NULL : &b);
     wire_wbuf_free(&b);
-    return rc;
+    return 0;
+}
+
+/* Task `owner` left the VM: its entries go, or lose their owner if
+ * persistent (PVM). */
+static void
+owner_gone(struct vmd *vmd, uint32_t owner)
+{
+    struct vmd_list *l, *next;
+    for (l = vmd->mbox.next; l != &vmd->mbox; l = next) {
+        next = l->next;
+        struct mb_entry *e = vmd_container_of(l, struct mb_entry, link);
+        if (e->owner != owner)
+            continue;
+        if (e->flags & MB_PERSISTENT)
+            e->owner = 0;
+        else
+            entry_free(e);
+    }
+}
+
+/* A task of another host left the VM (its daemon relays: u32 tid). */
+int
+vmd_mbox_gone(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+              const unsigned char *body)
+{
+    struct wire_rbuf r;
+    uint32_t owner;
+    int rc;
+    if ((rc = get_owner(&r, h, body, &owner)) != 0)
+        return rc;
+    owner_gone(vmd, owner);
+    vmd_answer(vmd, from, h, 0, NULL);
+    return 0;
+}
+
+/* A task of this host left the VM: the master drops its entries (no
+ * client waits for that answer). */
+static void
+mbox_task_gone(struct vmd *vmd, struct vmd_task *t)
+{
+    uint32_t tid = t->tid;
+    unsigned char body[4];
+    if (vmd->halting || vmd->halting_vm)
+        return;
+    if (vmd->is_master) {
+        owner_gone(vmd, tid);
+        return;
+    }
+    vmd_put_be32(body, tid);
+    vmd_relay_own(vmd, WIRE_T_MBOX_GONE, body, sizeof(body));
 }
 
 /* halt, or the master leaving: every entry and waiter goes. */
-void
-vmd_mbox_clear(struct vmd *vmd)
+static void
+mbox_halt(struct vmd *vmd)
 {
     while (!vmd_list_empty(&vmd->mbox))
         entry_free(vmd_container_of(vmd->mbox.next, struct mb_entry, link));
@@ -334,3 +412,9 @@ vmd_mbox_clear(struct vmd *vmd)
         free(vmd_container_of(l, struct mb_wait, link));
     }
 }
+
+const struct vmd_hooks vmd_mbox_hooks = {
+    .module = "mbox",
+    .halt = mbox_halt,
+    .task_gone = mbox_task_gone,
+};

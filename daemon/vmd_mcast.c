@@ -11,7 +11,7 @@
  * Body: u32 n, u32 tids[n], then the message body.  The header carries the
  * message's tag, context and encoding word like WIRE_T_MSG; the first
  * daemon stamps the source tid, and a peer may send only for its own tasks
- * and only to ours (as for WIRE_T_MSG in vmd_proto.c).
+ * (both in vmd_dispatch.c) and only to ours.
  */
 #define LOG_TAG "mcast"
 #include "log.h"
@@ -45,8 +45,7 @@ parse(const struct wire_hdr *h, const unsigned char *body, uint32_t *n,
 static uint32_t
 tid_at(const unsigned char *t, uint32_t i)
 {
-    const unsigned char *q = t + 4 * (size_t)i;
-    return (uint32_t)q[0] << 24 | (uint32_t)q[1] << 16 | (uint32_t)q[2] << 8 | q[3];
+    return vmd_get_be32(t + 4 * (size_t)i);
 }
 
 static void
@@ -57,7 +56,7 @@ deliver_one(struct vmd *vmd, const struct wire_hdr *h, uint32_t src, uint32_t ds
                           .ctx = h->ctx, .flags = h->flags, .len = (uint32_t)mlen };
     if ((dst & VMD_TID_LOCAL_MASK) == 0 || VMD_TID_HOST(dst) == 0)
         return;
-    vmd_task_deliver(vmd, &m, msg);
+    vmd_route_deliver(vmd, &m, msg);
 }
 
 /* Send host `host` its part: one MCAST frame, or messages while its link is not up. */
@@ -91,8 +90,9 @@ send_part(struct vmd *vmd, const struct wire_hdr *h, uint32_t src, int host,
     wire_wbuf_free(&b);
 }
 
+/* A local task's multicast; the dispatcher stamped its tid as src. */
 int
-vmd_mcast_client(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h,
+vmd_mcast_client(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
                  const unsigned char *body)
 {
     uint32_t n;
@@ -100,11 +100,10 @@ vmd_mcast_client(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h
     size_t mlen;
     int rc;
 
-    if (c->task == NULL || (h->ctx & 0x7fff0000) == 0x7fff0000)
-        return WIRE_EFRAME;
+    (void)from;
     if ((rc = parse(h, body, &n, &tids, &msg, &mlen)) != 0)
         return rc;
-    uint32_t src = c->task->tid;
+    uint32_t src = h->src;
     unsigned char seen[(VMD_MAX_HOSTS + 1 + 7) / 8];
     memset(seen, 0, sizeof(seen));
     /* Other hosts first, in the order their tids first appear, each once:
@@ -123,22 +122,24 @@ vmd_mcast_client(struct vmd *vmd, struct vmd_client *c, const struct wire_hdr *h
     return 0;
 }
 
+/* Another host's part of a multicast (its src is one of that host's tasks:
+ * vmd_dispatch.c). */
 int
-vmd_mcast_on_peer(struct vmd_peer *p, const struct wire_hdr *h, const unsigned char *body)
+vmd_mcast_on_peer(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+                  const unsigned char *body)
 {
     uint32_t n;
     const unsigned char *tids, *msg;
     size_t mlen;
     int rc;
 
-    if (p->host == NULL || VMD_TID_HOST(h->src) != p->host->index)
-        return WIRE_EFRAME;
+    (void)from;
     if ((rc = parse(h, body, &n, &tids, &msg, &mlen)) != 0)
         return rc;
     for (uint32_t i = 0; i < n; i++)
-        if (VMD_TID_HOST(tid_at(tids, i)) != p->vmd->index)
+        if (VMD_TID_HOST(tid_at(tids, i)) != vmd->index)
             return WIRE_EFRAME;     /* peers deliver only to our own tasks */
     for (uint32_t i = 0; i < n; i++)
-        deliver_one(p->vmd, h, h->src, tid_at(tids, i), msg, mlen);
+        deliver_one(vmd, h, h->src, tid_at(tids, i), msg, mlen);
     return 0;
 }

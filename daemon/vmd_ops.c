@@ -1,13 +1,11 @@
 /*
  * vmd_ops.c - the requests of local clients: conf, status, add, delete,
  * halt.  Any daemon answers conf and status from its own copy of the table;
- * add, delete and halt change the VM, so a daemon that is not the master
- * relays them to the master and relays the answer back (as PVM's slave
- * pvmds forwarded host requests to the master pvmd).
+ * add, delete and halt change the VM, so only the master handles them: a
+ * daemon that is not relays them to it (vmd_relay.c).
  *
- * An add waits for its hoststart commands, so requests that wait are kept
- * as struct vmd_op until every item is settled; the answer then goes to the
- * local client or, through RELAY, to the host that forwarded it.
+ * An add waits for its hoststart commands, and a halt for the daemons to
+ * go: both are kept as a struct vmd_op (vmd_op.c) until settled.
  */
 #define LOG_TAG "ops"
 #include "log.h"
@@ -17,66 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* Send an answer to whoever asked, here or through the master's link. */
-void
-vmd_ops_answer(struct vmd *vmd, int origin_host, uint32_t client_id, uint32_t req_id,
-               int status, struct wire_wbuf *body)
-{
-    if (origin_host == 0) {
-        vmd_client_reply(vmd, client_id, req_id, status, body);
-        return;
-    }
-    struct vmd_host *h = origin_host > 0 && origin_host <= VMD_MAX_HOSTS
-                             ? vmd->hosts[origin_host] : NULL;
-    if (h == NULL || h->peer == NULL)
-        return;
-    struct wire_wbuf b;
-    wire_wbuf_init(&b);
-    wire_put_u32(&b, client_id);
-    if (body && body->len)
-        wire_put_bytes(&b, body->data, body->len);
-    struct wire_hdr hdr = { .type = WIRE_T_RELAY, .flags = 1, .id = req_id, .tag = status,
-                            .src = VMD_HOST_TID(vmd->index) };
-    if (b.err == 0)
-        vmd_peer_send(h->peer, &hdr, b.data, b.len);
-    wire_wbuf_free(&b);
-}
-
-void
-vmd_ops_relay_reply(struct vmd *vmd, const struct wire_hdr *h, const unsigned char *body)
-{
-    struct wire_rbuf r;
-    uint32_t client_id;
-    wire_rbuf_init(&r, body, h->len);
-    if (wire_get_u32(&r, &client_id) != 0)
-        return;
-    struct wire_wbuf b = { .data = (unsigned char *)(uintptr_t)(body + r.pos),
-                           .len = r.len - r.pos };
-    vmd_client_reply(vmd, client_id, h->id, h->tag, &b);
-}
-
-static int
-relay_to_master(struct vmd *vmd, uint32_t client_id, const struct wire_hdr *h,
-                const unsigned char *body)
-{
-    struct vmd_host *m = vmd->master_index ? vmd->hosts[vmd->master_index] : NULL;
-    if (m == NULL || m->peer == NULL) {
-        vmd_client_reply(vmd, client_id, h->id, WIRE_ENOVM, NULL);
-        return 0;
-    }
-    struct wire_wbuf b;
-    wire_wbuf_init(&b);
-    wire_put_u32(&b, client_id);
-    wire_put_u32(&b, h->type);
-    wire_put_bytes(&b, body, h->len);
-    struct wire_hdr hdr = { .type = WIRE_T_RELAY, .id = h->id, .src = VMD_HOST_TID(vmd->index) };
-    int rc = b.err ? b.err : vmd_peer_send(m->peer, &hdr, b.data, b.len);
-    wire_wbuf_free(&b);
-    if (rc != 0)
-        vmd_client_reply(vmd, client_id, h->id, rc, NULL);
-    return 0;
-}
 
 static void
 pack_conf(struct vmd *vmd, struct wire_wbuf *b)
@@ -116,63 +54,6 @@ pack_status(struct vmd *vmd, struct wire_wbuf *b)
     wire_put_str(b, vmd->home);
 }
 
-static struct vmd_op *
-op_new(struct vmd *vmd, int type, int origin_host, uint32_t client_id, uint32_t req_id, int n)
-{
-    struct vmd_op *op = calloc(1, sizeof(*op));
-    if (op == NULL || (n > 0 && (op->items = calloc((size_t)n, sizeof(*op->items))) == NULL)) {
-        free(op);
-        return NULL;
-    }
-    op->id = ++vmd->next_op_id;
-    op->type = type;
-    op->origin_host = origin_host;
-    op->client_id = client_id;
-    op->req_id = req_id;
-    op->nitems = n;
-    vmd_list_insert(&vmd->ops, &op->link);
-    return op;
-}
-
-static void
-op_finish(struct vmd *vmd, struct vmd_op *op)
-{
-    struct wire_wbuf b;
-    int failed = 0;
-    wire_wbuf_init(&b);
-    wire_put_u32(&b, (uint32_t)op->nitems);
-    for (int i = 0; i < op->nitems; i++) {
-        wire_put_str(&b, op->items[i].name);
-        wire_put_i32(&b, op->items[i].status);
-        wire_put_u32(&b, op->items[i].dtid);
-        wire_put_str(&b, op->items[i].msg);
-        failed += op->items[i].status != 0;
-    }
-    vmd_ops_answer(vmd, op->origin_host, op->client_id, op->req_id,
-           failed == op->nitems && op->nitems > 0 ? op->items[0].status : 0, &b);
-    wire_wbuf_free(&b);
-    vmd_list_remove(&op->link);
-    free(op->items);
-    free(op);
-}
-
-/* Drop one reason to wait; the last one sends the answer. */
-static void
-op_release(struct vmd *vmd, struct vmd_op *op)
-{
-    if (--op->pending == 0)
-        op_finish(vmd, op);
-}
-
-void
-vmd_op_item_done(struct vmd *vmd, struct vmd_op *op, int item, int status, const char *msg)
-{
-    op->items[item].status = status;
-    snprintf(op->items[item].msg, sizeof(op->items[item].msg), "%s",
-             msg ? msg : (status ? wire_strerror(status) : ""));
-    op_release(vmd, op);
-}
-
 /* Names from the request: u32 count, then the strings. */
 static struct vmd_op *
 op_from_names(struct vmd *vmd, int type, int origin, uint32_t client_id,
@@ -185,16 +66,14 @@ op_from_names(struct vmd *vmd, int type, int origin, uint32_t client_id,
         *err = *err ? *err : -EINVAL;
         return NULL;
     }
-    struct vmd_op *op = op_new(vmd, type, origin, client_id, h->id, (int)n);
+    struct vmd_op *op = vmd_op_new(vmd, type, origin, client_id, h->id, (int)n);
     if (op == NULL) {
         *err = -ENOMEM;
         return NULL;
     }
     for (uint32_t i = 0; i < n; i++) {
         if ((*err = wire_get_str(&r, op->items[i].name, VMD_NAME_MAX)) != 0) {
-            vmd_list_remove(&op->link);
-            free(op->items);
-            free(op);
+            vmd_op_free(op);
             return NULL;
         }
     }
@@ -215,14 +94,16 @@ host_name_ok(const char *s)
     return 1;
 }
 
-static int
-do_add(struct vmd *vmd, int origin, uint32_t client_id, const struct wire_hdr *h,
-       const unsigned char *body)
+/* Hosts join: u32 n, n names; each one's hoststart settles its item. */
+int
+vmd_ops_add(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+            const unsigned char *body)
 {
-    int err;
+    int err, origin = from->host;
+    uint32_t client_id = from->client_id;
     struct vmd_op *op = op_from_names(vmd, WIRE_T_REQ_ADD, origin, client_id, h, body, &err);
     if (op == NULL)
-        return err == -ENOMEM ? (vmd_ops_answer(vmd, origin, client_id, h->id, err, NULL), 0) : err;
+        return err == -ENOMEM ? (vmd_reply(vmd, origin, client_id, h->id, err, NULL), 0) : err;
     for (int i = 0; i < op->nitems; i++) {
         const char *name = op->items[i].name;
         struct vmd_host *host;
@@ -247,18 +128,20 @@ do_add(struct vmd *vmd, int origin, uint32_t client_id, const struct wire_hdr *h
             }
         }
     }
-    op_release(vmd, op);
+    vmd_op_release(vmd, op);
     return 0;
 }
 
-static int
-do_delete(struct vmd *vmd, int origin, uint32_t client_id, const struct wire_hdr *h,
-          const unsigned char *body)
+/* Hosts leave: u32 n, n names; the master itself cannot. */
+int
+vmd_ops_delete(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+               const unsigned char *body)
 {
-    int err, changed = 0;
+    int err, changed = 0, origin = from->host;
+    uint32_t client_id = from->client_id;
     struct vmd_op *op = op_from_names(vmd, WIRE_T_REQ_DELETE, origin, client_id, h, body, &err);
     if (op == NULL)
-        return err == -ENOMEM ? (vmd_ops_answer(vmd, origin, client_id, h->id, err, NULL), 0) : err;
+        return err == -ENOMEM ? (vmd_reply(vmd, origin, client_id, h->id, err, NULL), 0) : err;
     for (int i = 0; i < op->nitems; i++) {
         struct vmd_host *host = vmd_host_by_name(vmd, op->items[i].name);
         if (host == NULL) {
@@ -280,121 +163,73 @@ do_delete(struct vmd *vmd, int origin, uint32_t client_id, const struct wire_hdr
     }
     if (changed)
         vmd_hosts_broadcast(vmd, NULL);
-    op_release(vmd, op);
+    vmd_op_release(vmd, op);
     return 0;
 }
 
 int
-vmd_ops_request(struct vmd *vmd, int origin_host, uint32_t client_id, const struct wire_hdr *h,
-                const unsigned char *body)
+vmd_ops_conf(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+             const unsigned char *body)
 {
     struct wire_wbuf b;
-
-    switch (h->type) {
-    case WIRE_T_REQ_CONF:
-    case WIRE_T_REQ_STATUS:
-        wire_wbuf_init(&b);
-        if (h->type == WIRE_T_REQ_CONF)
-            pack_conf(vmd, &b);
-        else
-            pack_status(vmd, &b);
-        vmd_ops_answer(vmd, origin_host, client_id, h->id, 0, &b);
-        wire_wbuf_free(&b);
-        return 0;
-    case WIRE_T_REQ_LOAD:
-        return vmd_load_request(vmd, origin_host, client_id, h);
-    case WIRE_T_MBOX_PUT:
-    case WIRE_T_MBOX_GET:
-    case WIRE_T_MBOX_DEL:
-    case WIRE_T_MBOX_LIST:
-    case WIRE_T_MBOX_GONE:
-        if (!vmd->is_master)
-            return origin_host != 0 ? WIRE_EFRAME : relay_to_master(vmd, client_id, h, body);
-        return vmd_mbox_request(vmd, origin_host, client_id, h, body);
-    case WIRE_T_GROUP_JOIN:
-    case WIRE_T_GROUP_LEAVE:
-    case WIRE_T_GROUP_TID:
-    case WIRE_T_GROUP_INST:
-    case WIRE_T_GROUP_SIZE:
-    case WIRE_T_GROUP_FREEZE:
-    case WIRE_T_GROUP_INFO:
-    case WIRE_T_GROUP_LIST:
-    case WIRE_T_GROUP_GONE:
-    case WIRE_T_GROUP_BARRIER:
-        if (!vmd->is_master)
-            return origin_host != 0 ? WIRE_EFRAME : relay_to_master(vmd, client_id, h, body);
-        return vmd_group_request(vmd, origin_host, client_id, h, body);
-    case WIRE_T_REQ_ADD:
-    case WIRE_T_REQ_DELETE:
-    case WIRE_T_REQ_HALT:
-        if (!vmd->is_master) {
-            if (origin_host != 0)
-                return WIRE_EFRAME;     /* relays go to the master only */
-            return relay_to_master(vmd, client_id, h, body);
-        }
-        if (h->type == WIRE_T_REQ_ADD)
-            return do_add(vmd, origin_host, client_id, h, body);
-        if (h->type == WIRE_T_REQ_DELETE)
-            return do_delete(vmd, origin_host, client_id, h, body);
-        if (vmd->halt_op == NULL) {
-            vmd->halt_op = op_new(vmd, WIRE_T_REQ_HALT, origin_host, client_id, h->id, 0);
-            if (vmd->halt_op == NULL) {
-                vmd_ops_answer(vmd, origin_host, client_id, h->id, -ENOMEM, NULL);
-                return 0;
-            }
-        } else {
-            vmd_ops_answer(vmd, origin_host, client_id, h->id, WIRE_EHALTED, NULL);
-            return 0;
-        }
-        vmd_halt_vm(vmd);
-        return 0;
-    default:
-        return WIRE_EFRAME;
-    }
-}
-
-/* The halt is done (every peer gone, or the wait ran out): answer it. */
-void
-vmd_ops_halt_done(struct vmd *vmd, int stragglers)
-{
-    struct vmd_op *op = vmd->halt_op;
-    if (op == NULL)
-        return;
-    vmd->halt_op = NULL;
-    struct wire_wbuf b;
+    (void)body;
     wire_wbuf_init(&b);
-    wire_put_u32(&b, (uint32_t)stragglers);
-    vmd_ops_answer(vmd, op->origin_host, op->client_id, op->req_id, 0, &b);
+    pack_conf(vmd, &b);
+    vmd_answer(vmd, from, h, 0, &b);
     wire_wbuf_free(&b);
-    vmd_list_remove(&op->link);
-    free(op->items);
-    free(op);
+    return 0;
 }
 
-void
-vmd_ops_to_master(struct vmd *vmd, int type, const void *body, size_t len)
+int
+vmd_ops_status(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+               const unsigned char *body)
 {
-    struct wire_hdr h = { .type = (uint8_t)type, .len = (uint32_t)len };
-    if (vmd->halting || vmd->halting_vm)
-        return;
-    if (vmd->is_master)
-        vmd_ops_request(vmd, 0, 0, &h, body);
-    else
-        relay_to_master(vmd, 0, &h, body);
+    struct wire_wbuf b;
+    (void)body;
+    wire_wbuf_init(&b);
+    pack_status(vmd, &b);
+    vmd_answer(vmd, from, h, 0, &b);
+    wire_wbuf_free(&b);
+    return 0;
 }
 
-/* A task left the VM: the master drops its mailbox entries (client id 0
- * is nobody, so the answer goes nowhere). */
-void
-vmd_ops_mbox_gone(struct vmd *vmd, uint32_t tid)
+/* The whole VM stops; answered when every daemon is gone (vmd_halt.c). */
+int
+vmd_ops_halt(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+             const unsigned char *body)
 {
-    unsigned char body[4] = { (unsigned char)(tid >> 24), (unsigned char)(tid >> 16),
-                              (unsigned char)(tid >> 8), (unsigned char)tid };
-    struct wire_hdr h = { .type = WIRE_T_MBOX_GONE, .len = 4 };
-    if (vmd->halting || vmd->halting_vm)
+    (void)body;
+    if (vmd->halt_op != NULL) {
+        vmd_answer(vmd, from, h, WIRE_EHALTED, NULL);
+        return 0;
+    }
+    vmd->halt_op = vmd_op_new(vmd, WIRE_T_REQ_HALT, from->host, from->client_id, h->id, 0);
+    if (vmd->halt_op == NULL) {
+        vmd_answer(vmd, from, h, -ENOMEM, NULL);
+        return 0;
+    }
+    vmd_halt_vm(vmd);
+    return 0;
+}
+
+/*
+ * The master's `halt` (and its SIGTERM): every daemon is told to stop;
+ * the master waits for their links to close (vmd_halt_wait), then stops.
+ */
+void
+vmd_halt_vm(struct vmd *vmd)
+{
+    if (vmd->halting_vm || vmd->halting)
         return;
-    if (vmd->is_master)
-        vmd_mbox_request(vmd, 0, 0, &h, body);
-    else
-        relay_to_master(vmd, 0, &h, body);
+    vmd->halting_vm = 1;
+    log_info("halting the VM: %d host%s", vmd_host_count(vmd, 0),
+             vmd_host_count(vmd, 0) == 1 ? "" : "s");
+    vmd_hoststart_cancel_all(vmd);
+    struct wire_hdr h = { .type = WIRE_T_HALT, .src = VMD_HOST_TID(vmd->index) };
+    for (struct vmd_list *l = vmd->peers.next; l != &vmd->peers; l = l->next) {
+        struct vmd_peer *p = vmd_container_of(l, struct vmd_peer, link);
+        if (p->state == VMD_PEER_UP)
+            vmd_peer_send(p, &h, NULL, 0);
+    }
+    vmd_halt_wait(vmd);
 }

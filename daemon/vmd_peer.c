@@ -3,10 +3,15 @@
  * stream and the TLS engine of vmd_tls.c (STYLE.md 5.4, 5.5).
  *
  * read_cb feeds ciphertext to the engine, which appends plaintext to the
- * link's frame buffer; complete frames go to vmd_proto.c.  After every feed
- * or write the engine's ciphertext is taken and handed to uv_write with a
+ * link's frame buffer; complete frames go to vmd->on_frame (the dispatch
+ * table) with their origin: a daemon before its HELLO, the master, a
+ * member talking to us the master, or another daemon.  After every feed or
+ * write the engine's ciphertext is taken and handed to uv_write with a
  * request that owns it.  A link is freed only in the close callback of its
- * last handle; anything that goes wrong marks it CLOSING first.
+ * last handle; anything that goes wrong marks it CLOSING first, and the
+ * modules hear of a lost link to a host through their link_lost hooks.
+ * This file calls nothing above the host table, the halt and the clients'
+ * flow control.
  *
  * Who dials whom: the master dials a host it is adding; otherwise the lower
  * host index dials the higher, and the heartbeat tick redials links that are
@@ -183,7 +188,7 @@ vmd_peer_close(struct vmd_peer *p, int err, const char *why)
     peer_close_handles(p);
 lost:
     if (h)
-        vmd_proto_peer_lost(vmd, h, err);
+        vmd_hooks_link_lost(vmd, h, err);
     vmd_client_flow_check(vmd);
 }
 
@@ -219,6 +224,28 @@ vmd_peer_send2(struct vmd_peer *p, struct wire_hdr *h, const void *a, size_t ale
     return 0;
 }
 
+/* Who we are, the link's first frame each way: version, name, index,
+ * arch, speed, and our master, so that daemons of two VMs sharing a CA
+ * never mistake each other for peers. */
+static void
+peer_send_hello(struct vmd_peer *p)
+{
+    struct vmd *vmd = p->vmd;
+    struct wire_wbuf b;
+    struct wire_hdr h = { .type = WIRE_T_HELLO, .src = VMD_HOST_TID(vmd->index) };
+
+    wire_wbuf_init(&b);
+    wire_put_u32(&b, WIRE_VERSION);
+    wire_put_str(&b, vmd->name);
+    wire_put_u32(&b, (uint32_t)vmd->index);
+    wire_put_str(&b, "LINUX64");
+    wire_put_u32(&b, (uint32_t)vmd->conf.speed);
+    wire_put_str(&b, vmd->master_name);
+    if (b.err == 0)
+        vmd_peer_send(p, &h, b.data, b.len);
+    wire_wbuf_free(&b);
+}
+
 /* TLS is up: settle who the peer is before any frame is believed. */
 static int
 peer_on_tls_up(struct vmd_peer *p)
@@ -247,20 +274,44 @@ peer_on_tls_up(struct vmd_peer *p)
     }
     p->state = VMD_PEER_HELLO;
     log_debug("peer %s (%s): TLS up", p->name, p->addr);
-    vmd_proto_send_hello(p);
+    peer_send_hello(p);
     return 0;
+}
+
+/*
+ * Who a frame on this link comes from, for the dispatch table: a daemon
+ * that has not said HELLO yet, the master (to us), a member (to us, the
+ * master), or another daemon.  A daemon that was started for an add knows
+ * the master by name until the master's table binds the link.
+ */
+static unsigned
+peer_origin(const struct vmd_peer *p)
+{
+    const struct vmd *vmd = p->vmd;
+    if (p->state != VMD_PEER_UP)
+        return VMD_FROM_STRANGER;
+    if (vmd->is_master)
+        return VMD_FROM_MEMBER;
+    if (p->host ? p->host->index == vmd->master_index
+                : vmd->index == 0 && strcmp(p->name, vmd->master_name) == 0)
+        return VMD_FROM_MASTER;
+    return VMD_FROM_PEER;
 }
 
 static void
 peer_process(struct vmd_peer *p)
 {
+    struct vmd *vmd = p->vmd;
     struct wire_hdr h;
     const unsigned char *body;
     int rc, n = 0;
 
     while (p->state != VMD_PEER_CLOSING && (rc = wire_rx_next(&p->rx, &h, &body)) == 1) {
-        p->last_rx = uv_now(p->vmd->loop);
-        if ((rc = vmd_proto_dispatch(p, &h, body)) != 0) {
+        p->last_rx = uv_now(vmd->loop);
+        /* The origin is worked out per frame: HELLO changes it. */
+        struct vmd_from from = { .kind = peer_origin(p), .peer = p,
+                                 .host = p->host ? p->host->index : -1 };
+        if ((rc = vmd->on_frame(vmd, &from, &h, body)) != 0) {
             vmd_peer_close(p, rc, "sent a bad frame");
             return;
         }
@@ -488,3 +539,22 @@ vmd_peer_check_liveness(struct vmd *vmd)
             vmd_peer_connect(vmd, h);
     }
 }
+
+/* Halting: every link closes after what is queued on it, and nobody new
+ * gets in. */
+static void
+peer_halt(struct vmd *vmd)
+{
+    struct vmd_list *l, *next;
+    for (l = vmd->peers.next; l != &vmd->peers; l = next) {
+        next = l->next;
+        vmd_peer_close(vmd_container_of(l, struct vmd_peer, link), 0, "stopping");
+    }
+    if (vmd->listener.loop && !uv_is_closing((uv_handle_t *)&vmd->listener))
+        uv_close((uv_handle_t *)&vmd->listener, NULL);
+}
+
+const struct vmd_hooks vmd_peer_hooks = {
+    .module = "peer",
+    .halt = peer_halt,
+};

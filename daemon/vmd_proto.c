@@ -1,51 +1,35 @@
 /*
  * vmd_proto.c - what daemons say to each other over their TLS links:
- * HELLO (who I am), HOSTTABLE (the master's table), HEARTBEAT, HALT and
- * RELAY (a client's request forwarded to the master, and its answer).
+ * HELLO (who I am), HOSTTABLE (the master's table), HEARTBEAT and HALT,
+ * and what a link coming up or going means for the VM.
  *
- * Each frame is checked against the link's state and the sender's role
- * before it is acted on: only the master may send a table or a halt.  A
- * frame that fails a check returns an error, and the caller closes that
- * one link (STYLE.md 5.3).
+ * Each frame reaches its handler here only after the dispatch table
+ * checked it against the link's state and the sender's role (only the
+ * master may send a table or a halt; HELLO comes once, first).  A handler
+ * that finds the body wrong returns an error, and the link closes
+ * (STYLE.md 5.3).
  */
 #define LOG_TAG "proto"
 #include "log.h"
 #include "vmd.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
-void
-vmd_proto_send_hello(struct vmd_peer *p)
-{
-    struct vmd *vmd = p->vmd;
-    struct wire_wbuf b;
-    struct wire_hdr h = { .type = WIRE_T_HELLO, .src = VMD_HOST_TID(vmd->index) };
+static void peer_up(struct vmd_peer *p);
 
-    wire_wbuf_init(&b);
-    wire_put_u32(&b, WIRE_VERSION);
-    wire_put_str(&b, vmd->name);
-    wire_put_u32(&b, (uint32_t)vmd->index);
-    wire_put_str(&b, "LINUX64");
-    wire_put_u32(&b, (uint32_t)vmd->conf.speed);
-    wire_put_str(&b, vmd->master_name);
-    if (b.err == 0)
-        vmd_peer_send(p, &h, b.data, b.len);
-    wire_wbuf_free(&b);
-}
-
-static int
-on_hello(struct vmd_peer *p, const unsigned char *body, size_t len)
+int
+vmd_proto_hello(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+                const unsigned char *body)
 {
-    struct vmd *vmd = p->vmd;
+    struct vmd_peer *p = from->peer;
     struct wire_rbuf r;
     uint32_t version, index, speed;
     char name[VMD_NAME_MAX], arch[16], master[VMD_NAME_MAX];
     int rc;
 
-    if (p->state != VMD_PEER_HELLO)
-        return WIRE_EFRAME;
-    wire_rbuf_init(&r, body, len);
+    wire_rbuf_init(&r, body, h->len);
     if ((rc = wire_get_u32(&r, &version)) || (rc = wire_get_str(&r, name, sizeof(name))) ||
         (rc = wire_get_u32(&r, &index)) || (rc = wire_get_str(&r, arch, sizeof(arch))) ||
         (rc = wire_get_u32(&r, &speed)) || (rc = wire_get_str(&r, master, sizeof(master))))
@@ -65,15 +49,15 @@ on_hello(struct vmd_peer *p, const unsigned char *body, size_t len)
     /* The certificate proved the name; the link is bound to its host only
      * now, so a second link for a host that has one is refused here. */
     if (p->host == NULL) {
-        struct vmd_host *h = vmd_host_by_name(vmd, name);
-        if (h && h->peer) {
+        struct vmd_host *host = vmd_host_by_name(vmd, name);
+        if (host && host->peer) {
             log_warn("peer %s (%s): already linked to %s; refusing a second link", p->name,
                      p->addr, name);
             return WIRE_EDUPHOST;
         }
-        if (h) {
-            h->peer = p;
-            p->host = h;
+        if (host) {
+            host->peer = p;
+            p->host = host;
         }
     }
     p->state = VMD_PEER_UP;
@@ -83,20 +67,8 @@ on_hello(struct vmd_peer *p, const unsigned char *body, size_t len)
         p->host->speed = (int)speed;
     }
     log_info("peer %s (%s): link up", p->name, p->addr);
-    vmd_proto_peer_up(p);
+    peer_up(p);
     return 0;
-}
-
-/* The master is the only one whose word on the VM counts. */
-static int
-from_master(const struct vmd_peer *p)
-{
-    const struct vmd *vmd = p->vmd;
-    if (vmd->is_master)
-        return 0;
-    if (p->host)
-        return p->host->index == vmd->master_index;
-    return vmd->index == 0 && strcmp(p->name, vmd->master_name) == 0;
 }
 
 /* Bind links that came up before their host was in our table. */
@@ -111,105 +83,64 @@ bind_unattached_peers(struct vmd *vmd)
         if (h && h->peer == NULL) {
             h->peer = p;
             p->host = h;
-            vmd_task_flush_host(vmd, h);
+            vmd_route_flush_host(vmd, h);
         }
     }
 }
 
-static void
-on_relay(struct vmd_peer *p, const struct wire_hdr *h, const unsigned char *body)
+int
+vmd_proto_heartbeat(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+                    const unsigned char *body)
 {
-    struct vmd *vmd = p->vmd;
-    if (h->flags & 1) {
-        vmd_ops_relay_reply(vmd, h, body);
-        return;
-    }
-    /* A request from a client on the sending host: body = client id, type, request. */
-    struct wire_rbuf r;
-    uint32_t client_id, type;
-    wire_rbuf_init(&r, body, h->len);
-    if (wire_get_u32(&r, &client_id) || wire_get_u32(&r, &type) || type > WIRE_T_MAX)
-        return;
-    struct wire_hdr req = *h;
-    req.type = (uint8_t)type;
-    req.len = (uint32_t)(r.len - r.pos);
-    vmd_ops_request(vmd, p->host ? p->host->index : -1, client_id, &req, body + r.pos);
+    (void)vmd, (void)from, (void)h, (void)body;
+    return 0;
+}
+
+/* The master's table (only the master may send it: vmd_dispatch.c). */
+int
+vmd_proto_hosttable(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+                    const unsigned char *body)
+{
+    int rc;
+    (void)from;
+    if ((rc = vmd_hosts_apply(vmd, body, h->len)) != 0)
+        return rc;
+    bind_unattached_peers(vmd);
+    return 0;
 }
 
 int
-vmd_proto_dispatch(struct vmd_peer *p, const struct wire_hdr *h, const unsigned char *body)
+vmd_proto_halt(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
+               const unsigned char *body)
 {
-    struct vmd *vmd = p->vmd;
-    int rc;
-
-    if (h->type == WIRE_T_HELLO)
-        return on_hello(p, body, h->len);
-    if (p->state != VMD_PEER_UP)
-        return WIRE_EFRAME;
-    switch (h->type) {
-    case WIRE_T_HEARTBEAT:
-        return 0;
-    case WIRE_T_LOAD:
-        return vmd_load_on_peer(p, h, body);
-    case WIRE_T_MSG:
-    case WIRE_T_DIRECT:
-        /* A host speaks only for its own tasks. */
-        if (p->host == NULL || ((h->src >> VMD_TID_HOST_SHIFT) & 0xfff) != (uint32_t)p->host->index)
-            return WIRE_EFRAME;
-        return vmd_task_route(vmd, NULL, h, body);
-    case WIRE_T_FWD:
-    case WIRE_T_FWD_REPLY:
-        return vmd_fwd_on_peer(p, h, body);
-    case WIRE_T_GROUP_SYNC:
-    case WIRE_T_BARRIER_ARRIVE:
-    case WIRE_T_BARRIER_DONE:
-        return vmd_group_on_peer(p, h, body);
-    case WIRE_T_MCAST:
-        return vmd_mcast_on_peer(p, h, body);
-    case WIRE_T_HOSTTABLE:
-        if (!from_master(p))
-            return WIRE_EFRAME;
-        if ((rc = vmd_hosts_apply(vmd, body, h->len)) != 0)
-            return rc;
-        bind_unattached_peers(vmd);
-        return 0;
-    case WIRE_T_HALT:
-        if (!from_master(p))
-            return WIRE_EFRAME;
-        vmd_halt(vmd, "halted by the master");
-        return 0;
-    case WIRE_T_RELAY:
-        if (!(h->flags & 1) && !vmd->is_master)
-            return WIRE_EFRAME;
-        if ((h->flags & 1) && !from_master(p))
-            return WIRE_EFRAME;
-        on_relay(p, h, body);
-        return 0;
-    default:
-        log_warn("peer %s: unknown frame type %u", p->name, h->type);
-        return WIRE_EFRAME;
-    }
+    (void)from, (void)h, (void)body;
+    vmd_halt(vmd, "halted by the master");
+    return 0;
 }
 
-void
-vmd_proto_peer_up(struct vmd_peer *p)
+/* A link finished its HELLO: what waited for the host goes, and on the
+ * master a host being added is now in the VM. */
+static void
+peer_up(struct vmd_peer *p)
 {
     struct vmd *vmd = p->vmd;
     struct vmd_host *h = p->host;
     if (h)
-        vmd_task_flush_host(vmd, h);
+        vmd_route_flush_host(vmd, h);
     if (!vmd->is_master || h == NULL || h->state != VMD_HOST_STARTING)
         return;
     h->state = VMD_HOST_UP;
     log_info("host %s (t%x) added at %s:%d", h->name, VMD_HOST_TID(h->index), h->address,
              h->port);
     vmd_hosts_broadcast(vmd, h);
-    vmd_task_host_event(vmd, 3, VMD_HOST_TID(h->index));
+    vmd_hooks_host_added(vmd, h);
     vmd_hoststart_peer_ready(vmd, h, 0, NULL);
 }
 
-void
-vmd_proto_peer_lost(struct vmd *vmd, struct vmd_host *h, int err)
+/* Our link to h closed: the master drops the host (or fails its add);
+ * another daemon leaves the VM with its master. */
+static void
+proto_link_lost(struct vmd *vmd, struct vmd_host *h, int err)
 {
     if (vmd->halting || vmd->halting_vm)
         return;
@@ -231,3 +162,8 @@ vmd_proto_peer_lost(struct vmd *vmd, struct vmd_host *h, int err)
         vmd_halt(vmd, "the master is gone");
     }
 }
+
+const struct vmd_hooks vmd_proto_hooks = {
+    .module = "proto",
+    .link_lost = proto_link_lost,
+};

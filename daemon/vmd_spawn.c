@@ -6,7 +6,7 @@
  * $PVM_ARCH and $PVM_ROOT/bin/$PVM_ARCH among the defaults) unless the name
  * has a '/'.  The task's tid exists before the process does: pvm_spawn
  * returns it at once, the process finds it in LIQUIDVM_TID and claims it
- * when it enrolls, and messages sent to it meanwhile wait (vmd_task.c).
+ * when it enrolls, and messages sent to it meanwhile wait (vmd_route.c).
  * The process starts in $HOME, as PVM's tasks did.  Its stdout and stderr
  * come back to us line by line and go to the task that catches them
  * (pvm_catchout / PvmOutputTid) as WIRE_CTX_OUTPUT messages, else to our
@@ -98,7 +98,7 @@ output_line(struct vmd_task *t, int which, const char *line, size_t len)
     if (t->out_tid) {
         struct wire_hdr h = { .type = WIRE_T_MSG, .src = t->tid, .dst = t->out_tid,
                               .ctx = WIRE_CTX_OUTPUT, .tag = which, .len = (uint32_t)len };
-        vmd_task_deliver(vmd, &h, line);
+        vmd_route_deliver(vmd, &h, line);
     } else {
         log_info("t%x: %.*s", t->tid, (int)len, line);
     }
@@ -268,8 +268,8 @@ vmd_spawn_local(struct vmd *vmd, uint32_t ptid, uint32_t out_tid, const char *fi
 }
 
 /* Halting: stop watching our processes (they were sent SIGTERM). */
-void
-vmd_spawn_close_all(struct vmd *vmd)
+static void
+spawn_halt(struct vmd *vmd)
 {
     struct vmd_list *l, *next;
     for (l = vmd->tasks.next; l != &vmd->tasks; l = next) {
@@ -284,3 +284,8 @@ vmd_spawn_close_all(struct vmd *vmd)
                 uv_close(hs[i], task_on_close);
     }
 }
+
+const struct vmd_hooks vmd_spawn_hooks = {
+    .module = "spawn",
+    .halt = spawn_halt,
+};

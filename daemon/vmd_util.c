@@ -1,10 +1,12 @@
 /*
- * vmd_util.c - small helpers the daemon's files share: the intrusive list
- * and shell quoting for the hoststart command line.
+ * vmd_util.c - small helpers the daemon's files share: the intrusive list,
+ * shell quoting for the hoststart command line, bounded string copies and
+ * freeing a queue of held messages.  It calls no other daemon file.
  */
 #include "vmd.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 void
@@ -90,4 +92,15 @@ vmd_init_lists(struct vmd *vmd)
                                  &vmd->mbox_waits, &vmd->groups, &vmd->lgroups, &vmd->rwatch };
     for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
         vmd_list_init(lists[i]);
+}
+
+/* A queue of held messages (a host's or a task's), freed. */
+void
+vmd_qmsg_free_all(struct vmd_qmsg *q)
+{
+    for (struct vmd_qmsg *n; q; q = n) {
+        n = q->next;
+        free(q->body);
+        free(q);
+    }
 }

@@ -66,6 +66,8 @@ setup(void **state)
     conf_defaults(&vmd->conf);
     vmd->loop = &f->loop;
     vmd_init_lists(vmd);
+    /* The real hooks: vmd_halt closes the links through them. */
+    vmd_modules_install(vmd);
     snprintf(vmd->name, sizeof(vmd->name), "hostB");
     snprintf(vmd->master_name, sizeof(vmd->master_name), "hostA");
     snprintf(vmd->address, sizeof(vmd->address), "10.0.0.2");
