@@ -201,11 +201,12 @@ $(O)/bench/%: $(O)/bench/%.o $(ARCHIVES)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(ARCHIVES) $(LDLIBS)
 
-# make check: the plain build and its call graph (no file-level circle of
-# more than CYCLES_MAX files), then the sanitizer build in its own
+# make check: the plain build and its call graph (no file-level call circle:
+# none larger than CYCLES_MAX files, and 1 means none), then the sanitizer
+# build in its own
 # directory; unit tests run in both, integration tests against the
 # sanitizer daemons too.
-CYCLES_MAX ?= 3
+CYCLES_MAX ?= 1
 check:
 	$(MAKE) all
 	tests/tools/callcycles.py --max $(CYCLES_MAX) $(O)

@@ -7,7 +7,7 @@
  * libuv loop thread.
  *
  * The files are layered, and a file calls only the files below it (make
- * check fails on a call circle of more than three files): the helpers and
+ * check fails on any call circle): the helpers and
  * the hooks; the local socket, the host table and the halt; the links
  * between daemons; answers and relays; the tasks and the routing of their
  * messages; the modules that handle frames (watches, multicast, spawn,

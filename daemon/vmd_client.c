@@ -3,7 +3,7 @@
  *
  * The socket lives in LIQUIDVM_HOME/run, a directory only its owner can
  * enter, and every connection's peer uid is checked with SO_PEERCRED
- * (DESIGN.md, Local clients).  Frames are plaintext; alloc_cb lends the tail
+ * (docs/architecture.md, Local clients).  Frames are plaintext; alloc_cb lends the tail
  * of the client's own frame buffer, capped at max_message.  Each frame goes
  * to vmd->on_frame (the dispatch table) as VMD_FROM_CLIENT; replies and
  * messages come back through vmd_client_send.  Flow control pauses a

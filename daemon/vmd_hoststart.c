@@ -1,5 +1,5 @@
 /*
- * vmd_hoststart.c - starting a daemon on a host being added (DESIGN.md,
+ * vmd_hoststart.c - starting a daemon on a host being added (docs/architecture.md,
  * Hosts).  The master runs the configured hoststart template through
  * /bin/sh (default: ssh, as PVM used rsh), reads the new daemon's READY
  * line from the command's stdout, pins the announced certificate

@@ -1,6 +1,6 @@
 /*
  * vmd_hostsync.c - keeping every daemon's host table in step with the
- * master's (DESIGN.md, Hosts).  The master's copy is authoritative; it
+ * master's (docs/architecture.md, Hosts).  The master's copy is authoritative; it
  * sends the whole table (a serial number and every host) to all daemons
  * whenever it changes, and the others replace theirs with it.  A daemon
  * missing from a table it receives has been dropped from the VM and

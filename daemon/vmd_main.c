@@ -2,7 +2,7 @@
  * vmd_main.c - the daemon's start-up: arguments, LIQUIDVM_HOME, the
  * configuration, daemonising, the listeners, and the loop.
  *
- * A daemon started by `vmctl start` or by a hoststart command (DESIGN.md,
+ * A daemon started by `vmctl start` or by a hoststart command (docs/architecture.md,
  * Hosts) reports readiness with one line on its standard output,
  *   vmd ready name=NAME address=IP port=PORT fingerprint=HEX pid=PID
  * or "vmd error: REASON", and only then lets the command that started it
@@ -79,7 +79,7 @@ mkdir_private(const char *path)
         return -ENOTDIR;
     if (st.st_uid != getuid())
         return -EPERM;
-    /* The socket directory must be ours alone (DESIGN.md, Local clients). */
+    /* The socket directory must be ours alone (docs/architecture.md, Local clients). */
     if ((st.st_mode & 077) != 0 && chmod(path, 0700) != 0)
         return -errno;
     return 0;

@@ -1,5 +1,5 @@
 /*
- * vmd_route.c - getting a task message to its task (DESIGN.md, Routing):
+ * vmd_route.c - getting a task message to its task (docs/architecture.md, Routing):
  * here, held until the task connects, or over the link to its host's
  * daemon, held in order while that link is being made.
  *

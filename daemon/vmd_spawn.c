@@ -10,7 +10,7 @@
  * The process starts in $HOME, as PVM's tasks did.  Its stdout and stderr
  * come back to us line by line and go to the task that catches them
  * (pvm_catchout / PvmOutputTid) as WIRE_CTX_OUTPUT messages, else to our
- * log (DESIGN.md, Spawning).
+ * log (docs/architecture.md, Spawning).
  */
 #define LOG_TAG "spawn"
 #include "log.h"

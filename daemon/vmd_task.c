@@ -1,7 +1,7 @@
 /*
  * vmd_task.c - the PVM tasks of this host: their tids, enrolling, their
  * end, kill, the task list, context ids and the facts a task needs for a
- * direct link (DESIGN.md, Task ids).
+ * direct link (docs/architecture.md, Task ids).
  *
  * A task is either a program started from the shell that enrolled over the
  * local socket, or a process we spawned (vmd_spawn.c), which has its tid
@@ -303,7 +303,7 @@ direct_sock_path(struct vmd *vmd, uint32_t tid, char *out, size_t cap)
 }
 
 /*
- * PvmRouteDirect (lib/pvm/pvm_direct.c): u32 peer tid.  The reply tells the
+ * PvmRouteDirect (lib/pvm/pvm_link.c): u32 peer tid.  The reply tells the
  * task where to listen (our address, its own socket path), the TLS files
  * it presents (ours: a task runs as our user), and the peer's host name,
  * which the peer's certificate must carry.

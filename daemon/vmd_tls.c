@@ -1,5 +1,5 @@
 /*
- * vmd_tls.c - the TLS 1.3 engine of the links between daemons (DESIGN.md,
+ * vmd_tls.c - the TLS 1.3 engine of the links between daemons (docs/architecture.md,
  * "Links"; STYLE.md 5.5).  OpenSSL never sees a socket.  Its BIO (one
  * BIO_METHOD of ours, as h2o's socket.c has) reads the ciphertext the glue
  * feeds straight from the glue's buffer, keeping only what a feed leaves of

@@ -584,7 +584,7 @@ int pvm__unpack_str(struct pvm__buf *b, char *s);
  * pvm_mhf.c, pvm_msg.c, pvm_mcast.c) ---- */
 
 /* Contexts with all the bits of WIRE_CTX_SYSTEM set belong to the daemons
- * (vmd_task_route refuses them from tasks): a task may not send in them,
+ * (vmd_msg_route refuses them from tasks): a task may not send in them,
  * and no user receive, wildcard or handler sees them. */
 #define PVM__CTX_DAEMON(c)                                                    \
     (((unsigned)(c) & (unsigned)WIRE_CTX_SYSTEM) == (unsigned)WIRE_CTX_SYSTEM)

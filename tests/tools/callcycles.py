@@ -10,7 +10,8 @@ tested or replaced without the others.
     tests/tools/callcycles.py [--max N] [--json] BUILD_DIR
 
 Prints every circle, largest first, and a final line with the largest
-size.  Exit status: 0 when no circle has more than N files (default 3),
+size.  Exit status: 0 when no circle has more than N files (default 1:
+no circle at all),
 1 when one has, 2 on a usage error or when nm fails.
 """
 import json
@@ -109,7 +110,7 @@ def components(edges):
 
 
 def main(argv):
-    limit, as_json, args = 3, False, []
+    limit, as_json, args = 1, False, []
     i = 0
     while i < len(argv):
         a = argv[i]
