@@ -105,8 +105,11 @@ BENCHES:= $(patsubst bench/%.c,$(O)/bench/%,$(BENCH_SRC))
 # PVM programs for the integration tests, built against our pvm3.h and libpvm3.so.3.
 PVMPROGS := $(patsubst tests/integ/%.c,$(O)/tests/integ/%,$(PVMPROG_SRC))
 
-# bench/build.mk names $(LIBPVM_SO) in its rules: included once it is set.
--include bench/build.mk
+# A folder's own targets, flags and packages live in its build.mk (bench/,
+# lib/*/, launcher/*/, examples/...), included once the names above are set:
+# one may add to all (`all: $(X)`), install (`install: install-x`),
+# DEB_PKGS and its folder's INC_ path.
+-include $(filter-out kernels/build.mk decomp/build.mk,$(sort $(wildcard */build.mk */*/build.mk)))
 
 .PHONY: all check cycles unit integ demo deps install clean bench
 all: $(VMD) $(VMCTL) $(VMRUN) $(if $(PVM_SRC),$(LIBPVM_SO) $(LIBPVM_A) $(LIBGPVM_SO) $(LIBGPVM_A) \
