@@ -9,6 +9,9 @@ tested or replaced without the others.
 
     tests/tools/callcycles.py [--max N] [--json] BUILD_DIR
 
+Run it from the top of the source tree (the sources tell which objects
+are current).
+
 Prints every circle, largest first, and a final line with the largest
 size.  Exit status: 0 when no circle has more than N files (default 1:
 no circle at all),
@@ -25,13 +28,17 @@ SKIP_DIRS = ("tests", "bench", "san")
 
 
 def objects(build):
+    """The objects of the sources that exist: an object left behind by a
+    renamed or deleted file would duplicate names and hide edges."""
     out = []
     for root, dirs, files in os.walk(build):
         rel = os.path.relpath(root, build)
         if rel.split(os.sep)[0] in SKIP_DIRS:
             dirs[:] = []
             continue
-        out += [os.path.join(root, f) for f in files if f.endswith(".o")]
+        for f in files:
+            if f.endswith(".o") and os.path.isfile(os.path.join(rel, f[:-2] + ".c")):
+                out.append(os.path.join(root, f))
     return sorted(out)
 
 
