@@ -25,7 +25,11 @@ struct vmctl {
     int json;
     int quiet;
     int console;                /* inside the interactive console */
+    struct vmctl_session *sess; /* the console's session; NULL for one command */
 };
+
+/* The tag of the PvmTaskExit notices vmctl asks for (body: the tid). */
+#define VMCTL_NOTIFY_TAG 0x7ffe
 
 /* vmctl_client.c */
 int vmctl_home_init(struct vmctl *v);
@@ -40,6 +44,13 @@ int vmctl_request(int fd, int type, const struct wire_wbuf *req, int timeout_ms,
 /* Connect, request, close: the common case. */
 int vmctl_call(const struct vmctl *v, int type, const struct wire_wbuf *req, int timeout_ms,
                unsigned char **body, size_t *len, int *status);
+/* Enroll as a task of the daemon, as PVM's console does: *fd the
+ * connection, *tid the task id. */
+int vmctl_enroll(const struct vmctl *v, int *fd, uint32_t *tid);
+/* Frames that are not the awaited reply (a job's output, an exit notice)
+ * go to fn instead of being dropped; NULL drops them again. */
+typedef void vmctl_notice_fn(void *arg, const struct wire_hdr *h, const unsigned char *body);
+void vmctl_request_on_notice(vmctl_notice_fn *fn, void *arg);
 
 /* One host of `conf`. */
 struct vmctl_hostrow {
@@ -107,6 +118,95 @@ int vmctl_dispatch(struct vmctl *v, int argc, char **argv);
 
 /* vmctl_console.c */
 int vmctl_console(struct vmctl *v);
+
+/* vmctl_session.c: what lasts for one console session (docs in its
+ * opening comment): the console's task connection, aliases, jobs and the
+ * console's PVM options.  Outside the console v->sess is NULL and the
+ * verbs say what they would do. */
+#define VMCTL_NOPTS 23
+struct vmctl_option {
+    const char *name;           /* PVM's name, e.g. "PvmRoute" */
+    int value;                  /* PVM 3.4.6's console default */
+};
+extern const struct vmctl_option vmctl_options[VMCTL_NOPTS];
+enum { VMCTL_OPT_SHOWTIDS = 17 };
+struct vmctl_alias {
+    char name[64];
+    char text[1024];
+};
+struct vmctl_job {
+    int id;
+    char command[256];
+    int n, running;             /* a job with none running is finished */
+    uint32_t *tids;
+    unsigned char *alive;       /* one flag per tid */
+};
+struct vmctl_session {
+    int fd;                     /* the console's task connection, or -1 */
+    uint32_t tid;
+    int interactive;            /* on a terminal: spawn -o runs in the background */
+    struct vmctl_alias *aliases;
+    int naliases;
+    struct vmctl_job *jobs;
+    int njobs, next_job;
+    int opts[VMCTL_NOPTS];
+    /* Called once before the console prints something that arrived
+     * while a line was being typed (to clear the prompt). */
+    void (*before_print)(void);
+    int printed;                /* lines printed by the last poll */
+};
+struct vmctl_session *vmctl_session_new(int interactive);
+void vmctl_session_free(struct vmctl_session *s);
+/* A task connection: the session's (*shared set: leave it open) or a new
+ * one.  vmctl_task_close closes only what is not shared. */
+int vmctl_task_open(struct vmctl *v, int *fd, uint32_t *tid, int *shared);
+void vmctl_task_close(int fd, int shared);
+/* Handle the frames already waiting on the session's connection (up to
+ * timeout_ms for the first); returns how many. */
+int vmctl_session_poll(struct vmctl_session *s, int timeout_ms);
+/* A new job of the tasks tids > 0; returns its number (0: out of memory).
+ * vmctl_session_job_watch then asks for their exits, so "[N] finished"
+ * is printed when the last one has gone. */
+int vmctl_session_job_add(struct vmctl_session *s, const char *command, const int32_t *tids,
+                          uint32_t n);
+void vmctl_session_job_watch(struct vmctl_session *s, int id);
+const struct vmctl_alias *vmctl_alias_find(const struct vmctl_session *s, const char *name);
+int vmctl_alias_set(struct vmctl_session *s, const char *name, const char *text);
+int vmctl_alias_del(struct vmctl_session *s, const char *name);
+
+/* vmctl_help.c: one line and the syntax of every verb, for `help VERB`
+ * and each new verb's --help. */
+void vmctl_help_list(FILE *fp);
+/* -ENOENT if name is no verb. */
+int vmctl_help_verb(FILE *fp, const char *name);
+/* A verb's usage as the answer to --help (exit 0) or to bad usage (2). */
+int vmctl_help_usage(const char *name, int bad);
+/* Take --json (sets v->json) and --help (answers it) out of argv, from
+ * anywhere or, with leading, only before the first other word.  Returns
+ * -1 to go on with *argc words left, or the exit status of --help. */
+int vmctl_verb_options(struct vmctl *v, int *argc, char **argv, int leading);
+
+/* vmctl_env.c: alias, unalias, echo, export, unexport, setenv */
+int vmctl_cmd_alias(struct vmctl *v, int argc, char **argv);
+int vmctl_cmd_unalias(struct vmctl *v, int argc, char **argv);
+int vmctl_cmd_echo(struct vmctl *v, int argc, char **argv);
+int vmctl_cmd_export(struct vmctl *v, int argc, char **argv);
+int vmctl_cmd_unexport(struct vmctl *v, int argc, char **argv);
+int vmctl_cmd_setenv(struct vmctl *v, int argc, char **argv);
+/* The variables PVM_EXPORT names, as a spawn request's u32 count and
+ * "NAME=value" strings (what libpvm3's pvm_spawn sends). */
+void vmctl_env_put_exports(struct wire_wbuf *b);
+/* vmctl_mbox.c: names and put */
+int vmctl_cmd_names(struct vmctl *v, int argc, char **argv);
+int vmctl_cmd_put(struct vmctl *v, int argc, char **argv);
+/* vmctl_opt.c: getopt, setopt, id, trace, jobs */
+int vmctl_cmd_getopt(struct vmctl *v, int argc, char **argv);
+int vmctl_cmd_setopt(struct vmctl *v, int argc, char **argv);
+int vmctl_cmd_id(struct vmctl *v, int argc, char **argv);
+int vmctl_cmd_trace(struct vmctl *v, int argc, char **argv);
+int vmctl_cmd_jobs(struct vmctl *v, int argc, char **argv);
+/* The failure every new verb reports: text on stderr, or JSON on stdout. */
+int vmctl_fail(const struct vmctl *v, int code, const char *what);
 
 
 #endif

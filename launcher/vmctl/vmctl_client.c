@@ -10,6 +10,32 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+/* Where frames other than the awaited reply go (the console's session). */
+static vmctl_notice_fn *notice_fn;
+static void *notice_arg;
+
+void
+vmctl_request_on_notice(vmctl_notice_fn *fn, void *arg)
+{
+    notice_fn = fn;
+    notice_arg = arg;
+}
+
+int
+vmctl_fail(const struct vmctl *v, int code, const char *what)
+{
+    if (v->json) {
+        printf("{\"ok\":false,\"error\":");
+        wire_json_str(stdout, wire_strerror(code));
+        printf(",\"code\":\"%s\"}\n", wire_errname(code));
+    } else if (code == WIRE_ENOVM) {
+        fprintf(stderr, "vmctl: %s: no virtual machine is running in %s\n", what, v->home);
+    } else {
+        fprintf(stderr, "vmctl: %s: %s\n", what, wire_strerror(code));
+    }
+    return VMCTL_EXIT_FAIL;
+}
+
 int
 vmctl_home_init(struct vmctl *v)
 {
@@ -56,7 +82,9 @@ vmctl_request(int fd, int type, const struct wire_wbuf *req, int timeout_ms,
         if (rc < 0)
             return rc;
         if (r.type != WIRE_T_REPLY || r.id != h.id) {
-            free(b);            /* not ours: an unrelated notice */
+            if (notice_fn)      /* not ours: a notice for the session */
+                notice_fn(notice_arg, &r, b);
+            free(b);
             continue;
         }
         *body = b;
@@ -75,5 +103,38 @@ vmctl_call(const struct vmctl *v, int type, const struct wire_wbuf *req, int tim
         return fd;
     int rc = vmctl_request(fd, type, req, timeout_ms, body, len, status);
     close(fd);
+    return rc;
+}
+
+int
+vmctl_enroll(const struct vmctl *v, int *fd, uint32_t *tid)
+{
+    struct wire_wbuf req;
+    unsigned char *body;
+    size_t len;
+    int status, rc;
+
+    *fd = vmctl_connect(v);
+    if (*fd < 0)
+        return *fd;
+    wire_wbuf_init(&req);
+    wire_put_u32(&req, (uint32_t)getpid());
+    wire_put_u32(&req, 0);
+    wire_put_str(&req, "vmctl");
+    wire_put_u32(&req, 0);
+    rc = vmctl_request(*fd, WIRE_T_TASK_ENROLL, &req, 60000, &body, &len, &status);
+    wire_wbuf_free(&req);
+    if (rc == 0 && status != 0)
+        rc = status;
+    if (rc == 0) {
+        struct wire_rbuf r;
+        wire_rbuf_init(&r, body, len);
+        rc = wire_get_u32(&r, tid);
+    }
+    free(body);
+    if (rc != 0) {
+        close(*fd);
+        *fd = -1;
+    }
     return rc;
 }

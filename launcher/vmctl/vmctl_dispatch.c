@@ -4,8 +4,10 @@
  * and the console (vmctl_console.c) both dispatch here, so the table sits
  * below them and neither depends on the other. It implements no seed idea:
  * it holds PVM's console verbs (add, delete, conf, halt, spawn, ps, kill,
- * sig, reset, pstat, mstat) beside LiquidVM's own (start, ca, cert, status,
- * groups, version), and says which of them only the shell may run.
+ * sig, reset, pstat, mstat, alias, unalias, echo, export, unexport,
+ * setenv, getopt, setopt, id, jobs, names, put, trace) beside LiquidVM's
+ * own (start, ca, cert, status, groups, version), and says which of them
+ * only the shell may run.
  */
 #include "vmctl.h"
 
@@ -23,6 +25,14 @@ static const struct vmctl_command commands[] = {
     { "sig", vmctl_cmd_sig, 0 },         { "reset", vmctl_cmd_reset, 0 },
     { "pstat", vmctl_cmd_pstat, 0 },     { "mstat", vmctl_cmd_mstat, 0 },
     { "groups", vmctl_cmd_groups, 0 },
+    /* PVM's console verbs about the console itself (issue 29). */
+    { "alias", vmctl_cmd_alias, 0 },     { "unalias", vmctl_cmd_unalias, 0 },
+    { "echo", vmctl_cmd_echo, 0 },       { "export", vmctl_cmd_export, 0 },
+    { "unexport", vmctl_cmd_unexport, 0 }, { "setenv", vmctl_cmd_setenv, 0 },
+    { "getopt", vmctl_cmd_getopt, 0 },   { "setopt", vmctl_cmd_setopt, 0 },
+    { "id", vmctl_cmd_id, 0 },           { "jobs", vmctl_cmd_jobs, 0 },
+    { "names", vmctl_cmd_names, 0 },     { "put", vmctl_cmd_put, 0 },
+    { "trace", vmctl_cmd_trace, 0 },
 };
 
 const struct vmctl_command *

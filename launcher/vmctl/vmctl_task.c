@@ -13,13 +13,13 @@
 #include <unistd.h>
 
 #define TASK_TIMEOUT_MS 60000
-#define NOTIFY_TAG 0x7ffe
 #define PVM_TASK_HOST 1
 #define PVM_TASK_ARCH 2
 
 struct vtask {
     int fd;
     uint32_t tid;
+    int shared;                 /* the console session's connection: left open */
     int show_output;            /* print children's output lines */
     int exits;                  /* PvmTaskExit notifications seen */
 };
@@ -33,7 +33,7 @@ task_frame(struct vmctl *v, struct vtask *t, const struct wire_hdr *h, const uns
         return;
     if (h->ctx == WIRE_CTX_OUTPUT && t->show_output && !v->json)
         printf("[t%x] %.*s\n", h->src, (int)h->len, b ? (const char *)b : "");
-    else if (h->tag == NOTIFY_TAG)
+    else if (h->tag == VMCTL_NOTIFY_TAG)
         t->exits++;
     fflush(stdout);
 }
@@ -45,6 +45,9 @@ task_request(struct vmctl *v, struct vtask *t, int type, const struct wire_wbuf 
 {
     static uint32_t next_id = 1u << 30;
     struct wire_hdr h = { .type = (uint8_t)type, .id = ++next_id };
+    /* On the session's connection other frames belong to the session's jobs. */
+    if (t->shared)
+        return vmctl_request(t->fd, type, req, TASK_TIMEOUT_MS, body, len, status);
     int rc = wire_write_frame(t->fd, &h, req ? req->data : NULL, req ? req->len : 0);
     *body = NULL;
     *len = 0;
@@ -70,48 +73,13 @@ task_request(struct vmctl *v, struct vtask *t, int type, const struct wire_wbuf 
 static int
 enroll(struct vmctl *v, struct vtask *t)
 {
-    struct wire_wbuf req;
-    unsigned char *body;
-    size_t len;
-    int status, rc;
-    t->fd = vmctl_connect(v);
-    if (t->fd < 0)
-        return t->fd;
-    wire_wbuf_init(&req);
-    wire_put_u32(&req, (uint32_t)getpid());
-    wire_put_u32(&req, 0);
-    wire_put_str(&req, "vmctl");
-    wire_put_u32(&req, 0);
-    rc = vmctl_request(t->fd, WIRE_T_TASK_ENROLL, &req, TASK_TIMEOUT_MS, &body, &len, &status);
-    wire_wbuf_free(&req);
-    if (rc == 0 && status != 0)
-        rc = status;
-    if (rc == 0) {
-        struct wire_rbuf r;
-        wire_rbuf_init(&r, body, len);
-        rc = wire_get_u32(&r, &t->tid);
-    }
-    free(body);
-    if (rc != 0) {
-        close(t->fd);
-        t->fd = -1;
-    }
-    return rc;
+    return vmctl_task_open(v, &t->fd, &t->tid, &t->shared);
 }
 
 static int
 fail(struct vmctl *v, int code, const char *what)
 {
-    if (v->json) {
-        printf("{\"ok\":false,\"error\":");
-        wire_json_str(stdout, wire_strerror(code));
-        printf(",\"code\":\"%s\"}\n", wire_errname(code));
-    } else if (code == WIRE_ENOVM) {
-        fprintf(stderr, "vmctl: %s: no virtual machine is running in %s\n", what, v->home);
-    } else {
-        fprintf(stderr, "vmctl: %s: %s\n", what, wire_strerror(code));
-    }
-    return VMCTL_EXIT_FAIL;
+    return vmctl_fail(v, code, what);
 }
 
 static int
@@ -269,7 +237,7 @@ vmctl_cmd_ps(struct vmctl *v, int argc, char **argv)
     if ((rc = enroll(v, &t)) != 0)
         return fail(v, rc, "ps");
     rc = list_tasks(v, &t, all ? 0 : (t.tid & ~0x3ffffu), 0, NULL);
-    close(t.fd);
+    vmctl_task_close(t.fd, t.shared);
     return rc ? fail(v, rc, "ps") : VMCTL_EXIT_OK;
 }
 
@@ -305,7 +273,7 @@ signal_cmd(struct vmctl *v, int argc, char **argv, int sig, const char *what)
     }
     if (v->json)
         printf("],\"ok\":%s}\n", failed ? "false" : "true");
-    close(t.fd);
+    vmctl_task_close(t.fd, t.shared);
     return failed ? VMCTL_EXIT_FAIL : VMCTL_EXIT_OK;
 }
 
@@ -363,7 +331,7 @@ vmctl_cmd_pstat(struct vmctl *v, int argc, char **argv)
     }
     if (v->json)
         printf("]}\n");
-    close(t.fd);
+    vmctl_task_close(t.fd, t.shared);
     return failed ? VMCTL_EXIT_FAIL : VMCTL_EXIT_OK;
 }
 
@@ -405,7 +373,7 @@ vmctl_cmd_reset(struct vmctl *v, int argc, char **argv)
             }
     }
     free(body);
-    close(t.fd);
+    vmctl_task_close(t.fd, t.shared);
     if (rc || status)
         return fail(v, rc ? rc : status, "reset");
     if (v->json)
@@ -417,10 +385,13 @@ vmctl_cmd_reset(struct vmctl *v, int argc, char **argv)
 
 /* One line (or JSON entry) per task asked for: its tid or why it failed. */
 static void
-spawn_print(const struct vmctl *v, const int32_t *tids, uint32_t cnt, int ok, int n)
+spawn_print(const struct vmctl *v, const int32_t *tids, uint32_t cnt, int ok, int n, int job)
 {
     if (v->json) {
-        printf("{\"ok\":%s,\"started\":%d,\"tasks\":[", ok == n ? "true" : "false", ok);
+        printf("{\"ok\":%s,\"started\":%d,", ok == n ? "true" : "false", ok);
+        if (job > 0)
+            printf("\"job\":%d,", job);
+        printf("\"tasks\":[");
         for (uint32_t k = 0; k < cnt; k++)
             if (tids[k] > 0)
                 printf("%s{\"tid\":%d}", k ? "," : "", tids[k]);
@@ -428,6 +399,8 @@ spawn_print(const struct vmctl *v, const int32_t *tids, uint32_t cnt, int ok, in
                 printf("%s{\"error\":\"%s\"}", k ? "," : "", wire_errname(tids[k]));
         printf("]}\n");
     } else {
+        if (job > 0)
+            printf("[%d]\n", job);
         printf("%d successful\n", ok);
         for (uint32_t k = 0; k < cnt; k++)
             if (tids[k] > 0)
@@ -450,7 +423,7 @@ spawn_watch(struct vmctl *v, struct vtask *t, const int32_t *tids, uint32_t cnt,
 
     wire_wbuf_init(&req);
     wire_put_u32(&req, 1);
-    wire_put_i32(&req, NOTIFY_TAG);
+    wire_put_i32(&req, VMCTL_NOTIFY_TAG);
     wire_put_u32(&req, (uint32_t)ok);
     for (uint32_t k = 0; k < cnt; k++)
         if (tids[k] > 0)
@@ -484,7 +457,9 @@ vmctl_cmd_spawn(struct vmctl *v, int argc, char **argv)
     static const char help[] =
         "usage: vmctl spawn [-N | -n N] [-h HOST | -a ARCH] [-o] [--json] PROGRAM [ARGS...]\n"
         "  Start N copies of PROGRAM as PVM tasks (found along spawn_path).  With -o\n"
-        "  their output is shown here, as \"[tXXXX] line\", until they all exit.\n";
+        "  their output is shown here, as \"[tXXXX] line\", until they all exit; in the\n"
+        "  interactive console they run as a job instead (see jobs) and the prompt\n"
+        "  returns at once.  The variables PVM_EXPORT names go to the tasks.\n";
     int n = 1, flags = 0, out = 0, i, rc;
     const char *where = "";
     for (i = 1; i < argc && argv[i][0] == '-'; i++) {
@@ -495,6 +470,9 @@ vmctl_cmd_spawn(struct vmctl *v, int argc, char **argv)
             v->json = 1;
         else if (strcmp(a, "-o") == 0 || strcmp(a, "->") == 0)
             out = 1;
+        else if (strcmp(a, "-@") == 0)
+            return fprintf(stderr, "vmctl: spawn -@: tracing does not exist in LiquidVM "
+                                   "yet; spawn -o shows the output\n"), VMCTL_EXIT_FAIL;
         else if ((strcmp(a, "-n") == 0 || strcmp(a, "-h") == 0 || strcmp(a, "-a") == 0) &&
                  i + 1 < argc) {
             if (a[1] == 'n')
@@ -510,8 +488,12 @@ vmctl_cmd_spawn(struct vmctl *v, int argc, char **argv)
     }
     if (i >= argc || n < 1 || n > 4096)
         return usage(help);
+    /* In the interactive console spawn -o starts a job on the session's
+     * connection; elsewhere it waits for the tasks on a connection of its own. */
     struct vtask t = { .fd = -1 };
-    if ((rc = enroll(v, &t)) != 0)
+    int background = out && v->sess != NULL && v->sess->interactive;
+    rc = out && !background ? vmctl_enroll(v, &t.fd, &t.tid) : enroll(v, &t);
+    if (rc != 0)
         return fail(v, rc, "spawn");
     struct wire_wbuf req;
     unsigned char *body;
@@ -526,7 +508,7 @@ vmctl_cmd_spawn(struct vmctl *v, int argc, char **argv)
     wire_put_u32(&req, (uint32_t)(argc - i - 1));
     for (int k = i + 1; k < argc; k++)
         wire_put_str(&req, argv[k]);
-    wire_put_u32(&req, 0);
+    vmctl_env_put_exports(&req);
     t.show_output = out;
     rc = task_request(v, &t, WIRE_T_TASK_SPAWN, &req, &body, &len, &status);
     wire_wbuf_free(&req);
@@ -534,7 +516,7 @@ vmctl_cmd_spawn(struct vmctl *v, int argc, char **argv)
         rc = status;
     if (rc != 0) {
         free(body);
-        close(t.fd);
+        vmctl_task_close(t.fd, t.shared);
         return fail(v, rc, "spawn");
     }
     struct wire_rbuf r;
@@ -550,10 +532,13 @@ vmctl_cmd_spawn(struct vmctl *v, int argc, char **argv)
         ok += tids[k] > 0;
     }
     free(body);
-    spawn_print(v, tids, cnt, ok, n);
-    if (out && ok > 0)
+    int job = background && ok > 0 ? vmctl_session_job_add(v->sess, argv[i], tids, cnt) : 0;
+    spawn_print(v, tids, cnt, ok, n, job);
+    if (job > 0)
+        vmctl_session_job_watch(v->sess, job);
+    if (out && !background && ok > 0)
         spawn_watch(v, &t, tids, cnt, ok);
-    close(t.fd);
+    vmctl_task_close(t.fd, t.shared);
     return ok == n ? VMCTL_EXIT_OK : VMCTL_EXIT_FAIL;
 }
 

@@ -1,0 +1,109 @@
+/*
+ * vmctl_help.c - one line and the syntax of every console verb, in the
+ * form of PVM 3.4's console (`help`, `help VERB`), and the --help answer
+ * of the verbs added for issue 29.  No seed idea; it calls nothing of
+ * vmctl, so the console and the verbs both call down into it.
+ */
+#include "vmctl.h"
+
+#include <errno.h>
+#include <string.h>
+
+struct verb_help {
+    const char *name, *what, *syntax;
+};
+
+static const struct verb_help verbs[] = {
+    { "add", "Add hosts to virtual machine", "add HOST... [--json]" },
+    { "alias", "Define/list command aliases",
+      "alias [--json] [NAME [COMMAND [ARGS...]]]\n"
+      "         (the console's session only; aliases expand the first word of a line)" },
+    { "conf", "List virtual machine configuration", "conf [--json]" },
+    { "delete", "Delete hosts from virtual machine", "delete HOST... [--json]" },
+    { "echo", "Echo arguments", "echo [--json] [ARG...]" },
+    { "export", "Add environment variables to spawn export list",
+      "export [--json] [NAME...]\n"
+      "         (the list is PVM_EXPORT; spawn passes the variables it names to tasks)" },
+    { "getopt", "Display PVM options for the console task", "getopt [--json] [OPTION]" },
+    { "groups", "List the dynamic groups and their members", "groups [--json]" },
+    { "halt", "Stop every daemon and leave the console", "halt [--json]" },
+    { "help", "Print helpful information about a command", "help [COMMAND]" },
+    { "id", "Print console task id", "id [--json]" },
+    { "jobs", "Display list of running jobs",
+      "jobs [-l] [--json]\n"
+      "Options:  -l   give long listing (host and tid of each running task)" },
+    { "kill", "Terminate tasks", "kill TID... [--json]" },
+    { "mstat", "Show status of hosts", "mstat HOST... [--json]" },
+    { "names", "List message mailbox names", "names [--json] [PATTERN]   (* and ? match)" },
+    { "ps", "List tasks", "ps [-a] [--json]" },
+    { "pstat", "Show status of tasks", "pstat TID... [--json]" },
+    { "put", "Add entry to message mailbox",
+      "put [--json] NAME VALUE [FLAGS]\n"
+      "         FLAGS: a number, or persistent,multi,overwrite joined by commas" },
+    { "quit", "Exit console; the virtual machine goes on", "quit" },
+    { "reset", "Kill all tasks", "reset [--json]" },
+    { "setenv", "Display or set environment variables", "setenv [--json] [NAME [VALUE...]]" },
+    { "setopt", "Set PVM options - for the console task *only*!",
+      "setopt [--json] OPTION VALUE" },
+    { "sig", "Send signal to task", "sig SIGNUM TID... [--json]" },
+    { "spawn", "Spawn task",
+      "spawn [-N | -n N] [-h HOST | -a ARCH] [-o | ->] [--json] PROGRAM [ARGS...]\n"
+      "         -o (or ->): the tasks' output comes to the console, as a job" },
+    { "status", "Say whether the virtual machine runs", "status [--json]" },
+    { "trace", "Set/display trace event mask (tracing does not exist yet)", "trace [...]" },
+    { "unalias", "Undefine command alias", "unalias NAME..." },
+    { "unexport", "Remove environment variables from spawn export list",
+      "unexport [--json] NAME..." },
+    { "version", "Show the version", "version [--json]" },
+};
+
+#define NVERBS (sizeof(verbs) / sizeof(verbs[0]))
+
+void
+vmctl_help_list(FILE *fp)
+{
+    fprintf(fp, "help        Print helpful information about a command\n"
+                "Syntax:  help [ command ]\nCommands are:\n");
+    for (size_t i = 0; i < NVERBS; i++)
+        fprintf(fp, "  %-10s  %s\n", verbs[i].name, verbs[i].what);
+    fprintf(fp, "Any command also takes --help, and --json where it prints data.\n");
+}
+
+int
+vmctl_help_verb(FILE *fp, const char *name)
+{
+    for (size_t i = 0; i < NVERBS; i++)
+        if (strcmp(verbs[i].name, name) == 0) {
+            fprintf(fp, "%-10s  %s\nSyntax:  %s\n", verbs[i].name, verbs[i].what,
+                    verbs[i].syntax);
+            return 0;
+        }
+    return -ENOENT;
+}
+
+int
+vmctl_help_usage(const char *name, int bad)
+{
+    vmctl_help_verb(bad ? stderr : stdout, name);
+    return bad ? VMCTL_EXIT_USAGE : VMCTL_EXIT_OK;
+}
+
+int
+vmctl_verb_options(struct vmctl *v, int *argc, char **argv, int leading)
+{
+    int n = 1;
+    for (int i = 1; i < *argc; i++) {
+        const char *a = argv[i];
+        int opt = !leading || n == 1;
+        if (opt && strcmp(a, "--json") == 0) {
+            v->json = 1;
+        } else if (opt && (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)) {
+            return vmctl_help_usage(argv[0], 0);
+        } else {
+            argv[n++] = argv[i];
+        }
+    }
+    argv[n] = NULL;
+    *argc = n;
+    return -1;
+}

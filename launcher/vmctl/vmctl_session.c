@@ -1,0 +1,275 @@
+/*
+ * vmctl_session.c - what lasts for one console session, as in PVM's
+ * console: the console's own task (enrolled on first use and kept, so `id`
+ * names one tid and the tasks' output finds the console), its aliases,
+ * its jobs (the tasks `spawn -o` started in the interactive console, whose
+ * output lines and exits arrive on that task's connection), and the
+ * console's PVM options (getopt/setopt).  No seed idea; it sits above
+ * vmctl_client.c and below the verbs and the console, which call it.
+ */
+#include "vmctl.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* PVM 3.4.6's options of the console task, in pvm3.h's order, with the
+ * values its console shows (getopt). */
+const struct vmctl_option vmctl_options[VMCTL_NOPTS] = {
+    { "PvmRoute", 1 },           { "PvmDebugMask", 0 },        { "PvmAutoErr", 1 },
+    { "PvmOutputTid", -1 },      { "PvmOutputCode", 0 },       { "PvmTraceTid", -1 },
+    { "PvmTraceCode", 0 },       { "PvmTraceBuffer", 0 },      { "PvmTraceOptions", 1 },
+    { "PvmFragSize", 4080 },     { "PvmResvTids", 1 },         { "PvmSelfOutputTid", -1 },
+    { "PvmSelfOutputCode", 0 },  { "PvmSelfTraceTid", -1 },    { "PvmSelfTraceCode", 0 },
+    { "PvmSelfTraceBuffer", 0 }, { "PvmSelfTraceOptions", 0 }, { "PvmShowTids", 1 },
+    { "PvmOutputContext", 0 },   { "PvmTraceContext", 0 },     { "PvmSelfOutputContext", 0 },
+    { "PvmSelfTraceContext", 0 }, { "PvmNoReset", 1 },
+};
+
+static void session_notice(void *arg, const struct wire_hdr *h, const unsigned char *body);
+
+struct vmctl_session *
+vmctl_session_new(int interactive)
+{
+    struct vmctl_session *s = calloc(1, sizeof(*s));
+    if (s == NULL)
+        return NULL;
+    s->fd = -1;
+    s->interactive = interactive;
+    s->next_job = 1;
+    for (int i = 0; i < VMCTL_NOPTS; i++)
+        s->opts[i] = vmctl_options[i].value;
+    vmctl_request_on_notice(session_notice, s);
+    return s;
+}
+
+void
+vmctl_session_free(struct vmctl_session *s)
+{
+    if (s == NULL)
+        return;
+    vmctl_request_on_notice(NULL, NULL);
+    if (s->fd >= 0)
+        close(s->fd);
+    for (int i = 0; i < s->njobs; i++) {
+        free(s->jobs[i].tids);
+        free(s->jobs[i].alive);
+    }
+    free(s->jobs);
+    free(s->aliases);
+    free(s);
+}
+
+int
+vmctl_task_open(struct vmctl *v, int *fd, uint32_t *tid, int *shared)
+{
+    struct vmctl_session *s = v->sess;
+
+    *shared = 0;
+    if (s == NULL)
+        return vmctl_enroll(v, fd, tid);
+    if (s->fd < 0) {
+        int rc = vmctl_enroll(v, &s->fd, &s->tid);
+        if (rc != 0)
+            return rc;
+    }
+    *fd = s->fd;
+    *tid = s->tid;
+    *shared = 1;
+    return 0;
+}
+
+void
+vmctl_task_close(int fd, int shared)
+{
+    if (!shared && fd >= 0)
+        close(fd);
+}
+
+/* The job and index of tid, or NULL. */
+static struct vmctl_job *
+job_of(struct vmctl_session *s, uint32_t tid, int *k)
+{
+    for (int i = 0; i < s->njobs; i++)
+        for (int j = 0; j < s->jobs[i].n; j++)
+            if (s->jobs[i].tids[j] == tid) {
+                *k = j;
+                return &s->jobs[i];
+            }
+    return NULL;
+}
+
+static void
+say(struct vmctl_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+say(struct vmctl_session *s, const char *fmt, ...)
+{
+    va_list ap;
+    if (s->printed++ == 0 && s->before_print)
+        s->before_print();
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+}
+
+/* A job's output line ("[job:tid] line", as PVM's console prints it) or a
+ * task's exit; a job whose tasks have all exited is finished and dropped. */
+static void
+session_notice(void *arg, const struct wire_hdr *h, const unsigned char *body)
+{
+    struct vmctl_session *s = arg;
+    struct vmctl_job *j;
+    int k;
+
+    if (h->type != WIRE_T_MSG)
+        return;
+    if (h->ctx == WIRE_CTX_OUTPUT && (j = job_of(s, h->src, &k)) != NULL) {
+        if (s->opts[VMCTL_OPT_SHOWTIDS])
+            say(s, "[%d:t%x] %.*s\n", j->id, h->src, (int)h->len, body ? (const char *)body : "");
+        else
+            say(s, "%.*s\n", (int)h->len, body ? (const char *)body : "");
+        return;
+    }
+    if (h->tag != VMCTL_NOTIFY_TAG || h->len < 4 || body == NULL)
+        return;
+    uint32_t tid = (uint32_t)body[0] << 24 | (uint32_t)body[1] << 16 | (uint32_t)body[2] << 8 |
+                   body[3];
+    if ((j = job_of(s, tid, &k)) == NULL || !j->alive[k])
+        return;
+    j->alive[k] = 0;
+    if (--j->running > 0)
+        return;
+    /* The job stays known, so lines that trail the exit still show. */
+    say(s, "[%d] finished\n", j->id);
+}
+
+int
+vmctl_session_poll(struct vmctl_session *s, int timeout_ms)
+{
+    int n = 0;
+
+    s->printed = 0;
+    while (s->fd >= 0) {
+        struct pollfd p = { .fd = s->fd, .events = POLLIN };
+        int rc = poll(&p, 1, n == 0 ? timeout_ms : 0);
+        if (rc < 0 && errno == EINTR)
+            continue;
+        if (rc <= 0)
+            break;
+        struct wire_hdr h;
+        unsigned char *b;
+        if (wire_read_frame(s->fd, 1u << 26, 1000, &h, &b) != 1) {
+            /* The daemon went away (halt): the session's task ends with it. */
+            close(s->fd);
+            s->fd = -1;
+            break;
+        }
+        session_notice(s, &h, b);
+        free(b);
+        n++;
+    }
+    fflush(stdout);
+    return n;
+}
+
+int
+vmctl_session_job_add(struct vmctl_session *s, const char *command, const int32_t *tids,
+                      uint32_t n)
+{
+    struct vmctl_job *jobs = realloc(s->jobs, (size_t)(s->njobs + 1) * sizeof(*jobs));
+    if (jobs == NULL)
+        return 0;
+    s->jobs = jobs;
+    struct vmctl_job *j = &jobs[s->njobs];
+    memset(j, 0, sizeof(*j));
+    j->tids = calloc(n ? n : 1, sizeof(uint32_t));
+    j->alive = calloc(n ? n : 1, 1);
+    if (j->tids == NULL || j->alive == NULL) {
+        free(j->tids);
+        free(j->alive);
+        return 0;
+    }
+    snprintf(j->command, sizeof(j->command), "%s", command);
+    for (uint32_t i = 0; i < n; i++)
+        if (tids[i] > 0) {
+            j->tids[j->n] = (uint32_t)tids[i];
+            j->alive[j->n++] = 1;
+        }
+    j->running = j->n;
+    j->id = s->next_job++;
+    s->njobs++;
+    return j->id;
+}
+
+void
+vmctl_session_job_watch(struct vmctl_session *s, int id)
+{
+    struct vmctl_job *j = NULL;
+    for (int i = 0; i < s->njobs; i++)
+        if (s->jobs[i].id == id)
+            j = &s->jobs[i];
+    if (j == NULL || s->fd < 0)
+        return;
+    /* PvmTaskExit for each task, answered on the session's connection. */
+    struct wire_wbuf req;
+    unsigned char *body;
+    size_t len;
+    int status;
+    wire_wbuf_init(&req);
+    wire_put_u32(&req, 1);
+    wire_put_i32(&req, VMCTL_NOTIFY_TAG);
+    wire_put_u32(&req, (uint32_t)j->n);
+    for (int i = 0; i < j->n; i++)
+        wire_put_u32(&req, j->tids[i]);
+    if (vmctl_request(s->fd, WIRE_T_TASK_NOTIFY, &req, 60000, &body, &len, &status) == 0)
+        free(body);
+    wire_wbuf_free(&req);
+}
+
+const struct vmctl_alias *
+vmctl_alias_find(const struct vmctl_session *s, const char *name)
+{
+    for (int i = 0; s && i < s->naliases; i++)
+        if (strcmp(s->aliases[i].name, name) == 0)
+            return &s->aliases[i];
+    return NULL;
+}
+
+int
+vmctl_alias_set(struct vmctl_session *s, const char *name, const char *text)
+{
+    struct vmctl_alias *a = NULL;
+
+    for (int i = 0; i < s->naliases; i++)
+        if (strcmp(s->aliases[i].name, name) == 0)
+            a = &s->aliases[i];
+    if (strlen(name) >= sizeof(a->name) || strlen(text) >= sizeof(a->text))
+        return -ENAMETOOLONG;
+    if (a == NULL) {
+        struct vmctl_alias *n = realloc(s->aliases, (size_t)(s->naliases + 1) * sizeof(*n));
+        if (n == NULL)
+            return -ENOMEM;
+        s->aliases = n;
+        a = &n[s->naliases++];
+        strcpy(a->name, name);
+    }
+    strcpy(a->text, text);
+    return 0;
+}
+
+int
+vmctl_alias_del(struct vmctl_session *s, const char *name)
+{
+    const struct vmctl_alias *a = vmctl_alias_find(s, name);
+    if (a == NULL)
+        return -ENOENT;
+    int i = (int)(a - s->aliases);
+    memmove(&s->aliases[i], &s->aliases[i + 1],
+            (size_t)(s->naliases - i - 1) * sizeof(s->aliases[0]));
+    s->naliases--;
+    return 0;
+}
