@@ -35,6 +35,12 @@ usage(FILE *fp)
             "  pstat TID...              is the task running?\n"
             "  mstat HOST...             is the host in the VM?\n"
             "  groups                    the dynamic groups and their members\n"
+            "  names [PATTERN]           the mailbox's entries;  put NAME VALUE [FLAGS]  add one\n"
+            "  id                        the tid of vmctl's task\n"
+            "  echo, getopt, setenv, export, alias   show what a console session would use\n"
+            "  setopt, unexport, unalias, jobs       (the console's session only)\n"
+            "  trace                     tracing does not exist yet (exit 1)\n"
+            "  help [COMMAND]            a command's syntax, as the console's help\n"
             "\n"
             "  --home DIR    the VM's state directory (default $LIQUIDVM_HOME or ~/.liquidvm)\n"
             "  --host NAME   talk to the daemon NAME of this home instead of the master\n"
@@ -80,5 +86,16 @@ main(int argc, char **argv)
     }
     if (i == argc)
         return vmctl_console(&v);
+    /* help VERB is the console's; from the shell too. */
+    if (strcmp(argv[i], "help") == 0) {
+        if (i + 1 == argc)
+            return usage(stdout), VMCTL_EXIT_OK;
+        if (vmctl_help_verb(stdout, argv[i + 1]) != 0) {
+            fprintf(stderr, "vmctl: help: %s is no command (vmctl --help lists them)\n",
+                    argv[i + 1]);
+            return VMCTL_EXIT_USAGE;
+        }
+        return VMCTL_EXIT_OK;
+    }
     return vmctl_dispatch(&v, argc - i, argv + i);
 }
