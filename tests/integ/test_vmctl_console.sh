@@ -20,9 +20,9 @@ pid, fd = pty.fork()
 if pid == 0:
     os.execv(sys.argv[1], [sys.argv[1]])
 out = b""
-def read_until(pattern, limit):
+def read_until(pattern, limit, start=None):
     global out
-    start = len(out)
+    start = len(out) if start is None else start
     end = time.time() + limit
     while time.time() < end:
         if re.search(pattern, out[start:]):
@@ -40,14 +40,17 @@ def read_until(pattern, limit):
 read_until(rb"vmctl> ", 10)
 for step in sys.argv[2:]:
     if step.startswith("@wait "):
-        read_until(step[6:].encode(), 20)
+        read_until(step[6:].encode(), 20, 0)    # it may have come already
         continue
     os.write(fd, step.encode().replace(b"\\e", b"\x1b") + b"\r")
-    read_until(rb"vmctl> ", 20)
+    # The next prompt on a line of its own (the up arrow redraws one in place).
+    read_until(rb"\nvmctl> ", 20)
 os.write(fd, b"quit\r")
-read_until(rb"$^", 2)
+read_until(rb"$^", 20)          # to the end of the output: vmctl has left
 os.waitpid(pid, 0)
-sys.stdout.write(out.decode(errors="replace").replace("\r", ""))
+# A line that came while the prompt was up cleared it first ("\r\e[K").
+text = out.decode(errors="replace").replace("\r", "")
+sys.stdout.write(re.sub(r"vmctl> \x1b\[K", "", text))
 PY
 TR=$T/transcript
 python3 "$T/drive_console.py" "$VMCTL" \
