@@ -58,10 +58,16 @@ def run(cmd, cwd, timeout, env=None):
 
 
 def first_failure(text):
+    """The first error line and the names of the failed tests."""
+    err, failed = "", []
     for line in text.splitlines():
-        if "FAILED  ]" in line or "ERROR" in line or line.startswith("not ok") or "error" in line:
-            return line.strip()
-    return text.strip().splitlines()[-1] if text.strip() else ""
+        if line.startswith("[  FAILED  ] test_"):
+            failed.append(line.split()[-1])
+        elif not err and ("ERROR" in line or line.startswith("not ok") or "error" in line):
+            err = line.strip()
+    if not err:
+        err = text.strip().splitlines()[-1] if text.strip() else ""
+    return err + (" [failed: %s]" % ", ".join(failed) if failed else "")
 
 
 def main():

@@ -119,6 +119,11 @@ test_halo_deepens_with_latency(void **state)
     assert_int_equal(fast, none);
     assert_int_equal(slow, 10);
     assert_int_equal(vmrun_halo(&o, &g, owner, 5e-3, speed), 5);
+    /* An epoch of 11 with the slack's 6: two blocks, of 6 and 5, and the
+     * halo must cover the longer. */
+    o.epoch = 11;
+    assert_int_equal(vmrun_halo(&o, &g, owner, 0, 0), 6);
+    o.epoch = 10;
     o.halo = 2;
     given = vmrun_halo(&o, &g, owner, 3.5e-3, speed);
     assert_int_equal(given, 2);

@@ -679,6 +679,33 @@ test_vmd_tls_name_rechecked_after_handshake(void **state)
     end_close(&s);
 }
 
+/*
+ * The same for the protocol: the context allows TLS 1.3 only, and
+ * handshake_done checks the version again.  Both sessions are opened to
+ * TLS 1.2 here, as a change of settings would; the handshake succeeds in
+ * OpenSSL's eyes and the engine must still refuse.
+ */
+static void
+test_vmd_tls_version_rechecked_after_handshake(void **state)
+{
+    struct fixture *f = *state;
+    struct end c, s;
+
+    end_open(&c, f->b, VMD_TLS_CLIENT, "node-a");
+    end_open(&s, f->a, VMD_TLS_SERVER, "node-b");
+    assert_int_equal(SSL_set_min_proto_version(c.tls->ssl, TLS1_2_VERSION), 1);
+    assert_int_equal(SSL_set_max_proto_version(c.tls->ssl, TLS1_2_VERSION), 1);
+    assert_int_equal(SSL_set_min_proto_version(s.tls->ssl, TLS1_2_VERSION), 1);
+    assert_int_equal(vmd_tls_write(c.tls, "secret", 6), 0);
+    assert_int_equal(vmd_tls_start(c.tls), 0);
+    pump(&c, &s, 0);
+    assert_int_equal(c.rc, WIRE_ENOTLS);
+    assert_non_null(strstr(vmd_tls_error(c.tls), "not TLS 1.3"));
+    assert_int_equal(s.len, 0);
+    end_close(&c);
+    end_close(&s);
+}
+
 static void
 test_vmd_tls_refuses_plain_http_request(void **state)
 {
@@ -921,6 +948,7 @@ main(void)
         cmocka_unit_test(test_vmd_tls_server_refuses_cert_naming_another_host),
         cmocka_unit_test(test_vmd_tls_client_refuses_cert_naming_another_host),
         cmocka_unit_test(test_vmd_tls_name_rechecked_after_handshake),
+        cmocka_unit_test(test_vmd_tls_version_rechecked_after_handshake),
         cmocka_unit_test(test_vmd_tls_refuses_plain_http_request),
         cmocka_unit_test(test_vmd_tls_refuses_random_bytes),
         cmocka_unit_test(test_vmd_tls_refuses_record_with_bad_version),
