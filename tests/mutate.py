@@ -62,7 +62,8 @@ def first_failure(text):
     err, failed = "", []
     for line in text.splitlines():
         if line.startswith("[  FAILED  ] test_"):
-            failed.append(line.split()[-1])
+            if line.split()[-1] not in failed:
+                failed.append(line.split()[-1])
         elif not err and ("ERROR" in line or line.startswith("not ok") or "error" in line):
             err = line.strip()
     if not err:
