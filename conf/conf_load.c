@@ -60,7 +60,7 @@
 #define CONF_SECONDS_MIN 0.001
 #define CONF_SECONDS_MAX 86400.0
 /* The local part of a PVM task id has 18 bits (docs/architecture.md, Processes). */
-#define CONF_TASKS_MAX ((1 << 18) - 1)
+#define CONF_TASKS_MAX WIRE_TID_LOCAL_MASK
 #define CONF_GIB (1024LL * 1024 * 1024)
 
 enum conf_kind {

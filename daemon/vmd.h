@@ -30,13 +30,12 @@
 #include "wire.h"
 #include "wire_load.h"
 
-#define VMD_MAX_HOSTS 4095          /* host index fits bits 18-29 of a tid */
+#define VMD_MAX_HOSTS WIRE_TID_MAX_HOSTS  /* the tid layout: lib/wire/wire_tid.h */
 #define VMD_NAME_MAX 256
 #define VMD_ADDR_MAX 64
-#define VMD_TID_HOST_SHIFT 18
-#define VMD_HOST_TID(index) ((uint32_t)(index) << VMD_TID_HOST_SHIFT)
-#define VMD_TID_HOST(tid) ((int)(((tid) >> VMD_TID_HOST_SHIFT) & 0xfff))
-#define VMD_TID_LOCAL_MASK 0x3ffffu
+#define VMD_HOST_TID(index) WIRE_HOST_TID(index)
+#define VMD_TID_HOST(tid) WIRE_TID_HOST(tid)
+#define VMD_TID_LOCAL_MASK WIRE_TID_LOCAL_MASK
 #define VMD_HANDSHAKE_TIMEOUT_MS 10000
 #define VMD_HALT_WAIT_MS 3000
 

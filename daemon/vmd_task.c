@@ -284,7 +284,7 @@ vmd_task_freectx(struct vmd *vmd, const struct vmd_from *from, const struct wire
     if ((rc = wire_get_u32(&r, &ctx)) != 0)
         return rc;
     k = ctx & VMD_TID_LOCAL_MASK;
-    if (VMD_TID_HOST(ctx) != vmd->index || (ctx & 0xc0000000u) != 0 || k == 0 ||
+    if (VMD_TID_HOST(ctx) != vmd->index || (ctx & WIRE_TID_SPECIAL_MASK) != 0 || k == 0 ||
         !CTX_USED(vmd, k)) {
         vmd_client_reply(vmd, c->id, h->id, WIRE_ENOTFOUND, NULL);
         return 0;

@@ -164,7 +164,7 @@ vmctl_cmd_jobs(struct vmctl *v, int argc, char **argv)
             if (v->json)
                 printf("%s%u", first ? "" : ",", j->tids[k]);
             else if (lng)
-                printf("\n%8x %8x %s", j->tids[k] & ~0x3ffffu, j->tids[k], j->command);
+                printf("\n%8x %8x %s", j->tids[k] & ~WIRE_TID_LOCAL_MASK, j->tids[k], j->command);
             else
                 printf(" t%x", j->tids[k]);
             first = 0;

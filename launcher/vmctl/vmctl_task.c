@@ -236,7 +236,7 @@ vmctl_cmd_ps(struct vmctl *v, int argc, char **argv)
     }
     if ((rc = enroll(v, &t)) != 0)
         return fail(v, rc, "ps");
-    rc = list_tasks(v, &t, all ? 0 : (t.tid & ~0x3ffffu), 0, NULL);
+    rc = list_tasks(v, &t, all ? 0 : (t.tid & ~WIRE_TID_LOCAL_MASK), 0, NULL);
     vmctl_task_close(t.fd, t.shared);
     return rc ? fail(v, rc, "ps") : VMCTL_EXIT_OK;
 }

@@ -28,7 +28,7 @@ host_table(void)
     char master[256];
     wire_rbuf_init(&r, body, len);
     if ((rc = wire_get_u32(&r, &serial)) || (rc = wire_get_str(&r, master, sizeof(master))) ||
-        (rc = wire_get_u32(&r, &n)) || n > 4095) {
+        (rc = wire_get_u32(&r, &n)) || n > WIRE_TID_MAX_HOSTS) {
         free(body);
         return rc ? rc : WIRE_EFRAME;
     }
@@ -107,7 +107,7 @@ hosts_change(int type, char **hosts, int nhost, int *infos, const char *fn)
     size_t len;
     int rc;
 
-    if (hosts == NULL || nhost < 1 || nhost > 4095)
+    if (hosts == NULL || nhost < 1 || nhost > WIRE_TID_MAX_HOSTS)
         return pvm__err(-EINVAL, fn);
     for (int i = 0; i < nhost; i++)
         if (hosts[i] == NULL)

@@ -71,9 +71,6 @@
 #define LINK_SOCKBUF (1 << 20)      /* socket buffers: a 1 MB message in few wakeups */
 #define LINK_LINGER_MS 10000        /* at the end: how long without progress we wait */
 
-#define TID_HOST(t) (((unsigned)(t) >> 18) & 0xfffu)
-#define TID_IS_TASK(t) (((unsigned)(t) & 0xc0000000u) == 0 && ((t) & 0x3ffff) != 0)
-
 /* A peer's CONREQ, answered where requests to the daemon are allowed. */
 struct pvm__conreq {
     struct pvm__conreq *next;
@@ -133,7 +130,7 @@ link_new(struct pvm__direct *d, int tid, enum pvm__link_state state)
     l->tid = tid;
     l->state = state;
     l->fd = -1;
-    l->remote = TID_HOST(tid) != TID_HOST(pvm__ctx.mytid);
+    l->remote = WIRE_TID_HOST(tid) != WIRE_TID_HOST(pvm__ctx.mytid);
     l->serial = ++d->serial;
     l->next = d->links;
     d->links = l;
@@ -680,7 +677,7 @@ on_conreq(const struct wire_hdr *h, const unsigned char *body)
     struct wire_rbuf r;
     const void *tok;
 
-    if ((d = dir()) == NULL || !TID_IS_TASK(h->src) || (c = calloc(1, sizeof(*c))) == NULL)
+    if ((d = dir()) == NULL || !WIRE_TID_IS_TASK(h->src) || (c = calloc(1, sizeof(*c))) == NULL)
         return;
     wire_rbuf_init(&r, body, h->len);
     if (wire_get_bytes(&r, &tok, WIRE_DIRECT_TOKEN) != 0 ||
@@ -851,7 +848,7 @@ pvm__direct_send(int tid, struct wire_hdr *h, const void *body, size_t len)
                              .src = (uint32_t)pvm__ctx.mytid, .dst = (uint32_t)tid };
 
     /* Nothing may come between the parts of a frame being written. */
-    if (tid == pvm__ctx.mytid || !TID_IS_TASK(tid) || pvm__ctx.io_depth > 0)
+    if (tid == pvm__ctx.mytid || !WIRE_TID_IS_TASK(tid) || pvm__ctx.io_depth > 0)
         return 0;
     if ((l = link_find(tid)) == NULL) {
         if (pvm__opt(PvmRoute) == PvmRouteDirect)

@@ -20,7 +20,7 @@ parse_table(const unsigned char *body, size_t len, struct lvm_hostload **out, in
     int rc;
 
     wire_rbuf_init(&r, body, len);
-    if ((rc = wire_get_u32(&r, &count)) != 0 || count == 0 || count > 4095)
+    if ((rc = wire_get_u32(&r, &count)) != 0 || count == 0 || count > WIRE_TID_MAX_HOSTS)
         return rc ? rc : WIRE_EFRAME;
     struct lvm_hostload *v = calloc(count, sizeof(*v));
     if (v == NULL)

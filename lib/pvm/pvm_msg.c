@@ -42,9 +42,6 @@
  */
 #define PVM__DRAIN_MAX 256
 
-/* PVM's TIDISTASK: neither a daemon nor a multicast address, local part set. */
-#define PVM__TID_IS_TASK(t) (((unsigned)(t) & 0xc0000000u) == 0 && ((t) & 0x3ffff) != 0)
-
 /* ---- reading what is readable ---- */
 
 int
@@ -243,7 +240,7 @@ wait_for(int tid, int tag, int timeout_ms, enum pvm__get how, struct pvm__msg **
 int
 pvm__tid_ok(int tid)
 {
-    return PVM__TID_IS_TASK(tid) || pvm__opt(PvmResvTids);
+    return WIRE_TID_IS_TASK(tid) || pvm__opt(PvmResvTids);
 }
 
 static int

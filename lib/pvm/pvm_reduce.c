@@ -119,7 +119,7 @@ coll_send_failed(int tid, int tag)
 static int
 host_of(int tid)
 {
-    return (tid >> 18) & 0xfff;
+    return WIRE_TID_HOST(tid);
 }
 
 static int

@@ -305,5 +305,5 @@ pvm_tidtohost(int tid)
 {
     if (tid <= 0)
         return pvm__err(-EINVAL, "pvm_tidtohost");
-    return tid & (0xfff << 18);
+    return (int)((uint32_t)tid & WIRE_HOST_TID(WIRE_TID_HOST_MASK));
 }

@@ -38,6 +38,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "wire_tid.h"
 #include <stdio.h>
 
 /* The release, set by the Makefile from its VERSION. */

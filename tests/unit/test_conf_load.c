@@ -512,6 +512,116 @@ test_conf_load_reports_bad_log(void **state)
                      "$F:1: log: expected a group { level = ...; file = ...; }, got \"debug\"\n");
 }
 
+/*
+ * Every ranged key at both edges of its range: the edge itself is taken
+ * (and read back), one step beyond it is refused with the key's own
+ * message.  A row's err is NULL for "accepted", "" for "refused, whatever
+ * the message" (beyond 64 bits libconfig itself refuses), else a piece of
+ * the expected message.  Where a cross-check forbids an edge on its own
+ * (heartbeat < host_timeout, max_message <= max_peer_queue), the row adds
+ * the other key, or expects the cross-check's message, which shows the
+ * range check let the edge through.
+ */
+#define SECS "expected a number of seconds from 0.001 to 86400"
+static const struct conf_edge {
+    const char *text;
+    const char *err;
+    size_t off;
+    char kind;                  /* 'i' int, 'u' uint64_t, 'd' double */
+    double value;
+    uint64_t uvalue;
+} conf_edges[] = {
+#define OFF(f) offsetof(struct conf, f)
+    { "listen = { port = 0; };", NULL, OFF(listen_port), 'i', 0, 0 },
+    { "listen = { port = -1; };", "listen.port: expected an integer 0..65535", 0, 0, 0, 0 },
+    { "listen = { port = 65535; };", NULL, OFF(listen_port), 'i', 65535, 0 },
+    { "listen = { port = 65536; };", "listen.port: expected an integer 0..65535", 0, 0, 0, 0 },
+    { "speed = 1;", NULL, OFF(speed), 'i', 1, 0 },
+    { "speed = 0;", "speed: expected an integer 1..1000000", 0, 0, 0, 0 },
+    { "speed = 1000000;", NULL, OFF(speed), 'i', 1000000, 0 },
+    { "speed = 1000001;", "speed: expected an integer 1..1000000", 0, 0, 0, 0 },
+    { "limits = { max_message = 1; };", NULL, OFF(max_message), 'u', 0, 1 },
+    { "limits = { max_message = 0; };", "limits.max_message: expected an integer 1..", 0, 0, 0,
+      0 },
+    { "limits = { max_message = 1073741824; max_peer_queue = 1073741824; };", NULL,
+      OFF(max_message), 'u', 0, 1073741824ULL },
+    { "limits = { max_message = 1073741825; max_peer_queue = 2000000000; };",
+      "limits.max_message: expected an integer 1..1073741824", 0, 0, 0, 0 },
+    { "limits = { max_tasks = 1; };", NULL, OFF(max_tasks), 'u', 0, 1 },
+    { "limits = { max_tasks = 0; };", "limits.max_tasks: expected an integer 1..262143", 0, 0, 0,
+      0 },
+    { "limits = { max_tasks = 262143; };", NULL, OFF(max_tasks), 'u', 0, 262143 },
+    { "limits = { max_tasks = 262144; };", "limits.max_tasks: expected an integer 1..262143", 0,
+      0, 0, 0 },
+    { "limits = { max_message = 1; max_peer_queue = 1; };", NULL, OFF(max_peer_queue), 'u', 0,
+      1 },
+    { "limits = { max_message = 1; max_peer_queue = 0; };",
+      "limits.max_peer_queue: expected an integer > 0", 0, 0, 0, 0 },
+    { "limits = { max_peer_queue = 9223372036854775807; };", NULL, OFF(max_peer_queue), 'u', 0,
+      9223372036854775807ULL },
+    { "limits = { max_peer_queue = 9223372036854775808; };", "", 0, 0, 0, 0 },
+    { "cache_bytes = 0;", NULL, OFF(cache_bytes), 'u', 0, 0 },
+    { "cache_bytes = -1;", "cache_bytes: expected an integer >= 0", 0, 0, 0, 0 },
+    { "cache_bytes = 9223372036854775807;", NULL, OFF(cache_bytes), 'u', 0,
+      9223372036854775807ULL },
+    { "cache_bytes = 9223372036854775808;", "", 0, 0, 0, 0 },
+    { "llc_bytes = 0;", NULL, OFF(llc_bytes), 'u', 0, 0 },
+    { "llc_bytes = -1;", "llc_bytes: expected an integer >= 0", 0, 0, 0, 0 },
+    { "llc_bytes = 9223372036854775807;", NULL, OFF(llc_bytes), 'u', 0, 9223372036854775807ULL },
+    { "llc_bytes = 9223372036854775808;", "", 0, 0, 0, 0 },
+    { "heartbeat = 0.001;", NULL, OFF(heartbeat), 'd', 0.001, 0 },
+    { "heartbeat = 0.0009;", "heartbeat: " SECS, 0, 0, 0, 0 },
+    { "heartbeat = 86400; host_timeout = 86400;", "host_timeout: expected more than heartbeat",
+      0, 0, 0, 0 },
+    { "heartbeat = 86400.001; host_timeout = 86400;", "heartbeat: " SECS, 0, 0, 0, 0 },
+    { "heartbeat = 0.001; host_timeout = 0.001;", "host_timeout: expected more than heartbeat",
+      0, 0, 0, 0 },
+    { "host_timeout = 0.0009;", "host_timeout: " SECS, 0, 0, 0, 0 },
+    { "host_timeout = 86400;", NULL, OFF(host_timeout), 'd', 86400, 0 },
+    { "host_timeout = 86400.001;", "host_timeout: " SECS, 0, 0, 0, 0 },
+    { "start_timeout = 0.001;", NULL, OFF(start_timeout), 'd', 0.001, 0 },
+    { "start_timeout = 0.0009;", "start_timeout: " SECS, 0, 0, 0, 0 },
+    { "start_timeout = 86400;", NULL, OFF(start_timeout), 'd', 86400, 0 },
+    { "start_timeout = 86400.001;", "start_timeout: " SECS, 0, 0, 0, 0 },
+    { "load_interval = 0.001;", NULL, OFF(load_interval), 'd', 0.001, 0 },
+    { "load_interval = 0.0009;", "load_interval: " SECS, 0, 0, 0, 0 },
+    { "load_interval = 86400;", NULL, OFF(load_interval), 'd', 86400, 0 },
+    { "load_interval = 86400.001;", "load_interval: " SECS, 0, 0, 0, 0 },
+    { "quota_interval = 0.001;", NULL, OFF(quota_interval), 'd', 0.001, 0 },
+    { "quota_interval = 0.0009;", "quota_interval: " SECS, 0, 0, 0, 0 },
+    { "quota_interval = 86400;", NULL, OFF(quota_interval), 'd', 86400, 0 },
+    { "quota_interval = 86400.001;", "quota_interval: " SECS, 0, 0, 0, 0 },
+#undef OFF
+};
+#undef SECS
+
+static void
+test_conf_load_every_range_at_both_edges(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(conf_edges) / sizeof(conf_edges[0]); i++) {
+        const struct conf_edge *e = &conf_edges[i];
+        struct conf c;
+        struct conf_diag d;
+        int rc = load_text(e->text, &c, &d);
+
+        if (e->err == NULL) {
+            const char *field = (const char *)&c + e->off;
+
+            if (rc != 0)
+                fail_msg("\"%s\": refused: %s", e->text, d.text);
+            if ((e->kind == 'i' && *(const int *)(const void *)field != (int)e->value) ||
+                (e->kind == 'u' && *(const uint64_t *)(const void *)field != e->uvalue) ||
+                (e->kind == 'd' && *(const double *)(const void *)field != e->value))
+                fail_msg("\"%s\": accepted but not stored", e->text);
+        } else if (rc == 0 || d.nerrors != 1 || strstr(d.text, e->err) == NULL) {
+            fail_msg("\"%s\": rc %d, %d errors, expected one with \"%s\", got: %s", e->text, rc,
+                     d.nerrors, e->err, d.text);
+        }
+        conf_free(&c);
+    }
+}
+
 static void
 test_conf_load_reports_bad_speed(void **state)
 {
@@ -991,6 +1101,7 @@ main(void)
         cmocka_unit_test(test_conf_load_reports_bad_spawn_path),
         cmocka_unit_test(test_conf_load_reports_bad_hoststart),
         cmocka_unit_test(test_conf_load_reports_bad_log),
+        cmocka_unit_test(test_conf_load_every_range_at_both_edges),
         cmocka_unit_test(test_conf_load_reports_bad_speed),
         cmocka_unit_test(test_conf_load_reports_bad_limits),
         cmocka_unit_test(test_conf_load_reports_unknown_keys_at_every_level),

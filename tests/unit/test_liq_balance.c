@@ -2,6 +2,9 @@
  * test_liq_balance.c - the balancer's model: prefix bisection along the
  * Hilbert order by measured costs and sensed shares, the dampener, workers
  * that leave; and reclaim's thresholds and times.
+ *
+ * liq_balance.c is included, so its bisection and polish are tested alone
+ * as well as through liq_balance_plan (which may hide a fault of either).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -15,6 +18,8 @@
 #include "decomp.h"
 #include "liq.h"
 #include "vmrun.h"
+
+#include "../../lib/liquid/liq_balance.c"
 
 #define NQ 8
 
@@ -114,6 +119,11 @@ test_halo_deepens_with_latency(void **state)
     assert_int_equal(fast, none);
     assert_int_equal(slow, 10);
     assert_int_equal(vmrun_halo(&o, &g, owner, 5e-3, speed), 5);
+    /* An epoch of 11 with the slack's 6: two blocks, of 6 and 5, and the
+     * halo must cover the longer. */
+    o.epoch = 11;
+    assert_int_equal(vmrun_halo(&o, &g, owner, 0, 0), 6);
+    o.epoch = 10;
     o.halo = 2;
     given = vmrun_halo(&o, &g, owner, 3.5e-3, speed);
     assert_int_equal(given, 2);
@@ -524,10 +534,129 @@ test_reclaim_keeps_the_last_host(void **state)
     assert_false(r[1].evacuated);
 }
 
+/* ---- the bisection and the polish alone ---- */
+
+/* Owners of n quanta of weight 1 along order, bisected at speeds sp. */
+static void
+bisect_unit(int n, const uint32_t *ord, int count, const double *sp, int32_t *own)
+{
+    double prefix[32];
+
+    assert_true(n < 32);
+    for (int r = 0; r <= n; r++)
+        prefix[r] = r;
+    bisect(ord, prefix, 0, (size_t)n, 0, count, sp, own);
+}
+
+/* How many of n quanta each of 3 owners holds. */
+static void
+count3(const int32_t *own, int n, int out[3])
+{
+    out[0] = out[1] = out[2] = 0;
+    for (int q = 0; q < n; q++) {
+        assert_in_range(own[q], 0, 2);
+        out[own[q]]++;
+    }
+}
+
+/*
+ * Speeds 1:2:4 and 7 equal quanta.  The first cut gives worker 0 a share
+ * 1/7 of 7 = 1 quantum; the rest, 6, split 2:4 at 1 + 6 * 2/6 = 3.  So
+ * 1, 2 and 4 quanta, each worker 1 time unit -- in curve order, whatever
+ * the quanta's ids.  A bisection that ignored speeds would cut 7 at 3.5.
+ */
+static void
+test_bisect_follows_speed_shares_1_2_4(void **state)
+{
+    const double sp[3] = { 1, 2, 4 };
+    const uint32_t ident[7] = { 0, 1, 2, 3, 4, 5, 6 }, rev[7] = { 6, 5, 4, 3, 2, 1, 0 };
+    int32_t own[7];
+    int c[3];
+
+    (void)state;
+    bisect_unit(7, ident, 3, sp, own);
+    count3(own, 7, c);
+    assert_int_equal(c[0], 1);
+    assert_int_equal(c[1], 2);
+    assert_int_equal(c[2], 4);
+    assert_int_equal(own[0], 0);
+    assert_int_equal(own[2], 1);
+    assert_int_equal(own[3], 2);
+    bisect_unit(7, rev, 3, sp, own);
+    assert_int_equal(own[6], 0);        /* first along the curve */
+    assert_int_equal(own[5], 1);
+    assert_int_equal(own[4], 1);
+    assert_int_equal(own[0], 2);
+}
+
+/*
+ * Speeds 1:2:4 and 12 equal quanta: the bisection rounds at each level --
+ * 12/7 = 1.71 rounds to 2, then 2 + 10 * 2/6 = 5.33 to 5 -- so 2/3/7, whose
+ * slowest worker takes 2 (times 2, 1.5, 1.75).  The polish keeps the max
+ * at 2 (no split does better: 1.75 would allow 1 + 3 + 7 = 11 quanta) and
+ * lowers the sum of squares: 1/4/7 (1 + 4 + 3.06), then 1/3/8 (1 + 2.25 +
+ * 4 = 7.25), where no single shift helps.
+ */
+static void
+test_polish_after_bisect_1_2_4(void **state)
+{
+    const double sp[3] = { 1, 2, 4 };
+    uint32_t ord[12];
+    int32_t own[12];
+    double prefix[13];
+    int c[3];
+
+    (void)state;
+    for (int r = 0; r < 12; r++)
+        ord[r] = (uint32_t)r;
+    for (int r = 0; r <= 12; r++)
+        prefix[r] = r;
+    bisect(ord, prefix, 0, 12, 0, 3, sp, own);
+    count3(own, 12, c);
+    assert_int_equal(c[0], 2);
+    assert_int_equal(c[1], 3);
+    assert_int_equal(c[2], 7);
+    polish(ord, prefix, 12, 3, sp, own);
+    count3(own, 12, c);
+    assert_int_equal(c[0], 1);
+    assert_int_equal(c[1], 3);
+    assert_int_equal(c[2], 8);
+    assert_int_equal(own[0], 0);
+    assert_int_equal(own[1], 1);
+    assert_int_equal(own[4], 2);
+}
+
+/*
+ * A tie: 3 equal quanta, 2 equal workers; the target 1.5 is as near prefix
+ * 1 as prefix 2, and the tie goes to the lower prefix: 1 and 2 quanta.  The
+ * polish keeps it (the other cut has the same max and the same squares).
+ */
+static void
+test_bisect_tie_goes_to_the_lower_prefix(void **state)
+{
+    const double sp[2] = { 1, 1 };
+    const uint32_t ord[3] = { 0, 1, 2 };
+    double prefix[4] = { 0, 1, 2, 3 };
+    int32_t own[3];
+
+    (void)state;
+    bisect(ord, prefix, 0, 3, 0, 2, sp, own);
+    assert_int_equal(own[0], 0);
+    assert_int_equal(own[1], 1);
+    assert_int_equal(own[2], 1);
+    polish(ord, prefix, 3, 2, sp, own);
+    assert_int_equal(own[0], 0);
+    assert_int_equal(own[1], 1);
+    assert_int_equal(own[2], 1);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bisect_follows_speed_shares_1_2_4),
+        cmocka_unit_test(test_polish_after_bisect_1_2_4),
+        cmocka_unit_test(test_bisect_tie_goes_to_the_lower_prefix),
         cmocka_unit_test(test_slow_worker_loses_quanta),
         cmocka_unit_test(test_halo_deepens_with_latency),
         cmocka_unit_test(test_heavy_quanta_are_not_a_slow_worker),

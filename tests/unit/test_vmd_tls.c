@@ -4,6 +4,9 @@
  * launcher/vmctl/vmctl_ca.c in a mkdtemp() directory.  Peers the engine must
  * refuse -- no certificate, TLS 1.2 only -- are raw OpenSSL endpoints over
  * memory BIOs, built here so the engine's header exposes nothing for tests.
+ * vmd_tls.c itself is included so that one test can reach an engine's SSL
+ * and take the name check out of the handshake, to see the second check,
+ * after it, still refuse the wrong name.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,6 +30,11 @@
 #include "vmctl_ca.h"
 #include "vmd_tls.h"
 #include "wire.h"
+
+/* The engine's own pump() is static there; the tests have theirs. */
+#define pump vmd_tls_engine_pump
+#include "../../daemon/vmd_tls.c"
+#undef pump
 
 #define BIG_LEN (6 * 1024 * 1024 + 12345)
 
@@ -633,6 +641,71 @@ test_vmd_tls_client_refuses_cert_naming_another_host(void **state)
     end_close(&s);
 }
 
+/*
+ * The name is checked twice: inside the handshake (SSL_set1_host, so the
+ * peer hears why through an alert) and after it (handshake_done's
+ * X509_check_host), so that a change of the context's or session's
+ * verification settings cannot let a wrong name in.  Here the first check
+ * is taken out, as such a change would, and the second must still refuse.
+ */
+static void
+test_vmd_tls_name_rechecked_after_handshake(void **state)
+{
+    struct fixture *f = *state;
+    struct end c, s;
+
+    end_open(&c, f->b, VMD_TLS_CLIENT, "node-a");
+    end_open(&s, f->a, VMD_TLS_SERVER, "node-c");
+    assert_int_equal(SSL_set1_host(s.tls->ssl, NULL), 1);
+    assert_int_equal(vmd_tls_write(c.tls, "secret", 6), 0);
+    assert_int_equal(vmd_tls_start(c.tls), 0);
+    pump(&c, &s, 0);
+    assert_int_equal(s.rc, WIRE_ENAME);
+    assert_non_null(strstr(vmd_tls_error(s.tls), "does not name node-c"));
+    assert_int_equal(s.len, 0);
+    end_close(&c);
+    end_close(&s);
+
+    end_open(&c, f->b, VMD_TLS_CLIENT, "node-c");
+    end_open(&s, f->a, VMD_TLS_SERVER, NULL);
+    assert_int_equal(SSL_set1_host(c.tls->ssl, NULL), 1);
+    assert_int_equal(vmd_tls_write(c.tls, "secret", 6), 0);
+    assert_int_equal(vmd_tls_start(c.tls), 0);
+    pump(&c, &s, 0);
+    assert_int_equal(c.rc, WIRE_ENAME);
+    assert_non_null(strstr(vmd_tls_error(c.tls), "does not name node-c"));
+    assert_int_equal(s.len, 0);
+    end_close(&c);
+    end_close(&s);
+}
+
+/*
+ * The same for the protocol: the context allows TLS 1.3 only, and
+ * handshake_done checks the version again.  Both sessions are opened to
+ * TLS 1.2 here, as a change of settings would; the handshake succeeds in
+ * OpenSSL's eyes and the engine must still refuse.
+ */
+static void
+test_vmd_tls_version_rechecked_after_handshake(void **state)
+{
+    struct fixture *f = *state;
+    struct end c, s;
+
+    end_open(&c, f->b, VMD_TLS_CLIENT, "node-a");
+    end_open(&s, f->a, VMD_TLS_SERVER, "node-b");
+    assert_int_equal(SSL_set_min_proto_version(c.tls->ssl, TLS1_2_VERSION), 1);
+    assert_int_equal(SSL_set_max_proto_version(c.tls->ssl, TLS1_2_VERSION), 1);
+    assert_int_equal(SSL_set_min_proto_version(s.tls->ssl, TLS1_2_VERSION), 1);
+    assert_int_equal(vmd_tls_write(c.tls, "secret", 6), 0);
+    assert_int_equal(vmd_tls_start(c.tls), 0);
+    pump(&c, &s, 0);
+    assert_int_equal(c.rc, WIRE_ENOTLS);
+    assert_non_null(strstr(vmd_tls_error(c.tls), "not TLS 1.3"));
+    assert_int_equal(s.len, 0);
+    end_close(&c);
+    end_close(&s);
+}
+
 static void
 test_vmd_tls_refuses_plain_http_request(void **state)
 {
@@ -874,6 +947,8 @@ main(void)
         cmocka_unit_test(test_vmd_tls_client_refuses_server_from_other_ca),
         cmocka_unit_test(test_vmd_tls_server_refuses_cert_naming_another_host),
         cmocka_unit_test(test_vmd_tls_client_refuses_cert_naming_another_host),
+        cmocka_unit_test(test_vmd_tls_name_rechecked_after_handshake),
+        cmocka_unit_test(test_vmd_tls_version_rechecked_after_handshake),
         cmocka_unit_test(test_vmd_tls_refuses_plain_http_request),
         cmocka_unit_test(test_vmd_tls_refuses_random_bytes),
         cmocka_unit_test(test_vmd_tls_refuses_record_with_bad_version),
