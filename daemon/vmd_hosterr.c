@@ -72,11 +72,13 @@ vmd_hosterr_daemon(const char *host, const char *what, char *msg, size_t cap)
 void
 vmd_hosterr_link(const struct vmd_host *h, int status, const char *why, char *msg, size_t cap)
 {
+    /* A blackhole or prohibit route fails connect() at once (EINVAL, EACCES). */
     if (status == -ECONNREFUSED || status == -ETIMEDOUT || status == -EHOSTUNREACH ||
-        status == -ENETUNREACH)
+        status == -ENETUNREACH || status == -EINVAL || status == -EACCES)
         snprintf(msg, cap, "connect to %s: its daemon listens on %s:%d, but the master cannot "
                  "reach that port (%s): a firewall may block it; open it, or choose one with "
-                 "--port", h->name, h->address, h->port, wire_strerror(status));
+                 "--port", h->name, h->address, h->port,
+                 status == -EINVAL ? "no route will carry it" : wire_strerror(status));
     else
         snprintf(msg, cap, "connect to %s at %s:%d: %.150s", h->name, h->address, h->port,
                  why ? why : wire_strerror(status));

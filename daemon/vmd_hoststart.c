@@ -264,9 +264,13 @@ static void
 start_on_timeout(uv_timer_t *t)
 {
     struct vmd_start *s = t->data;
-    char msg[128];
-    snprintf(msg, sizeof(msg), "no daemon ready within start_timeout (%.1f s)",
-             s->vmd->conf.start_timeout);
+    char msg[256];
+    /* READY came but no link: something between drops the master's packets. */
+    if (s->got_line && s->host)
+        vmd_hosterr_link(s->host, -ETIMEDOUT, NULL, msg, sizeof(msg));
+    else
+        snprintf(msg, sizeof(msg), "start vmd on %.64s: no daemon ready within start_timeout "
+                 "(%.1f s)", s->host ? s->host->name : "?", s->vmd->conf.start_timeout);
     if (!s->exited)
         uv_process_kill(&s->proc, SIGTERM);
     start_settle(s, -ETIMEDOUT, msg);
@@ -410,8 +414,10 @@ start_on_stdout(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
         }
         log_info("host %s: daemon ready at %s:%d; connecting", s->host->name, s->host->address,
                  s->host->port);
-        if ((rc = vmd_peer_connect(s->vmd, s->host)) != 0)
-            start_settle(s, rc, "cannot connect to the new daemon");
+        if ((rc = vmd_peer_connect(s->vmd, s->host)) != 0) {
+            vmd_hosterr_link(s->host, rc, NULL, msg, sizeof(msg));
+            start_settle(s, rc, msg);
+        }
         return;
     }
 }

@@ -311,15 +311,16 @@ apply_host_overrides(struct vmd *vmd, const struct args *a)
 /*
  * The configuration file, then what the command line overrides in it.  A
  * joining daemon is given the master's file name; on a host that does not
- * share it, it has no file there and runs on the defaults.
+ * share it (no such file, or not ours to read), runs on the defaults.
  */
 static void
 load_conf(struct vmd *vmd, const struct args *a)
 {
     const char *conf_file = a->conf_file;
     conf_defaults(&vmd->conf);
-    if (conf_file && !vmd->is_master && access(conf_file, F_OK) != 0 && errno == ENOENT) {
-        log_info("no configuration %s on this host; using the defaults", conf_file);
+    if (conf_file && !vmd->is_master && access(conf_file, R_OK) != 0 &&
+        (errno == ENOENT || errno == EACCES)) {
+        log_debug("no configuration %s for us on this host; using the defaults", conf_file);
         conf_file = NULL;
     }
     if (conf_file) {
@@ -532,6 +533,13 @@ static void
 on_hb_timer(uv_timer_t *t)
 {
     struct vmd *vmd = t->data;
+    /* A joiner the master never reached (its add failed: a blocked port)
+     * must not linger on the host holding its socket and port. */
+    if (!vmd->is_master && vmd->index == 0 && !vmd->halting &&
+        uv_now(vmd->loop) - vmd->started_ms > (uint64_t)(vmd->conf.start_timeout * 1000.0)) {
+        vmd_halt(vmd, "the master did not link within start_timeout");
+        return;
+    }
     vmd_peer_heartbeat_all(vmd);
     vmd_peer_check_liveness(vmd);
     vmd_fwd_sweep(vmd);
