@@ -33,6 +33,25 @@ enum conf_log_level {
     CONF_LOG_DEBUG
 };
 
+/*
+ * One entry of the master's `hosts` list: how to start the daemon of a host
+ * it adds, as a PVM hostfile line did (vmd.conf(5), hosts).  Unset fields are
+ * NULL, 0 or -1; the daemon's own configuration then decides.
+ */
+struct conf_host {
+    char *name;                 /* the host, as given to vmctl add */
+    char *address;              /* where it listens (IPv4); NULL: every address */
+    int port;                   /* its listen port; -1: its own listen.port */
+    int speed;                  /* its relative speed; 0: its own speed */
+    char *vmd;                  /* vmd's path on that host; NULL: the master's own path */
+    char *home;                 /* its LIQUIDVM_HOME; NULL: see vmd.conf(5) */
+    char *spawn_path[CONF_MAX_SPAWN_PATH]; /* its spawn_path; spawn_path_len 0: its own */
+    int spawn_path_len;
+    int send_certs;             /* 1 send, 0 provisioned by hand, -1: the top-level key */
+};
+
+#define CONF_MAX_HOSTS 4095
+
 struct conf {
     char *listen_address;       /* "0.0.0.0" by default; "127.0.0.1" for local VMs */
     int listen_port;            /* 0: an ephemeral port, printed on the READY line */
@@ -55,6 +74,9 @@ struct conf {
     uint64_t max_peer_queue;    /* most bytes queued for one peer: 256 MiB */
     uint64_t cache_bytes;       /* cache size for stencil tiles; 0 = detect from sysfs */
     uint64_t llc_bytes;         /* a CPU's share of the last-level cache; 0 = detect */
+    int send_certs;             /* vmctl add hands a host without one its certificate: 1 */
+    struct conf_host *hosts;    /* per-host settings for vmctl add, nhosts of them */
+    int nhosts;
 };
 
 struct conf_diag {
@@ -74,6 +96,13 @@ void conf_free(struct conf *c);
  * and the caller walks it.  Errors as conf_load's.
  */
 int conf_parse(const char *path, config_t *cfg, struct conf_diag *diag);
+
+/* The hosts entry named name, or NULL. */
+const struct conf_host *conf_host_find(const struct conf *c, const char *name);
+/* Set every field of h unset (as conf_load leaves a key left out). */
+void conf_host_clear(struct conf_host *h);
+/* Free h's strings and clear it. */
+void conf_host_free(struct conf_host *h);
 
 /* Replace "%h" in tmpl by host; the result is malloc'ed (NULL on ENOMEM). */
 char *conf_expand(const char *tmpl, const char *host);

@@ -33,6 +33,7 @@
 #include "conf.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libconfig.h>
@@ -72,7 +73,9 @@ enum conf_kind {
     CONF_K_PATH,        /* char *: a file name; escapes %h and %% */
     CONF_K_COMMAND,     /* char *: a command line; escapes %h %v %m %% */
     CONF_K_LEVEL,       /* int: enum conf_log_level */
-    CONF_K_DIRS         /* spawn_path: a list of directories */
+    CONF_K_DIRS,        /* spawn_path: a list of directories */
+    CONF_K_BOOL,        /* int: true or false */
+    CONF_K_HOSTS        /* hosts: a list of groups, one struct conf_host each */
 };
 
 struct conf_key {
@@ -85,6 +88,22 @@ struct conf_key {
 };
 
 #define F(field) offsetof(struct conf, field)
+#define HF(field) offsetof(struct conf_host, field)
+
+/* One entry of hosts; its offsets are into struct conf_host. */
+static const struct conf_key conf_host_keys[] = {
+    { "name", CONF_K_PATH, HF(name), 0, 0, "expected a host name", NULL },
+    { "address", CONF_K_ADDRESS, HF(address), 0, 0,
+      "expected an IPv4 address such as \"10.0.0.2\"", NULL },
+    { "port", CONF_K_INT, HF(port), 0, 65535, "expected an integer 0..65535", NULL },
+    { "speed", CONF_K_INT, HF(speed), 1, 1000000, "expected an integer 1..1000000", NULL },
+    { "vmd", CONF_K_PATH, HF(vmd), 0, 0, "expected the path of vmd on that host", NULL },
+    { "home", CONF_K_PATH, HF(home), 0, 0, "expected a directory", NULL },
+    { "spawn_path", CONF_K_DIRS, 0, 0, 0,
+      "expected a list of 1..32 directories [ \"...\", ... ]", NULL },
+    { "send_certs", CONF_K_BOOL, HF(send_certs), 0, 0, "expected true or false", NULL },
+    { NULL, 0, 0, 0, 0, NULL, NULL }
+};
 
 static const struct conf_key conf_listen_keys[] = {
     { "address", CONF_K_ADDRESS, F(listen_address), 0, 0,
@@ -144,15 +163,21 @@ static const struct conf_key conf_top_keys[] = {
     { "cache_bytes", CONF_K_U64, F(cache_bytes), 0, LLONG_MAX, "expected an integer >= 0",
       NULL },
     { "llc_bytes", CONF_K_U64, F(llc_bytes), 0, LLONG_MAX, "expected an integer >= 0", NULL },
+    { "send_certs", CONF_K_BOOL, F(send_certs), 0, 0, "expected true or false", NULL },
+    { "hosts", CONF_K_HOSTS, 0, 0, 0,
+      "expected a list of groups ( { name = \"...\"; ... }, ... )", conf_host_keys },
     { NULL, 0, 0, 0, 0, NULL, NULL }
 };
 
 #undef F
+#undef HF
 
 /* One conf_load call. */
 struct conf_ctx {
     const char *path;           /* the file name errors are reported against */
     struct conf *c;             /* the copy being filled */
+    char *base;                 /* what the keys' offsets point into: c, or host */
+    struct conf_host *host;     /* the hosts entry being read, or NULL */
     struct conf_diag *diag;
     size_t len;                 /* bytes used in diag->text */
     int omitted;                /* errors counted but not written: no room */
@@ -301,7 +326,8 @@ conf_line(const config_setting_t *s)
 static void
 conf_mark_bad(struct conf_ctx *x, const struct conf_key *k)
 {
-    if (k->kind == CONF_K_GROUP || k->kind == CONF_K_DIRS)
+    /* Only struct conf's own fields take part in the cross-checks. */
+    if (k->kind == CONF_K_GROUP || k->kind == CONF_K_DIRS || x->host != NULL)
         return;
     if (x->nbad < (int)(sizeof(x->bad) / sizeof(x->bad[0])))
         x->bad[x->nbad++] = k->off;
@@ -422,13 +448,18 @@ conf_get_dirs(struct conf_ctx *x, const struct conf_key *k, const config_setting
             return;
         }
     }
-    for (i = 0; i < x->c->spawn_path_len; i++) {
-        free(x->c->spawn_path[i]);
-        x->c->spawn_path[i] = NULL;
+    char **to = x->host ? x->host->spawn_path : x->c->spawn_path;
+    int *to_len = x->host ? &x->host->spawn_path_len : &x->c->spawn_path_len;
+    for (i = 0; i < *to_len; i++) {
+        free(to[i]);
+        to[i] = NULL;
     }
-    memcpy(x->c->spawn_path, dirs, (size_t)n * sizeof(dirs[0]));
-    x->c->spawn_path_len = n;
+    memcpy(to, dirs, (size_t)n * sizeof(dirs[0]));
+    *to_len = n;
 }
+
+static void conf_get_hosts(struct conf_ctx *x, const struct conf_key *k,
+                           const config_setting_t *s, const char *key);
 
 static void conf_walk(struct conf_ctx *x, const struct conf_key *keys,
                       const config_setting_t *group, const char *prefix);
@@ -437,7 +468,7 @@ static void
 conf_get(struct conf_ctx *x, const struct conf_key *k, const config_setting_t *s,
          const char *key)
 {
-    char *field = (char *)x->c + k->off;
+    char *field = x->base + k->off;
     const char *v;
     long long n;
     double d;
@@ -510,7 +541,112 @@ conf_get(struct conf_ctx *x, const struct conf_key *k, const config_setting_t *s
     case CONF_K_DIRS:
         conf_get_dirs(x, k, s, key);
         break;
+    case CONF_K_BOOL:
+        if (config_setting_type(s) != CONFIG_TYPE_BOOL)
+            conf_bad(x, k, s, key);
+        else
+            *(int *)(void *)field = config_setting_get_bool(s);
+        break;
+    case CONF_K_HOSTS:
+        conf_get_hosts(x, k, s, key);
+        break;
     }
+}
+
+/* A host name as vmctl add takes it: letters, digits, '-', '.', '_'. */
+static bool
+conf_host_name_ok(const char *s)
+{
+    size_t n = strlen(s);
+
+    if (n == 0 || n > 253 || s[0] == '-' || s[0] == '.')
+        return false;
+    for (; *s != '\0'; s++)
+        if (!isalnum((unsigned char)*s) && *s != '-' && *s != '.' && *s != '_')
+            return false;
+    return true;
+}
+
+/* One entry of hosts into h; false if it has an error (already reported). */
+static bool
+conf_get_host(struct conf_ctx *x, const struct conf_key *k, const config_setting_t *e,
+              const char *ekey, struct conf_host *h)
+{
+    int before = x->diag->nerrors;
+
+    if (config_setting_type(e) != CONFIG_TYPE_GROUP) {
+        conf_bad(x, k, e, ekey);
+        return false;
+    }
+    x->host = h;
+    x->base = (char *)h;
+    conf_walk(x, k->members, e, ekey);
+    x->host = NULL;
+    x->base = (char *)x->c;
+    if (x->diag->nerrors != before)
+        return false;
+    if (h->name == NULL) {
+        conf_error(x, conf_line(e), "%s: expected a name = \"HOST\"; in the entry", ekey);
+        return false;
+    }
+    if (!conf_host_name_ok(h->name)) {
+        conf_error(x, conf_line(e), "%s.name: expected a host name (letters, digits, - . _), "
+                   "got \"%.40s\"", ekey, h->name);
+        return false;
+    }
+    return true;
+}
+
+/* hosts = ( { name = "ws2"; ... }, ... ): the list replaces any earlier one. */
+static void
+conf_get_hosts(struct conf_ctx *x, const struct conf_key *k, const config_setting_t *s,
+               const char *key)
+{
+    char ekey[CONF_LINE_MAX / 2 + 16];
+    int n, i, j, ok = 1;
+    struct conf_host *hosts;
+
+    if (config_setting_type(s) != CONFIG_TYPE_LIST) {
+        conf_bad(x, k, s, key);
+        return;
+    }
+    n = config_setting_length(s);
+    if (n > CONF_MAX_HOSTS) {
+        conf_error(x, conf_line(s), "%s: expected at most %d hosts, got %d", key,
+                   CONF_MAX_HOSTS, n);
+        return;
+    }
+    if ((hosts = calloc((size_t)n + 1, sizeof(*hosts))) == NULL) {
+        x->nomem = true;
+        return;
+    }
+    for (i = 0; i < n; i++) {
+        const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+
+        conf_host_clear(&hosts[i]);
+        snprintf(ekey, sizeof(ekey), "%s[%d]", key, i);
+        if (!conf_get_host(x, k, e, ekey, &hosts[i])) {
+            ok = 0;
+            continue;
+        }
+        for (j = 0; j < i; j++)
+            if (hosts[j].name != NULL && strcmp(hosts[j].name, hosts[i].name) == 0) {
+                conf_error(x, conf_line(e), "%s.name: %s is already in hosts[%d]", ekey,
+                           hosts[i].name, j);
+                ok = 0;
+            }
+    }
+    if (!ok) {
+        for (i = 0; i < n; i++)
+            conf_host_free(&hosts[i]);
+        free(hosts);
+        return;
+    }
+    for (i = 0; i < x->c->nhosts; i++)
+        conf_host_free(&x->c->hosts[i]);
+    free(x->c->hosts);
+    x->c->hosts = hosts;
+    x->c->nhosts = n;
 }
 
 /* Check every member of group against keys; prefix is the group's key path. */
@@ -899,6 +1035,8 @@ conf_copy(struct conf *dst, const struct conf *src)
     dst->hoststart = dst->log_file = NULL;
     for (i = 0; i < CONF_MAX_SPAWN_PATH; i++)
         dst->spawn_path[i] = NULL;
+    dst->hosts = NULL;
+    dst->nhosts = 0;
 
 #define CONF_DUP(f)                                                                        \
     if (src->f != NULL && (dst->f = strdup(src->f)) == NULL)                               \
@@ -911,6 +1049,25 @@ conf_copy(struct conf *dst, const struct conf *src)
     CONF_DUP(log_file)
     for (i = 0; i < src->spawn_path_len && i < CONF_MAX_SPAWN_PATH; i++)
         CONF_DUP(spawn_path[i])
+    if (src->nhosts > 0) {
+        if ((dst->hosts = calloc((size_t)src->nhosts, sizeof(*dst->hosts))) == NULL)
+            goto nomem;
+        for (dst->nhosts = 0; dst->nhosts < src->nhosts; dst->nhosts++) {
+            const struct conf_host *sh = &src->hosts[dst->nhosts];
+            struct conf_host *dh = &dst->hosts[dst->nhosts];
+
+            *dh = *sh;
+            dh->name = dh->address = dh->vmd = dh->home = NULL;
+            for (i = 0; i < CONF_MAX_SPAWN_PATH; i++)
+                dh->spawn_path[i] = NULL;
+            CONF_DUP(hosts[dst->nhosts].name)
+            CONF_DUP(hosts[dst->nhosts].address)
+            CONF_DUP(hosts[dst->nhosts].vmd)
+            CONF_DUP(hosts[dst->nhosts].home)
+            for (i = 0; i < sh->spawn_path_len; i++)
+                CONF_DUP(hosts[dst->nhosts].spawn_path[i])
+        }
+    }
 #undef CONF_DUP
     return 0;
 
@@ -946,6 +1103,7 @@ conf_defaults(struct conf *c)
     c->max_peer_queue = 256ULL * 1024 * 1024;
     c->cache_bytes = 0;
     c->llc_bytes = 0;
+    c->send_certs = 1;
 }
 
 void
@@ -966,6 +1124,40 @@ conf_free(struct conf *c)
         c->spawn_path[i] = NULL;
     }
     c->spawn_path_len = 0;
+    for (i = 0; i < c->nhosts; i++)
+        conf_host_free(&c->hosts[i]);
+    free(c->hosts);
+    c->hosts = NULL;
+    c->nhosts = 0;
+}
+
+void
+conf_host_clear(struct conf_host *h)
+{
+    memset(h, 0, sizeof(*h));
+    h->port = -1;
+    h->send_certs = -1;
+}
+
+void
+conf_host_free(struct conf_host *h)
+{
+    free(h->name);
+    free(h->address);
+    free(h->vmd);
+    free(h->home);
+    for (int i = 0; i < CONF_MAX_SPAWN_PATH; i++)
+        free(h->spawn_path[i]);
+    conf_host_clear(h);
+}
+
+const struct conf_host *
+conf_host_find(const struct conf *c, const char *name)
+{
+    for (int i = 0; i < c->nhosts; i++)
+        if (c->hosts[i].name != NULL && strcmp(c->hosts[i].name, name) == 0)
+            return &c->hosts[i];
+    return NULL;
 }
 
 /* Every string a daemon will use is there (conf_defaults may have run out of memory). */
@@ -1076,6 +1268,7 @@ conf_load(const char *path, struct conf *c, struct conf_diag *diag)
         return -ENOMEM;
     }
     x.c = &tmp;
+    x.base = (char *)&tmp;
     conf_walk(&x, conf_top_keys, config_root_setting(&cfg), "");
     conf_cross_check(&x, &cfg);
     config_destroy(&cfg);

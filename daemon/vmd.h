@@ -204,7 +204,12 @@ struct vmd_start {
     int item;
     struct vmd_host *host;
     uv_process_t proc;
-    uv_pipe_t out, err;         /* the command's stdout (READY line) and stderr */
+    uv_pipe_t in, out, err;     /* its stdin (certificates), stdout (READY line), stderr */
+    uv_write_t in_req;
+    char *bundle;               /* certificates and key being written to in; wiped after */
+    size_t bundle_len;
+    int send_certs;             /* answer "vmd need-certs" */
+    char vmd_path[1024];        /* vmd on that host, for the error messages */
     uv_timer_t timer;           /* start_timeout */
     int handles;
     int done;                   /* the add item is settled */
@@ -226,6 +231,9 @@ struct vmd {
     char exe[4096];             /* our own executable, for %v */
     char listen_override[VMD_ADDR_MAX]; /* --listen given on the command line */
     char hoststart_override[1024];
+    char master_address[VMD_ADDR_MAX]; /* --master-address: a joiner's route to the master */
+    int take_certs;             /* --take-certs: missing TLS files may come on stdin */
+    int listen_given;           /* --listen or --port: the master chose our address */
     int index;                  /* our host index, 0 until known */
     int is_master;
     char master_name[VMD_NAME_MAX];
@@ -542,8 +550,32 @@ void vmd_op_item_done(struct vmd *vmd, struct vmd_op *op, int item, int status, 
 vmd_frame_fn vmd_ops_conf, vmd_ops_status, vmd_ops_add, vmd_ops_delete, vmd_ops_halt;
 void vmd_halt_vm(struct vmd *vmd);
 
+/* vmd_certs.c: a joining daemon's certificates, from the master on stdin */
+int vmd_certs_take(struct vmd *vmd, const char *ca, const char *cert, const char *key, char *err,
+                   size_t errcap);
+
+/* vmd_hostcerts.c: the master's side: "vmd certs ..." and the three files,
+ * malloc'ed into *out; vmd_hostcerts_wipe() wipes and frees it. */
+int vmd_hostcerts_bundle(struct vmd *vmd, const char *host, char **out, size_t *outlen, char *err,
+                         size_t errcap);
+void vmd_hostcerts_wipe(char *bundle, size_t len);
+
+/* vmd_hosterr.c: an add's failure in words, naming the host and the step */
+void vmd_hosterr_exit(const char *host, const char *vmd_path, int status, const char *last,
+                      char *msg, size_t cap);
+void vmd_hosterr_daemon(const char *host, const char *what, char *msg, size_t cap);
+void vmd_hosterr_link(const struct vmd_host *h, int status, const char *why, char *msg,
+                      size_t cap);
+
 /* vmd_hoststart.c: starting a daemon on a new host */
-int vmd_hoststart(struct vmd *vmd, struct vmd_op *op, int item, struct vmd_host *h);
+/* set: vmctl add's options for this add (NULL: none), over the hosts entry. */
+int vmd_hoststart(struct vmd *vmd, struct vmd_op *op, int item, struct vmd_host *h,
+                  const struct conf_host *set);
+/* The hosts entry for host with set over it, pointers borrowed from both. */
+void vmd_hoststart_settings(struct vmd *vmd, const char *host, const struct conf_host *set,
+                            struct conf_host *out);
+int vmd_hoststart_expand_for(struct vmd *vmd, const char *tmpl, const char *host,
+                             const struct conf_host *set, char *out, size_t cap);
 int vmd_hoststart_expand(struct vmd *vmd, const char *tmpl, const char *host, char *out,
                          size_t cap);
 void vmd_hoststart_peer_ready(struct vmd *vmd, struct vmd_host *h, int status, const char *msg);

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -39,7 +40,13 @@ usage(FILE *fp)
             "      --name NAME        this host's name in the VM (default: the host name)\n"
             "      --join MASTER      join the VM whose master is MASTER (else be the master)\n"
             "      --listen ADDR[:PORT]  override listen.address/listen.port\n"
+            "      --port PORT        override listen.port\n"
             "      --hoststart TMPL   override hoststart (see vmd.conf(5))\n"
+            "      --speed N          override speed\n"
+            "      --spawn-path DIR   override spawn_path (repeat for several)\n"
+            "      --master-address IP  (joining) listen where the route to the master leaves\n"
+            "      --master-version V (joining) refuse to join a master of another version\n"
+            "      --take-certs       (joining) read missing certificates from stdin\n"
             "      --log-level LEVEL  err, warn, info or debug\n"
             "  -d, --daemon           detach once ready; the READY line goes to stdout\n"
             "  -h, --help             this text\n"
@@ -135,14 +142,17 @@ parse_listen(struct vmd *vmd, const char *arg)
 
 /* What the command line asked for that is applied after the options. */
 struct args {
-    const char *conf_file, *listen, *home, *loglevel;
+    const char *conf_file, *listen, *home, *loglevel, *port, *speed;
+    const char *spawn_path[CONF_MAX_SPAWN_PATH];
+    int nspawn;
 };
 
 /* The options, into vmd and a; exits on --help, --version or bad usage. */
 static void
 parse_options(struct vmd *vmd, int argc, char **argv, int *daemonize, struct args *a)
 {
-    enum { O_HOME = 256, O_NAME, O_JOIN, O_LISTEN, O_HOSTSTART, O_LOGLEVEL, O_VERSION };
+    enum { O_HOME = 256, O_NAME, O_JOIN, O_LISTEN, O_HOSTSTART, O_LOGLEVEL, O_VERSION, O_PORT,
+           O_SPEED, O_SPAWN, O_MADDR, O_MVERSION, O_TAKE };
     static const struct option opts[] = {
         { "conf", required_argument, NULL, 'c' },
         { "home", required_argument, NULL, O_HOME },
@@ -154,6 +164,12 @@ parse_options(struct vmd *vmd, int argc, char **argv, int *daemonize, struct arg
         { "daemon", no_argument, NULL, 'd' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, O_VERSION },
+        { "port", required_argument, NULL, O_PORT },
+        { "speed", required_argument, NULL, O_SPEED },
+        { "spawn-path", required_argument, NULL, O_SPAWN },
+        { "master-address", required_argument, NULL, O_MADDR },
+        { "master-version", required_argument, NULL, O_MVERSION },
+        { "take-certs", no_argument, NULL, O_TAKE },
         { NULL, 0, NULL, 0 },
     };
     int c;
@@ -188,6 +204,29 @@ parse_options(struct vmd *vmd, int argc, char **argv, int *daemonize, struct arg
             break;
         case O_LOGLEVEL:
             a->loglevel = optarg;
+            break;
+        case O_PORT:
+            a->port = optarg;
+            break;
+        case O_SPEED:
+            a->speed = optarg;
+            break;
+        case O_SPAWN:
+            if (a->nspawn == CONF_MAX_SPAWN_PATH)
+                die(vmd, 2, "--spawn-path: at most %d directories", CONF_MAX_SPAWN_PATH);
+            a->spawn_path[a->nspawn++] = optarg;
+            break;
+        case O_MADDR:
+            vmd_strlcpy(vmd->master_address, optarg, sizeof(vmd->master_address));
+            break;
+        case O_MVERSION:
+            /* A joiner of another version would speak another protocol. */
+            if (strcmp(optarg, LIQUIDVM_VERSION) != 0)
+                die(vmd, 2, "version mismatch: this vmd is LiquidVM %s, the master runs %s",
+                    LIQUIDVM_VERSION, optarg);
+            break;
+        case O_TAKE:
+            vmd->take_certs = 1;
             break;
         case 'd':
             *daemonize = 1;
@@ -239,12 +278,51 @@ set_name_and_home(struct vmd *vmd, const char *home)
     }
 }
 
-/* The configuration file, then what the command line overrides in it. */
+/* --port, --speed and --spawn-path over the configuration. */
+static void
+apply_host_overrides(struct vmd *vmd, const struct args *a)
+{
+    char *end;
+    if (a->port) {
+        long port = strtol(a->port, &end, 10);
+        if (*end != '\0' || a->port[0] == '\0' || port < 0 || port > 65535)
+            die(vmd, 2, "--port %s: expected 0..65535", a->port);
+        vmd->conf.listen_port = (int)port;
+        vmd->listen_given = 1;
+    }
+    if (a->speed) {
+        long speed = strtol(a->speed, &end, 10);
+        if (*end != '\0' || a->speed[0] == '\0' || speed < 1 || speed > 1000000)
+            die(vmd, 2, "--speed %s: expected 1..1000000", a->speed);
+        vmd->conf.speed = (int)speed;
+    }
+    if (a->nspawn > 0) {
+        for (int i = 0; i < vmd->conf.spawn_path_len; i++) {
+            free(vmd->conf.spawn_path[i]);
+            vmd->conf.spawn_path[i] = NULL;
+        }
+        vmd->conf.spawn_path_len = a->nspawn;
+        for (int i = 0; i < a->nspawn; i++)
+            if ((vmd->conf.spawn_path[i] = strdup(a->spawn_path[i])) == NULL)
+                die(vmd, 1, "out of memory");
+    }
+}
+
+/*
+ * The configuration file, then what the command line overrides in it.  A
+ * joining daemon is given the master's file name; on a host that does not
+ * share it (no such file, or not ours to read), runs on the defaults.
+ */
 static void
 load_conf(struct vmd *vmd, const struct args *a)
 {
     const char *conf_file = a->conf_file;
     conf_defaults(&vmd->conf);
+    if (conf_file && !vmd->is_master && access(conf_file, R_OK) != 0 &&
+        (errno == ENOENT || errno == EACCES)) {
+        log_debug("no configuration %s for us on this host; using the defaults", conf_file);
+        conf_file = NULL;
+    }
     if (conf_file) {
         struct conf_diag diag = { 0 };
         if (realpath(conf_file, vmd->conf_path) == NULL)
@@ -255,8 +333,11 @@ load_conf(struct vmd *vmd, const struct args *a)
                 diag.nerrors == 1 ? "" : "s");
         }
     }
-    if (a->listen)
+    if (a->listen) {
         parse_listen(vmd, a->listen);
+        vmd->listen_given = 1;
+    }
+    apply_host_overrides(vmd, a);
     if (vmd->hoststart_override[0]) {
         free(vmd->conf.hoststart);
         vmd->conf.hoststart = strdup(vmd->hoststart_override);
@@ -336,8 +417,61 @@ daemonize(struct vmd *vmd)
     }
 }
 
+/* The local address of the route to ip, without sending anything. */
+static int
+route_source(const char *ip, char *out, size_t cap)
+{
+    struct sockaddr_in to, me;
+    socklen_t len = sizeof(me);
+    if (uv_ip4_addr(ip, 9, &to) != 0 || to.sin_addr.s_addr == htonl(INADDR_ANY))
+        return -EINVAL;
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -errno;
+    int rc = connect(fd, (struct sockaddr *)&to, sizeof(to)) == 0 &&
+                     getsockname(fd, (struct sockaddr *)&me, &len) == 0 ? 0 : -errno;
+    close(fd);
+    return rc == 0 ? uv_ip4_name(&me, out, cap) : rc;
+}
+
+/* 1 if ip is the address of one of this host's interfaces. */
+static int
+is_local_address(const char *ip)
+{
+    uv_interface_address_t *ifs;
+    char name[VMD_ADDR_MAX];
+    int n, found = 0;
+    if (uv_interface_addresses(&ifs, &n) != 0)
+        return 0;
+    for (int i = 0; i < n && !found; i++)
+        found = ifs[i].address.address4.sin_family == AF_INET &&
+                uv_ip4_name(&ifs[i].address.address4, name, sizeof(name)) == 0 &&
+                strcmp(name, ip) == 0;
+    uv_free_interface_addresses(ifs, n);
+    return found;
+}
+
+/*
+ * A joining daemon listens where the master's hosts entry (or vmctl add)
+ * said, else where its own configuration says if that is an address of this
+ * host, else on every address: never on an address of the master's that a
+ * shared vmd.conf would give it (issue 33).
+ */
+static void
+join_listen_address(struct vmd *vmd)
+{
+    const char *la = vmd->conf.listen_address;
+    if (vmd->is_master || vmd->listen_given || strcmp(la, "0.0.0.0") == 0 || is_local_address(la))
+        return;
+    log_info("listen.address %s is not an address of this host; listening on every address", la);
+    free(vmd->conf.listen_address);
+    if ((vmd->conf.listen_address = strdup("0.0.0.0")) == NULL)
+        die(vmd, 1, "out of memory");
+}
+
 /* The address others reach us on: the listen address, or for a wildcard
- * our first non-loopback IPv4 interface. */
+ * the one the route to the master leaves from, else our first
+ * non-loopback IPv4 interface. */
 static void
 pick_address(struct vmd *vmd)
 {
@@ -346,6 +480,9 @@ pick_address(struct vmd *vmd)
         vmd_strlcpy(vmd->address, la, sizeof(vmd->address));
         return;
     }
+    if (vmd->master_address[0] &&
+        route_source(vmd->master_address, vmd->address, sizeof(vmd->address)) == 0)
+        return;
     snprintf(vmd->address, sizeof(vmd->address), "127.0.0.1");
     uv_interface_address_t *ifs;
     int n;
@@ -396,6 +533,13 @@ static void
 on_hb_timer(uv_timer_t *t)
 {
     struct vmd *vmd = t->data;
+    /* A joiner the master never reached (its add failed: a blocked port)
+     * must not linger on the host holding its socket and port. */
+    if (!vmd->is_master && vmd->index == 0 && !vmd->halting &&
+        uv_now(vmd->loop) - vmd->started_ms > (uint64_t)(vmd->conf.start_timeout * 1000.0)) {
+        vmd_halt(vmd, "the master did not link within start_timeout");
+        return;
+    }
     vmd_peer_heartbeat_all(vmd);
     vmd_peer_check_liveness(vmd);
     vmd_fwd_sweep(vmd);
@@ -416,6 +560,20 @@ make_dirs(struct vmd *vmd)
     home_path(vmd, "logs", path, sizeof(path));
     if ((rc = mkdir_private(path)) != 0)
         die(vmd, 1, "%s: %s", path, wire_strerror(rc));
+}
+
+/* Before detaching, while stdin is still the hoststart channel. */
+static void
+take_certs(struct vmd *vmd)
+{
+    char ca[4096], cert[4096], key[4096], err[512] = "";
+    int rc;
+    if (expand_home_file(vmd, vmd->conf.tls_ca, ca, sizeof(ca)) != 0 ||
+        expand_home_file(vmd, vmd->conf.tls_cert, cert, sizeof(cert)) != 0 ||
+        expand_home_file(vmd, vmd->conf.tls_key, key, sizeof(key)) != 0)
+        die(vmd, 1, "TLS file path too long");
+    if ((rc = vmd_certs_take(vmd, ca, cert, key, err, sizeof(err))) != 0)
+        die(vmd, 1, "certificates: %s", err[0] ? err : wire_strerror(rc));
 }
 
 /* The TLS context, from the configured files (kept for direct links). */
@@ -440,6 +598,7 @@ static void
 start_listening(struct vmd *vmd)
 {
     int rc;
+    join_listen_address(vmd);
     pick_address(vmd);
     if ((rc = vmd_client_listen(vmd)) != 0)
         die(vmd, 1, "local socket %s: %s", vmd->sock_path, wire_strerror(rc));
@@ -503,6 +662,8 @@ main(int argc, char **argv)
         die(vmd, 1, "readlink /proc/self/exe: %s", strerror(errno));
     vmd->exe[el] = '\0';
     make_dirs(vmd);
+    if (vmd->take_certs && !vmd->is_master)
+        take_certs(vmd);
 
     if (detach)
         daemonize(vmd);

@@ -94,7 +94,62 @@ host_name_ok(const char *s)
     return 1;
 }
 
-/* Hosts join: u32 n, n names; each one's hoststart settles its item. */
+/*
+ * vmctl add's per-host options after the names (an older vmctl sends
+ * none): u32 n, then n pairs of strings key, value; keys as in vmd.conf's
+ * hosts entries.  Pointers borrow from body.  -EINVAL with the key in bad.
+ */
+static int
+add_options(const struct wire_hdr *h, const unsigned char *body, struct conf_host *set,
+            char *store, size_t cap, const char **bad)
+{
+    struct wire_rbuf r;
+    uint32_t n, nopt;
+    char name[VMD_NAME_MAX];
+    size_t used = 0;
+    conf_host_clear(set);
+    wire_rbuf_init(&r, body, h->len);
+    if (wire_get_u32(&r, &n) != 0)
+        return -EINVAL;
+    for (uint32_t i = 0; i < n; i++)
+        if (wire_get_str(&r, name, sizeof(name)) != 0)
+            return -EINVAL;
+    if (wire_get_u32(&r, &nopt) != 0)
+        return 0;
+    for (uint32_t i = 0; i < nopt && i < 64; i++) {
+        char *key = store + used, *val;
+        if (used + 64 > cap || wire_get_str(&r, key, 64) != 0)
+            return -EINVAL;
+        used += strlen(key) + 1;
+        val = store + used;
+        if (wire_get_str(&r, val, cap - used) != 0)
+            return -EINVAL;
+        used += strlen(val) + 1;
+        *bad = key;
+        char *end;
+        long v = strtol(val, &end, 10);
+        struct sockaddr_in sa;
+        if (strcmp(key, "address") == 0 && uv_ip4_addr(val, 0, &sa) == 0)
+            set->address = val;
+        else if (strcmp(key, "port") == 0 && *end == '\0' && *val && v >= 0 && v <= 65535)
+            set->port = (int)v;
+        else if (strcmp(key, "speed") == 0 && *end == '\0' && *val && v >= 1 && v <= 1000000)
+            set->speed = (int)v;
+        else if (strcmp(key, "vmd") == 0 && *val)
+            set->vmd = val;
+        else if (strcmp(key, "home") == 0 && *val)
+            set->home = val;
+        else if (strcmp(key, "send_certs") == 0 && (v == 0 || v == 1) && *end == '\0' && *val)
+            set->send_certs = (int)v;
+        else if (strcmp(key, "spawn_path") == 0 && *val && set->spawn_path_len < CONF_MAX_SPAWN_PATH)
+            set->spawn_path[set->spawn_path_len++] = val;
+        else
+            return -EINVAL;
+    }
+    return 0;
+}
+
+/* Hosts join: u32 n, n names[, options]; each one's hoststart settles its item. */
 int
 vmd_ops_add(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
             const unsigned char *body)
@@ -104,13 +159,21 @@ vmd_ops_add(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr 
     struct vmd_op *op = op_from_names(vmd, WIRE_T_REQ_ADD, origin, client_id, h, body, &err);
     if (op == NULL)
         return err == -ENOMEM ? (vmd_reply(vmd, origin, client_id, h->id, err, NULL), 0) : err;
+    static char store[WIRE_STR_MAX * 2];    /* loop thread only; used before we return */
+    struct conf_host set;
+    const char *bad = "?";
+    int opt_err = add_options(h, body, &set, store, sizeof(store), &bad);
     for (int i = 0; i < op->nitems; i++) {
         const char *name = op->items[i].name;
         struct vmd_host *host;
         int dup = 0;
         for (int j = 0; j < i; j++)
             dup |= strcmp(op->items[j].name, name) == 0;
-        if (!host_name_ok(name)) {
+        if (opt_err != 0) {
+            char msg[128];
+            snprintf(msg, sizeof(msg), "the add option %.40s has a bad value", bad);
+            vmd_op_item_done(vmd, op, i, -EINVAL, msg);
+        } else if (!host_name_ok(name)) {
             vmd_op_item_done(vmd, op, i, -EINVAL, "not a valid host name");
         } else if (dup || vmd_host_by_name(vmd, name)) {
             vmd_op_item_done(vmd, op, i, WIRE_EDUPHOST, NULL);
@@ -122,7 +185,7 @@ vmd_ops_add(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr 
             host->state = VMD_HOST_STARTING;
             op->items[i].dtid = VMD_HOST_TID(host->index);
             log_info("adding host %s (t%x)", name, op->items[i].dtid);
-            if ((err = vmd_hoststart(vmd, op, i, host)) != 0) {
+            if ((err = vmd_hoststart(vmd, op, i, host, &set)) != 0) {
                 vmd_host_free(vmd, host);
                 vmd_op_item_done(vmd, op, i, err, NULL);
             }

@@ -9,6 +9,7 @@
 #include "vmctl_ca.h"
 #include "conf.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -239,7 +240,13 @@ struct add_result {
     int ok, failed;
 };
 
-static int do_add(struct vmctl *v, char **names, int n, struct add_result *res, int print);
+/* vmctl add's per-host options, key and value pairs for the master (vmd.conf(5), hosts). */
+struct add_opts {
+    const char *kv[2 * 40];
+    int n;                      /* pairs */
+};
+static int do_add(struct vmctl *v, char **names, int n, const struct add_opts *o,
+                  struct add_result *res, int print);
 
 struct start_opts {
     char *conf, *name, *listen;
@@ -388,7 +395,7 @@ start_add_local(struct vmctl *v, long local, struct add_result *res)
     }
     if (!v->json && !v->quiet)
         fprintf(stderr, "adding %ld hosts...\n", local - 1);
-    rc = do_add(v, names, (int)local - 1, res, v->json ? 0 : -1);
+    rc = do_add(v, names, (int)local - 1, NULL, res, v->json ? 0 : -1);
     if (rc != 0 || res->failed)
         return fail(v, rc ? rc : WIRE_ECANTSTART,
                     "the local VM is incomplete: %s (vmctl conf shows what is up)",
@@ -469,7 +476,8 @@ vmctl_cmd_start(struct vmctl *v, int argc, char **argv)
 
 /* Ask the daemon to add or delete names; print per host. */
 static int
-hosts_op(struct vmctl *v, int type, char **names, int n, struct add_result *res, int print)
+hosts_op(struct vmctl *v, int type, char **names, int n, const struct add_opts *o,
+         struct add_result *res, int print)
 {
     struct wire_wbuf req;
     unsigned char *body;
@@ -480,6 +488,11 @@ hosts_op(struct vmctl *v, int type, char **names, int n, struct add_result *res,
     wire_put_u32(&req, (uint32_t)n);
     for (int i = 0; i < n; i++)
         wire_put_str(&req, names[i]);
+    if (o && o->n > 0) {
+        wire_put_u32(&req, (uint32_t)o->n);
+        for (int i = 0; i < 2 * o->n; i++)
+            wire_put_str(&req, o->kv[i]);
+    }
     rc = vmctl_call(v, type, &req, type == WIRE_T_REQ_ADD ? ADD_TIMEOUT_MS : CTL_TIMEOUT_MS,
                     &body, &len, &status);
     wire_wbuf_free(&req);
@@ -552,30 +565,31 @@ hosts_op(struct vmctl *v, int type, char **names, int n, struct add_result *res,
 }
 
 static int
-do_add(struct vmctl *v, char **names, int n, struct add_result *res, int print)
+do_add(struct vmctl *v, char **names, int n, const struct add_opts *o, struct add_result *res,
+       int print)
 {
+    int own_certs = 0;
+    for (int i = 0; o && i < o->n; i++)
+        own_certs |= strcmp(o->kv[2 * i], "send_certs") == 0 && strcmp(o->kv[2 * i + 1], "0") == 0;
     for (int i = 0; i < n; i++) {
         if (!vmctl_host_name_ok(names[i]))
             return -EINVAL;
-        int rc = vmctl_ensure_cert(v, names[i], 0);
+        /* Certificates provisioned by hand stay where the administrator put them. */
+        int rc = own_certs ? 0 : vmctl_ensure_cert(v, names[i], 0);
         if (rc != 0)
             return rc;
     }
-    return hosts_op(v, WIRE_T_REQ_ADD, names, n, res, print);
+    return hosts_op(v, WIRE_T_REQ_ADD, names, n, o, res, print);
 }
 
 static int
 names_cmd(struct vmctl *v, int argc, char **argv, int type)
 {
-    static char help_add[] =
-        "usage: vmctl add HOST... [--json]\n"
-        "  Start a daemon on each HOST through the hoststart command and add it to the VM.\n"
-        "  The certificate HOST.pem is issued first if missing and the CA key is here.\n";
     static char help_del[] = "usage: vmctl delete HOST... [--json]\n"
                              "  Stop the daemon on each HOST and remove it from the VM.\n";
     int first = 0, rc;
     char *names[4096];
-    if ((rc = simple_opts(v, argc, argv, type == WIRE_T_REQ_ADD ? help_add : help_del, &first)))
+    if ((rc = simple_opts(v, argc, argv, help_del, &first)))
         return rc < 0 ? VMCTL_EXIT_OK : rc;
     int n = collect_words(argc, argv, names, 4096);
     if (n == 0)
@@ -584,17 +598,90 @@ names_cmd(struct vmctl *v, int argc, char **argv, int type)
         if (!vmctl_host_name_ok(names[i]))
             return usage_error("%s: not a valid host name", names[i]);
     struct add_result res = { 0, 0 };
-    rc = type == WIRE_T_REQ_ADD ? do_add(v, names, n, &res, 1)
-                                : hosts_op(v, type, names, n, &res, 1);
+    rc = hosts_op(v, type, names, n, NULL, &res, 1);
     if (rc != 0)
         return fail_code(v, rc, argv[0]);
     return res.failed ? VMCTL_EXIT_FAIL : VMCTL_EXIT_OK;
 }
 
+static const char add_help[] =
+    "usage: vmctl add HOST... [--vmd PATH] [--speed N] [--address IP] [--port N]\n"
+    "                 [--home DIR] [--spawn-path DIR]... [--no-send-certs] [--json]\n"
+    "  Start a daemon on each HOST through the hoststart command and add it to the VM.\n"
+    "  The certificate HOST.pem is issued first if missing and the CA key is here; a\n"
+    "  HOST without certificates gets them through the hoststart channel (ssh's stdin).\n"
+    "  --vmd PATH        vmd's path on HOST (default: the master's own path)\n"
+    "  --speed N         HOST's relative speed, 1..1000000 (PVM's sp=)\n"
+    "  --address IP      the address HOST listens on (default: every address)\n"
+    "  --port N          the port HOST listens on (default: any free port)\n"
+    "  --home DIR        LIQUIDVM_HOME on HOST (default: the master's)\n"
+    "  --spawn-path DIR  where HOST looks for spawned programs (PVM's ep=); repeatable\n"
+    "  --no-send-certs   HOST's certificates are provisioned by hand: never send them\n"
+    "  Options override HOST's entry in the master's hosts list (vmd.conf(5)).\n";
+
+/* One add option with a value into o; 0, or a usage error's exit status. */
+static int
+add_option(struct add_opts *o, const char *opt, const char *val)
+{
+    static const char *const keys[][2] = {
+        { "--vmd", "vmd" }, { "--speed", "speed" }, { "--address", "address" },
+        { "--port", "port" }, { "--home", "home" }, { "--spawn-path", "spawn_path" },
+    };
+    char *end;
+    for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+        if (strcmp(opt, keys[k][0]) != 0)
+            continue;
+        if (val == NULL || val[0] == '\0')
+            return usage_error("add: %s needs a value", opt);
+        long n = strtol(val, &end, 10);
+        if ((k == 1 && (*end || n < 1 || n > 1000000)) || (k == 3 && (*end || n < 0 || n > 65535)))
+            return usage_error("add: %s: out of range", opt);
+        struct in_addr a;
+        if (k == 2 && inet_pton(AF_INET, val, &a) != 1)
+            return usage_error("add: %s: expected an IPv4 address", opt);
+        if (o->n == 40)
+            return usage_error("add: too many options%s", "");
+        o->kv[2 * o->n] = keys[k][1];
+        o->kv[2 * o->n + 1] = val;
+        o->n++;
+        return 0;
+    }
+    return usage_error("unknown option %s", opt);
+}
+
 int
 vmctl_cmd_add(struct vmctl *v, int argc, char **argv)
 {
-    return names_cmd(v, argc, argv, WIRE_T_REQ_ADD);
+    struct add_opts o = { .n = 0 };
+    char *names[4096];
+    int n = 0, rc;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0) {
+            v->json = 1;
+        } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            printf("%s", add_help);
+            return VMCTL_EXIT_OK;
+        } else if (strcmp(argv[i], "--no-send-certs") == 0) {
+            if (o.n < 40) {
+                o.kv[2 * o.n] = "send_certs";
+                o.kv[2 * o.n++ + 1] = "0";
+            }
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            if ((rc = add_option(&o, argv[i], i + 1 < argc ? argv[i + 1] : NULL)) != 0)
+                return rc;
+            i++;
+        } else if (n < 4096) {
+            if (!vmctl_host_name_ok(argv[i]))
+                return usage_error("%s: not a valid host name", argv[i]);
+            names[n++] = argv[i];
+        }
+    }
+    if (n == 0)
+        return usage_error("%s: name at least one host", argv[0]);
+    struct add_result res = { 0, 0 };
+    if ((rc = do_add(v, names, n, &o, &res, 1)) != 0)
+        return fail_code(v, rc, argv[0]);
+    return res.failed ? VMCTL_EXIT_FAIL : VMCTL_EXIT_OK;
 }
 
 int

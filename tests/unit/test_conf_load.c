@@ -1081,6 +1081,88 @@ test_conf_log_level_parse_names(void **state)
     assert_int_equal(conf_log_level_parse(NULL), -EINVAL);
 }
 
+/* The hosts list: per-host settings for vmctl add, as a PVM hostfile's lines. */
+static void
+test_conf_load_reads_hosts_list(void **state)
+{
+    struct conf c;
+    struct conf_diag d;
+    const struct conf_host *h;
+
+    (void)state;
+    conf_defaults(&c);
+    assert_int_equal(c.nhosts, 0);
+    assert_int_equal(c.send_certs, 1);
+    assert_int_equal(conf_load(write_file("hosts.conf",
+                                          "send_certs = false;\n"
+                                          "hosts = (\n"
+                                          "  { name = \"ws2\"; address = \"10.0.0.2\"; port = 7100;\n"
+                                          "    speed = 2000; vmd = \"/opt/liquidvm/bin/vmd\";\n"
+                                          "    spawn_path = [ \"/opt/bin\" ]; send_certs = true; },\n"
+                                          "  { name = \"ws3\"; home = \"/home/u/.liquidvm\"; }\n"
+                                          ");\n"),
+                               &c, &d),
+                     0);
+    assert_int_equal(c.send_certs, 0);
+    assert_int_equal(c.nhosts, 2);
+    assert_non_null(h = conf_host_find(&c, "ws2"));
+    assert_string_equal(h->address, "10.0.0.2");
+    assert_int_equal(h->port, 7100);
+    assert_int_equal(h->speed, 2000);
+    assert_string_equal(h->vmd, "/opt/liquidvm/bin/vmd");
+    assert_int_equal(h->spawn_path_len, 1);
+    assert_string_equal(h->spawn_path[0], "/opt/bin");
+    assert_int_equal(h->send_certs, 1);
+    assert_null(h->home);
+    assert_non_null(h = conf_host_find(&c, "ws3"));
+    assert_null(h->address);
+    assert_int_equal(h->port, -1);
+    assert_int_equal(h->speed, 0);
+    assert_int_equal(h->send_certs, -1);
+    assert_string_equal(h->home, "/home/u/.liquidvm");
+    assert_null(conf_host_find(&c, "ws4"));
+    /* The top-level spawn_path is untouched by a host's. */
+    assert_int_equal(c.spawn_path_len, 2);
+    conf_free(&c);
+    assert_int_equal(c.nhosts, 0);
+}
+
+static void
+test_conf_load_reports_every_bad_hosts_entry_with_its_line(void **state)
+{
+    struct conf c;
+    struct conf_diag d;
+
+    (void)state;
+    conf_defaults(&c);
+    assert_int_equal(conf_load(write_file("badhosts.conf",
+                                          "hosts = (\n"
+                                          "  { address = \"10.0.0.2\"; },\n"
+                                          "  { name = \"ws2\"; speed = 0; colour = 1; },\n"
+                                          "  { name = \"ws3\"; address = \"ws3.lan\"; },\n"
+                                          "  { name = \"ws4\"; },\n"
+                                          "  { name = \"ws4\"; },\n"
+                                          "  { name = \"a b\"; },\n"
+                                          "  \"ws5\"\n"
+                                          ");\n"),
+                               &c, &d),
+                     WIRE_ECONF);
+    assert_int_equal(d.nerrors, 7);
+    assert_non_null(strstr(d.text, ":2: hosts[0]: expected a name = \"HOST\""));
+    assert_non_null(strstr(d.text, ":3: hosts[1].speed: expected an integer 1..1000000, got 0"));
+    assert_non_null(strstr(d.text, ":3: hosts[1].colour: unknown key"));
+    assert_non_null(strstr(d.text, ":4: hosts[2].address: expected an IPv4 address"));
+    assert_non_null(strstr(d.text, ":6: hosts[4].name: ws4 is already in hosts[3]"));
+    assert_non_null(strstr(d.text, ":7: hosts[5].name: expected a host name"));
+    assert_non_null(strstr(d.text, ": hosts[6]: expected a list of groups"));
+    /* None of the file is used. */
+    assert_int_equal(c.nhosts, 0);
+    assert_non_null(write_file("badhosts2.conf", "hosts = { name = \"ws2\"; };\n"));
+    assert_int_equal(conf_load(conf_path, &c, &d), WIRE_ECONF);
+    assert_non_null(strstr(d.text, ":1: hosts: expected a list of groups"));
+    conf_free(&c);
+}
+
 int
 main(void)
 {
@@ -1125,6 +1207,8 @@ main(void)
         cmocka_unit_test(test_conf_expand_replaces_every_host_escape),
         cmocka_unit_test(test_conf_expand_handles_percent_escapes),
         cmocka_unit_test(test_conf_log_level_parse_names),
+        cmocka_unit_test(test_conf_load_reads_hosts_list),
+        cmocka_unit_test(test_conf_load_reports_every_bad_hosts_entry_with_its_line),
     };
 
     return cmocka_run_group_tests_name("conf_load", tests, group_setup, group_teardown);
