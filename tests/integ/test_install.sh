@@ -23,13 +23,14 @@ missing=""
 for f in bin/vmd bin/vmctl bin/vmrun lib/libpvm3.so.3 lib/libgpvm3.so.3 lib/libpvm3.a \
          lib/libgpvm3.a include/pvm3.h include/lvm_load.h include/lvm_err.h \
          lib/pkgconfig/libpvm3.pc lib/pkgconfig/libgpvm3.pc share/liquidvm/vmd.conf \
-         share/man/man5/vmd.conf.5; do
+         share/man/man5/vmd.conf.5 include/fpvm3.h lib/libfpvm3.so.3 lib/libfpvm3.a \
+         lib/pkgconfig/libfpvm3.pc share/man/man3/libfpvm3.3; do
     [ -e "$R$P/$f" ] || missing="$missing $f"
 done
 [ -z "$missing" ] && ok "every file is installed" || notok "not installed:$missing"
 
 links=""
-for l in libpvm3 libgpvm3; do
+for l in libpvm3 libgpvm3 libfpvm3; do
     [ "$(readlink "$R$P/lib/$l.so")" = "$l.so.3" ] || links="$links $l.so"
 done
 [ -z "$links" ] && ok "the development links name the .so.3 files" || notok "wrong links:$links"
@@ -67,6 +68,21 @@ check "a group program builds with pkg-config libgpvm3" \
 #include <pvm3.h>
 int main(void) { return pvm_joingroup("g") < 0 && pvm_lvgroup("g") < 0 ? 0 : 0; }
 PROG
+# The Fortran binding: gfortran with pkg-config libfpvm3 and the staged
+# fpvm3.h (/usr/include is not on gfortran's INCLUDE path).
+if command -v gfortran >/dev/null; then
+    printf '      program f\n      include %s\n      integer t\n      call pvmfmytid(t)\n      end\n' \
+        "'fpvm3.h'" >"$T/f.f"
+    check "a Fortran program builds with pkg-config libfpvm3" \
+        gfortran $SANFLAGS -o "$T/fprog" "$T/f.f" $(pkg-config --cflags --libs libfpvm3)
+    if readelf -d "$T/fprog" 2>/dev/null | grep -q 'NEEDED.*\[libfpvm3\.so\.3\]'; then
+        ok "-lfpvm3 links the shared library"
+    else
+        notok "-lfpvm3 did not link libfpvm3.so.3"
+    fi
+else
+    echo "# SKIP the Fortran binding's install: no gfortran"
+fi
 if ! "$VMCTL" start --local 1 >"$T/out" 2>&1; then
     notok "vmctl start"; sed 's/^/#   /' "$T/out"
 else
