@@ -176,21 +176,13 @@ opt_hosts(char *dst, const char *s)
     return 0;
 }
 
-int
-vmrun_opt_set(struct vmrun_opts *o, const char *name, const char *value, char *err,
-              size_t errlen)
+/* The job: grid, kernel, iterations, placement.  Returns 0 when set, -1
+ * with err when the value is bad, 1 when key is none of them. */
+static int
+set_job_option(struct vmrun_opts *o, const char *key, const char *value, char *err,
+               size_t errlen)
 {
-    char key[64];
     long long v;
-    size_t i;
-
-    if (strlen(name) >= sizeof(key))
-        return opt_error(err, errlen, "unknown option '%.60s...'", name);
-    for (i = 0; name[i]; i++)
-        key[i] = name[i] == '_' ? '-' : name[i];
-    key[i] = '\0';
-    if (value == NULL && strcmp(key, "verify") != 0 && strcmp(key, "quiet") != 0)
-        return opt_error(err, errlen, "--%s needs a value", key);
 
     if (strcmp(key, "grid") == 0) {
         if (opt_grid(value, o->n) != 0)
@@ -232,7 +224,21 @@ vmrun_opt_set(struct vmrun_opts *o, const char *name, const char *value, char *e
                              "--decomp: expected auto or one of row, point, hilbert, "
                              "interleaved, scatter, block, brbd, fbrd, phd, orb; got '%s'",
                              value);
-    } else if (strcmp(key, "verify") == 0) {
+    } else {
+        return 1;
+    }
+    return 0;
+}
+
+/* What the run prints and writes.  Returns 0 when set, -1 with err when the value is
+ * bad, 1 when key is none of them. */
+static int
+set_output_option(struct vmrun_opts *o, const char *key, const char *value, char *err,
+                  size_t errlen)
+{
+    long long v;
+
+    if (strcmp(key, "verify") == 0) {
         if (opt_bool(value, &o->verify) != 0)
             return opt_error(err, errlen, "verify: expected true or false, got '%s'", value);
     } else if (strcmp(key, "quiet") == 0) {
@@ -256,7 +262,21 @@ vmrun_opt_set(struct vmrun_opts *o, const char *name, const char *value, char *e
         else
             return opt_error(err, errlen, "--network: expected shared or switched, got '%s'",
                              value);
-    } else if (strcmp(key, "balance") == 0) {
+    } else {
+        return 1;
+    }
+    return 0;
+}
+
+/* Balancing and reclaim.  Returns 0 when set, -1 with err when the value is
+ * bad, 1 when key is none of them. */
+static int
+set_balance_option(struct vmrun_opts *o, const char *key, const char *value, char *err,
+                   size_t errlen)
+{
+    long long v;
+
+    if (strcmp(key, "balance") == 0) {
         if (opt_onoff(value, &o->balance) != 0)
             return opt_error(err, errlen, "--balance: expected on or off, got '%s'", value);
     } else if (strcmp(key, "reclaim") == 0) {
@@ -297,9 +317,31 @@ vmrun_opt_set(struct vmrun_opts *o, const char *name, const char *value, char *e
         if (opt_double(value, 0.01, 60, &o->probe_seconds) != 0)
             return opt_error(err, errlen, "--probe-seconds: expected 0.01..60, got '%s'", value);
     } else {
-        return opt_error(err, errlen, "unknown option '--%s'", key);
+        return 1;
     }
     return 0;
+}
+
+int
+vmrun_opt_set(struct vmrun_opts *o, const char *name, const char *value, char *err,
+              size_t errlen)
+{
+    char key[64];
+    size_t i;
+    int rc;
+
+    if (strlen(name) >= sizeof(key))
+        return opt_error(err, errlen, "unknown option '%.60s...'", name);
+    for (i = 0; name[i]; i++)
+        key[i] = name[i] == '_' ? '-' : name[i];
+    key[i] = '\0';
+    if (value == NULL && strcmp(key, "verify") != 0 && strcmp(key, "quiet") != 0)
+        return opt_error(err, errlen, "--%s needs a value", key);
+    if ((rc = set_job_option(o, key, value, err, errlen)) != 1 ||
+        (rc = set_output_option(o, key, value, err, errlen)) != 1 ||
+        (rc = set_balance_option(o, key, value, err, errlen)) != 1)
+        return rc;
+    return opt_error(err, errlen, "unknown option '--%s'", key);
 }
 
 /* A setting's value as the text the command line would carry. */
