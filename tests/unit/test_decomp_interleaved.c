@@ -86,6 +86,28 @@ test_decomp_interleaved_partial_period_stays_within_one_row(void **state)
     free(owner);
 }
 
+/*
+ * 17 rows at speeds (4,2,2,1): the caps are the shares of 17 rows, and the
+ * second period runs out of room for owner 1 at row 14 and for owner 2 at
+ * row 15.  A row whose pattern owner is full goes to the NEXT owner in the
+ * pattern with room: row 14 (pattern 1, full) takes the pattern's next
+ * entry, 2; row 15 (pattern 2, now full) the next, 0.  Skipping an entry
+ * instead would give row 14 to owner 0.
+ */
+static void
+test_decomp_interleaved_full_owner_passes_to_the_next_in_pattern(void **state)
+{
+    (void)state;
+    const double speed[4] = { 4, 2, 2, 1 };
+    const int32_t want[17] = { 0, 1, 2, 3, 0, 1, 2, 0, 0, 0, 1, 2, 3, 0, 2, 0, 0 };
+    struct decomp_grid g = td_grid2(17, 3, 0);
+    int32_t *owner = td_place(&g, DECOMP_INTERLEAVED, speed, 4, NULL);
+    int32_t rows[17];
+    row_owners(&g, owner, rows);
+    assert_memory_equal(rows, want, sizeof want);
+    free(owner);
+}
+
 int
 main(void)
 {
@@ -94,6 +116,7 @@ main(void)
         cmocka_unit_test(test_decomp_interleaved_pattern_deals_in_speed_order),
         cmocka_unit_test(test_decomp_interleaved_homogeneous_is_r_mod_p),
         cmocka_unit_test(test_decomp_interleaved_partial_period_stays_within_one_row),
+        cmocka_unit_test(test_decomp_interleaved_full_owner_passes_to_the_next_in_pattern),
     };
     return cmocka_run_group_tests_name("decomp_interleaved", tests, NULL, NULL);
 }
