@@ -583,6 +583,13 @@ int pvm__noreset_set(int on);
 /* The trace mask spawned children inherit (PVMTMASK), NUL-terminated. */
 const char *pvm__tmask_child(void);
 
+/* ---- pvm_hostsync.c ---- */
+
+struct timeval;
+/* us microseconds as PVM's normalised timeval: tv_usec in 0..999999, the
+ * sign in tv_sec. */
+void pvm__tv_split(int64_t us, struct timeval *tv);
+
 /* ---- pvm_task.c ---- */
 
 /* Enroll with the local daemon if not yet done; 0 or a negative code. */
