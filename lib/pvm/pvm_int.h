@@ -158,6 +158,8 @@ struct pvm__ctx {
     int noreset_index;          /* our PvmNoReset mailbox entry + 1; 0: none */
     /* Trace masks (pvm_tmask.c): PVM's TEV_MASK_LENGTH-byte strings, set once read. */
     int tmask_known;
+    unsigned tmpnam_count;      /* pvmtmpnam's names (pvm_tools.c) */
+    char tmpnam_buf[4200];      /* pvmtmpnam(NULL)'s answer */
     char tmask_self[PVM__TMASK_LEN];
     char tmask_child[PVM__TMASK_LEN];
 
@@ -589,6 +591,12 @@ struct timeval;
 /* us microseconds as PVM's normalised timeval: tv_usec in 0..999999, the
  * sign in tv_sec. */
 void pvm__tv_split(int64_t us, struct timeval *tv);
+
+/* ---- pvm_start.c ---- */
+
+/* The hosts a PVM hostfile's text names (pointers into text, cut in
+ * place), at most max; their number. */
+int pvm__hostfile_names(char *text, char **names, int max);
 
 /* ---- pvm_task.c ---- */
 
