@@ -7,6 +7,7 @@
  * is right.
  *
  *   pvm_calls export | noreset | tmask | hostsync | unsupported
+ *   pvm_calls idle | noreset-idle     enroll (set PvmNoReset), print the tid, wait
  *   pvm_calls hostsync-one DTID      prints the return code
  *   pvm_calls start [block] ARGS...  pvm_start_pvmd(ARGS), prints its code
  *   pvm_calls child-env NAME | child-tmask | child-noreset   (spawned)
@@ -233,6 +234,16 @@ main(int argc, char **argv)
         return t_hostsync();
     if (strcmp(argv[1], "unsupported") == 0)
         return t_unsupported();
+    if (strcmp(argv[1], "idle") == 0 || strcmp(argv[1], "noreset-idle") == 0) {
+        /* For vmctl reset: enroll (and set PvmNoReset), say so, wait. */
+        if (pvm_mytid() < 0 || (argv[1][0] == 'n' && pvm_setopt(PvmNoReset, 1) != 0))
+            return 1;
+        printf("t%x\n", pvm_mytid());
+        fflush(stdout);
+        sleep(60);
+        pvm_exit();
+        return 0;
+    }
     if (strcmp(argv[1], "hostsync-one") == 0 && argc == 3) {
         struct timeval clk, delta;
         pvm_setopt(PvmAutoErr, 0);

@@ -4,7 +4,8 @@
 # generated from the header), and on a 2-host VM: pvm_export/pvm_unexport
 # through pvm_spawn, PvmNoReset and pvm_getnoresets, the trace masks a
 # child inherits, pvm_hostsync on every host (PvmNoHost, and PvmHostFail
-# when the host dies during the request), pvm_start_pvmd (PvmDupHost while
+# when the host dies during the request), vmctl reset sparing PvmNoReset
+# tasks, pvm_start_pvmd (PvmDupHost while
 # a VM runs; starting one, with a hostfile, blocking), and PvmNotImpl from
 # pvm_tickle and pvm_reg_*.
 . "$(dirname "$0")/lib.sh"
@@ -45,6 +46,21 @@ check "start a local VM of 2 hosts" "$VMCTL" start --local 2 -c "$T/test.conf"
 api() { LIQUIDVM_HOST=${H:-host0} timeout 60 "$P" "$@"; }
 check "pvm_export/pvm_unexport edit PVM_EXPORT; pvm_spawn passes what it names" api export
 check "PvmNoReset: pvm_getnoresets lists the task and a child until it leaves" api noreset
+# vmctl reset spares the tasks that set PvmNoReset, as PVM's console does.
+api noreset-idle >"$T/nr.out" 2>&1 &
+NRPID=$!
+H=host1 api idle >"$T/idle.out" 2>&1 &
+IDPID=$!
+both_up() { grep -q '^t' "$T/nr.out" && grep -q '^t' "$T/idle.out"; }
+spares() {
+    wait_for 10 both_up || { cat "$T/nr.out" "$T/idle.out"; return 1; }
+    "$VMCTL" reset | tee /dev/stderr | grep -q '^1 task killed' || return 1
+    wait_for 10 bash -c "! kill -0 $IDPID 2>/dev/null" || { echo "the plain task lives"; return 1; }
+    kill -0 "$NRPID" || { echo "the PvmNoReset task was killed"; return 1; }
+    kill "$NRPID"
+}
+check "vmctl reset kills a plain task and spares a PvmNoReset one" spares
+wait $NRPID $IDPID 2>/dev/null
 check "pvm_settmask(PvmTaskChild): a spawned child's own mask is it (PVMTMASK)" api tmask
 check "pvm_hostsync: every host's clock, delta within a second on one kernel" api hostsync
 H=host1 check "pvm_hostsync from host1 too" api hostsync
