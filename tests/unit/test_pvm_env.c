@@ -5,6 +5,8 @@
  */
 #include "test_pvm_fakevm.h"
 
+#include "test_pvm_real.h"
+
 #include "../../lib/pvm/pvm_env.c"
 #include "../../lib/pvm/pvm_noreset.c"
 #include "../../lib/pvm/pvm_tmask.c"
@@ -175,6 +177,85 @@ test_pvm_env_tmask_defaults_and_inheritance(void **state)
     unsetenv("PVMTMASK");
 }
 
+/*
+ * One script of pvm_export/pvm_unexport and trace mask calls, run on ours
+ * and on PVM 3.4.6's library (test_pvm_real.h): what PVM_EXPORT becomes
+ * after each step, and the codes, must be the same.
+ */
+struct script_fns {
+    int (*exp)(char *);
+    int (*unexp)(char *);
+    int (*gettm)(int, char *);
+    int (*settm)(int, char *);
+};
+
+static void
+run_script(const struct script_fns *f, char *out, size_t cap)
+{
+    static const struct {
+        int add;
+        char *name;
+    } steps[] = {
+        { 1, "DISPLAY" }, { 1, "TERM" }, { 0, "HOME" }, { 1, "TERM" }, { 0, "SHELL" },
+        { 1, "SHELL" }, { 0, "NOTTHERE" }, { 0, "DISPLAY" }, { 0, "TERM" }, { 0, "SHELL" },
+        { 1, "A" },
+    };
+    char m[PVM__TMASK_LEN], c[PVM__TMASK_LEN];
+    size_t o = 0;
+    setenv("PVM_EXPORT", "SHELL:HOME", 1);
+    for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+        int rc = steps[i].add ? f->exp(steps[i].name) : f->unexp(steps[i].name);
+        const char *e = getenv("PVM_EXPORT");
+        o += (size_t)snprintf(out + o, cap - o, "%d [%s]\n", rc, e ? e : "(unset)");
+    }
+    unsetenv("PVM_EXPORT");
+    /* The codes only: PVM fills its masks in when it enrolls, which it
+     * cannot here (test_pvm_env_tmask_defaults_and_inheritance has ours). */
+    memset(m, '@', sizeof(m) - 1);
+    m[sizeof(m) - 1] = '\0';
+    int r1 = f->gettm(PvmTaskSelf, c);
+    int r2 = f->settm(PvmTaskChild, m);
+    int r3 = f->gettm(PvmTaskChild, c);
+    o += (size_t)snprintf(out + o, cap - o, "%d %d %d %d %d %d\n", r1, r2, r3,
+                          f->settm(2, m), f->gettm(-1, c), f->settm(PvmTaskSelf, m));
+}
+
+static void
+real_script(void *lib, int out, void *arg)
+{
+    char buf[2048];
+    struct script_fns f = {
+        (int (*)(char *))real_pvm_sym(lib, "pvm_export"),
+        (int (*)(char *))real_pvm_sym(lib, "pvm_unexport"),
+        (int (*)(int, char *))real_pvm_sym(lib, "pvm_gettmask"),
+        (int (*)(int, char *))real_pvm_sym(lib, "pvm_settmask"),
+    };
+    (void)arg;
+    ((int (*)(int, int))real_pvm_sym(lib, "pvm_setopt"))(PvmAutoErr, 0);
+    run_script(&f, buf, sizeof(buf));
+    real_pvm_write(out, buf, strlen(buf));
+}
+
+static void
+test_pvm_env_script_gives_what_pvm_gives(void **state)
+{
+    char ours[2048], real[2048];
+    struct script_fns f = { pvm_export, pvm_unexport, pvm_gettmask, pvm_settmask };
+    (void)state;
+    if (real_pvm_lib() == NULL) {
+        skip();
+        return;
+    }
+    unsetenv("PVMTMASK");
+    run_script(&f, ours, sizeof(ours));
+    ssize_t n = real_pvm_run(real_script, NULL, 0, real, sizeof(real) - 1);
+    assert_true(n > 0);
+    real[n] = '\0';
+    if (strcmp(ours, real) != 0)
+        fprintf(stderr, "ours:\n%s\nPVM's:\n%s\n", ours, real);
+    assert_string_equal(ours, real);
+}
+
 int
 main(void)
 {
@@ -186,6 +267,8 @@ main(void)
         cmocka_unit_test_setup_teardown(test_pvm_env_getnoresets_lists_the_owners, fake_up,
                                         fake_down),
         cmocka_unit_test_setup_teardown(test_pvm_env_tmask_defaults_and_inheritance, fake_up,
+                                        fake_down),
+        cmocka_unit_test_setup_teardown(test_pvm_env_script_gives_what_pvm_gives, fake_up,
                                         fake_down),
     };
     return cmocka_run_group_tests_name("pvm_env", tests, NULL, NULL);
