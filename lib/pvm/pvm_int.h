@@ -156,6 +156,7 @@ struct pvm__ctx {
     uint64_t max_msg;           /* the VM's max_message, from enrollment (0: unknown) */
     int *noresets;              /* what pvm_getnoresets returned last (pvm_noreset.c) */
     int noreset_index;          /* our PvmNoReset mailbox entry + 1; 0: none */
+    int noreset_tid;            /* the tid that entry was put for */
     /* Trace masks (pvm_tmask.c): PVM's TEV_MASK_LENGTH-byte strings, set once read. */
     int tmask_known;
     unsigned tmpnam_count;      /* pvmtmpnam's names (pvm_tools.c) */

@@ -20,6 +20,9 @@
 int
 pvm__noreset_set(int on)
 {
+    /* An entry of an earlier enrollment went when that task left. */
+    if (pvm__ctx.noreset_tid != pvm__ctx.mytid)
+        pvm__ctx.noreset_index = 0;
     if (!on) {
         if (pvm__ctx.noreset_index == 0)
             return 0;
@@ -43,6 +46,7 @@ pvm__noreset_set(int on)
     if (rc < 0)
         return rc;
     pvm__ctx.noreset_index = rc + 1;
+    pvm__ctx.noreset_tid = tid;
     return 0;
 }
 

@@ -190,6 +190,18 @@ test_pvm_opt_noreset_puts_a_mailbox_entry(void **state)
     assert_int_equal(pvm_setopt(PvmNoReset, 0), 1);
     assert_int_equal(fake_req_type, WIRE_T_MBOX_DEL);
     assert_int_equal(pvm__ctx.noreset_index, 0);
+    /* After pvm_exit and a new enrollment the old entry is gone: put anew. */
+    fake_set_reply_u32(0, 5);
+    assert_int_equal(pvm_setopt(PvmNoReset, 1), 0);
+    pvm__ctx.mytid = FAKE_T2;
+    assert_int_equal(pvm_setopt(PvmNoReset, 0), 1);
+    reqs = fake_reqs;
+    fake_set_reply_u32(0, 6);
+    assert_int_equal(pvm_setopt(PvmNoReset, 1), 0);
+    assert_int_equal(fake_reqs, reqs + 1);
+    assert_int_equal(pvm__ctx.noreset_index, 7);
+    fake_reply_len = 0;
+    assert_int_equal(pvm_setopt(PvmNoReset, 0), 1);
     /* A failed put leaves the option as it was. */
     fake_reply_status = WIRE_ENOVM;
     assert_true(pvm_setopt(PvmNoReset, 1) < 0);
