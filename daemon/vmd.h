@@ -260,6 +260,7 @@ struct vmd {
     struct vmd_list rwatch;     /* struct vmd_rwatch: watches kept on other hosts */
     struct vmd_list mbox, mbox_waits;   /* the master's message mailbox (vmd_mbox.c) */
     struct vmd_list groups;     /* master: the group table (vmd_group.c) */
+    struct vmd_list clocks;     /* pvm_hostsync requests waiting for a host (vmd_clock.c) */
     struct vmd_list lgroups;    /* every daemon: groups with members or barriers here */
     uint32_t group_gen;         /* master: the last group generation given out */
     uv_timer_t group_timer;     /* flushes barrier arrivals held for more local members */
@@ -343,7 +344,7 @@ extern const struct vmd_hooks vmd_client_hooks, vmd_peer_hooks, vmd_task_hooks;
 extern const struct vmd_hooks vmd_watch_hooks, vmd_watch_remote_hooks, vmd_hostwatch_hooks;
 extern const struct vmd_hooks vmd_spawn_hooks, vmd_fwd_hooks, vmd_mbox_hooks, vmd_group_hooks;
 extern const struct vmd_hooks vmd_proto_hooks, vmd_op_hooks, vmd_hoststart_hooks;
-extern const struct vmd_hooks vmd_load_hooks;
+extern const struct vmd_hooks vmd_load_hooks, vmd_clock_hooks;
 
 /* vmd_modules.c: vmd->on_frame and vmd->hooks, for start-up and tests */
 void vmd_modules_install(struct vmd *vmd);
@@ -505,6 +506,9 @@ void vmd_watch_noticed(struct vmd *vmd, const struct wire_hdr *h, const unsigned
 /* vmd_hostwatch.c: pvm_notify(PvmHostDelete, PvmHostAdd) */
 int vmd_hostwatch_request(struct vmd *vmd, uint32_t from, const struct wire_hdr *h,
                           const unsigned char *body);
+
+/* vmd_clock.c: pvm_hostsync, a host's clock */
+vmd_frame_fn vmd_clock_request, vmd_clock_on_peer;
 
 /* vmd_mcast.c: one message for several tasks, one copy per host */
 vmd_frame_fn vmd_mcast_client, vmd_mcast_on_peer;

@@ -63,6 +63,7 @@ const struct vmd_frame vmd_frames[VMD_FRAME_ROWS] = {
     ROW(WIRE_T_BARRIER_DONE, vmd_group_on_done, VMD_FROM_MASTER, 12, VMD_F_BOUND),
     ROW(WIRE_T_MCAST, vmd_mcast_on_peer, D, 4, VMD_F_BOUND | VMD_F_OWN_SRC),
     ROW(WIRE_T_LOAD, vmd_load_on_peer, D, VMD_LOAD_SAMPLE_LEN, 0),
+    ROW(WIRE_T_CLOCK, vmd_clock_on_peer, D, 0, VMD_F_BOUND),
 
     /* vmctl's requests. */
     ROW(WIRE_T_REQ_CONF, vmd_ops_conf, C, 0, 0),
@@ -71,6 +72,7 @@ const struct vmd_frame vmd_frames[VMD_FRAME_ROWS] = {
     ROW(WIRE_T_REQ_HALT, vmd_ops_halt, C | R, 0, VMD_F_MASTER),
     ROW(WIRE_T_REQ_STATUS, vmd_ops_status, C, 0, 0),
     ROW(WIRE_T_REQ_LOAD, vmd_load_request, C, 0, 0),
+    ROW(WIRE_T_REQ_CLOCK, vmd_clock_request, C, 4, VMD_F_TASK),
 
     /* A task's requests to its daemon. */
     ROW(WIRE_T_TASK_ENROLL, vmd_task_enroll, C, 12, 0),

@@ -29,6 +29,7 @@ static const struct vmd_hooks *const registry[] = {
     &vmd_peer_hooks,
     &vmd_client_hooks,
     &vmd_load_hooks,
+    &vmd_clock_hooks,
     &vmd_proto_hooks,
     NULL,
 };

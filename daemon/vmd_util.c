@@ -89,7 +89,8 @@ vmd_init_lists(struct vmd *vmd)
 {
     struct vmd_list *lists[] = { &vmd->peers, &vmd->clients, &vmd->ops, &vmd->starts,
                                  &vmd->tasks, &vmd->hostwatch, &vmd->fwds, &vmd->mbox,
-                                 &vmd->mbox_waits, &vmd->groups, &vmd->lgroups, &vmd->rwatch };
+                                 &vmd->mbox_waits, &vmd->groups, &vmd->lgroups, &vmd->rwatch,
+                                 &vmd->clocks };
     for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
         vmd_list_init(lists[i]);
 }

@@ -41,7 +41,7 @@ static const struct verb_help verbs[] = {
       "put [--json] NAME VALUE [FLAGS]\n"
       "         FLAGS: a number, or persistent,multi,overwrite joined by commas" },
     { "quit", "Exit console; the virtual machine goes on", "quit" },
-    { "reset", "Kill all tasks", "reset [--json]" },
+    { "reset", "Kill all tasks but those that set PvmNoReset", "reset [--json]" },
     { "setenv", "Display or set environment variables", "setenv [--json] [NAME [VALUE...]]" },
     { "setopt", "Set PVM options - for the console task *only*!",
       "setopt [--json] OPTION VALUE" },

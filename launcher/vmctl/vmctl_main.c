@@ -31,7 +31,7 @@ usage(FILE *fp)
             "  ps [-a]                   the tasks of this host (-a: of every host)\n"
             "  kill TID...               kill tasks\n"
             "  sig SIGNUM TID...         send tasks a signal\n"
-            "  reset                     kill every task of the VM\n"
+            "  reset                     kill every task of the VM (but PvmNoReset ones)\n"
             "  pstat TID...              is the task running?\n"
             "  mstat HOST...             is the host in the VM?\n"
             "  groups                    the dynamic groups and their members\n"

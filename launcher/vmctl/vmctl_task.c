@@ -335,6 +335,55 @@ vmctl_cmd_pstat(struct vmctl *v, int argc, char **argv)
     return failed ? VMCTL_EXIT_FAIL : VMCTL_EXIT_OK;
 }
 
+/* PVM's mailbox class of the tasks that set PvmNoReset (pvm3.h's
+ * PVMNORESETCLASS; lib/pvm/pvm_noreset.c puts them there). */
+#define NORESET_CLASS "###_PVM_NO_RESET_###"
+#define NORESET_MAX 4096
+
+/* The tids in NORESET_CLASS into tids[] (at most NORESET_MAX); their number. */
+static int
+noresets(struct vtask *t, uint32_t *tids)
+{
+    struct wire_wbuf req;
+    struct wire_rbuf r;
+    unsigned char *body = NULL;
+    size_t len;
+    uint32_t nclass;
+    int status, n = 0;
+    wire_wbuf_init(&req);
+    wire_put_u32(&req, 0);      /* the owner: our daemon fills it in */
+    wire_put_str(&req, NORESET_CLASS);
+    int rc = vmctl_request(t->fd, WIRE_T_MBOX_LIST, &req, TASK_TIMEOUT_MS, &body, &len, &status);
+    wire_wbuf_free(&req);
+    wire_rbuf_init(&r, body, rc == 0 && status == 0 ? len : 0);
+    if (wire_get_u32(&r, &nclass) == 0)
+        for (uint32_t i = 0; i < nclass; i++) {
+            char name[256];
+            uint32_t ne, owner, flags;
+            int32_t index;
+            if (wire_get_str(&r, name, sizeof(name)) || wire_get_u32(&r, &ne))
+                break;
+            for (uint32_t k = 0; k < ne; k++) {
+                if (wire_get_i32(&r, &index) || wire_get_u32(&r, &owner) ||
+                    wire_get_u32(&r, &flags))
+                    break;
+                if (strcmp(name, NORESET_CLASS) == 0 && owner != 0 && n < NORESET_MAX)
+                    tids[n++] = owner;
+            }
+        }
+    free(body);
+    return n;
+}
+
+static int
+spared(uint32_t tid, const uint32_t *tids, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (tids[i] == tid)
+            return 1;
+    return 0;
+}
+
 int
 vmctl_cmd_reset(struct vmctl *v, int argc, char **argv)
 {
@@ -342,12 +391,16 @@ vmctl_cmd_reset(struct vmctl *v, int argc, char **argv)
     int rc, done;
 
     rc = bare_options(v, argc, argv,
-                      "usage: vmctl reset [--json]\n  Kill every task of the VM but vmctl.\n", &done);
+                      "usage: vmctl reset [--json]\n  Kill every task of the VM but vmctl and those that set "
+                      "PvmNoReset.\n", &done);
     if (rc != VMCTL_EXIT_OK || done)
         return rc;
     if ((rc = enroll(v, &t)) != 0)
         return fail(v, rc, "reset");
-    /* Every task of the VM but ourselves, as PVM's console reset. */
+    /* Every task of the VM but ourselves and those that set PvmNoReset,
+     * as PVM's console reset. */
+    uint32_t keep[NORESET_MAX];
+    int nkeep = noresets(&t, keep);
     struct wire_wbuf req;
     unsigned char *body;
     size_t len;
@@ -368,7 +421,7 @@ vmctl_cmd_reset(struct vmctl *v, int argc, char **argv)
                     wire_get_u32(&r, &host) || wire_get_u32(&r, &flag) ||
                     wire_get_str(&r, name, sizeof(name)) || wire_get_u32(&r, &pid))
                     break;
-                if (tid != t.tid && kill_one(&t, tid, 0) == 0)
+                if (tid != t.tid && !spared(tid, keep, nkeep) && kill_one(&t, tid, 0) == 0)
                     killed++;
             }
     }

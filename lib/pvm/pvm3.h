@@ -412,6 +412,12 @@ PVM_API int pvm_reg_tasker(void);
 PVM_API int pvm_reg_tracer(int tctx, int tag, int octx, int otag, char *tmask,
                            int tbuf, int topt);
 
+/* Trace masks (PvmTaskSelf, PvmTaskChild).  PVM declares these two in its
+ * pvmtev.h with a Pvmtmask, char[TEV_MASK_LENGTH] (36), argument, which is
+ * the same type as a parameter; the TEV_MASK_* macros are pvmtev.h's. */
+PVM_API int pvm_gettmask(int who, char *mask);
+PVM_API int pvm_settmask(int who, char *mask);
+
 /* Helpers PVM exports for its tools. */
 #ifdef NOTMPNAM
 PVM_API char *pvmtmpnam(char *buf);

@@ -125,6 +125,7 @@ pvm__ctx_reset(void)
         if (pvm__ctx.bufs[i] != NULL)
             pvm__buf_free(pvm__ctx.bufs[i]);
     free(pvm__ctx.bufs);
+    free(pvm__ctx.noresets);
     pvm__ctx = pvm__ctx_init;
 }
 

@@ -8,6 +8,7 @@
 #include "pvm_fortran.h"
 
 #include <stdio.h>
+#include <sys/time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -124,22 +125,19 @@ pvmfsleep_(int *secs)
         sleep((unsigned)*secs);
 }
 
-/* libpvm3 has no pvm_start_pvmd (`vmctl start` starts a VM), so this
- * checks its argument and answers PvmNotImpl, as an unimplemented PVM call
- * does. */
+/* args: the arguments in one string, split at blanks (pvm_start.c). */
 void
 pvmfstartpvmd_(char *args, int *block, int *info, size_t args_len)
 {
     char **argv;
     int argc, rc = pvm__fstr_argv(args, args_len, &argv, &argc);
 
-    (void)block;
     if (rc < 0) {
         *info = rc;
         return;
     }
+    *info = pvm_start_pvmd(argc, argv, *block);
     free(argv);
-    *info = PvmNotImpl;
 }
 
 /* where "*" (or blank) means any host, as NULL does in C. */
@@ -384,11 +382,18 @@ pvmfnotify_(int *what, int *msgtag, int *cnt, int *tids, int *info)
     *info = pvm_notify(*what, *msgtag, *cnt, tids);
 }
 
-/* libpvm3 has no pvm_hostsync yet: PvmNotImpl, and zero times. */
+/* The times as C's timevals, in default integers (seconds past 2038
+ * wrap, as in PVM's own binding); zero on an error. */
 void
 pvmfhostsync_(int *host, int *clksec, int *clkusec, int *deltasec, int *deltausec, int *info)
 {
-    (void)host;
-    *clksec = *clkusec = *deltasec = *deltausec = 0;
-    *info = PvmNotImpl;
+    struct timeval clk = { 0, 0 }, delta = { 0, 0 };
+
+    *info = pvm_hostsync(*host, &clk, &delta);
+    if (*info < 0)
+        clk.tv_sec = clk.tv_usec = delta.tv_sec = delta.tv_usec = 0;
+    *clksec = (int)clk.tv_sec;
+    *clkusec = (int)clk.tv_usec;
+    *deltasec = (int)delta.tv_sec;
+    *deltausec = (int)delta.tv_usec;
 }

@@ -58,6 +58,10 @@
  * their own, below the WIRE_E* codes (-4001..-4100).  They never leave the
  * library (they are not wire codes); pvm__errcode() maps them back.
  */
+/* PVM's trace mask length, pvmtev.h's TEV_MASK_LENGTH: a printable string
+ * of 4 events a byte ('@' + bits), NUL-terminated. */
+#define PVM__TMASK_LEN 36
+
 #define PVM__EBASE (-4200)
 #define PVM__ECODE(pvmcode) (PVM__EBASE + (pvmcode))
 #define PVM__ENOBUF PVM__ECODE(PvmNoBuf)
@@ -150,6 +154,15 @@ struct pvm__ctx {
     int nmbinfo;
     int mb_lastindex;           /* the index pvm_recvinfo found last */
     uint64_t max_msg;           /* the VM's max_message, from enrollment (0: unknown) */
+    int *noresets;              /* what pvm_getnoresets returned last (pvm_noreset.c) */
+    int noreset_index;          /* our PvmNoReset mailbox entry + 1; 0: none */
+    int noreset_tid;            /* the tid that entry was put for */
+    /* Trace masks (pvm_tmask.c): PVM's TEV_MASK_LENGTH-byte strings, set once read. */
+    int tmask_known;
+    unsigned tmpnam_count;      /* pvmtmpnam's names (pvm_tools.c) */
+    char tmpnam_buf[4200];      /* pvmtmpnam(NULL)'s answer */
+    char tmask_self[PVM__TMASK_LEN];
+    char tmask_child[PVM__TMASK_LEN];
 
     /*
      * Contexts, options, receive matching and message handlers
@@ -560,6 +573,31 @@ int pvm__link_write(struct pvm__direct *d, struct pvm__link *l, struct wire_hdr 
                     const void *body, size_t len);
 /* Close l's socket and TLS and drop a frame being read. */
 void pvm__link_close_io(struct pvm__link *l);
+
+/* ---- pvm_env.c, pvm_noreset.c, pvm_tmask.c ---- */
+
+/* PVM_EXPORT's list with name added or removed, in a new string (NULL:
+ * no change); 0, -EINVAL (add: name holds ':' or '=') or -ENOMEM. */
+int pvm__list_add(const char *list, const char *name, char **out);
+int pvm__list_del(const char *list, const char *name, char **out);
+/* PvmNoReset set (on) or cleared: our mailbox entry is put or deleted;
+ * 0 or a PVM code (already reported). */
+int pvm__noreset_set(int on);
+/* The trace mask spawned children inherit (PVMTMASK), NUL-terminated. */
+const char *pvm__tmask_child(void);
+
+/* ---- pvm_hostsync.c ---- */
+
+struct timeval;
+/* us microseconds as PVM's normalised timeval: tv_usec in 0..999999, the
+ * sign in tv_sec. */
+void pvm__tv_split(int64_t us, struct timeval *tv);
+
+/* ---- pvm_start.c ---- */
+
+/* The hosts a PVM hostfile's text names (pointers into text, cut in
+ * place), at most max; their number. */
+int pvm__hostfile_names(char *text, char **names, int max);
 
 /* ---- pvm_task.c ---- */
 

@@ -18,7 +18,9 @@
  *                   fragmented), PvmShowTids, PvmPollType, PvmPollTime:
  *                   stored and reported; nothing else reads them yet.
  *   PvmResvTids     lets sends use negative tags and non-task tids.
- *   PvmNoReset      stored; needs an enrolled task, as in PVM.
+ *   PvmNoReset      needs an enrolled task, as in PVM; puts or deletes
+ *                   the task's entry in PVMNORESETCLASS (pvm_noreset.c),
+ *                   which pvm_getnoresets reads.
  *
  * Differences from PVM 3.4.6 on Linux: PvmPollType and PvmPollTime are
  * accepted and kept (checked as PVM's shared-memory builds check them)
@@ -131,7 +133,7 @@ int
 pvm_setopt(int what, int val)
 {
     int *o = pvm__ctx.opt;
-    int old;
+    int old, rc;
 
     switch (what) {
     case PvmRoute:
@@ -202,6 +204,8 @@ pvm_setopt(int what, int val)
         /* PVM registers the task with its daemon, so it must have enrolled. */
         if (pvm__ctx.mytid < 0)
             break;
+        if ((rc = pvm__noreset_set(val)) < 0)
+            return rc;
         return swap(what, val);
     default:
         break;

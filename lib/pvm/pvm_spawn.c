@@ -22,7 +22,8 @@ pvm_catchout(FILE *ff)
     return PvmOk;
 }
 
-/* Variables named in PVM_EXPORT (colon-separated) go to spawned tasks. */
+/* Variables named in PVM_EXPORT (colon-separated) go to spawned tasks,
+ * at most 254 of them: the daemon takes 256 with our own two. */
 static void
 put_exports(struct wire_wbuf *b)
 {
@@ -38,15 +39,19 @@ put_exports(struct wire_wbuf *b)
             const char *v = getenv(name);
             char kv[8192];
             if (v == NULL || strncmp(name, "LIQUIDVM_", 9) == 0 || strchr(name, '=') ||
-                (size_t)snprintf(kv, sizeof(kv), "%s=%s", name, v) >= sizeof(kv) || n >= 256)
+                (size_t)snprintf(kv, sizeof(kv), "%s=%s", name, v) >= sizeof(kv) || n >= 254)
                 continue;
             wire_put_str(&tmp, kv);
             n++;
         }
     }
-    /* Children start in the parent's current context (pvm_context.c). */
+    /* Children start in the parent's current context (pvm_context.c) and
+     * with its child trace mask (pvm_tmask.c), as PVM passes it. */
     char ctx[64];
     snprintf(ctx, sizeof(ctx), "LIQUIDVM_CTX=%d", pvm__context());
+    wire_put_str(&tmp, ctx);
+    n++;
+    snprintf(ctx, sizeof(ctx), "PVMTMASK=%s", pvm__tmask_child());
     wire_put_str(&tmp, ctx);
     n++;
     wire_put_u32(b, n);

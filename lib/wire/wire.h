@@ -114,6 +114,10 @@ enum wire_type {
     WIRE_T_MCAST = 11,
     WIRE_T_LOAD = 12,       /* the sender's latest load sample (wire_load.h), every
                              * load_interval to every peer */
+    /* pvm_hostsync (daemon/vmd_clock.c): (empty) asks for the receiver's
+     * clock; the answer has WIRE_CLOCK_ANSWER in flags, the ask's id and
+     * u64 seconds, u32 microseconds of gettimeofday. */
+    WIRE_T_CLOCK = 13,
 
     /* client (vmctl, task) <-> local daemon; replies carry the request's id,
      * the status in tag (0 or a negative code) and a body */
@@ -123,6 +127,8 @@ enum wire_type {
     WIRE_T_REQ_HALT = 35,
     WIRE_T_REQ_STATUS = 36,
     WIRE_T_REQ_LOAD = 37,       /* (empty); reply: every host's latest load (wire_load.h) */
+    WIRE_T_REQ_CLOCK = 38,      /* task: u32 a host's daemon tid; reply: u64 seconds,
+                                 * u32 microseconds of that host's clock (pvm_hostsync) */
     WIRE_T_TASK_ENROLL = 40,    /* task -> daemon: pid, parent tid, name; reply: u32 tid */
     WIRE_T_TASK_NEWCTX = 41,    /* task -> daemon: (empty); reply: u32 a VM-unique context id */
     WIRE_T_TASK_SPAWN = 42,     /* see vmd_spawn.c */
@@ -193,6 +199,9 @@ enum wire_type {
 #define WIRE_DIRECT_HELLO 4     /* token[32]: on the link, from the task that connected */
 #define WIRE_DIRECT_ACK 5       /* (empty) on the link: the HELLO was right */
 #define WIRE_DIRECT_TOKEN 32
+
+/* WIRE_T_CLOCK's flags: this one is the answer. */
+#define WIRE_CLOCK_ANSWER 1u
 
 /* PVM's encoding word of an XDR body (notify messages are XDR ints). */
 #define WIRE_ENC_XDR 0x10000000

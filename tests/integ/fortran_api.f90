@@ -230,9 +230,12 @@ contains
     call pvmfsleep(0)
     call check(.true., 'pvmfsleep(0) returns')
     call pvmfstartpvmd('-d0 hostfile', 0, info)
-    call checki(info, PvmNotImpl, 'pvmfstartpvmd: PvmNotImpl (vmctl starts VMs)')
+    call checki(info, PvmDupHost, 'pvmfstartpvmd: PvmDupHost (a VM runs)')
     call pvmfhostsync(dtid, n, sib, val, old, info)
-    call checki(info, PvmNotImpl, 'pvmfhostsync: PvmNotImpl')
+    call checki(info, PvmOk, 'pvmfhostsync of our own host')
+    call check(sib >= 0 .and. sib <= 999999 .and. old >= 0 .and. old <= 999999, &
+               'pvmfhostsync: microseconds in 0..999999')
+    call check(val >= -1 .and. val <= 0, 'pvmfhostsync: one clock, delta within a second')
   end subroutine
 
   integer function PvmAutoErr_c()

@@ -54,7 +54,7 @@ static int fake_enrolls;
 static int fake_req_type, fake_reqs;
 static size_t fake_req_len;
 static int fake_reply_status;
-static unsigned char fake_reply_body[16];
+static unsigned char fake_reply_body[256];
 static size_t fake_reply_len;
 
 int

@@ -170,10 +170,42 @@ test_pvm_opt_noreset_needs_a_task(void **state)
 {
     (void)state;
     assert_int_equal(pvm_setopt(PvmNoReset, 1), PvmBadParam);
-    pvm__ctx.mytid = FAKE_ME;
+    assert_int_equal(pvm_getopt(PvmNoReset), 0);
+}
+
+/* An enrolled task: the option puts its tid into PVMNORESETCLASS, once,
+ * and clearing it deletes that entry (tests/unit/test_pvm_env.c reads it). */
+static void
+test_pvm_opt_noreset_puts_a_mailbox_entry(void **state)
+{
+    (void)state;
+    fake_set_reply_u32(0, 3);   /* the entry's index */
     assert_int_equal(pvm_setopt(PvmNoReset, 1), 0);
+    assert_int_equal(fake_req_type, WIRE_T_MBOX_PUT);
     assert_int_equal(pvm_getopt(PvmNoReset), 1);
+    int reqs = fake_reqs;
+    assert_int_equal(pvm_setopt(PvmNoReset, 1), 1);
+    assert_int_equal(fake_reqs, reqs);
+    fake_reply_len = 0;
     assert_int_equal(pvm_setopt(PvmNoReset, 0), 1);
+    assert_int_equal(fake_req_type, WIRE_T_MBOX_DEL);
+    assert_int_equal(pvm__ctx.noreset_index, 0);
+    /* After pvm_exit and a new enrollment the old entry is gone: put anew. */
+    fake_set_reply_u32(0, 5);
+    assert_int_equal(pvm_setopt(PvmNoReset, 1), 0);
+    pvm__ctx.mytid = FAKE_T2;
+    assert_int_equal(pvm_setopt(PvmNoReset, 0), 1);
+    reqs = fake_reqs;
+    fake_set_reply_u32(0, 6);
+    assert_int_equal(pvm_setopt(PvmNoReset, 1), 0);
+    assert_int_equal(fake_reqs, reqs + 1);
+    assert_int_equal(pvm__ctx.noreset_index, 7);
+    fake_reply_len = 0;
+    assert_int_equal(pvm_setopt(PvmNoReset, 0), 1);
+    /* A failed put leaves the option as it was. */
+    fake_reply_status = WIRE_ENOVM;
+    assert_true(pvm_setopt(PvmNoReset, 1) < 0);
+    assert_int_equal(pvm_getopt(PvmNoReset), 0);
 }
 
 static void
@@ -307,6 +339,8 @@ main(void)
         T(test_pvm_opt_children_output_goes_to_us_nobody_or_our_own),
         T(test_pvm_opt_self_output_sets_the_childrens_too),
         T(test_pvm_opt_noreset_needs_a_task),
+        cmocka_unit_test_setup_teardown(test_pvm_opt_noreset_puts_a_mailbox_entry, fake_up,
+                                        fake_down),
         T(test_pvm_opt_autoerr_drives_the_reports),
         T(test_pvm_opt_script_gives_what_pvm_gives),
     };

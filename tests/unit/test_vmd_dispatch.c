@@ -63,12 +63,14 @@ static const struct expect {
     { WIRE_T_BARRIER_DONE, M, 12, BOUND },
     { WIRE_T_MCAST, D, 4, BOUND | OSRC },
     { WIRE_T_LOAD, D, 84, 0 },
+    { WIRE_T_CLOCK, D, 0, BOUND },              /* an ask (empty) or an answer (sec, usec) */
     { WIRE_T_REQ_CONF, C, 0, 0 },
     { WIRE_T_REQ_ADD, C | R, 4, MAST },
     { WIRE_T_REQ_DELETE, C | R, 4, MAST },
     { WIRE_T_REQ_HALT, C | R, 0, MAST },
     { WIRE_T_REQ_STATUS, C, 0, 0 },
     { WIRE_T_REQ_LOAD, C, 0, 0 },
+    { WIRE_T_REQ_CLOCK, C, 4, TASK },           /* the host's daemon tid */
     { WIRE_T_TASK_ENROLL, C, 12, 0 },
     { WIRE_T_TASK_NEWCTX, C, 0, TASK },
     { WIRE_T_TASK_SPAWN, C, 28, TASK },
@@ -328,7 +330,7 @@ static void
 test_vmd_dispatch_refuses_unknown_types(void **state)
 {
     struct fixture *f = *state;
-    static const int unknown[] = { 0, 13, 31, 38, 39, WIRE_T_REPLY, 67, 100, WIRE_T_MAX };
+    static const int unknown[] = { 0, 14, 31, 39, WIRE_T_REPLY, 67, 100, WIRE_T_MAX };
     for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++)
         for (size_t k = 0; k < NORIGINS; k++) {
             struct vmd_from from = sender(f, origins[k]);

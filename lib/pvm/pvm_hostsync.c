@@ -1,0 +1,87 @@
+/*
+ * pvm_hostsync.c - pvm_hostsync: a host's time-of-day clock and its
+ * difference from ours.
+ *
+ * As PVM 3.4.6 does, the local clock is read before and after the
+ * request, and delta is the remote clock minus the midpoint of the two,
+ * which halves the error the round trip adds.  The daemon answers for its
+ * own host or asks the host's daemon (daemon/vmd_clock.c).  A timeval is
+ * normalised as the man page says: microseconds in 0..999999, the sign in
+ * the seconds (-1 us is -1 s + 999999 us).  host is a daemon tid; only
+ * its host part counts, as in PVM.  Errors: PvmNoHost (not a host of the
+ * VM), PvmHostFail (its link is down, or it went away before answering),
+ * PvmSysErr (no daemon).
+ */
+#include "pvm_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/time.h>
+
+static int64_t
+tv_us(const struct timeval *tv)
+{
+    return (int64_t)tv->tv_sec * 1000000 + tv->tv_usec;
+}
+
+/* us microseconds as a timeval whose tv_usec is in 0..999999. */
+void
+pvm__tv_split(int64_t us, struct timeval *tv)
+{
+    int64_t sec = us / 1000000, rem = us % 1000000;
+    if (rem < 0) {
+        rem += 1000000;
+        sec--;
+    }
+    tv->tv_sec = (time_t)sec;
+    tv->tv_usec = (suseconds_t)rem;
+}
+
+/* The daemon's answer: u64 seconds (two's complement), u32 microseconds. */
+static int
+parse_clock(const unsigned char *body, size_t len, int64_t *us)
+{
+    struct wire_rbuf r;
+    uint64_t sec;
+    uint32_t usec;
+    int rc;
+    wire_rbuf_init(&r, body, len);
+    if ((rc = wire_get_u64(&r, &sec)) || (rc = wire_get_u32(&r, &usec)))
+        return rc;
+    if (usec > 999999 || r.pos != r.len)
+        return WIRE_EFRAME;
+    *us = (int64_t)sec * 1000000 + usec;
+    return 0;
+}
+
+int
+pvm_hostsync(int host, struct timeval *clk, struct timeval *delta)
+{
+    struct wire_wbuf req;
+    struct timeval t0, t1;
+    unsigned char *body = NULL;
+    size_t len;
+    int64_t remote = 0;
+    int rc;
+
+    if ((rc = pvm__enroll()) != 0)
+        return pvm__err(rc, "pvm_hostsync");
+    wire_wbuf_init(&req);
+    wire_put_u32(&req, (uint32_t)host);
+    gettimeofday(&t0, NULL);
+    rc = pvm__request(WIRE_T_REQ_CLOCK, &req, &body, &len);
+    gettimeofday(&t1, NULL);
+    wire_wbuf_free(&req);
+    if (rc == 0)
+        rc = parse_clock(body, len, &remote);
+    free(body);
+    if (rc != 0)
+        return pvm__err(rc, "pvm_hostsync");
+    /* The midpoint, without overflow: t0 + (t1 - t0) / 2. */
+    int64_t mid = tv_us(&t0) + (tv_us(&t1) - tv_us(&t0)) / 2;
+    if (clk)
+        pvm__tv_split(remote, clk);
+    if (delta)
+        pvm__tv_split(remote - mid, delta);
+    return PvmOk;
+}
