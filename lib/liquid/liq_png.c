@@ -220,7 +220,7 @@ paint(struct canvas *c, const struct slice *s, int scale)
         for (int x = 0; x < LIQ_PNG_BAR; x++)
             put_px(c, bx + x, LIQ_PNG_MARGIN + r, rgb);
     }
-    bx += LIQ_PNG_BAR + 4;
+    bx += LIQ_PNG_BAR + 6;
     if (any)
         snprintf(text, sizeof(text), "%.4g", hi);
     else
