@@ -158,7 +158,7 @@ put_attrs(hid_t d, const struct liq_io_meta *m)
     int rc;
 
     snprintf(cs, sizeof(cs), "%016" PRIx64, m->checksum);
-    rc = str >= 0 && H5Tset_size(str, 16) >= 0 ? 0 : -1;
+    rc = str >= 0 && H5Tset_size(str, sizeof(cs)) >= 0 ? 0 : -1;
     if (rc == 0)
         rc = put_attr(d, "grid", H5T_STD_I32LE, 3, m->n) |
              put_attr(d, "origin", H5T_IEEE_F64LE, 3, m->origin) |
