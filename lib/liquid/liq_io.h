@@ -128,7 +128,8 @@ int liq_h5_split_input(const char *spec, char *file, size_t flen, char *dataset,
  * both read that value; NaN points are drawn grey (LIQ_PNG_NAN) and
  * infinities in the map's end colours, both left out of the minimum and
  * maximum (a slice with no finite value labels "nan").
- * RGB, 8 bits per channel, white background.
+ * RGB, 8 bits per channel, white background.  A slice more than 65536
+ * points a side is refused (-EINVAL).
  */
 #define LIQ_PNG_TARGET 512
 #define LIQ_PNG_MARGIN 16
