@@ -13,9 +13,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "decomp.h"
 #include "liq.h"
+#include "liq_io.h"
 
 #define VMRUN_EXIT_OK 0
 #define VMRUN_EXIT_FAIL 1
@@ -38,7 +40,10 @@ struct vmrun_opts {
     int decomp;                 /* enum decomp_method, or -1 for the advisor's best */
     int verify;
     char json[VMRUN_PATH_MAX];  /* report file; "-" = stdout; "" = none */
-    char output[VMRUN_PATH_MAX];/* final field file; "" = none */
+    char output[VMRUN_PATH_MAX];/* final field file (.h5/.hdf5: HDF5 + XDMF; else raw); "" = none */
+    char png[VMRUN_PATH_MAX];   /* picture of a slice of the final field; "" = none */
+    int slice_axis, slice_k;    /* its slice (LIQ_AXIS_*, index); slice_k -1 = the middle */
+    char field[LIQ_IO_NAME_MAX];/* the field pictured; "" = the job's only one */
     uint64_t seed;
     enum decomp_netkind net;
     double probe_seconds;
@@ -71,6 +76,30 @@ int vmrun_job_file(struct vmrun_opts *o, const char *path, char *err, size_t err
  * Returns 0, VMRUN_EXIT_USAGE after printing why, or -1 when --help was
  * given (the caller prints its usage). */
 int vmrun_parse_args(struct vmrun_opts *o, int argc, char **argv, const char *const *allowed);
+
+/* The master gathers the final field (verify, output or picture). */
+static inline int
+vmrun_gathers(const struct vmrun_opts *o)
+{
+    return o->verify || o->output[0] != '\0' || o->png[0] != '\0';
+}
+
+/* ---- the final field in files (vmrun_fields.c) ---- */
+
+/* The job's field as it is named in files. */
+#define VMRUN_FIELD_NAME "u"
+
+/* Before the job runs: the slice inside the grid, the field known, every
+ * file to be written writable (its directory exists and lets us in).  0, or
+ * -1 with why set. */
+int vmrun_fields_check(const struct vmrun_opts *o, char *why, size_t len);
+/* Write --output (raw doubles, or HDF5 with its XDMF file) and --png from
+ * the gathered field (ghosts included, interior at 1..n).  0, or -1 with
+ * why set. */
+int vmrun_fields_write(const struct vmrun_opts *o, const struct kern_box *field,
+                       uint64_t checksum, char *why, size_t len);
+/* The JSON report's "files":[{"path":...,"kind":...},...], (with the comma). */
+void vmrun_fields_json(FILE *fp, const struct vmrun_opts *o);
 
 /* ---- the VM session: workers, benchmarks, failures (vmrun_vm.c) ---- */
 

@@ -33,7 +33,7 @@ job_send(struct vmrun_vm *vm, const struct vmrun_opts *o, const struct job_stats
     hdr[LIQ_JOB_NQUANTA] = st->g.nquanta;
     hdr[LIQ_JOB_KERNEL] = (int)o->kernel;
     hdr[LIQ_JOB_ITERS] = o->iters;
-    hdr[LIQ_JOB_GATHER] = o->verify || o->output[0] != '\0';
+    hdr[LIQ_JOB_GATHER] = vmrun_gathers(o);
     hdr[LIQ_JOB_EPOCH] = o->balance ? o->epoch : 0;
     hdr[LIQ_JOB_HEAVY] = o->heavy;
     hdr[LIQ_JOB_START] = start;

@@ -3,8 +3,8 @@
  * and from libconfig job files that use the same names (grid, iters,
  * kernel, quanta, hosts, tasks_per_host, decomp, verify, json, output, seed,
  * network, probe_seconds, quiet, balance, epoch, heavy, min_gain, reclaim,
- * reclaim_below, reclaim_after, rejoin_above, rejoin_after, svg).  One
- * setter validates both.
+ * reclaim_below, reclaim_after, rejoin_above, rejoin_after, svg, halo, png,
+ * slice, field).  One setter validates both.
  */
 #include "vmrun.h"
 
@@ -50,6 +50,8 @@ vmrun_opts_defaults(struct vmrun_opts *o)
      * 3 s as for leaving left the host unused for most of a 5 s
      * restore in bench/liquid.sh. */
     o->rejoin_after = 1.0;
+    o->slice_axis = LIQ_AXIS_Z;
+    o->slice_k = -1;
 }
 
 static int opt_error(char *err, size_t errlen, const char *fmt, ...)
@@ -268,6 +270,30 @@ set_output_option(struct vmrun_opts *o, const char *key, const char *value, char
     return 0;
 }
 
+/* The picture of the final field (liq_png.c); its range against the grid is
+ * vmrun_fields_check's.  Returns 0 when set, -1 with err when the value is
+ * bad, 1 when key is none of them. */
+static int
+set_field_option(struct vmrun_opts *o, const char *key, const char *value, char *err,
+                 size_t errlen)
+{
+    if (strcmp(key, "png") == 0) {
+        if (opt_path(o->png, value) != 0 || strcmp(value, "-") == 0)
+            return opt_error(err, errlen, "--png: expected a file name");
+    } else if (strcmp(key, "slice") == 0) {
+        if (liq_png_parse_slice(value, &o->slice_axis, &o->slice_k) != 0)
+            return opt_error(err, errlen, "--slice: expected x=K, y=K or z=K with K >= 0, got '%s'",
+                             value);
+    } else if (strcmp(key, "field") == 0) {
+        if (strlen(value) == 0 || strlen(value) >= sizeof(o->field))
+            return opt_error(err, errlen, "--field: expected a field name, got '%s'", value);
+        strcpy(o->field, value);
+    } else {
+        return 1;
+    }
+    return 0;
+}
+
 /* Balancing and reclaim.  Returns 0 when set, -1 with err when the value is
  * bad, 1 when key is none of them. */
 static int
@@ -339,7 +365,8 @@ vmrun_opt_set(struct vmrun_opts *o, const char *name, const char *value, char *e
         return opt_error(err, errlen, "--%s needs a value", key);
     if ((rc = set_job_option(o, key, value, err, errlen)) != 1 ||
         (rc = set_output_option(o, key, value, err, errlen)) != 1 ||
-        (rc = set_balance_option(o, key, value, err, errlen)) != 1)
+        (rc = set_balance_option(o, key, value, err, errlen)) != 1 ||
+        (rc = set_field_option(o, key, value, err, errlen)) != 1)
         return rc;
     return opt_error(err, errlen, "unknown option '--%s'", key);
 }

@@ -32,6 +32,7 @@ static const char stencil_usage[] =
     "                     [--heavy K] [--min-gain F] [--reclaim on|off]\n"
     "                     [--reclaim-below F] [--reclaim-after S] [--rejoin-above F]\n"
     "                     [--rejoin-after S] [--svg FILE] [--halo H|auto]\n"
+    "                     [--png FILE [--slice x|y|z=K] [--field NAME]]\n"
     "\n"
     "  Run a 3D 7-point stencil job on the virtual machine of LIQUIDVM_HOME: probe\n"
     "  every host's speed and the ring network (lambda, tau), cut the grid into Q\n"
@@ -49,12 +50,17 @@ static const char stencil_usage[] =
     "  --verify             also run the single-process reference; exit 1 if any bit\n"
     "                       of the final field differs\n"
     "  --json FILE          write the JSON report to FILE (- for stdout)\n"
-    "  --output FILE        write the final field: NX*NY*NZ native doubles, i fastest\n"
+    "  --output FILE        write the final field: for FILE.h5 (or .hdf5) an HDF5\n"
+    "                       dataset /u [NZ][NY][NX] with attributes (grid, origin,\n"
+    "                       spacing, iteration, time, checksum) and FILE.xmf beside it\n"
+    "                       for ParaView; any other name: NX*NY*NZ native doubles,\n"
+    "                       i fastest\n"
     "  --job FILE           a libconfig job file with these keys (grid, iters, kernel,\n"
     "                       quanta, hosts, tasks_per_host, decomp, verify, json, output,\n"
     "                       seed, network, probe_seconds, quiet, balance, epoch, heavy,\n"
     "                       min_gain, reclaim, reclaim_below, reclaim_after, rejoin_above,\n"
-    "                       rejoin_after, svg, halo); options override it\n"
+    "                       rejoin_after, svg, halo, png, slice, field); options\n"
+    "                       override it\n"
     "  --seed S             seed of the initial field (default 1)\n"
     "  --network KIND       switched (default) or shared, for the cost model\n"
     "  --probe-seconds S    how long each speed probe runs (default 0.25)\n"
@@ -81,6 +87,10 @@ static const char stencil_usage[] =
     "                       up to H iterations per pass (default auto: the deepest, up to 16\n"
     "                       and the epoch, that computes at most 15% more points, or deeper\n"
     "                       where the ring's lambda makes fewer exchanges faster)\n"
+    "  --png FILE           picture of a slice of the final field through viridis, with\n"
+    "                       a colour bar labelled with its minimum and maximum\n"
+    "  --slice AXIS=K       the slice: x=K, y=K or z=K, K from 0 (default: z, the middle)\n"
+    "  --field NAME         the field to picture (the stencil job has one: u)\n"
     "\n"
     "  Exit status: 0 done (and verified), 1 the job failed or the field differs,\n"
     "  2 bad options or job file.\n";
@@ -89,7 +99,7 @@ static const char *const stencil_opts[] = {
     "grid", "iters", "kernel", "quanta", "hosts", "tasks-per-host", "decomp", "verify", "json",
     "output", "seed", "network", "probe-seconds", "quiet", "balance", "epoch", "heavy",
     "min-gain", "reclaim", "reclaim-below", "reclaim-after", "rejoin-above", "rejoin-after",
-    "svg", "halo", NULL
+    "svg", "halo", "png", "slice", "field", NULL
 };
 
 static void
@@ -322,7 +332,7 @@ take_done(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st,
 static int
 run_job(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
 {
-    int gather = o->verify || o->output[0] != '\0';
+    int gather = vmrun_gathers(o);
     size_t want = (size_t)st->g.n[0] * st->g.n[1] * st->g.n[2];
     double t0 = vmrun_now(), last = t0;
 
@@ -414,25 +424,6 @@ verify(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
     st->verified = st->diffs == 0 && liq_field_checksum(&ref) == st->checksum;
     kern_box_free(&ref);
     st->t_verify = vmrun_now() - t0;
-    return 0;
-}
-
-static int
-write_field(struct vmrun_vm *vm, const struct vmrun_opts *o, const struct job_stats *st)
-{
-    FILE *fp = fopen(o->output, "wb");
-    int ok = fp != NULL;
-
-    for (int k = 1; ok && k <= st->g.n[2]; k++)
-        for (int j = 1; ok && j <= st->g.n[1]; j++)
-            ok = fwrite(kern_at(&st->field, 1, j, k), sizeof(double), (size_t)st->g.n[0], fp) ==
-                 (size_t)st->g.n[0];
-    if (fp != NULL && fclose(fp) != 0)
-        ok = 0;
-    if (!ok) {
-        snprintf(vm->why, sizeof(vm->why), "cannot write %.400s: %s", o->output, strerror(errno));
-        return -1;
-    }
     return 0;
 }
 
@@ -579,6 +570,7 @@ json_report(FILE *fp, const struct vmrun_vm *vm, const struct vmrun_opts *o,
         fprintf(fp, ",\"what\":\"%s\"}", st->ev[i].rejoin ? "rejoin" : "evacuate");
     }
     fprintf(fp, "]},");
+    vmrun_fields_json(fp, o);
     fprintf(fp, "\"checksum\":\"%016" PRIx64 "\",\"verified\":%s}\n", st->checksum,
             st->verified < 0 ? "null" : st->verified ? "true" : "false");
 }
@@ -745,6 +737,10 @@ vmrun_stencil_main(int argc, char **argv)
                 o.rejoin_above, o.reclaim_below);
         return VMRUN_EXIT_USAGE;
     }
+    if (vmrun_fields_check(&o, vm.why, sizeof(vm.why)) != 0) {
+        fprintf(stderr, "vmrun stencil: %s\n", vm.why);
+        return VMRUN_EXIT_USAGE;
+    }
     out = strcmp(o.json, "-") == 0 ? stderr : stdout;
     memset(&st, 0, sizeof(st));
     st.verified = -1;
@@ -781,7 +777,8 @@ vmrun_stencil_main(int argc, char **argv)
         goto out;
     if (o.verify && verify(&vm, &o, &st) != 0)
         goto out;
-    if (o.output[0] != '\0' && write_field(&vm, &o, &st) != 0)
+    if ((o.output[0] != '\0' || o.png[0] != '\0') &&
+        vmrun_fields_write(&o, &st.field, st.checksum, vm.why, sizeof(vm.why)) != 0)
         goto out;
     failed = 0;
 out:

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# vmrun stencil's final field in files (issue 25, "Fields in and out") on a
+# local VM of 2 daemons: --output FILE.h5 writes dataset /u with the grid's
+# shape and its attributes (h5dump -H), holding the bits of the same job's
+# raw --output; FILE.xmf beside it is well-formed XML naming FILE.h5:/u;
+# --png writes a picture of the documented size; the JSON report names the
+# files; a job file sets png and slice; a bad slice, field or path exits 2
+# before the job runs.
+. "$(dirname "$0")/lib.sh"
+
+command -v h5dump >/dev/null || skip_all "h5dump (Debian hdf5-tools) is not installed"
+write_conf
+check "start a local VM of 2 hosts" "$VMCTL" start --local 2 -c "$T/test.conf"
+
+job=(stencil --quiet --probe-seconds 0.01 --grid 24 --iters 5 --hosts host0,host1)
+check "a 24^3 job writes f.h5, f.xmf and s.png" \
+    "$VMRUN" "${job[@]}" --verify --output "$T/f.h5" --png "$T/s.png" --json "$T/r.json"
+check "... the same job writes the raw field" "$VMRUN" "${job[@]}" --output "$T/f.raw"
+check "... the raw file is 24^3 doubles" test "$(stat -c %s "$T/f.raw")" = $((24 * 24 * 24 * 8))
+
+check "h5dump -H shows /u as 24x24x24 doubles with its attributes" bash -c '
+    h5dump -H "$1" >"$1.hdr" || exit 1
+    grep -q "DATASET \"u\"" "$1.hdr" && grep -q "H5T_IEEE_F64LE" "$1.hdr" &&
+    grep -q "DATASPACE  SIMPLE { ( 24, 24, 24 ) / ( 24, 24, 24 ) }" "$1.hdr" || exit 1
+    for a in grid origin spacing iteration time checksum; do
+        grep -q "ATTRIBUTE \"$a\"" "$1.hdr" || { echo "no attribute $a"; exit 1; }
+    done' _ "$T/f.h5"
+check "... grid, iteration and checksum are the job's" bash -c '
+    h5dump -a /u/grid -a /u/iteration -a /u/checksum "$1" >"$1.attr" || exit 1
+    cs=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[\"checksum\"])" "$2")
+    grep -q "(0): 24, 24, 24" "$1.attr" && grep -q "(0): 5$" "$1.attr" &&
+        grep -q "\"$cs\"" "$1.attr" || { cat "$1.attr"; echo "checksum $cs"; exit 1; }' \
+    _ "$T/f.h5" "$T/r.json"
+check "... its data (h5dump -b) equals the raw --output bit for bit" bash -c '
+    h5dump -d /u -b NATIVE -o "$1.bin" "$1" >/dev/null && cmp "$1.bin" "$2"' _ "$T/f.h5" "$T/f.raw"
+
+check "f.xmf is well-formed XML: a 24^3 3DCoRectMesh with attribute u at f.h5:/u" python3 -c '
+import sys, xml.etree.ElementTree as ET
+g = ET.parse(sys.argv[1]).getroot().find("Domain/Grid")
+t = g.find("Topology")
+a = g.find("Attribute")
+d = a.find("DataItem")
+ok = (t.get("TopologyType") == "3DCoRectMesh" and t.get("Dimensions") == "24 24 24" and
+      g.find("Geometry").get("GeometryType") == "ORIGIN_DXDYDZ" and a.get("Name") == "u" and
+      d.get("Format") == "HDF" and d.text.strip() == "f.h5:/u" and d.get("Dimensions") == "24 24 24")
+sys.exit(0 if ok else 1)' "$T/f.xmf"
+
+# liq_io.h: S = 512/24 = 21 pixels a point, plot 504x504, margins 16, bar 24, labels 136.
+check "s.png is an RGB PNG of 696x536 (the documented size)" python3 -c '
+import struct, sys
+b = open(sys.argv[1], "rb").read(33)
+w, h, depth, colour = struct.unpack(">IIBB", b[16:26])
+sys.exit(0 if b[:8] == b"\x89PNG\r\n\x1a\n" and (w, h, depth, colour) == (696, 536, 8, 2) else 1)' \
+    "$T/s.png"
+check "the JSON report names the files and the slice (z=12, the middle)" python3 -c '
+import json, os, sys
+r = json.load(open(sys.argv[1]))
+f = [(os.path.basename(x["path"]), x["kind"]) for x in r["files"]]
+sys.exit(0 if f == [("f.h5", "hdf5"), ("f.xmf", "xdmf"), ("s.png", "png")] and r["verified"] and
+         r["slice"] == {"axis": "z", "index": 12, "field": "u"} else 1)' "$T/r.json"
+
+cat >"$T/job.cfg" <<CFG
+grid = 24; iters = 5; hosts = "host0,host1"; png = "$T/x.png"; slice = "x=3"; field = "u";
+CFG
+check "a job file's png, slice and field draw x=3" bash -c '
+    "$1" stencil --quiet --probe-seconds 0.01 --job "$2" --json "$3" &&
+    grep -q "\"slice\":{\"axis\":\"x\",\"index\":3" "$3" && test -s "$4"' \
+    _ "$VMRUN" "$T/job.cfg" "$T/x.json" "$T/x.png"
+
+# exit2 "what" ARGS...: vmrun exits 2, says something matching what, and ran no job.
+exit2() {
+    local what=$1; shift
+    "$VMRUN" "$@" >"$T/bad.out" 2>&1
+    local rc=$?
+    [ $rc = 2 ] && grep -q -- "$what" "$T/bad.out" && ! grep -q "^job:" "$T/bad.out" ||
+        { echo "exit $rc"; cat "$T/bad.out"; return 1; }
+}
+check "--slice z=24 on a 24^3 grid exits 2" exit2 "outside the 24x24x24 grid (z is 0..23)" \
+    "${job[@]}" --png "$T/b.png" --slice z=24
+check "--slice w=1 exits 2" exit2 "--slice: expected x=K" "${job[@]}" --png "$T/b.png" --slice w=1
+check "--field v exits 2" exit2 "--field v: no such field" "${job[@]}" --png "$T/b.png" --field v
+check "--slice without --png exits 2" exit2 "give --png FILE too" "${job[@]}" --slice y=1
+check "--output into a missing directory exits 2" exit2 "--output $T/none/f.h5: cannot write there" \
+    "${job[@]}" --output "$T/none/f.h5"
+check "--png into a missing directory exits 2" exit2 "--png $T/none/s.png: cannot write there" \
+    "${job[@]}" --png "$T/none/s.png"
+check "... and nothing was written" test ! -e "$T/b.png"
+check "halt" "$VMCTL" halt
