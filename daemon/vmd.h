@@ -113,6 +113,8 @@ struct vmd_client {
     struct vmd_list link;       /* in vmd->clients */
     uv_pipe_t pipe;
     uint32_t id;                /* for relayed replies */
+    long pid;                   /* the peer process, from the kernel (SO_PEERCRED) at accept:
+                                 * never from what the client says */
     struct vmd_task *task;      /* once it enrolled as a PVM task */
     int closing;
     /* Flow control: reading stopped while the host its messages go to
@@ -161,10 +163,13 @@ struct vmd_task {
     struct vmd_list link;       /* in vmd->tasks */
     uint32_t tid, ptid;
     uint32_t out_tid;           /* where its output goes; 0: our log */
-    long pid;
+    long pid;                   /* from the kernel: the process we spawned, or the peer
+                                 * credentials of its connection; only ever > 1 */
     char name[256];
     struct vmd_client *client;  /* its connection, once enrolled */
     int spawned;                /* we started the process */
+    uint64_t token;             /* spawned: the one-time secret in its LIQUIDVM_TOKEN that its
+                                 * enroll must carry; 0 once claimed */
     int ended;                  /* left the VM (pvm_exit, death, kill): tid no longer valid */
     int proc_exited;
     int handles;                /* open handles of a spawned task (process, 2 pipes) */
@@ -482,6 +487,14 @@ struct vmd_task *vmd_task_new(struct vmd *vmd, uint32_t ptid, const char *name);
 void vmd_task_end(struct vmd_task *t, const char *why);
 void vmd_task_release(struct vmd_task *t);
 int vmd_task_kill(struct vmd *vmd, uint32_t tid, int sig);
+/* Whether a pid may be signalled: the one guard in front of kill(), so that
+ * 0, 1, negative (a process group, or -1: every process) and our own pid
+ * never are.  Pure, for tests. */
+int vmd_task_pid_ok(long pid, long self);
+/* Whether client c may claim spawned task t (NULL: no such task): c's process is
+ * the one we spawned for t and it sent t's one-time token.  Pure, for tests. */
+int vmd_task_claim_ok(const struct vmd_task *t, const struct vmd_client *c, int has_token,
+                      uint64_t token);
 int vmd_task_list(struct vmd *vmd, uint32_t where, struct wire_wbuf *b);
 vmd_frame_fn vmd_task_enroll, vmd_task_newctx, vmd_task_freectx, vmd_task_direct_info;
 

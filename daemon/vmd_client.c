@@ -2,8 +2,9 @@
  * vmd_client.c - the local Unix socket that vmctl and the tasks use.
  *
  * The socket lives in LIQUIDVM_HOME/run, a directory only its owner can
- * enter, and every connection's peer uid is checked with SO_PEERCRED
- * (docs/architecture.md, Local clients).  Frames are plaintext; alloc_cb lends the tail
+ * enter, and every connection's peer uid is checked with SO_PEERCRED; its
+ * pid is taken from there too, never from what the client says, as it is
+ * the pid vmctl kill and halt signal (docs/architecture.md, Local clients).  Frames are plaintext; alloc_cb lends the tail
  * of the client's own frame buffer, capped at max_message.  Each frame goes
  * to vmd->on_frame (the dispatch table) as VMD_FROM_CLIENT; replies and
  * messages come back through vmd_client_send.  Flow control pauses a
@@ -306,7 +307,7 @@ static void
 client_on_connection(uv_stream_t *server, int status)
 {
     struct vmd *vmd = server->data;
-    struct ucred cred;
+    struct ucred cred = { .pid = 0, .uid = (uid_t)-1 };
     socklen_t clen = sizeof(cred);
     uv_os_fd_t fd;
 
@@ -332,6 +333,7 @@ client_on_connection(uv_stream_t *server, int status)
         client_close(c, "wrong uid");
         return;
     }
+    c->pid = (long)cred.pid;
     if (vmd->halting) {
         client_close(c, "halting");
         return;

@@ -78,7 +78,12 @@ pvm__enroll(void)
     wire_put_str(&req, prog_name());
     /* A task we were spawned as: claim the tid pvm_spawn returned. */
     const char *claim = getenv("LIQUIDVM_TID");
+    const char *token = getenv("LIQUIDVM_TOKEN");
     wire_put_u32(&req, claim ? (uint32_t)strtoul(claim, NULL, 0) : 0);
+    /* With the one-time token the daemon gave only to the process it
+     * started; the pid it checks it asks the kernel for. */
+    if (claim && token)
+        wire_put_u64(&req, (uint64_t)strtoull(token, NULL, 16));
     rc = pvm__request(WIRE_T_TASK_ENROLL, &req, &body, &len);
     wire_wbuf_free(&req);
     if (rc == 0) {

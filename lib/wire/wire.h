@@ -123,7 +123,10 @@ enum wire_type {
     WIRE_T_REQ_HALT = 35,
     WIRE_T_REQ_STATUS = 36,
     WIRE_T_REQ_LOAD = 37,       /* (empty); reply: every host's latest load (wire_load.h) */
-    WIRE_T_TASK_ENROLL = 40,    /* task -> daemon: pid, parent tid, name; reply: u32 tid */
+    /* task -> daemon: u32 pid (unused: the daemon asks the kernel), u32 parent tid,
+     * str name, [u32 claimed tid, [u64 token]]: a spawned task claims its tid with
+     * LIQUIDVM_TID and LIQUIDVM_TOKEN.  Reply: u32 tid, u32 parent, u64 max message. */
+    WIRE_T_TASK_ENROLL = 40,
     WIRE_T_TASK_NEWCTX = 41,    /* task -> daemon: (empty); reply: u32 a VM-unique context id */
     WIRE_T_TASK_SPAWN = 42,     /* see vmd_spawn.c */
     WIRE_T_TASK_KILL = 43,      /* u32 tid, u32 signal (0: kill the task) */
