@@ -55,6 +55,8 @@ fail_code(struct vmctl *v, int code, const char *what)
     if (code == WIRE_ENOVM)
         n = snprintf(msg, sizeof(msg), "%s: no virtual machine is running in %s (vmctl start)",
                      what, v->home);
+    else if (vmctl_connect_why(code))
+        n = snprintf(msg, sizeof(msg), "%s: %s (in %s)", what, vmctl_connect_why(code), v->home);
     else
         n = snprintf(msg, sizeof(msg), "%s: %s", what, wire_strerror(code));
     (void)n;
@@ -904,7 +906,8 @@ vmctl_cmd_status(struct vmctl *v, int argc, char **argv)
     if (first)
         return usage_error("status: unexpected argument %s", argv[first]);
     rc = vmctl_call(v, WIRE_T_REQ_STATUS, NULL, CTL_TIMEOUT_MS, &body, &len, &status);
-    if (rc == WIRE_ENOVM) {
+    /* A socket left by a dead daemon is no VM either. */
+    if (rc == WIRE_ENOVM || (rc == -ECONNREFUSED && vmctl_connect_why(rc))) {
         if (v->json) {
             printf("{\"running\":false,\"home\":");
             wire_json_str(stdout, v->home);

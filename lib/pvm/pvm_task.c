@@ -68,8 +68,13 @@ pvm__enroll(void)
 
     if (pvm__ctx.fd >= 0)
         return 0;
-    if ((fd = pvm__connect()) < 0)
+    if ((fd = pvm__connect()) < 0) {
+        /* PVM's codes have no words for why; the report, when asked for, does. */
+        if (pvm__ctx.autoerr && fd != WIRE_ENOVM && fd != -ENOENT)
+            fprintf(stderr, "libpvm [pid%d]: cannot reach the daemon: %s\n", (int)getpid(),
+                    wire_sock_why(fd));
         return fd == WIRE_ENOVM || fd == -ENOENT ? WIRE_ENOVM : fd;
+    }
     pvm__ctx.fd = fd;
     pvm__ctx.on_direct = pvm__direct_from_daemon;
     wire_wbuf_init(&req);

@@ -302,11 +302,16 @@ int wire_rx_next(struct wire_rx *rx, struct wire_hdr *h, const unsigned char **b
  *
  * wire_sock_find: host names a daemon of that home ("" or NULL: the master
  * named by run/master, else the only daemon there).  Returns 0 with its
- * socket path in out, or WIRE_ENOVM.  wire_sock_connect returns a
- * connected fd or a negative code.
+ * socket path in out, or what kept us from it: -EACCES (the socket or its
+ * directory is not ours to use), -ECONNREFUSED (a socket file that no
+ * daemon listens on: one that died left it), WIRE_ENOVM (no socket at all).
+ * wire_sock_connect returns a connected fd or the same codes (-ENOENT for
+ * no such socket, -errno for the rest).  wire_sock_why gives one of those
+ * codes in words for a person, naming the cause; never NULL.
  */
 int wire_sock_find(const char *home, const char *host, char *out, size_t cap);
 int wire_sock_connect(const char *path);
+const char *wire_sock_why(int code);
 /* The send buffer of a local socket, either end (the daemon sets its own). */
 #define WIRE_SOCK_SNDBUF (1 << 20)
 /* LIQUIDVM_HOME, else ~/.liquidvm. */
