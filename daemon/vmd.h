@@ -105,7 +105,22 @@ struct vmd_peer {
     uint64_t last_rx;           /* uv_now() of the last frame */
     size_t queued;              /* ciphertext bytes handed to uv_write, not yet written */
     int err;                    /* why it closes */
-    char inbuf[65536];          /* ciphertext from the socket */
+    int stranger;               /* inbound and not yet through TLS: counted in vmd->nstrangers */
+    char ip[VMD_ADDR_MAX];      /* the source address a stranger is counted under */
+    /* Ciphertext from the socket: VMD_PEER_INBUF bytes, allocated once TLS
+     * is up (the certificate accepted).  Until then reads land in the
+     * daemon's one vmd->hs_inbuf: what the engine does not consume it
+     * copies (vmd_tls_feed), so nothing of a stranger stays there. */
+    char *inbuf;
+};
+
+#define VMD_PEER_INBUF 65536
+#define VMD_HS_INBUF 16384
+
+/* At most one log line a second for an event that a stranger can repeat. */
+struct vmd_ratelimit {
+    uint64_t last_ms;
+    unsigned suppressed;        /* events not logged since the last line */
 };
 
 struct vmd_client {
@@ -251,6 +266,11 @@ struct vmd {
     char tls_ca[4096], tls_cert[4096], tls_key[4096];
 
     uv_tcp_t listener;
+    int nstrangers;             /* inbound links not yet through TLS */
+    int stranger_cap;           /* limits.max_handshakes, lowered to half the descriptors
+                                 * free at start-up (vmd_peer_listen) */
+    struct vmd_ratelimit rl_refused, rl_accept, rl_local_accept;
+    char hs_inbuf[VMD_HS_INBUF];/* every stranger's reads, one at a time (struct vmd_peer) */
     char address[VMD_ADDR_MAX]; /* what we listen on, as others reach us */
     int port;
     uv_pipe_t local;
@@ -297,6 +317,9 @@ int vmd_shell_quote(const char *s, char *out, size_t cap);
 int vmd_strlcpy(char *dst, const char *src, size_t cap);
 void vmd_init_lists(struct vmd *vmd);
 void vmd_qmsg_free_all(struct vmd_qmsg *q);
+/* 1 if an event may be logged at now_ms (at most once a second), with
+ * *suppressed the events kept quiet since the last line; else 0. */
+int vmd_ratelimit_ok(struct vmd_ratelimit *rl, uint64_t now_ms, unsigned *suppressed);
 
 /* Big-endian words in place (a tid stamped into a body). */
 static inline uint32_t

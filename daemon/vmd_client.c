@@ -311,19 +311,31 @@ client_on_connection(uv_stream_t *server, int status)
     struct ucred cred = { .pid = 0, .uid = (uid_t)-1 };
     socklen_t clen = sizeof(cred);
     uv_os_fd_t fd;
+    unsigned quiet;
 
-    if (status < 0)
+    /* A failed accept (EMFILE: out of descriptors) is told, at most once a
+     * second: it repeats for as long as its cause lasts. */
+    if (status < 0) {
+        if (vmd_ratelimit_ok(&vmd->rl_local_accept, uv_now(vmd->loop), &quiet))
+            log_warn("accept on the local socket: %s (%u more such errors since the last line)",
+                     uv_strerror(status), quiet);
         return;
+    }
     struct vmd_client *c = calloc(1, sizeof(*c));
-    if (c == NULL)
+    if (c == NULL) {
+        log_warn("accept on the local socket: out of memory");
         return;
+    }
     c->vmd = vmd;
     c->id = ++vmd->next_client_id;
     wire_rx_init(&c->rx, (uint32_t)vmd->conf.max_message);
     uv_pipe_init(vmd->loop, &c->pipe, 0);
     c->pipe.data = c;
     vmd_list_insert(&vmd->clients, &c->link);
-    if (uv_accept(server, (uv_stream_t *)&c->pipe) != 0) {
+    if ((status = uv_accept(server, (uv_stream_t *)&c->pipe)) != 0) {
+        if (vmd_ratelimit_ok(&vmd->rl_local_accept, uv_now(vmd->loop), &quiet))
+            log_warn("accept on the local socket: %s (%u more such errors since the last line)",
+                     uv_strerror(status), quiet);
         client_close(c, "accept failed");
         return;
     }
