@@ -810,12 +810,17 @@ vmctl_conf_fetch(struct vmctl *v, struct vmctl_hostrow **rows, int *nrows, char 
         return status;
     }
     struct wire_rbuf r;
-    uint32_t serial, n;
+    uint32_t serial, n = 0;
     wire_rbuf_init(&r, body, len);
+    /* A short body is malformed, not a lack of memory (n may be unread). */
     if (wire_get_u32(&r, &serial) || wire_get_str(&r, master, mcap) || wire_get_u32(&r, &n) ||
-        n > 4095 || (*rows = calloc(n ? n : 1, sizeof(**rows))) == NULL) {
+        n > 4095) {
         free(body);
-        return n > 4095 ? WIRE_EFRAME : -ENOMEM;
+        return WIRE_EFRAME;
+    }
+    if ((*rows = calloc(n ? n : 1, sizeof(**rows))) == NULL) {
+        free(body);
+        return -ENOMEM;
     }
     for (uint32_t i = 0; i < n; i++) {
         struct vmctl_hostrow *h = &(*rows)[i];
