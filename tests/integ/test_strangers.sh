@@ -13,6 +13,12 @@ FLOOD="python3 $(cd "$(dirname "$0")" && pwd)/flood_tcp.py"
 # 2,000 strangers held 64 KiB and a TLS session: over 128 MiB.
 RSS_GROWTH_KB=${RSS_GROWTH_KB:-32768}
 command -v python3 >/dev/null || skip_all "python3 is missing"
+# Under AddressSanitizer (make check's second tier) freed memory waits in a
+# quarantine of 256 MiB, which 100,000 refused connections fill: that is
+# the sanitizer's, not a stranger's.  Keep it small so the bound measures us.
+if nm "$VMD" 2>/dev/null | grep -q __asan_init; then
+    export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=4
+fi
 [ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -ge 2100 ] ||
     skip_all "the hard descriptor limit ($(ulimit -Hn)) is below 2,100"
 write_conf 3.0 "spawn_path = [ \"$B/tests/integ\", \"$B/bin\" ];"
