@@ -17,10 +17,12 @@
  * loop runs between frames, and at the end the daemon halts and the loop
  * runs until every handle has closed, so leaks show.
  *
- * Nothing leaves the process: uv_spawn, uv_kill and uv_tcp_connect are
+ * Nothing leaves the process: uv_spawn runs no program (it execs a path
+ * that cannot exist), uv_kill and uv_tcp_connect do nothing; they are
  * replaced here (a peer may ask us to spawn any program: that is PVM's
  * trust model, and no harness should run what a fuzzer writes).
  */
+#include <dlfcn.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -39,11 +41,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* ---- libuv calls that would reach outside the process ---- */
 
+/* libuv's own uv_spawn, made to fail as it does for a missing program: the
+ * child's exec of a path that cannot exist fails, and the handle is left
+ * initialised for the caller's uv_close (a stub that only returned an error
+ * left it uninitialised, and uv_close asserted: a finding of the stub). */
 int
 uv_spawn(uv_loop_t *loop, uv_process_t *handle, const uv_process_options_t *options)
 {
-    (void)loop, (void)handle, (void)options;
-    return UV_ENOENT;
+    static int (*real)(uv_loop_t *, uv_process_t *, const uv_process_options_t *);
+    static char nowhere[] = "/nonexistent/liquidvm-fuzz/no-such-program";
+    char *args[] = { nowhere, NULL };
+    uv_process_options_t o = *options;
+    if (real == NULL)
+        *(void **)&real = dlsym(RTLD_NEXT, "uv_spawn");
+    if (real == NULL)
+        abort();
+    o.file = nowhere;
+    o.args = args;
+    o.env = NULL;
+    o.cwd = NULL;
+    return real(loop, handle, &o);
 }
 
 int
