@@ -72,6 +72,8 @@ struct conf {
     uint64_t max_message;       /* largest message body in bytes: 64 MiB */
     uint64_t max_tasks;         /* most tasks on this host: 4096 */
     uint64_t max_peer_queue;    /* most bytes queued for one peer: 256 MiB */
+    uint64_t max_handshakes;    /* TCP connections that have not finished TLS, in all: 64 */
+    uint64_t max_handshakes_per_address; /* ... from one source address: 16 */
     uint64_t cache_bytes;       /* cache size for stencil tiles; 0 = detect from sysfs */
     uint64_t llc_bytes;         /* a CPU's share of the last-level cache; 0 = detect */
     int send_certs;             /* vmctl add hands a host without one its certificate: 1 */

@@ -133,6 +133,10 @@ static const struct conf_key conf_limits_keys[] = {
       "expected an integer 1..262143", NULL },
     { "max_peer_queue", CONF_K_U64, F(max_peer_queue), 1, LLONG_MAX,
       "expected an integer > 0", NULL },
+    { "max_handshakes", CONF_K_U64, F(max_handshakes), 1, 65536,
+      "expected an integer 1..65536", NULL },
+    { "max_handshakes_per_address", CONF_K_U64, F(max_handshakes_per_address), 1, 65536,
+      "expected an integer 1..65536", NULL },
     { NULL, 0, 0, 0, 0, NULL, NULL }
 };
 
@@ -1101,6 +1105,8 @@ conf_defaults(struct conf *c)
     c->max_message = 64ULL * 1024 * 1024;
     c->max_tasks = 4096;
     c->max_peer_queue = 256ULL * 1024 * 1024;
+    c->max_handshakes = 64;
+    c->max_handshakes_per_address = 16;
     c->cache_bytes = 0;
     c->llc_bytes = 0;
     c->send_certs = 1;

@@ -105,7 +105,22 @@ struct vmd_peer {
     uint64_t last_rx;           /* uv_now() of the last frame */
     size_t queued;              /* ciphertext bytes handed to uv_write, not yet written */
     int err;                    /* why it closes */
-    char inbuf[65536];          /* ciphertext from the socket */
+    int stranger;               /* inbound and not yet through TLS: counted in vmd->nstrangers */
+    char ip[VMD_ADDR_MAX];      /* the source address a stranger is counted under */
+    /* Ciphertext from the socket: VMD_PEER_INBUF bytes, allocated once TLS
+     * is up (the certificate accepted).  Until then reads land in the
+     * daemon's one vmd->hs_inbuf: what the engine does not consume it
+     * copies (vmd_tls_feed), so nothing of a stranger stays there. */
+    char *inbuf;
+};
+
+#define VMD_PEER_INBUF 65536
+#define VMD_HS_INBUF 16384
+
+/* At most one log line a second for an event that a stranger can repeat. */
+struct vmd_ratelimit {
+    uint64_t last_ms;
+    unsigned suppressed;        /* events not logged since the last line */
 };
 
 struct vmd_client {
@@ -113,6 +128,8 @@ struct vmd_client {
     struct vmd_list link;       /* in vmd->clients */
     uv_pipe_t pipe;
     uint32_t id;                /* for relayed replies */
+    long pid;                   /* the peer process, from the kernel (SO_PEERCRED) at accept:
+                                 * never from what the client says */
     struct vmd_task *task;      /* once it enrolled as a PVM task */
     int closing;
     /* Flow control: reading stopped while the host its messages go to
@@ -161,10 +178,13 @@ struct vmd_task {
     struct vmd_list link;       /* in vmd->tasks */
     uint32_t tid, ptid;
     uint32_t out_tid;           /* where its output goes; 0: our log */
-    long pid;
+    long pid;                   /* from the kernel: the process we spawned, or the peer
+                                 * credentials of its connection; only ever > 1 */
     char name[256];
     struct vmd_client *client;  /* its connection, once enrolled */
     int spawned;                /* we started the process */
+    uint64_t token;             /* spawned: the one-time secret in its LIQUIDVM_TOKEN that its
+                                 * enroll must carry; 0 once claimed */
     int ended;                  /* left the VM (pvm_exit, death, kill): tid no longer valid */
     int proc_exited;
     int handles;                /* open handles of a spawned task (process, 2 pipes) */
@@ -246,6 +266,11 @@ struct vmd {
     char tls_ca[4096], tls_cert[4096], tls_key[4096];
 
     uv_tcp_t listener;
+    int nstrangers;             /* inbound links not yet through TLS */
+    int stranger_cap;           /* limits.max_handshakes, lowered to half the descriptors
+                                 * free at start-up (vmd_peer_listen) */
+    struct vmd_ratelimit rl_refused, rl_accept, rl_local_accept;
+    char hs_inbuf[VMD_HS_INBUF];/* every stranger's reads, one at a time (struct vmd_peer) */
     char address[VMD_ADDR_MAX]; /* what we listen on, as others reach us */
     int port;
     uv_pipe_t local;
@@ -293,6 +318,9 @@ int vmd_shell_quote(const char *s, char *out, size_t cap);
 int vmd_strlcpy(char *dst, const char *src, size_t cap);
 void vmd_init_lists(struct vmd *vmd);
 void vmd_qmsg_free_all(struct vmd_qmsg *q);
+/* 1 if an event may be logged at now_ms (at most once a second), with
+ * *suppressed the events kept quiet since the last line; else 0. */
+int vmd_ratelimit_ok(struct vmd_ratelimit *rl, uint64_t now_ms, unsigned *suppressed);
 
 /* Big-endian words in place (a tid stamped into a body). */
 static inline uint32_t
@@ -483,6 +511,14 @@ struct vmd_task *vmd_task_new(struct vmd *vmd, uint32_t ptid, const char *name);
 void vmd_task_end(struct vmd_task *t, const char *why);
 void vmd_task_release(struct vmd_task *t);
 int vmd_task_kill(struct vmd *vmd, uint32_t tid, int sig);
+/* Whether a pid may be signalled: the one guard in front of kill(), so that
+ * 0, 1, negative (a process group, or -1: every process) and our own pid
+ * never are.  Pure, for tests. */
+int vmd_task_pid_ok(long pid, long self);
+/* Whether client c may claim spawned task t (NULL: no such task): c's process is
+ * the one we spawned for t and it sent t's one-time token.  Pure, for tests. */
+int vmd_task_claim_ok(const struct vmd_task *t, const struct vmd_client *c, int has_token,
+                      uint64_t token);
 int vmd_task_list(struct vmd *vmd, uint32_t where, struct wire_wbuf *b);
 vmd_frame_fn vmd_task_enroll, vmd_task_newctx, vmd_task_freectx, vmd_task_direct_info;
 

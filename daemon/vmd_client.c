@@ -2,8 +2,9 @@
  * vmd_client.c - the local Unix socket that vmctl and the tasks use.
  *
  * The socket lives in LIQUIDVM_HOME/run, a directory only its owner can
- * enter, and every connection's peer uid is checked with SO_PEERCRED
- * (docs/architecture.md, Local clients).  Frames are plaintext; alloc_cb lends the tail
+ * enter, and every connection's peer uid is checked with SO_PEERCRED; its
+ * pid is taken from there too, never from what the client says, as it is
+ * the pid vmctl kill and halt signal (docs/architecture.md, Local clients).  Frames are plaintext; alloc_cb lends the tail
  * of the client's own frame buffer, capped at max_message.  Each frame goes
  * to vmd->on_frame (the dispatch table) as VMD_FROM_CLIENT; replies and
  * messages come back through vmd_client_send.  Flow control pauses a
@@ -13,6 +14,7 @@
 #include "log.h"
 #include "vmd.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -306,22 +308,34 @@ static void
 client_on_connection(uv_stream_t *server, int status)
 {
     struct vmd *vmd = server->data;
-    struct ucred cred;
+    struct ucred cred = { .pid = 0, .uid = (uid_t)-1 };
     socklen_t clen = sizeof(cred);
     uv_os_fd_t fd;
+    unsigned quiet;
 
-    if (status < 0)
+    /* A failed accept (EMFILE: out of descriptors) is told, at most once a
+     * second: it repeats for as long as its cause lasts. */
+    if (status < 0) {
+        if (vmd_ratelimit_ok(&vmd->rl_local_accept, uv_now(vmd->loop), &quiet))
+            log_warn("accept on the local socket: %s (%u more such errors since the last line)",
+                     uv_strerror(status), quiet);
         return;
+    }
     struct vmd_client *c = calloc(1, sizeof(*c));
-    if (c == NULL)
+    if (c == NULL) {
+        log_warn("accept on the local socket: out of memory");
         return;
+    }
     c->vmd = vmd;
     c->id = ++vmd->next_client_id;
     wire_rx_init(&c->rx, (uint32_t)vmd->conf.max_message);
     uv_pipe_init(vmd->loop, &c->pipe, 0);
     c->pipe.data = c;
     vmd_list_insert(&vmd->clients, &c->link);
-    if (uv_accept(server, (uv_stream_t *)&c->pipe) != 0) {
+    if ((status = uv_accept(server, (uv_stream_t *)&c->pipe)) != 0) {
+        if (vmd_ratelimit_ok(&vmd->rl_local_accept, uv_now(vmd->loop), &quiet))
+            log_warn("accept on the local socket: %s (%u more such errors since the last line)",
+                     uv_strerror(status), quiet);
         client_close(c, "accept failed");
         return;
     }
@@ -332,6 +346,7 @@ client_on_connection(uv_stream_t *server, int status)
         client_close(c, "wrong uid");
         return;
     }
+    c->pid = (long)cred.pid;
     if (vmd->halting) {
         client_close(c, "halting");
         return;
@@ -350,18 +365,74 @@ client_read_start(struct vmd_client *c)
     uv_read_start((uv_stream_t *)&c->pipe, client_alloc, client_on_read);
 }
 
+/* connect() to a local socket: 0, or -errno (-ECONNREFUSED: no listener). */
+static int
+socket_probe(const char *path)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    int fd, rc;
+    vmd_strlcpy(sa.sun_path, path, sizeof(sa.sun_path));
+    if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0)
+        return -errno;
+    /* Non-blocking: a listener whose backlog is full answers EAGAIN, which
+     * is alive, rather than stalling us. */
+    rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 ? 0 : -errno;
+    close(fd);
+    return rc;
+}
+
 /* Another live daemon on this socket means a second vmd for the same name. */
 static int
 socket_in_use(const char *path)
 {
-    struct sockaddr_un sa = { .sun_family = AF_UNIX };
-    int fd, used;
-    vmd_strlcpy(sa.sun_path, path, sizeof(sa.sun_path));
-    if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+    int rc = socket_probe(path);
+    return rc == 0 || rc == -EAGAIN;
+}
+
+static int
+socket_refused(const char *path)
+{
+    return socket_probe(path) == -ECONNREFUSED;
+}
+
+/*
+ * Socket files in run/ that nobody listens on any more: a daemon or a task
+ * killed with -9 cannot remove its own.  connect() tells them apart without
+ * a pid file: ECONNREFUSED is a socket with no listener.  A socket is bound
+ * a moment before it listens, so at start-up (settle) one refused is tried
+ * again 20 ms later before it goes, and a daemon starting beside us keeps
+ * its own.  Returns how many were removed.
+ */
+static int
+sweep_stale(struct vmd *vmd, int settle)
+{
+    char dir[4200], p[4600], stale[16][256];
+    int nstale = 0, removed = 0;
+    snprintf(dir, sizeof(dir), "%s/run", vmd->home);
+    DIR *d = opendir(dir);
+    if (d == NULL)
         return 0;
-    used = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
-    close(fd);
-    return used;
+    for (struct dirent *e; (e = readdir(d)) != NULL && nstale < 16;) {
+        size_t l = strlen(e->d_name);
+        if (l <= 5 || l >= sizeof(stale[0]) || strcmp(e->d_name + l - 5, ".sock") != 0)
+            continue;
+        if ((size_t)snprintf(p, sizeof(p), "%s/%s", dir, e->d_name) >= sizeof(p))
+            continue;
+        if (strcmp(p, vmd->sock_path) != 0 && socket_refused(p))
+            vmd_strlcpy(stale[nstale++], e->d_name, sizeof(stale[0]));
+    }
+    closedir(d);
+    if (settle && nstale > 0)
+        usleep(20000);
+    for (int i = 0; i < nstale; i++) {
+        if ((size_t)snprintf(p, sizeof(p), "%s/%s", dir, stale[i]) >= sizeof(p))
+            continue;
+        if ((!settle || socket_refused(p)) && unlink(p) == 0) {
+            log_info("removed %s: no daemon or task listens on it any more", p);
+            removed++;
+        }
+    }
+    return removed;
 }
 
 static int
@@ -396,6 +467,7 @@ vmd_client_listen(struct vmd *vmd)
         return -EADDRINUSE;
     }
     unlink(vmd->sock_path);
+    sweep_stale(vmd, 1);
     uv_pipe_init(vmd->loop, &vmd->local, 0);
     vmd->local.data = vmd;
     if ((rc = uv_pipe_bind(&vmd->local, vmd->sock_path)) != 0)
@@ -438,8 +510,11 @@ client_halt(struct vmd *vmd)
         uv_close((uv_handle_t *)&vmd->local, NULL);
     if (vmd->sock_path[0])
         unlink(vmd->sock_path);
-    if (vmd->is_master)
+    /* The master goes last: what dead daemons and tasks left goes with it. */
+    if (vmd->is_master) {
+        sweep_stale(vmd, 0);
         remove_master_file(vmd);
+    }
 }
 
 const struct vmd_hooks vmd_client_hooks = {

@@ -1030,7 +1030,7 @@ group_host_gone(struct vmd *vmd, struct vmd_host *h)
                 break;
             }
         int freed = 0;
-        for (int i = 0; i < g->ninst && !freed; i++)
+        for (int i = 0; !freed && i < g->ninst; i++)
             if (g->tids[i] && VMD_TID_HOST(g->tids[i]) == index)
                 freed = grp_remove(vmd, g, g->tids[i], WIRE_EHOSTFAIL);
     }

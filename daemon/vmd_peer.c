@@ -13,6 +13,13 @@
  * This file calls nothing above the host table, the halt and the clients'
  * flow control.
  *
+ * Strangers (inbound links before TLS is up) are bounded (STYLE.md 5.5,
+ * issue 30): at most vmd->stranger_cap of them in all and
+ * limits.max_handshakes_per_address from one address, each cut after
+ * VMD_HANDSHAKE_TIMEOUT_MS; they read into the daemon's one handshake
+ * buffer and get their own 64 KiB only once their certificate is accepted;
+ * the lines their refusals and timeouts cause are rate limited.
+ *
  * Who dials whom: the master dials a host it is adding; otherwise the lower
  * host index dials the higher, and the heartbeat tick redials links that are
  * missing, so a refused or broken link heals while both hosts are listed.
@@ -21,9 +28,11 @@
 #include "log.h"
 #include "vmd.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 struct peer_wreq {
     uv_write_t req;
@@ -46,6 +55,7 @@ peer_on_close(uv_handle_t *handle)
     if (p->tls)
         vmd_tls_free(p->tls);
     wire_rx_free(&p->rx);
+    free(p->inbuf);
     free(p);
     if (vmd->halting_vm)
         vmd_halt_check(vmd);
@@ -60,14 +70,44 @@ peer_close_handles(struct vmd_peer *p)
         uv_close((uv_handle_t *)&p->timer, peer_on_close);
 }
 
+/* A stranger no longer: through TLS, or closing. */
+static void
+stranger_done(struct vmd_peer *p)
+{
+    if (p->stranger) {
+        p->stranger = 0;
+        p->vmd->nstrangers--;
+    }
+}
+
+/* Close a stranger without a line of its own: a flood would fill the log.
+ * The caller logged, rate limited. */
+static void
+peer_close_quiet(struct vmd_peer *p)
+{
+    p->state = VMD_PEER_CLOSING;
+    stranger_done(p);
+    uv_read_stop((uv_stream_t *)&p->tcp);
+    peer_close_handles(p);
+}
+
 static void
 peer_on_timeout(uv_timer_t *t)
 {
     struct vmd_peer *p = t->data;
-    if (p->state == VMD_PEER_CLOSING)
+    struct vmd *vmd = p->vmd;
+    unsigned quiet;
+    if (p->state == VMD_PEER_CLOSING) {
         peer_close_handles(p);      /* the shutdown did not finish in time */
-    else
+    } else if (p->stranger) {
+        if (vmd_ratelimit_ok(&vmd->rl_refused, uv_now(vmd->loop), &quiet))
+            log_warn("connection from %s did not finish the TLS handshake in %d s; closing "
+                     "(%u more strangers refused or cut since the last such line)", p->addr,
+                     VMD_HANDSHAKE_TIMEOUT_MS / 1000, quiet);
+        peer_close_quiet(p);
+    } else {
         vmd_peer_close(p, -ETIMEDOUT, "did not finish the handshake in time");
+    }
 }
 
 static struct vmd_peer *
@@ -156,6 +196,7 @@ vmd_peer_close(struct vmd_peer *p, int err, const char *why)
         return;
     enum vmd_peer_state was = p->state;
     p->state = VMD_PEER_CLOSING;
+    stranger_done(p);
     p->err = err;
     if (err)
         log_code(err, "peer %s (%s): %s; closing", p->name[0] ? p->name : "?", p->addr, why);
@@ -272,6 +313,10 @@ peer_on_tls_up(struct vmd_peer *p)
                  "refusing", p->name, p->addr);
         return WIRE_EBADCERT;
     }
+    /* Authenticated: now it gets a receive buffer of its own. */
+    if ((p->inbuf = malloc(VMD_PEER_INBUF)) == NULL)
+        return -ENOMEM;
+    stranger_done(p);
     p->state = VMD_PEER_HELLO;
     log_debug("peer %s (%s): TLS up", p->name, p->addr);
     peer_send_hello(p);
@@ -327,8 +372,10 @@ peer_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buf)
 {
     struct vmd_peer *p = handle->data;
     (void)suggested;
-    buf->base = p->inbuf;
-    buf->len = sizeof(p->inbuf);
+    /* Before TLS is up, the shared buffer: read_cb runs right after this
+     * and the engine copies what it keeps. */
+    buf->base = p->inbuf ? p->inbuf : p->vmd->hs_inbuf;
+    buf->len = p->inbuf ? VMD_PEER_INBUF : VMD_HS_INBUF;
 }
 
 static void
@@ -386,15 +433,58 @@ peer_set_addr(struct vmd_peer *p)
         uv_ip4_name((struct sockaddr_in *)&ss, ip, sizeof(ip));
         port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
     }
+    vmd_strlcpy(p->ip, ip, sizeof(p->ip));
     snprintf(p->addr, sizeof(p->addr), "%s:%d", ip, port);
+}
+
+/* Strangers from ip now. */
+static int
+strangers_from(struct vmd *vmd, const char *ip)
+{
+    int n = 0;
+    for (struct vmd_list *l = vmd->peers.next; l != &vmd->peers; l = l->next) {
+        struct vmd_peer *q = vmd_container_of(l, struct vmd_peer, link);
+        n += q->stranger && strcmp(q->ip, ip) == 0;
+    }
+    return n;
+}
+
+/* Whether p, just accepted, may start a handshake; counts it if so. */
+static int
+stranger_admit(struct vmd *vmd, struct vmd_peer *p)
+{
+    unsigned quiet;
+    const char *why = NULL;
+    if (vmd->nstrangers >= vmd->stranger_cap)
+        why = "connections that have not finished TLS";
+    else if ((uint64_t)strangers_from(vmd, p->ip) >= vmd->conf.max_handshakes_per_address)
+        why = "such connections from that address";
+    if (why == NULL) {
+        p->stranger = 1;
+        vmd->nstrangers++;
+        return 1;
+    }
+    if (vmd_ratelimit_ok(&vmd->rl_refused, uv_now(vmd->loop), &quiet))
+        log_warn("connection from %s refused: %d %s already (limits.max_handshakes %llu, "
+                 "_per_address %llu, descriptors allow %d); %u more strangers refused or cut "
+                 "since the last such line", p->addr, why[0] == 'c' ? vmd->nstrangers :
+                 strangers_from(vmd, p->ip), why,
+                 (unsigned long long)vmd->conf.max_handshakes,
+                 (unsigned long long)vmd->conf.max_handshakes_per_address, vmd->stranger_cap,
+                 quiet);
+    return 0;
 }
 
 static void
 peer_on_connection(uv_stream_t *server, int status)
 {
     struct vmd *vmd = server->data;
+    unsigned quiet;
     if (status < 0) {
-        log_warn("accept: %s", uv_strerror(status));
+        /* EMFILE and the like repeat for as long as the flood lasts. */
+        if (vmd_ratelimit_ok(&vmd->rl_accept, uv_now(vmd->loop), &quiet))
+            log_warn("accept on the daemon port: %s (%u more such errors since the last line)",
+                     uv_strerror(status), quiet);
         return;
     }
     struct vmd_peer *p = peer_new(vmd, 0);
@@ -403,10 +493,14 @@ peer_on_connection(uv_stream_t *server, int status)
         return;
     }
     if (uv_accept(server, (uv_stream_t *)&p->tcp) != 0 || vmd->halting) {
-        vmd_peer_close(p, 0, "not accepted");
+        peer_close_quiet(p);
         return;
     }
     peer_set_addr(p);
+    if (!stranger_admit(vmd, p)) {
+        peer_close_quiet(p);
+        return;
+    }
     p->tls = vmd_tls_new(vmd->tls, VMD_TLS_SERVER, NULL, peer_on_plain, p);
     if (p->tls == NULL) {
         vmd_peer_close(p, -ENOMEM, "no TLS session");
@@ -416,6 +510,38 @@ peer_on_connection(uv_stream_t *server, int status)
     uv_tcp_nodelay(&p->tcp, 1);
     uv_read_start((uv_stream_t *)&p->tcp, peer_alloc, peer_on_read);
     log_debug("connection from %s", p->addr);
+}
+
+/*
+ * Strangers may hold at most half of the descriptors that are free now, so
+ * that however many of them come, the local socket (vmctl, the tasks), the
+ * spawned tasks' pipes and the peers always find one.  libuv keeps one more
+ * in reserve for itself to shed connections when none is left.
+ */
+static void
+stranger_cap_init(struct vmd *vmd)
+{
+    struct rlimit rl;
+    int open = 0;
+    DIR *d = opendir("/proc/self/fd");
+    if (d) {
+        while (readdir(d) != NULL)
+            open++;
+        closedir(d);
+        open -= 2;              /* "." and ".." (the DIR's own fd stays counted: slack) */
+    }
+    uint64_t cap = vmd->conf.max_handshakes;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+        uint64_t free_fds = rl.rlim_cur > (rlim_t)open ? (uint64_t)(rl.rlim_cur - open) : 0;
+        if (free_fds / 2 < cap)
+            cap = free_fds / 2;
+    }
+    vmd->stranger_cap = cap > 0 ? (int)cap : 1;
+    if ((uint64_t)vmd->stranger_cap < vmd->conf.max_handshakes)
+        log_info("at most %d connections may be in their TLS handshake at once "
+                 "(limits.max_handshakes %llu): half of the %llu descriptors free under the "
+                 "limit", vmd->stranger_cap, (unsigned long long)vmd->conf.max_handshakes,
+                 (unsigned long long)(rl.rlim_cur - (rlim_t)open));
 }
 
 int
@@ -429,6 +555,7 @@ vmd_peer_listen(struct vmd *vmd)
         return rc;
     uv_tcp_init(vmd->loop, &vmd->listener);
     vmd->listener.data = vmd;
+    stranger_cap_init(vmd);
     if ((rc = uv_tcp_bind(&vmd->listener, (struct sockaddr *)&sa, 0)) != 0 ||
         (rc = uv_listen((uv_stream_t *)&vmd->listener, 128, peer_on_connection)) != 0 ||
         (rc = uv_tcp_getsockname(&vmd->listener, (struct sockaddr *)&bound, &len)) != 0)

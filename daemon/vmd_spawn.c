@@ -6,7 +6,8 @@
  * $PVM_ARCH and $PVM_ROOT/bin/$PVM_ARCH among the defaults) unless the name
  * has a '/'.  The task's tid exists before the process does: pvm_spawn
  * returns it at once, the process finds it in LIQUIDVM_TID and claims it
- * when it enrolls, and messages sent to it meanwhile wait (vmd_route.c).
+ * when it enrolls, with the one-time token of LIQUIDVM_TOKEN, from the pid
+ * we started (vmd_task.c), and messages sent to it meanwhile wait (vmd_route.c).
  * The process starts in $HOME, as PVM's tasks did.  Its stdout and stderr
  * come back to us line by line and go to the task that catches them
  * (pvm_catchout / PvmOutputTid) as WIRE_CTX_OUTPUT messages, else to our
@@ -19,6 +20,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -174,8 +176,10 @@ child_env(struct vmd *vmd, struct vmd_task *t, char **extra, int nextra, char **
             env[n++] = *e;
     snprintf(store[0], 128, "LIQUIDVM_TID=0x%x", t->tid);
     snprintf(store[1], 128, "LIQUIDVM_PARENT=0x%x", t->ptid);
+    snprintf(store[2], 128, "LIQUIDVM_TOKEN=%016llx", (unsigned long long)t->token);
     env[n++] = store[0];
     env[n++] = store[1];
+    env[n++] = store[2];
     for (int i = 0; i < nextra && n < SPAWN_ENV_MAX - 4; i++)
         env[n++] = extra[i];
     env[n] = NULL;
@@ -188,7 +192,7 @@ vmd_spawn_local(struct vmd *vmd, uint32_t ptid, uint32_t out_tid, const char *fi
                 int argc, char **env, int envc, uint32_t *tid_out)
 {
     char path[4096], sock[4200], home[4200], cache[64], llc[64];
-    char store[2][128];
+    char store[3][128];
     char *cenv[SPAWN_ENV_MAX];
     char *args[260];
     int rc;
@@ -205,6 +209,13 @@ vmd_spawn_local(struct vmd *vmd, uint32_t ptid, uint32_t out_tid, const char *fi
         return -EAGAIN;
     t->spawned = 1;
     t->out_tid = out_tid;
+    /* The one-time secret its enroll must carry (vmd_task_claim_ok). */
+    if (getrandom(&t->token, sizeof(t->token), 0) != (ssize_t)sizeof(t->token) || t->token == 0) {
+        log_warn("spawn %s for t%x: no random bytes for its token", file, ptid);
+        t->spawned = 0;
+        vmd_task_end(t, "could not start");
+        return WIRE_ECANTSTART;
+    }
 
     snprintf(sock, sizeof(sock), "LIQUIDVM_SOCK=%s", vmd->sock_path);
     snprintf(home, sizeof(home), "LIQUIDVM_HOME=%s", vmd->home);

@@ -17,6 +17,7 @@
 #include "vmd.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -95,24 +96,47 @@ vmd_task_end(struct vmd_task *t, const char *why)
     vmd_task_release(t);
 }
 
+/*
+ * Whether client c may take spawned task t's tid: t is one we spawned that
+ * has not enrolled, c's process (the kernel says which) is the one we
+ * started, and it knows the one-time token we put in its environment.  The
+ * pid keeps out every other process; the token, a process that reused the
+ * pid after ours died.
+ */
+int
+vmd_task_claim_ok(const struct vmd_task *t, const struct vmd_client *c, int has_token, uint64_t token)
+{
+    return t != NULL && t->spawned && t->client == NULL && t->token != 0 && has_token &&
+           token == t->token && c->pid == t->pid;
+}
+
 int
 vmd_task_enroll(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
                 const unsigned char *body)
 {
     struct vmd_client *c = from->client;
     struct wire_rbuf r;
-    uint32_t pid, parent, claim = 0;
+    uint32_t said_pid, parent, claim = 0;
+    uint64_t token = 0;
+    int has_token = 0;
     char name[256];
     struct wire_wbuf b;
     struct vmd_task *t = NULL;
     int rc;
 
+    /* The pid in the body is not used: who the client is comes from the
+     * kernel (c->pid, SO_PEERCRED), whatever it says. */
     wire_rbuf_init(&r, body, h->len);
-    if ((rc = wire_get_u32(&r, &pid)) || (rc = wire_get_u32(&r, &parent)) ||
+    if ((rc = wire_get_u32(&r, &said_pid)) || (rc = wire_get_u32(&r, &parent)) ||
         (rc = wire_get_str(&r, name, sizeof(name))))
         return rc;
     if (r.pos < r.len && (rc = wire_get_u32(&r, &claim)) != 0)
         return rc;
+    if (r.pos < r.len) {
+        if ((rc = wire_get_u64(&r, &token)) != 0)
+            return rc;
+        has_token = 1;
+    }
     if (c->task != NULL)
         return WIRE_EFRAME;     /* enrolls once */
     if (vmd->index == 0 || vmd->halting || vmd->halting_vm) {
@@ -122,23 +146,28 @@ vmd_task_enroll(struct vmd *vmd, const struct vmd_from *from, const struct wire_
     if (claim) {
         /* A task we spawned takes the tid pvm_spawn already returned. */
         t = vmd_task_by_tid(vmd, claim);
-        if (t == NULL || !t->spawned || t->client) {
-            log_warn("pid %u claims tid t%x, which is not one of our spawned tasks", pid, claim);
+        if (!vmd_task_claim_ok(t, c, has_token, token)) {
+            log_warn("pid %ld claims tid t%x, which is not a spawned task waiting for that "
+                     "process and token; refused", c->pid, claim);
             vmd_client_reply(vmd, c->id, h->id, WIRE_ENOTASK, NULL);
             return 0;
         }
+        t->token = 0;           /* one time */
     } else {
         t = vmd_task_new(vmd, parent, name);
         if (t == NULL) {
             vmd_client_reply(vmd, c->id, h->id, -EAGAIN, NULL);
             return 0;
         }
-        t->pid = (long)pid;
+        t->pid = c->pid;
     }
     t->client = c;
     c->task = t;
-    log_info("task t%x enrolled: pid %u, %s, parent t%x", t->tid, pid, name[0] ? name : "-",
-             t->ptid);
+    if (said_pid != (uint32_t)c->pid)
+        log_info("task t%x said it was pid %u; the kernel says pid %ld", t->tid, said_pid,
+                 c->pid);
+    log_info("task t%x enrolled: pid %ld, %s, parent t%x", t->tid, c->pid,
+             name[0] ? name : "-", t->ptid);
     wire_wbuf_init(&b);
     wire_put_u32(&b, t->tid);
     wire_put_u32(&b, t->ptid);
@@ -157,6 +186,12 @@ vmd_task_enroll(struct vmd *vmd, const struct vmd_from *from, const struct wire_
     return 0;
 }
 
+int
+vmd_task_pid_ok(long pid, long self)
+{
+    return pid > 1 && pid <= INT_MAX && pid != self;
+}
+
 /*
  * pvm_kill (sig 0: SIGTERM, and the task leaves the VM at once) and
  * pvm_sendsig, for a task of this host.
@@ -171,10 +206,14 @@ vmd_task_kill(struct vmd *vmd, uint32_t tid, int sig)
         return -EINVAL;
     int s = sig ? sig : SIGTERM;
     int rc = 0;
+    /* A process we spawned is signalled through its handle (libuv knows
+     * its pid); any other only through the one guard. */
     if (t->spawned && !t->proc_exited)
         rc = uv_process_kill(&t->proc, s);
-    else if (t->pid > 0)
+    else if (!t->spawned && vmd_task_pid_ok(t->pid, (long)getpid()))
         rc = uv_kill((int)t->pid, s);
+    else if (!t->spawned)
+        log_warn("task t%x: pid %ld is not one to signal; not signalled", t->tid, t->pid);
     if (sig == 0)
         vmd_task_end(t, "killed");
     return rc == 0 || rc == UV_ESRCH ? 0 : -EPERM;

@@ -1,7 +1,8 @@
 /*
  * vmd_util.c - small helpers the daemon's files share: the intrusive list,
- * shell quoting for the hoststart command line, bounded string copies and
- * freeing a queue of held messages.  It calls no other daemon file.
+ * shell quoting for the hoststart command line, bounded string copies,
+ * freeing a queue of held messages and the once-a-second rate limit of log
+ * lines a stranger can repeat.  It calls no other daemon file.
  */
 #include "vmd.h"
 
@@ -104,4 +105,17 @@ vmd_qmsg_free_all(struct vmd_qmsg *q)
         free(q->body);
         free(q);
     }
+}
+
+int
+vmd_ratelimit_ok(struct vmd_ratelimit *rl, uint64_t now_ms, unsigned *suppressed)
+{
+    if (rl->last_ms != 0 && now_ms - rl->last_ms < 1000) {
+        rl->suppressed++;
+        return 0;
+    }
+    rl->last_ms = now_ms ? now_ms : 1;
+    *suppressed = rl->suppressed;
+    rl->suppressed = 0;
+    return 1;
 }

@@ -36,6 +36,10 @@ int vmctl_home_init(struct vmctl *v);
 /* The socket of the daemon to use; WIRE_ENOVM if none runs. */
 int vmctl_socket_path(const struct vmctl *v, char *out, size_t cap);
 int vmctl_connect(const struct vmctl *v);
+/* Why the last vmctl_connect failed, in words (wire_sock_why), if code is
+ * that failure; else NULL: the same code from a daemon's answer means
+ * something else. */
+const char *vmctl_connect_why(int code);
 /* Send a request and wait for its reply (timeout_ms < 0: no limit).  The
  * reply body is malloc'ed into *body (caller frees); returns the reply's
  * status (0 or negative), or a negative transport error. */

@@ -30,6 +30,8 @@ vmctl_fail(const struct vmctl *v, int code, const char *what)
         printf(",\"code\":\"%s\"}\n", wire_errname(code));
     } else if (code == WIRE_ENOVM) {
         fprintf(stderr, "vmctl: %s: no virtual machine is running in %s\n", what, v->home);
+    } else if (vmctl_connect_why(code)) {
+        fprintf(stderr, "vmctl: %s: %s (in %s)\n", what, vmctl_connect_why(code), v->home);
     } else {
         fprintf(stderr, "vmctl: %s: %s\n", what, wire_strerror(code));
     }
@@ -51,12 +53,24 @@ vmctl_socket_path(const struct vmctl *v, char *out, size_t cap)
     return wire_sock_find(v->home, host, out, cap);
 }
 
+/* What the last vmctl_connect failed with, for vmctl_connect_why. */
+static int connect_failure;
+
 int
 vmctl_connect(const struct vmctl *v)
 {
     char path[4300];
     int rc = vmctl_socket_path(v, path, sizeof(path));
-    return rc != 0 ? rc : wire_sock_connect(path);
+    if (rc == 0)
+        rc = wire_sock_connect(path);
+    connect_failure = rc < 0 ? rc : 0;
+    return rc;
+}
+
+const char *
+vmctl_connect_why(int code)
+{
+    return code < 0 && code == connect_failure ? wire_sock_why(code) : NULL;
 }
 
 int

@@ -55,6 +55,8 @@ fail_code(struct vmctl *v, int code, const char *what)
     if (code == WIRE_ENOVM)
         n = snprintf(msg, sizeof(msg), "%s: no virtual machine is running in %s (vmctl start)",
                      what, v->home);
+    else if (vmctl_connect_why(code))
+        n = snprintf(msg, sizeof(msg), "%s: %s (in %s)", what, vmctl_connect_why(code), v->home);
     else
         n = snprintf(msg, sizeof(msg), "%s: %s", what, wire_strerror(code));
     (void)n;
@@ -808,12 +810,17 @@ vmctl_conf_fetch(struct vmctl *v, struct vmctl_hostrow **rows, int *nrows, char 
         return status;
     }
     struct wire_rbuf r;
-    uint32_t serial, n;
+    uint32_t serial, n = 0;
     wire_rbuf_init(&r, body, len);
+    /* A short body is malformed, not a lack of memory (n may be unread). */
     if (wire_get_u32(&r, &serial) || wire_get_str(&r, master, mcap) || wire_get_u32(&r, &n) ||
-        n > 4095 || (*rows = calloc(n ? n : 1, sizeof(**rows))) == NULL) {
+        n > 4095) {
         free(body);
-        return n > 4095 ? WIRE_EFRAME : -ENOMEM;
+        return WIRE_EFRAME;
+    }
+    if ((*rows = calloc(n ? n : 1, sizeof(**rows))) == NULL) {
+        free(body);
+        return -ENOMEM;
     }
     for (uint32_t i = 0; i < n; i++) {
         struct vmctl_hostrow *h = &(*rows)[i];
@@ -904,7 +911,8 @@ vmctl_cmd_status(struct vmctl *v, int argc, char **argv)
     if (first)
         return usage_error("status: unexpected argument %s", argv[first]);
     rc = vmctl_call(v, WIRE_T_REQ_STATUS, NULL, CTL_TIMEOUT_MS, &body, &len, &status);
-    if (rc == WIRE_ENOVM) {
+    /* A socket left by a dead daemon is no VM either. */
+    if (rc == WIRE_ENOVM || (rc == -ECONNREFUSED && vmctl_connect_why(rc))) {
         if (v->json) {
             printf("{\"running\":false,\"home\":");
             wire_json_str(stdout, v->home);

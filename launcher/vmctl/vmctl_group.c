@@ -112,6 +112,8 @@ groups_fail(struct vmctl *v, int code)
         printf(",\"code\":\"%s\"}\n", wire_errname(code));
     } else if (code == WIRE_ENOVM) {
         fprintf(stderr, "vmctl: groups: no virtual machine is running in %s\n", v->home);
+    } else if (vmctl_connect_why(code)) {
+        fprintf(stderr, "vmctl: groups: %s (in %s)\n", vmctl_connect_why(code), v->home);
     } else {
         fprintf(stderr, "vmctl: groups: %s\n", wire_strerror(code));
     }

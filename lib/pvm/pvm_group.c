@@ -60,7 +60,7 @@ static int
 group_int(int type, const char *group, int has_arg, int32_t arg, int32_t *out)
 {
     struct wire_wbuf x;
-    unsigned char *body;
+    unsigned char *body = NULL;     /* freed below even when no request was made */
     size_t len;
     struct wire_rbuf r;
 

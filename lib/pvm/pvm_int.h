@@ -617,6 +617,8 @@ int pvm__unpack(struct pvm__buf *b, int type, void *p, int nitem, int stride);
 /* A NUL-terminated string, as pvm_pkstr/pvm_upkstr. */
 int pvm__pack_str(struct pvm__buf *b, const char *s);
 int pvm__unpack_str(struct pvm__buf *b, char *s);
+/* The same into a buffer of cap bytes (-1: unknown); -ENODATA if it does not fit. */
+int pvm__unpack_str_cap(struct pvm__buf *b, char *s, int cap);
 
 /* ---- contexts, options, handlers, matching (pvm_context.c, pvm_opt.c,
  * pvm_mhf.c, pvm_msg.c, pvm_mcast.c) ---- */

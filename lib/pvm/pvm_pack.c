@@ -401,25 +401,55 @@ pvm__pack_str(struct pvm__buf *b, const char *s)
     return rc;
 }
 
+/*
+ * A string as pvm_pkstr packs it: an int length that counts the NUL, then
+ * the bytes.  cap is the caller's buffer when the API tells it (pvm_unpackf's
+ * "%Ns"), else -1 (pvm_upkstr): PVM's contract is then only that the buffer
+ * holds what was packed.  What is written is always terminated.  A sender
+ * that packed a length without the NUL (never pvm_pkstr; a raw or hostile
+ * one) gets its last byte replaced by the NUL when cap is unknown, so not
+ * one byte beyond the packed length is written; with a known cap the NUL
+ * follows the bytes if it fits.  A string that does not fit a known cap is
+ * refused with -ENODATA (PvmNoData) and leaves "" (or nothing, cap 0).
+ */
 int
-pvm__unpack_str(struct pvm__buf *b, char *s)
+pvm__unpack_str_cap(struct pvm__buf *b, char *s, int cap)
 {
     struct pvm__mark m;
     int len, rc;
 
-    if (s == NULL)
-        return -EINVAL;
+    if (s == NULL || cap == 0)
+        return s == NULL ? -EINVAL : -ENODATA;
     pvm__save(b, &m);
     rc = pvm__unpack(b, PVM_INT, &len, 1, 1);
     if (rc == 0 && len < 0)
         rc = -EBADMSG;
+    if (rc == 0 && cap > 0 && len > cap)
+        rc = -ENODATA;
     if (rc == 0 && len == 0)
         s[0] = '\0';
     else if (rc == 0)
         rc = pvm__unpack(b, PVM_BYTE, s, len, 1);
-    if (rc < 0)
+    if (rc == 0 && len > 0 && s[len - 1] != '\0') {
+        if (cap < 0)
+            s[len - 1] = '\0';
+        else if (len < cap)
+            s[len] = '\0';
+        else
+            rc = -ENODATA;
+    }
+    if (rc < 0) {
+        if (rc == -ENODATA && cap > 0)
+            s[0] = '\0';
         pvm__rewind(b, &m);
+    }
     return rc;
+}
+
+int
+pvm__unpack_str(struct pvm__buf *b, char *s)
+{
+    return pvm__unpack_str_cap(b, s, -1);
 }
 
 /* ---- pvm_pk* and pvm_upk* ---- */
@@ -656,7 +686,8 @@ pvm__unpackf_one(struct pvm__buf *b, const struct pvm__conv *c, va_list *ap)
         return pvm__unpack(b, c->l ? PVM_DCPLX : PVM_CPLX, va_arg(*ap, void *), c->cnt,
                            c->std);
     case 's':
-        return pvm__unpack_str(b, va_arg(*ap, char *));
+        /* "%Ns": the caller says its buffer holds N bytes. */
+        return pvm__unpack_str_cap(b, va_arg(*ap, char *), c->isv ? -1 : c->cnt);
     default:
         return -EINVAL;
     }

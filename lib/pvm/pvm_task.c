@@ -68,8 +68,13 @@ pvm__enroll(void)
 
     if (pvm__ctx.fd >= 0)
         return 0;
-    if ((fd = pvm__connect()) < 0)
+    if ((fd = pvm__connect()) < 0) {
+        /* PVM's codes have no words for why; the report, when asked for, does. */
+        if (pvm__ctx.autoerr && fd != WIRE_ENOVM && fd != -ENOENT)
+            fprintf(stderr, "libpvm [pid%d]: cannot reach the daemon: %s\n", (int)getpid(),
+                    wire_sock_why(fd));
         return fd == WIRE_ENOVM || fd == -ENOENT ? WIRE_ENOVM : fd;
+    }
     pvm__ctx.fd = fd;
     pvm__ctx.on_direct = pvm__direct_from_daemon;
     wire_wbuf_init(&req);
@@ -78,7 +83,12 @@ pvm__enroll(void)
     wire_put_str(&req, prog_name());
     /* A task we were spawned as: claim the tid pvm_spawn returned. */
     const char *claim = getenv("LIQUIDVM_TID");
+    const char *token = getenv("LIQUIDVM_TOKEN");
     wire_put_u32(&req, claim ? (uint32_t)strtoul(claim, NULL, 0) : 0);
+    /* With the one-time token the daemon gave only to the process it
+     * started; the pid it checks it asks the kernel for. */
+    if (claim && token)
+        wire_put_u64(&req, (uint64_t)strtoull(token, NULL, 16));
     rc = pvm__request(WIRE_T_TASK_ENROLL, &req, &body, &len);
     wire_wbuf_free(&req);
     if (rc == 0) {

@@ -129,7 +129,10 @@ enum wire_type {
     WIRE_T_REQ_LOAD = 37,       /* (empty); reply: every host's latest load (wire_load.h) */
     WIRE_T_REQ_CLOCK = 38,      /* task: u32 a host's daemon tid; reply: u64 seconds,
                                  * u32 microseconds of that host's clock (pvm_hostsync) */
-    WIRE_T_TASK_ENROLL = 40,    /* task -> daemon: pid, parent tid, name; reply: u32 tid */
+    /* task -> daemon: u32 pid (unused: the daemon asks the kernel), u32 parent tid,
+     * str name, [u32 claimed tid, [u64 token]]: a spawned task claims its tid with
+     * LIQUIDVM_TID and LIQUIDVM_TOKEN.  Reply: u32 tid, u32 parent, u64 max message. */
+    WIRE_T_TASK_ENROLL = 40,
     WIRE_T_TASK_NEWCTX = 41,    /* task -> daemon: (empty); reply: u32 a VM-unique context id */
     WIRE_T_TASK_SPAWN = 42,     /* see vmd_spawn.c */
     WIRE_T_TASK_KILL = 43,      /* u32 tid, u32 signal (0: kill the task) */
@@ -308,11 +311,16 @@ int wire_rx_next(struct wire_rx *rx, struct wire_hdr *h, const unsigned char **b
  *
  * wire_sock_find: host names a daemon of that home ("" or NULL: the master
  * named by run/master, else the only daemon there).  Returns 0 with its
- * socket path in out, or WIRE_ENOVM.  wire_sock_connect returns a
- * connected fd or a negative code.
+ * socket path in out, or what kept us from it: -EACCES (the socket or its
+ * directory is not ours to use), -ECONNREFUSED (a socket file that no
+ * daemon listens on: one that died left it), WIRE_ENOVM (no socket at all).
+ * wire_sock_connect returns a connected fd or the same codes (-ENOENT for
+ * no such socket, -errno for the rest).  wire_sock_why gives one of those
+ * codes in words for a person, naming the cause; never NULL.
  */
 int wire_sock_find(const char *home, const char *host, char *out, size_t cap);
 int wire_sock_connect(const char *path);
+const char *wire_sock_why(int code);
 /* The send buffer of a local socket, either end (the daemon sets its own). */
 #define WIRE_SOCK_SNDBUF (1 << 20)
 /* LIQUIDVM_HOME, else ~/.liquidvm. */

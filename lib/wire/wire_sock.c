@@ -44,8 +44,9 @@ wire_sock_connect(const char *path)
     if (fd < 0)
         return -errno;
     if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+        int e = errno;
         close(fd);
-        return WIRE_ENOVM;
+        return e == ENOTDIR ? -ENOENT : -e;
     }
     /* A Unix stream socket holds what its sender's buffer allows (~200 KB
      * by default): room for a 1 MB message lets it go in one write and one
@@ -56,25 +57,95 @@ wire_sock_connect(const char *path)
     return fd;
 }
 
+const char *
+wire_sock_why(int code)
+{
+    switch (code) {
+    case -EACCES:
+    case -EPERM:
+        return "permission denied on the daemon's socket: it or its directory belongs to "
+               "another user (or LIQUIDVM_HOME is not yours)";
+    case -ENOENT:
+        return "no such socket: no daemon has been started there";
+    case -ECONNREFUSED:
+        return "connection refused: a socket is there but no daemon listens on it (one that "
+               "died left it; the next vmctl start removes it)";
+    case WIRE_ENOVM:
+        return "no virtual machine is running";
+    default:
+        return wire_strerror(code);
+    }
+}
+
+/* 0 if a daemon answers on path, else why not (wire_sock_connect's codes). */
 static int
-sock_alive(const char *path)
+sock_try(const char *path)
 {
     int fd = wire_sock_connect(path);
     if (fd < 0)
-        return 0;
+        return fd;
     close(fd);
-    return 1;
+    return 0;
+}
+
+/* The worse of two reasons for not reaching a daemon: a permission problem
+ * tells more than a refused socket, which tells more than no socket. */
+static int
+worse(int a, int b)
+{
+    static const int rank[] = { WIRE_ENOVM, -ENOENT, -ECONNREFUSED, -EACCES };
+    int ra = -1, rb = -1;
+    for (int i = 0; i < 4; i++) {
+        if (a == rank[i])
+            ra = i;
+        if (b == rank[i])
+            rb = i;
+    }
+    return rb > ra ? b : a;
+}
+
+/* The one daemon of run/ that answers, when there is exactly one. */
+static int
+find_only(const char *home, char *out, size_t cap, int why)
+{
+    char path[4200];
+    int n, found = 0;
+    snprintf(path, sizeof(path), "%s/run", home);
+    DIR *d = opendir(path);
+    if (d == NULL)
+        return errno == EACCES || errno == EPERM ? -EACCES : why == -ENOENT ? WIRE_ENOVM : why;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        size_t l = strlen(e->d_name);
+        char p[4600];
+        if (l <= 5 || strcmp(e->d_name + l - 5, ".sock") != 0)
+            continue;
+        n = snprintf(p, sizeof(p), "%s/%s", path, e->d_name);
+        if (n < 0 || (size_t)n >= sizeof(p))
+            continue;
+        int rc = sock_try(p);
+        if (rc == 0 && (size_t)snprintf(out, cap, "%s", p) < cap)
+            found++;
+        else if (rc < 0)
+            why = worse(why, rc);
+    }
+    closedir(d);
+    if (found == 1)
+        return 0;
+    return found > 1 || why == -ENOENT ? WIRE_ENOVM : why;
 }
 
 int
 wire_sock_find(const char *home, const char *host, char *out, size_t cap)
 {
     char name[256] = "", path[4200];
-    int n;
+    int n, rc, why = WIRE_ENOVM;
 
     if (host && host[0]) {
         n = snprintf(out, cap, "%s/run/%s.sock", home, host);
-        return n >= 0 && (size_t)n < cap && sock_alive(out) ? 0 : WIRE_ENOVM;
+        if (n < 0 || (size_t)n >= cap)
+            return -ENAMETOOLONG;
+        rc = sock_try(out);
+        return rc == -ENOENT ? WIRE_ENOVM : rc;
     }
     snprintf(path, sizeof(path), "%s/run/master", home);
     FILE *fp = fopen(path, "r");
@@ -83,28 +154,14 @@ wire_sock_find(const char *home, const char *host, char *out, size_t cap)
             name[strcspn(name, "\n")] = '\0';
         fclose(fp);
         n = snprintf(out, cap, "%s/run/%s.sock", home, name);
-        if (name[0] && n >= 0 && (size_t)n < cap && sock_alive(out))
+        if (name[0] && n >= 0 && (size_t)n < cap && (why = sock_try(out)) == 0)
             return 0;
+    } else if (errno == EACCES) {
+        why = -EACCES;
     }
     /* No master here (its home is on another workstation): the one local
      * daemon, if there is exactly one. */
-    snprintf(path, sizeof(path), "%s/run", home);
-    DIR *d = opendir(path);
-    int found = 0;
-    if (d == NULL)
-        return WIRE_ENOVM;
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        size_t l = strlen(e->d_name);
-        char p[4600];
-        if (l <= 5 || strcmp(e->d_name + l - 5, ".sock") != 0)
-            continue;
-        n = snprintf(p, sizeof(p), "%s/%s", path, e->d_name);
-        if (n >= 0 && (size_t)n < sizeof(p) && sock_alive(p) &&
-            (size_t)snprintf(out, cap, "%s", p) < cap)
-            found++;
-    }
-    closedir(d);
-    return found == 1 ? 0 : WIRE_ENOVM;
+    return find_only(home, out, cap, why);
 }
 
 static int64_t

@@ -150,6 +150,8 @@ assert_is_default(const struct conf *c)
     assert_true(c->max_message == 64ULL * 1024 * 1024);
     assert_true(c->max_tasks == 4096);
     assert_true(c->max_peer_queue == 256ULL * 1024 * 1024);
+    assert_true(c->max_handshakes == 64);
+    assert_true(c->max_handshakes_per_address == 16);
     assert_true(c->cache_bytes == 0);
     assert_true(c->llc_bytes == 0);
 }
@@ -210,7 +212,8 @@ test_conf_load_reads_every_key(void **state)
                                "log = { level = \"debug\"; file = \"/var/log/vmd-%h.log\"; };\n"
                                "speed = 2500;\n"
                                "limits = { max_message = 1073741824; max_tasks = 262143;"
-                               " max_peer_queue = 0x200000000; };\n"
+                               " max_peer_queue = 0x200000000; max_handshakes = 500;"
+                               " max_handshakes_per_address = 3; };\n"
                                "cache_bytes = 33554432;\n"
                                "llc_bytes = 16777216;\n",
                                &c, &d),
@@ -234,6 +237,8 @@ test_conf_load_reads_every_key(void **state)
     assert_true(c.max_message == 1073741824ULL);
     assert_true(c.max_tasks == 262143);
     assert_true(c.max_peer_queue == 0x200000000ULL);
+    assert_true(c.max_handshakes == 500);
+    assert_true(c.max_handshakes_per_address == 3);
     assert_true(c.cache_bytes == 33554432);
     assert_true(c.llc_bytes == 16777216);
     conf_free(&c);

@@ -347,6 +347,59 @@ test_pvm_pack_hostile_string_lengths_are_refused(void **state)
     assert_string_equal(out, "");
 }
 
+/* A raw sender packed a length without the NUL (pvm_pkstr never does). */
+static void
+test_pvm_pack_unterminated_string_is_terminated_within_its_length(void **state)
+{
+    static const unsigned char raw[] = { 0, 0, 0, 3, 'a', 'b', 'c', 0,
+                                         0, 0, 0, 5, 'h', 'e', 'l', 'l', 'o', 0, 0, 0 };
+    struct pvm__buf *b;
+    char out[16];
+
+    (void)state;
+    assert_int_equal(pvm__buf_adopt(0x10000000, (unsigned char *)(uintptr_t)raw, sizeof raw,
+                                    sizeof raw, 1, &b), 0);
+    pvm_setrbuf(b->id);
+    memset(out, 'X', sizeof out);
+    assert_int_equal(pvm_upkstr(out), PvmOk);
+    /* Not one byte written beyond the 3 packed, and those end in a NUL. */
+    assert_string_equal(out, "ab");
+    assert_int_equal(out[3], 'X');
+    memset(out, 'X', sizeof out);
+    assert_int_equal(pvm_upkstr(out), PvmOk);
+    assert_string_equal(out, "hell");
+    assert_int_equal(out[5], 'X');
+}
+
+/* pvm_unpackf("%Ns") tells the buffer's size: a longer string is PvmNoData. */
+static void
+test_pvm_pack_unpackf_sized_string_refuses_what_does_not_fit(void **state)
+{
+    static const unsigned char raw[] = { 0, 0, 0, 3, 'a', 'b', 'c', 0 };
+    struct pvm__buf *b;
+    char out[16];
+
+    (void)state;
+    pvm_initsend(PvmDataDefault);
+    assert_int_equal(pvm_pkstr("hello"), PvmOk);
+    flip();
+    memset(out, 'X', sizeof out);
+    assert_int_equal(pvm_unpackf("%5s", out), PvmNoData);
+    assert_string_equal(out, "");
+    assert_int_equal(out[1], 'X');
+    memset(out, 'X', sizeof out);
+    assert_int_equal(pvm_unpackf("%*s", 6, out), PvmOk);
+    assert_string_equal(out, "hello");
+    /* Unterminated from a raw sender: the NUL follows when it fits. */
+    assert_int_equal(pvm__buf_adopt(0x10000000, (unsigned char *)(uintptr_t)raw, sizeof raw,
+                                    sizeof raw, 1, &b), 0);
+    pvm_setrbuf(b->id);
+    assert_int_equal(pvm_unpackf("%3s", out), PvmNoData);
+    assert_string_equal(out, "");
+    assert_int_equal(pvm_unpackf("%4s", out), PvmOk);
+    assert_string_equal(out, "abc");
+}
+
 /* ---- pvm__upk_view, libliquid's ghosts without a copy ---- */
 
 static void
@@ -1497,6 +1550,10 @@ main(void)
         cmocka_unit_test_setup(test_pvm_pack_stride_zero_and_negative_follow_pvm, reset),
         cmocka_unit_test_setup(test_pvm_pack_strings_round_trip, reset),
         cmocka_unit_test_setup(test_pvm_pack_hostile_string_lengths_are_refused, reset),
+        cmocka_unit_test_setup(test_pvm_pack_unterminated_string_is_terminated_within_its_length,
+                               reset),
+        cmocka_unit_test_setup(test_pvm_pack_unpackf_sized_string_refuses_what_does_not_fit,
+                               reset),
         cmocka_unit_test_setup(test_pvm_pack_unpacking_past_the_end_is_no_data_and_atomic, reset),
         cmocka_unit_test_setup(test_pvm_pack_bad_arguments_are_bad_param, reset),
         cmocka_unit_test_setup(test_pvm_pack_wrong_type_reads_the_same_bits, reset),

@@ -310,6 +310,26 @@ test_vmd_list_inserts_at_the_tail_and_removes_anywhere(void **state)
     assert_list(&head, NULL, 0);
 }
 
+/* A stranger's repeated events: one line a second, counting the rest. */
+static void
+test_vmd_ratelimit_lets_one_a_second_and_counts_the_rest(void **state)
+{
+    struct vmd_ratelimit rl = { 0 };
+    unsigned quiet = 99;
+    (void)state;
+    assert_int_equal(vmd_ratelimit_ok(&rl, 5000, &quiet), 1);
+    assert_int_equal(quiet, 0);
+    for (int i = 0; i < 1000; i++)
+        assert_int_equal(vmd_ratelimit_ok(&rl, 5000 + (uint64_t)i, &quiet), 0);
+    assert_int_equal(vmd_ratelimit_ok(&rl, 6000, &quiet), 1);
+    assert_int_equal(quiet, 1000);
+    assert_int_equal(vmd_ratelimit_ok(&rl, 6001, &quiet), 0);
+    /* A loop clock that starts at 0 still lets the first one through. */
+    struct vmd_ratelimit z = { 0 };
+    assert_int_equal(vmd_ratelimit_ok(&z, 0, &quiet), 1);
+    assert_int_equal(vmd_ratelimit_ok(&z, 10, &quiet), 0);
+}
+
 int
 main(void)
 {
@@ -320,6 +340,7 @@ main(void)
         cmocka_unit_test(test_vmd_shell_quote_refuses_too_small_buffer),
         cmocka_unit_test(test_vmd_strlcpy_copies_what_fits_and_refuses_the_rest),
         cmocka_unit_test(test_vmd_list_inserts_at_the_tail_and_removes_anywhere),
+        cmocka_unit_test(test_vmd_ratelimit_lets_one_a_second_and_counts_the_rest),
     };
     return cmocka_run_group_tests_name("vmd_util", tests, NULL, NULL);
 }
