@@ -205,14 +205,15 @@ $(O)/bench/%: $(O)/bench/%.o $(ARCHIVES)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(ARCHIVES) $(LDLIBS)
 
 # make check: the plain build and its call graph (no file-level call circle:
-# none larger than CYCLES_MAX files, and 1 means none), then the sanitizer
-# build in its own
+# none larger than CYCLES_MAX files, and 1 means none), every fuzz harness
+# over its corpus (tests/fuzz/build.mk), then the sanitizer build in its own
 # directory; unit tests run in both, integration tests against the
 # sanitizer daemons too.
 CYCLES_MAX ?= 1
 check:
 	$(MAKE) all
 	tests/tools/callcycles.py --max $(CYCLES_MAX) $(O)
+	$(MAKE) fuzz-check
 	$(MAKE) O=build/san SAN=1 all
 	tests/run.sh build build/san
 
