@@ -53,7 +53,8 @@ struct conf_host {
 #define CONF_MAX_HOSTS 4095
 
 struct conf {
-    char *listen_address;       /* "0.0.0.0" by default; "127.0.0.1" for local VMs */
+    char *listen_address;       /* "auto" by default (the interface toward the other hosts);
+                                 * "0.0.0.0" every address; "127.0.0.1" for local VMs */
     int listen_port;            /* 0: an ephemeral port, printed on the READY line */
     char *tls_ca;               /* "certs/ca.pem" */
     char *tls_cert;             /* "certs/%h.pem" */

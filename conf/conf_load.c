@@ -107,7 +107,7 @@ static const struct conf_key conf_host_keys[] = {
 
 static const struct conf_key conf_listen_keys[] = {
     { "address", CONF_K_ADDRESS, F(listen_address), 0, 0,
-      "expected an IPv4 address such as \"0.0.0.0\"", NULL },
+      "expected \"auto\" or an IPv4 address such as \"0.0.0.0\"", NULL },
     { "port", CONF_K_INT, F(listen_port), 0, 65535, "expected an integer 0..65535", NULL },
     { NULL, 0, 0, 0, 0, NULL, NULL }
 };
@@ -488,7 +488,8 @@ conf_get(struct conf_ctx *x, const struct conf_key *k, const config_setting_t *s
         break;
     case CONF_K_ADDRESS:
         if (config_setting_type(s) != CONFIG_TYPE_STRING ||
-            inet_pton(AF_INET, config_setting_get_string(s), &addr) != 1)
+            (strcmp(config_setting_get_string(s), "auto") != 0 &&
+             inet_pton(AF_INET, config_setting_get_string(s), &addr) != 1))
             conf_bad(x, k, s, key);
         else
             conf_set_str(x, (char **)(void *)field, config_setting_get_string(s));
@@ -1085,7 +1086,7 @@ conf_defaults(struct conf *c)
 {
     memset(c, 0, sizeof(*c));
     /* Allocation failure leaves a field NULL; conf_load then reports -ENOMEM. */
-    c->listen_address = strdup("0.0.0.0");
+    c->listen_address = strdup("auto");
     c->listen_port = 0;
     c->tls_ca = strdup("certs/ca.pem");
     c->tls_cert = strdup("certs/%h.pem");

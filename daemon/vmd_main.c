@@ -451,21 +451,57 @@ is_local_address(const char *ip)
     return found;
 }
 
+/* The address of the interface toward the other hosts: for a joining
+ * daemon the one the route to the master leaves from, for the master the
+ * one its default route leaves from (192.0.2.1, TEST-NET-1, is only looked
+ * up, never sent to), else the first non-loopback IPv4 address, else
+ * loopback. */
+static void
+toward_others(const struct vmd *vmd, char *out, size_t cap)
+{
+    uv_interface_address_t *ifs;
+    int n;
+
+    if (vmd->master_address[0] && route_source(vmd->master_address, out, cap) == 0)
+        return;
+    if (route_source("192.0.2.1", out, cap) == 0)
+        return;
+    snprintf(out, cap, "127.0.0.1");
+    if (uv_interface_addresses(&ifs, &n) != 0)
+        return;
+    for (int i = 0; i < n; i++) {
+        if (ifs[i].is_internal || ifs[i].address.address4.sin_family != AF_INET)
+            continue;
+        uv_ip4_name(&ifs[i].address.address4, out, cap);
+        break;
+    }
+    uv_free_interface_addresses(ifs, n);
+}
+
 /*
- * A joining daemon listens where the master's hosts entry (or vmctl add)
- * said, else where its own configuration says if that is an address of this
- * host, else on every address: never on an address of the master's that a
- * shared vmd.conf would give it (issue 33).
+ * Where the daemon listens.  "auto", the default, is the interface toward
+ * the other hosts, so a workstation with several interfaces does not open
+ * the VM's port on all of them; "0.0.0.0" (every address) only when the
+ * configuration or --listen says so.  A joining daemon given an address
+ * that is not one of its own (the master's, from a shared vmd.conf) listens
+ * as for "auto": never on the master's address.
  */
 static void
-join_listen_address(struct vmd *vmd)
+resolve_listen_address(struct vmd *vmd)
 {
     const char *la = vmd->conf.listen_address;
-    if (vmd->is_master || vmd->listen_given || strcmp(la, "0.0.0.0") == 0 || is_local_address(la))
-        return;
-    log_info("listen.address %s is not an address of this host; listening on every address", la);
+    char ip[VMD_ADDR_MAX];
+
+    if (strcmp(la, "auto") != 0) {
+        if (vmd->is_master || vmd->listen_given || strcmp(la, "0.0.0.0") == 0 ||
+            is_local_address(la))
+            return;
+        log_info("listen.address %s is not an address of this host; listening toward the "
+                 "master instead", la);
+    }
+    toward_others(vmd, ip, sizeof(ip));
     free(vmd->conf.listen_address);
-    if ((vmd->conf.listen_address = strdup("0.0.0.0")) == NULL)
+    if ((vmd->conf.listen_address = strdup(ip)) == NULL)
         die(vmd, 1, "out of memory");
 }
 
@@ -598,7 +634,7 @@ static void
 start_listening(struct vmd *vmd)
 {
     int rc;
-    join_listen_address(vmd);
+    resolve_listen_address(vmd);
     pick_address(vmd);
     if ((rc = vmd_client_listen(vmd)) != 0)
         die(vmd, 1, "local socket %s: %s", vmd->sock_path, wire_strerror(rc));

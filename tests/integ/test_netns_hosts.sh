@@ -41,6 +41,14 @@ for i in 1 2 3; do
         bash -c '"$0" conf --json | grep -q "\"name\":\"$1\"[^}]*\"address\":\"$2:"' \
         "$VMCTL" "${hosts[$((i-1))]}" "$net.1$i"
 done
+# listen.address "auto" (the default): a joining daemon listens on the
+# interface toward the master only, never on every address.
+check "each namespaced daemon listens on its own address only" bash -c '
+    for i in 1 2 3; do
+        l=$(ip netns exec "$0-$i" ss -ltnH | awk "{ print \$4 }") || exit 1
+        echo "$l" | grep -q "^$1.1$i:" || { echo "$0-$i: $l"; exit 1; }
+        ! echo "$l" | grep -qE "^(0\.0\.0\.0|\*):" || { echo "$0-$i: $l"; exit 1; }
+    done' "lvns$tag" "$net"
 check "each namespaced daemon runs inside its namespace" bash -c '
     for i in 1 2 3; do
         pids=$(ip netns pids "$0-$i") || exit 1
@@ -74,3 +82,24 @@ check "conf lists 2 hosts" hosts_are 2
 check "halt" "$VMCTL" halt
 ip link set "lv${tag}a2" up
 check "no vmd process is left (the cut-off host leaves on its own)" wait_for 12 vmd_count_is 0
+
+# A master started with no address: by default it listens on the interface
+# its default route leaves from, and on every address only when told.
+h=${hosts[0]}
+ip -n "$h" route add default via "$net.1"
+write_conf 2.0
+check "a master with no listen address listens on its default route's interface only" bash -c '
+    ip netns exec "$0" "$1" start --name lvauto$2 -c "$3" >/dev/null &&
+    for i in $(seq 50); do l=$(ip netns exec "$0" ss -ltnH | awk "{ print \$4 }"); [ -n "$l" ] && break; sleep 0.1; done
+    echo "$l" | grep -q "^$4:" && ! echo "$l" | grep -qE "^(0\.0\.0\.0|\*):" || { echo "$l"; exit 1; }' \
+    "$h" "$VMCTL" "$tag" "$T/test.conf" "$net.11"
+ip netns exec "$h" "$VMCTL" halt >/dev/null 2>&1
+wait_for 10 vmd_count_is 0
+write_conf 2.0 'listen = { address = "0.0.0.0"; };'
+check "listen.address \"0.0.0.0\" listens on every address" bash -c '
+    ip netns exec "$0" "$1" start --name lvall$2 -c "$3" >/dev/null &&
+    for i in $(seq 50); do l=$(ip netns exec "$0" ss -ltnH | awk "{ print \$4 }"); [ -n "$l" ] && break; sleep 0.1; done
+    echo "$l" | grep -qE "^(0\.0\.0\.0|\*):" || { echo "$l"; exit 1; }' \
+    "$h" "$VMCTL" "$tag" "$T/test.conf"
+ip netns exec "$h" "$VMCTL" halt >/dev/null 2>&1
+check "no vmd process is left" wait_for 10 vmd_count_is 0

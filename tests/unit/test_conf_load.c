@@ -120,7 +120,7 @@ assert_one_error(const char *text, const char *line)
     assert_int_equal(load_text(text, &c, &d), WIRE_ECONF);
     assert_int_equal(d.nerrors, 1);
     assert_diag(&d, line);
-    assert_string_equal(c.listen_address, "0.0.0.0");
+    assert_string_equal(c.listen_address, "auto");
     assert_int_equal(c.listen_port, 0);
     assert_int_equal(c.speed, 1000);
     conf_free(&c);
@@ -129,7 +129,7 @@ assert_one_error(const char *text, const char *line)
 static void
 assert_is_default(const struct conf *c)
 {
-    assert_string_equal(c->listen_address, "0.0.0.0");
+    assert_string_equal(c->listen_address, "auto");
     assert_int_equal(c->listen_port, 0);
     assert_string_equal(c->tls_ca, "certs/ca.pem");
     assert_string_equal(c->tls_cert, "certs/%h.pem");
@@ -254,7 +254,7 @@ test_conf_load_overlay_keeps_unspecified_defaults(void **state)
     assert_int_equal(load_text("listen = { port = 4000; };\nspeed = 7;\n", &c, &d), 0);
     assert_int_equal(c.listen_port, 4000);
     assert_int_equal(c.speed, 7);
-    assert_string_equal(c.listen_address, "0.0.0.0");
+    assert_string_equal(c.listen_address, "auto");
     assert_string_equal(c.tls_ca, "certs/ca.pem");
     assert_int_equal(c.spawn_path_len, 2);
     assert_true(c.host_timeout == 5.0);
@@ -373,12 +373,12 @@ test_conf_load_reports_bad_listen(void **state)
     assert_one_error("listen = { port = \"80\"; };\n",
                      "$F:1: listen.port: expected an integer 0..65535, got \"80\"\n");
     assert_one_error("listen = { address = \"localhost\"; };\n",
-                     "$F:1: listen.address: expected an IPv4 address such as \"0.0.0.0\", got \"localhost\"\n");
+                     "$F:1: listen.address: expected \"auto\" or an IPv4 address such as \"0.0.0.0\", got \"localhost\"\n");
     assert_one_error("listen = { address = \"::1\"; };\n",
-                     "$F:1: listen.address: expected an IPv4 address such as \"0.0.0.0\", "
+                     "$F:1: listen.address: expected \"auto\" or an IPv4 address such as \"0.0.0.0\", "
                      "got \"::1\"\n");
     assert_one_error("listen = { address = 127; };\n",
-                     "$F:1: listen.address: expected an IPv4 address such as \"0.0.0.0\", got 127\n");
+                     "$F:1: listen.address: expected \"auto\" or an IPv4 address such as \"0.0.0.0\", got 127\n");
     assert_one_error("listen = 7000;\n",
                      "$F:1: listen: expected a group { address = ...; port = ...; }, got 7000\n");
 }
@@ -899,7 +899,7 @@ test_conf_load_error_leaves_conf_unchanged(void **state)
                      WIRE_ECONF);
     assert_int_equal(d.nerrors, 1);
     assert_int_equal(c.listen_port, 4000);
-    assert_string_equal(c.listen_address, "0.0.0.0");
+    assert_string_equal(c.listen_address, "auto");
     assert_int_equal(c.spawn_path_len, 2);
     assert_int_equal(c.speed, 9);
     conf_free(&c);
