@@ -266,6 +266,9 @@ struct vmd {
     char tls_ca[4096], tls_cert[4096], tls_key[4096];
 
     uv_tcp_t listener;
+    uv_timer_t accept_timer;    /* resumes accepting after a turn's share (vmd_peer.c) */
+    uint64_t accept_ms;         /* uv_now() of the accepts counted in accept_count */
+    int accept_count;
     int nstrangers;             /* inbound links not yet through TLS */
     int stranger_cap;           /* limits.max_handshakes, lowered to half the descriptors
                                  * free at start-up (vmd_peer_listen) */

@@ -40,8 +40,13 @@ int
 vmd_halt_open_links(const struct vmd *vmd)
 {
     int n = 0;
-    for (const struct vmd_list *l = vmd->peers.next; l != &vmd->peers; l = l->next)
-        n++;
+    /* Daemons of the table only: a stranger (a connection still in its TLS
+     * handshake, or a flood's) has nothing to confirm. */
+    for (const struct vmd_list *l = vmd->peers.next; l != &vmd->peers; l = l->next) {
+        const struct vmd_peer *p = (const struct vmd_peer *)(const void *)
+            ((const char *)l - offsetof(struct vmd_peer, link));
+        n += p->host != NULL;
+    }
     return n;
 }
 

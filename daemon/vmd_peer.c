@@ -475,11 +475,50 @@ stranger_admit(struct vmd *vmd, struct vmd_peer *p)
     return 0;
 }
 
+/*
+ * Connections taken from the daemon port in one turn of the loop.  A flood
+ * that reconnects as fast as it is refused would otherwise keep libuv's
+ * accept loop going for as long as it lasts, and the local socket, the
+ * peers' heartbeats and the tasks would wait: a connection left unaccepted
+ * makes libuv stop watching the port until uv_accept, which accept_resume
+ * does on the next turn, after the other handles have had theirs.
+ */
+#define VMD_ACCEPTS_PER_TURN 32
+
+static void peer_on_connection(uv_stream_t *server, int status);
+
+static void
+accept_resume(uv_timer_t *t)
+{
+    struct vmd *vmd = t->data;
+
+    vmd->accept_count = 0;
+    vmd->accept_ms = uv_now(vmd->loop);
+    peer_on_connection((uv_stream_t *)&vmd->listener, 0);
+}
+
+/* 0 when this connection may be taken now; else it waits for the timer. */
+static int
+accept_paced(struct vmd *vmd)
+{
+    if (uv_now(vmd->loop) != vmd->accept_ms) {
+        vmd->accept_ms = uv_now(vmd->loop);
+        vmd->accept_count = 0;
+    }
+    if (++vmd->accept_count <= VMD_ACCEPTS_PER_TURN)
+        return 0;
+    if (!uv_is_active((uv_handle_t *)&vmd->accept_timer))
+        uv_timer_start(&vmd->accept_timer, accept_resume, 1, 0);
+    return -1;
+}
+
 static void
 peer_on_connection(uv_stream_t *server, int status)
 {
     struct vmd *vmd = server->data;
     unsigned quiet;
+    if (status >= 0 && accept_paced(vmd) != 0)
+        return;
     if (status < 0) {
         /* EMFILE and the like repeat for as long as the flood lasts. */
         if (vmd_ratelimit_ok(&vmd->rl_accept, uv_now(vmd->loop), &quiet))
@@ -555,6 +594,8 @@ vmd_peer_listen(struct vmd *vmd)
         return rc;
     uv_tcp_init(vmd->loop, &vmd->listener);
     vmd->listener.data = vmd;
+    uv_timer_init(vmd->loop, &vmd->accept_timer);
+    vmd->accept_timer.data = vmd;
     stranger_cap_init(vmd);
     if ((rc = uv_tcp_bind(&vmd->listener, (struct sockaddr *)&sa, 0)) != 0 ||
         (rc = uv_listen((uv_stream_t *)&vmd->listener, 128, peer_on_connection)) != 0 ||
@@ -679,6 +720,8 @@ peer_halt(struct vmd *vmd)
     }
     if (vmd->listener.loop && !uv_is_closing((uv_handle_t *)&vmd->listener))
         uv_close((uv_handle_t *)&vmd->listener, NULL);
+    if (vmd->accept_timer.loop && !uv_is_closing((uv_handle_t *)&vmd->accept_timer))
+        uv_close((uv_handle_t *)&vmd->accept_timer, NULL);
 }
 
 const struct vmd_hooks vmd_peer_hooks = {
