@@ -38,6 +38,7 @@ job_send(struct vmrun_vm *vm, const struct vmrun_opts *o, const struct job_stats
     hdr[LIQ_JOB_HEAVY] = o->heavy;
     hdr[LIQ_JOB_START] = start;
     hdr[LIQ_JOB_HALO] = st->halo;
+    hdr[LIQ_JOB_SPEC] = 0;
     seed[0] = (int)(uint32_t)o->seed;
     seed[1] = (int)(uint32_t)(o->seed >> 32);
     pvm_initsend(PvmDataDefault);

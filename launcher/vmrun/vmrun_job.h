@@ -23,7 +23,7 @@ struct job_event {
 };
 
 /* What a job measured, for the summary and the report. */
-/* An epoch report that came before the last of the epoch before (liquid_epoch). */
+/* An epoch report that came before the last of the epoch before (vmrun_liquid_epoch). */
 struct job_kept {
     int buf;                    /* its receive buffer, 0 for none */
     int count;                  /* its quanta count (its header is read) */
@@ -99,18 +99,18 @@ int job_send(struct vmrun_vm *vm, const struct vmrun_opts *o, const struct job_s
              int *to, int nto, int start);
 
 /* vmrun_liquid.c */
-int liquid_init(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st);
+int vmrun_liquid_init(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st);
 /* The model's speed of every worker now (CPU speed times sensed share),
- * after liquid_init: the first placement of a balanced job uses it, so
+ * after vmrun_liquid_init: the first placement of a balanced job uses it, so
  * the first plan does not undo it.  0, or -1 when a speed is unknown. */
-int liquid_speeds(const struct vmrun_vm *vm, const struct job_stats *st, double *speed);
+int vmrun_liquid_speeds(const struct vmrun_vm *vm, const struct job_stats *st, double *speed);
 /* One worker's epoch report; with the last one, reclaim, decide, send the plan. */
-int liquid_epoch(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int w);
+int vmrun_liquid_epoch(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int w);
 /* An evacuated worker's LEFT. */
-int liquid_left(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int w);
+int vmrun_liquid_left(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int w);
 /* The index in st->ep of the plan taken at an epoch boundary, or -1 for none. */
-int liquid_plan_record(int boundary);
-void liquid_free(struct job_stats *st);
+int vmrun_liquid_plan_record(int boundary);
+void vmrun_liquid_free(struct job_stats *st);
 
 /* vmrun_plot.c: BE and each host's share of the quanta per epoch, as SVG. */
 int vmrun_plot_svg(const char *path, const struct vmrun_vm *vm, const struct vmrun_opts *o,

@@ -67,7 +67,7 @@ vm_machines(struct vmrun_vm *vm, struct job_stats *st)
 }
 
 int
-liquid_init(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
+vmrun_liquid_init(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
 {
     if (st->order != NULL)
         return 0; /* done already, for the first placement */
@@ -126,7 +126,7 @@ liquid_init(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *s
 }
 
 int
-liquid_speeds(const struct vmrun_vm *vm, const struct job_stats *st, double *speed)
+vmrun_liquid_speeds(const struct vmrun_vm *vm, const struct job_stats *st, double *speed)
 {
     for (int w = 0; w < vm->nworkers; w++) {
         double s = st->wshare[w] > 0 ? st->wshare[w] : 1;
@@ -139,7 +139,7 @@ liquid_speeds(const struct vmrun_vm *vm, const struct job_stats *st, double *spe
 }
 
 void
-liquid_free(struct job_stats *st)
+vmrun_liquid_free(struct job_stats *st)
 {
     free(st->order);
     free(st->cost);
@@ -445,7 +445,7 @@ out:
 }
 
 int
-liquid_plan_record(int boundary)
+vmrun_liquid_plan_record(int boundary)
 {
     return boundary == 1 ? 0 : liq_plan_at(boundary) ? boundary - 2 : -1;
 }
@@ -499,7 +499,7 @@ take_report(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *s
      * measured is the CPU of racing through an empty epoch. */
     st->wother[w] = count > 0 ? other : 0;
     /* Its last move was at boundary epoch - 1. */
-    int e = liquid_plan_record(epoch - 1);
+    int e = vmrun_liquid_plan_record(epoch - 1);
 
     if (e >= 0 && e < st->nep && move > st->ep[e].move_s)
         st->ep[e].move_s = move;
@@ -525,7 +525,7 @@ bad:
  * that plan); its report is kept, and taken when epoch e's are complete.
  */
 int
-liquid_epoch(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int w)
+vmrun_liquid_epoch(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int w)
 {
     int epoch = -1, count = -1, rc;
 
@@ -563,7 +563,7 @@ liquid_epoch(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *
 }
 
 int
-liquid_left(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int w)
+vmrun_liquid_left(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int w)
 {
     double totals[2], move;
     int iters;
@@ -576,7 +576,7 @@ liquid_left(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *s
     }
     st->witer[w] = iters;
     /* It handed its quanta over at boundary iters / epoch. */
-    int e = o->epoch > 0 ? liquid_plan_record(iters / o->epoch) : -1;
+    int e = o->epoch > 0 ? vmrun_liquid_plan_record(iters / o->epoch) : -1;
 
     if (e >= 0 && e < st->nep && move > st->ep[e].move_s)
         st->ep[e].move_s = move;

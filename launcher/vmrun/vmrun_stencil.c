@@ -115,7 +115,7 @@ stats_free(struct job_stats *st)
     free(st->wrun);
     free(st->wpass);
     free(st->wcpu);
-    liquid_free(st);
+    vmrun_liquid_free(st);
     kern_box_free(&st->field);
 }
 
@@ -188,7 +188,7 @@ decompose(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
         /* The balancer's own speeds: the first epoch then moves only what
          * its measurements change. */
         if ((model = malloc((size_t)vm->nworkers * sizeof(double))) == NULL ||
-            liquid_init(vm, o, st) != 0 || liquid_speeds(vm, st, model) != 0) {
+            vmrun_liquid_init(vm, o, st) != 0 || vmrun_liquid_speeds(vm, st, model) != 0) {
             free(model);
             if (vm->why[0] == '\0')
                 snprintf(vm->why, sizeof(vm->why), "out of memory");
@@ -247,18 +247,18 @@ progress_line(const struct vmrun_vm *vm, const struct vmrun_opts *o, const struc
 static int
 take_field(struct vmrun_vm *vm, struct job_stats *st)
 {
-    int hdr[3], lo[3], hi[3], bytes, tag, src;
+    int hdr[4], lo[3], hi[3], bytes, tag, src;
     size_t plane;
 
     pvm_bufinfo(pvm_getrbuf(), &bytes, &tag, &src);
-    pvm_upkint(hdr, 3, 1);
-    if (hdr[0] < 0 || hdr[0] >= st->g.nquanta || st->owner[hdr[0]] != vmrun_vm_worker(vm, src))
+    pvm_upkint(hdr, 4, 1);
+    if (hdr[3] != 0 || hdr[0] < 0 || hdr[0] >= st->g.nquanta || st->owner[hdr[0]] != vmrun_vm_worker(vm, src))
         goto bad;
     liq_quantum_extent(&st->g, hdr[0], lo, hi);
     if (hdr[1] < 1 || hdr[2] < hdr[1] || hdr[2] > hi[2] - lo[2])
         goto bad;
     plane = (size_t)(hi[0] - lo[0]) * (size_t)(hi[1] - lo[1]);
-    if ((size_t)bytes != 3 * sizeof(int) + plane * (size_t)(hdr[2] - hdr[1] + 1) * sizeof(double))
+    if ((size_t)bytes != 4 * sizeof(int) + plane * (size_t)(hdr[2] - hdr[1] + 1) * sizeof(double))
         goto bad;
     for (int k = hdr[1]; k <= hdr[2]; k++)
         for (int j = 1; j <= hi[1] - lo[1]; j++) {
@@ -318,7 +318,7 @@ take_done(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st,
     }
     /* Its last move was at the last boundary (or at none: a move is
      * reported with the next epoch's report). */
-    int e = o->epoch > 0 ? liquid_plan_record((o->iters - 1) / o->epoch) : -1;
+    int e = o->epoch > 0 ? vmrun_liquid_plan_record((o->iters - 1) / o->epoch) : -1;
 
     if (e >= 0 && e < st->nep && move > st->ep[e].move_s)
         st->ep[e].move_s = move;
@@ -336,7 +336,7 @@ run_job(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
     size_t want = (size_t)st->g.n[0] * st->g.n[1] * st->g.n[2];
     double t0 = vmrun_now(), last = t0;
 
-    if (liquid_init(vm, o, st) != 0)
+    if (vmrun_liquid_init(vm, o, st) != 0)
         return -1;
     if (gather) {
         struct kern_box rhs;
@@ -386,10 +386,10 @@ run_job(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
             if (take_field(vm, st) != 0)
                 return -1;
         } else if (tag == LIQ_TAG_EPOCH) {
-            if (liquid_epoch(vm, o, st, w) != 0)
+            if (vmrun_liquid_epoch(vm, o, st, w) != 0)
                 return -1;
         } else if (tag == LIQ_TAG_LEFT) {
-            if (liquid_left(vm, o, st, w) != 0)
+            if (vmrun_liquid_left(vm, o, st, w) != 0)
                 return -1;
         }
     }

@@ -32,7 +32,15 @@
 
 #include "kern.h"
 
-enum liq_kernel { LIQ_JACOBI = 0, LIQ_RBGS = 1 };
+/* The built-in kernels, and a program's own update (liquid.h; liq_user.h)
+ * of one phase per iteration or, red-black, of two. */
+enum liq_kernel { LIQ_JACOBI = 0, LIQ_RBGS = 1, LIQ_USER = 2, LIQ_USER_RB = 3 };
+
+static inline int
+liq_kernel_user(enum liq_kernel k)
+{
+    return k == LIQ_USER || k == LIQ_USER_RB;
+}
 
 /* Largest interior extent per axis and most quanta a job may have. */
 #define LIQ_MAX_EXTENT 65536
@@ -42,6 +50,11 @@ struct liq_geom {
     int n[3];           /* interior points per axis */
     int q[3];           /* quanta per axis */
     int nquanta;
+    int periodic[3];    /* the axis wraps: its halos reach across the grid's end
+                         * (liq_geom_make leaves 0) */
+    int corners;        /* the update reads diagonal neighbours (a box stencil):
+                         * halos take every patch within the depth, not only
+                         * those within L1 distance */
 };
 
 /* Cut an n[0] x n[1] x n[2] grid into exactly nquanta quanta, the quanta
@@ -125,6 +138,9 @@ struct liq_patch {
     int src, dst;
     int lo[3], hi[3];
     size_t points;
+    int shift[3];       /* dst's coordinates of the points minus src's: a
+                         * multiple of the grid's extent across a periodic
+                         * axis's end, else 0 (lo, hi are dst's) */
 };
 /* The patches dst's halo of this depth needs, sources by increasing id
  * (only those within L1 distance depth of dst: a 7-point sweep reaches one
@@ -273,11 +289,17 @@ int liq_regions(const struct liq_geom *g, const int *owner, int depth, int heavy
 #define LIQ_TAG_LEFT     0x4c529 /* worker -> master: evacuated, leaving (its totals) */
 #define LIQ_TAG_RINGMSG  0x4c530
 #define LIQ_TAG_GHOST    0x4c540 /* and 0x4c541 */
+#define LIQ_TAG_RGHOST   0x4c542 /* the ghosts a reduction reads */
+#define LIQ_TAG_REDUCE   0x4c52a /* worker -> master: iteration, count, then per quantum
+                                  * its id and its partial of every reduction */
+#define LIQ_TAG_VERDICT  0x4c515 /* master -> worker: iteration, 1 stop / 0 go on */
 
 /* The JOB message's header: ints in this order. */
 enum {
     LIQ_JOB_NX, LIQ_JOB_NY, LIQ_JOB_NZ, LIQ_JOB_NQUANTA, LIQ_JOB_KERNEL, LIQ_JOB_ITERS,
-    LIQ_JOB_GATHER, LIQ_JOB_EPOCH, LIQ_JOB_HEAVY, LIQ_JOB_START, LIQ_JOB_HALO, LIQ_JOB_HDR
+    LIQ_JOB_GATHER, LIQ_JOB_EPOCH, LIQ_JOB_HEAVY, LIQ_JOB_START, LIQ_JOB_HALO,
+    LIQ_JOB_SPEC,       /* a program's own update: its description's fingerprint */
+    LIQ_JOB_HDR
 };
 
 /* Does quantum id reach into the lower octant (the heavy region)? */

@@ -50,7 +50,7 @@ liq_patches_of(struct liq_worker *w, int r)
         w->nscratch = m;
         m = liq_box_patches(&w->g, w->depth, b->lo, b->hi, r, w->scratch, w->nscratch);
     }
-    return m < 0 ? 0 : m;
+    return m;
 }
 
 /*
@@ -85,6 +85,7 @@ liq_link_make(struct liq_worker *w, struct liq_link *l, int from, int to, int re
             l->points += p.points;
         }
     }
+    l->points *= (size_t)w->nstate; /* every state box's points, one after the other */
     if (l->npatch > 0 && (l->buf = malloc(l->points * sizeof(double))) == NULL)
         return -ENOMEM;
     return 0;
@@ -209,8 +210,8 @@ liq_exchange_start(struct liq_worker *w, int tag)
         double *p = k->buf;
 
         for (int f = 0; f < k->npatch; f++) {
-            liq_region_get(w->rg[k->patch[f].src]->cur, &k->patch[f], p);
-            p += k->patch[f].points;
+            liq_state_get(w, w->rg[k->patch[f].src], &k->patch[f], p);
+            p += k->patch[f].points * (size_t)w->nstate;
         }
         pvm_initsend(PvmDataInPlace);
         pvm_pkdouble(k->buf, (int)k->points, 1);
@@ -222,7 +223,7 @@ liq_exchange_start(struct liq_worker *w, int tag)
     for (int c = 0; c < w->ncopy; c++) {
         const struct liq_patch *p = &w->copy[c];
 
-        liq_region_copy(w->rg[p->dst]->cur, w->rg[p->src]->cur, p);
+        liq_state_copy(w, w->rg[p->dst], w->rg[p->src], p);
     }
     return 0;
 }
@@ -257,8 +258,8 @@ liq_exchange_finish(struct liq_worker *w, int tag)
             p = k->buf;
         }
         for (int f = 0; f < k->npatch; f++) {
-            liq_region_put(w->rg[k->patch[f].dst]->cur, &k->patch[f], p);
-            p += k->patch[f].points;
+            liq_state_put(w, w->rg[k->patch[f].dst], &k->patch[f], p);
+            p += k->patch[f].points * (size_t)w->nstate;
         }
     }
     return 0;

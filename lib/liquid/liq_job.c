@@ -36,6 +36,45 @@ liq_job_free(struct liq_worker *w)
     w->nq = w->nrg = w->nall = 0;
 }
 
+/* A program's own update: the description this process holds (liquid_run
+ * made it, as the master did) must be the master's.  0 or -EINVAL. */
+static int
+liq_job_user(struct liq_worker *w, uint32_t spec)
+{
+    const struct liquid *lq = liq_user_spec;
+    int stride;
+
+    if (lq == NULL) {
+        liq_fail(w, "job: a program's own update, but this worker is not that program");
+        return -EINVAL;
+    }
+    if (liq_user_fingerprint(lq) != spec ||
+        (w->kernel == LIQ_USER_RB) != (lq->levels == LIQUID_RED_BLACK)) {
+        liq_fail(w, "job: %s describes its job otherwise in this worker than in the master "
+                    "(fields, reach, levels, boundaries or reductions differ)", lq->name);
+        return -EINVAL;
+    }
+    w->user = lq;
+    w->nstate = liq_user_nstate(lq) * lq->nf;
+    liq_user_geom(lq, &w->g);
+    for (int a = 0; a < 3; a++) {
+        if (w->g.periodic[a] && w->depth > w->g.n[a]) {
+            liq_fail(w, "job: a halo of %d layers reaches across the periodic %c axis of %d "
+                        "points more than once", w->depth, "xyz"[a], w->g.n[a]);
+            return -EINVAL;
+        }
+    }
+    if ((stride = liq_user_stride(lq)) > 0) {
+        if (w->epoch > 0 && w->epoch % stride != 0) {
+            liq_fail(w, "job: epoch of %d iterations is not a multiple of the reductions' %d",
+                     w->epoch, stride);
+            return -EINVAL;
+        }
+        w->span = stride;
+    }
+    return 0;
+}
+
 /* The JOB message's description of the job, checked.  0 or -EINVAL. */
 static int
 liq_job_header(struct liq_worker *w)
@@ -44,6 +83,8 @@ liq_job_header(struct liq_worker *w)
 
     pvm_upkint(hdr, LIQ_JOB_HDR, 1);
     pvm_upkint(seed, 2, 1);
+    w->user = NULL;
+    w->nstate = 1;
     w->kernel = (enum liq_kernel)hdr[LIQ_JOB_KERNEL];
     w->iters = hdr[LIQ_JOB_ITERS];
     w->gather = hdr[LIQ_JOB_GATHER] & 1;
@@ -53,7 +94,8 @@ liq_job_header(struct liq_worker *w)
     w->halo = hdr[LIQ_JOB_HALO];
     w->seed = (uint64_t)(unsigned)seed[0] | (uint64_t)(unsigned)seed[1] << 32;
     if ((rc = liq_geom_make(&w->g, hdr, hdr[3])) != 0 ||
-        (w->kernel != LIQ_JACOBI && w->kernel != LIQ_RBGS) || w->iters < 0 || w->epoch < 0 ||
+        (w->kernel != LIQ_JACOBI && w->kernel != LIQ_RBGS && !liq_kernel_user(w->kernel)) ||
+        w->iters < 0 || w->epoch < 0 ||
         w->epoch > 100000 || w->heavy < 0 || w->heavy > 1000 || w->start < 0 ||
         w->halo < 1 || w->halo > LIQ_MAX_HALO ||
         w->start >= (w->iters > 0 ? w->iters : 1) ||
@@ -64,7 +106,8 @@ liq_job_header(struct liq_worker *w)
     }
     w->depth = liq_halo_depth(w->kernel, w->halo);
     liq_coeffs(w->g.n, &w->c, &w->c2);
-    return 0;
+    w->span = w->epoch > 0 ? w->epoch : w->iters;
+    return liq_kernel_user(w->kernel) ? liq_job_user(w, (uint32_t)hdr[LIQ_JOB_SPEC]) : 0;
 }
 
 /* The JOB message's workers and the owner of every quantum, checked.
@@ -155,7 +198,7 @@ nomem:
 static int
 liq_block_at(const struct liq_worker *w, int it, int *len)
 {
-    int span = w->epoch > 0 ? w->epoch : w->iters, e = it / span, o = it % span;
+    int span = w->span, e = it / span, o = it % span;
     int n = w->iters - e * span < span ? w->iters - e * span : span;
     int nb = (n + w->halo - 1) / w->halo, q = n / nb, r = n % nb;
     int b = o < r * (q + 1) ? o / (q + 1) : r + (o - r * (q + 1)) / q;
@@ -179,6 +222,11 @@ liq_job_block(struct liq_worker *w, int blk, int tag, double *compute)
     if (liq_exchange_finish(w, tag) != 0)
         return -1;
     *compute += liq_sweep(w, 1, 0, blk);
+    if (w->kerr > 0) {
+        liq_fail(w, "%s: the update returned %d (iterations %d..%d)", w->user->name, w->kerr,
+                 w->it + 1, w->it + blk);
+        return -1;
+    }
     if (w->kerr != 0) {
         liq_fail(w, "the kernel failed: %s", strerror(-w->kerr));
         return -1;
@@ -210,6 +258,59 @@ liq_job_epoch(struct liq_worker *w, int it, int blk, double compute)
     return 0;
 }
 
+/*
+ * A reduction point (liq_user_due): the ghosts again (the reductions read
+ * neighbours), each quantum's partials to the master, and its verdict.
+ * Returns 1 to stop here, 0 to go on, -1 when it failed.
+ */
+static int
+liq_job_reduce(struct liq_worker *w, int it)
+{
+    const struct liquid *lq = w->user;
+    int due[LIQUID_MAX_REDUCTIONS], any = 0, b, at = -1, stop = 0, rc = 0;
+    double part[LIQUID_MAX_REDUCTIONS];
+
+    for (int r = 0; r < lq->nred; r++)
+        any |= due[r] = liq_user_due(lq, r, it, w->iters);
+    if (!any)
+        return 0;
+    if (liq_exchange_start(w, LIQ_TAG_RGHOST) != 0 || liq_exchange_finish(w, LIQ_TAG_RGHOST) != 0)
+        return -1;
+    for (int i = 0; i < w->nrg; i++)
+        liq_ubox_bounds(&w->rg[i]->u, lq, w->g.n, 0);
+    pvm_initsend(PvmDataDefault);
+    pvm_pkint(&it, 1, 1);
+    pvm_pkint(&w->nq, 1, 1);
+    for (int i = 0; i < w->nq && rc == 0; i++) {
+        struct kern_box view[LIQUID_MAX_FIELDS], *v[LIQUID_MAX_FIELDS];
+
+        for (int f = 0; f < lq->nf; f++) {
+            liq_quantum_field(w, &w->q[i], f, &view[f]);
+            v[f] = &view[f];
+        }
+        rc = liq_ubox_reduce(lq, w->g.n, v, it, due, part);
+        pvm_pkint(&w->q[i].id, 1, 1);
+        pvm_pkdouble(part, lq->nred, 1);
+    }
+    if (rc != 0) {
+        liq_fail(w, "%s: a reduction is not a number at iteration %d", lq->name, it);
+        return -1;
+    }
+    if (pvm_send(w->master, LIQ_TAG_REDUCE) < 0) {
+        liq_fail(w, "reduction: could not reach the master");
+        return -1;
+    }
+    if ((b = liq_wait(w, w->master, LIQ_TAG_VERDICT)) <= 0)
+        return -1;
+    pvm_upkint(&at, 1, 1);
+    pvm_upkint(&stop, 1, 1);
+    if (at != it) {
+        liq_fail(w, "reduction: the master's verdict is for iteration %d, not %d", at, it);
+        return -1;
+    }
+    return stop != 0;
+}
+
 /* The figures of a job start from zero. */
 static void
 liq_job_clear(struct liq_worker *w)
@@ -238,8 +339,18 @@ liq_job(struct liq_worker *w)
     done = w->start;
     if (w->start > 0 && (leave = liq_migrate_plan(w, w->start / w->epoch)) != 0)
         goto gone;
+    /* ... and the reduction there, which the others make after that plan. */
+    if (w->start > 0 && w->user != NULL && w->user->nred > 0) {
+        int stop = liq_job_reduce(w, w->start);
+
+        if (stop < 0)
+            goto out;
+        if (stop > 0)
+            goto end;
+    }
     for (it = w->start; it < w->iters; it += blk) {
         liq_sweep_passes(w); /* the regions change when quanta move */
+        w->it = it;
 
         double compute, t0 = liq_now();
         int tag = LIQ_TAG_GHOST + (liq_block_at(w, it, &blk) & 1);
@@ -259,7 +370,16 @@ liq_job(struct liq_worker *w)
             done = it + blk;
             goto gone;
         }
+        if (w->user != NULL && w->user->nred > 0) {
+            int stop = liq_job_reduce(w, it + blk);
+
+            if (stop < 0)
+                goto out;
+            if (stop > 0)
+                break;
+        }
     }
+end:
     if (liq_report_done(w, t_start, t_setup) == 0 && w->gather)
         liq_report_field(w);
     goto out;

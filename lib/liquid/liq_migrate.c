@@ -29,14 +29,16 @@ liq_send_moves(struct liq_worker *w, const int *owner, const int *tids)
         if (owner[q->id] == w->me)
             continue;
         liq_quantum_patch(q, &p);
+        p.points *= (size_t)w->nstate;
         if ((buf = malloc(p.points * sizeof(double))) == NULL) {
             liq_fail(w, "move: out of memory");
             return -1;
         }
-        liq_region_get(w->rg[q->region]->cur, &p, buf);
+        p.points /= (size_t)w->nstate;
+        liq_state_get(w, w->rg[q->region], &p, buf);
         pvm_initsend(PvmDataInPlace);
         pvm_pkint(&q->id, 1, 1);
-        pvm_pkdouble(buf, (int)p.points, 1);
+        pvm_pkdouble(buf, (int)(p.points * (size_t)w->nstate), 1);
         rc = pvm_send(tids[owner[q->id]], LIQ_TAG_MOVE);
         free(buf);
         if (rc < 0) {
@@ -59,20 +61,21 @@ liq_recv_move(struct liq_worker *w, const struct liq_quantum *q, struct liq_regi
     if (b <= 0)
         return -1;
     liq_quantum_patch(q, &p);
+    size_t all = p.points * (size_t)w->nstate;
+
     pvm_bufinfo(b, &bytes, &tag, &tid);
     pvm_upkint(&id, 1, 1);
-    if (id != q->id || (size_t)bytes != sizeof(int) + p.points * sizeof(double)) {
-        liq_fail(w, "move: expected quantum %d (%zu points) from t%x, got %d (%d bytes)", q->id,
-                 p.points, (unsigned)tid, id, bytes);
+    if (id != q->id || (size_t)bytes != sizeof(int) + all * sizeof(double)) {
+        liq_fail(w, "move: expected quantum %d (%zu values) from t%x, got %d (%d bytes)", q->id,
+                 all, (unsigned)tid, id, bytes);
         return -1;
     }
-    if ((buf = malloc(p.points * sizeof(double))) == NULL ||
-        pvm_upkdouble(buf, (int)p.points, 1) < 0) {
+    if ((buf = malloc(all * sizeof(double))) == NULL || pvm_upkdouble(buf, (int)all, 1) < 0) {
         free(buf);
         liq_fail(w, "move: quantum %d could not be unpacked", q->id);
         return -1;
     }
-    liq_region_put(r->cur, &p, buf);
+    liq_state_put(w, r, &p, buf);
     free(buf);
     return 0;
 }
@@ -162,7 +165,7 @@ liq_moved_quanta(struct liq_worker *w, struct liq_moved *m, const int *owner)
             old->hist = NULL;
             if (m->fresh[r]) {
                 liq_quantum_patch(old, &p);
-                liq_region_copy(m->rg[r]->cur, w->rg[old->region]->cur, &p);
+                liq_state_copy(w, m->rg[r], w->rg[old->region], &p);
             }
         } else if (liq_quantum_init(w, q, a, r, &m->all[m->of[a]]) != 0) {
             m->made++;

@@ -88,6 +88,22 @@ liq_report_left(struct liq_worker *w, int iters_done)
     pvm_send(w->master, LIQ_TAG_LEFT);
 }
 
+uint64_t
+liq_quantum_checksum(const struct liq_worker *w, const struct liq_quantum *q)
+{
+    int nf = w->user != NULL ? w->user->nf : 1;
+    uint64_t sum = 0;
+
+    /* Each field weighed by an odd number: fields that trade values show. */
+    for (int f = 0; f < nf; f++) {
+        struct kern_box own;
+
+        liq_quantum_field(w, q, f, &own);
+        sum += liq_field_checksum(&own) * (uint64_t)(2 * f + 1);
+    }
+    return sum;
+}
+
 /* The job is done: its times, the checksum of the quanta it holds, and
  * each quantum's compute seconds.  t_start: when the job came. */
 int
@@ -95,12 +111,8 @@ liq_report_done(struct liq_worker *w, double t_start, double t_setup)
 {
     uint64_t sum = 0;
 
-    for (int i = 0; i < w->nq; i++) {
-        struct kern_box own;
-
-        liq_quantum_own(w, &w->q[i], &own);
-        sum += liq_field_checksum(&own);
-    }
+    for (int i = 0; i < w->nq; i++)
+        sum += liq_quantum_checksum(w, &w->q[i]);
 
     double run = liq_now() - t_start - t_setup;
     unsigned cs[2] = { (unsigned)sum, (unsigned)(sum >> 32) };
@@ -129,17 +141,19 @@ liq_report_done(struct liq_worker *w, double t_start, double t_setup)
     return pvm_send(w->master, LIQ_TAG_DONE) < 0 ? -1 : 0;
 }
 
-/* The final field, quantum by quantum, in slabs of planes. */
+/* The final fields, quantum by quantum, in slabs of planes. */
 int
 liq_report_field(struct liq_worker *w)
 {
-    for (int i = 0; i < w->nq; i++) {
+    int nf = w->user != NULL ? w->user->nf : 1;
+
+    for (int x = 0; x < w->nq * nf; x++) {
         struct kern_box own, *b = &own;
         size_t plane;
-        int per;
+        int per, i = x / nf, f = x % nf;
         double *buf;
 
-        liq_quantum_own(w, &w->q[i], &own);
+        liq_quantum_field(w, &w->q[i], f, &own);
         plane = (size_t)b->ni * (size_t)b->nj;
         per = (int)(LIQ_FIELD_CHUNK / sizeof(double) / plane);
         if (per < 1)
@@ -149,14 +163,15 @@ liq_report_field(struct liq_worker *w)
             return -1;
         }
         for (int k0 = 1; k0 <= b->nk; k0 += per) {
-            int k1 = k0 + per - 1 < b->nk ? k0 + per - 1 : b->nk, hdr[3] = { w->q[i].id, k0, k1 };
+            int k1 = k0 + per - 1 < b->nk ? k0 + per - 1 : b->nk;
+            int hdr[4] = { w->q[i].id, k0, k1, f };
             size_t n = 0;
 
             for (int k = k0; k <= k1; k++)
                 for (int j = 1; j <= b->nj; j++, n += (size_t)b->ni)
                     memcpy(buf + n, kern_at(b, 1, j, k), (size_t)b->ni * sizeof(double));
             pvm_initsend(PvmDataRaw);
-            pvm_pkint(hdr, 3, 1);
+            pvm_pkint(hdr, 4, 1);
             pvm_pkdouble(buf, (int)n, 1);
             if (pvm_send(w->master, LIQ_TAG_FIELD) < 0) {
                 free(buf);

@@ -24,6 +24,14 @@ liq_kernel_rc(struct liq_worker *w, int rc)
 void
 liq_sweep_region(struct liq_worker *w, struct liq_region *r, int iters)
 {
+    if (w->user != NULL) {
+        int rc = liq_ubox_block(&r->u, w->user, w->g.n, r->ext, w->it, iters, r->repeat, 0);
+
+        /* The update's own error is positive; kerr keeps it as it is. */
+        if (rc != 0 && w->kerr == 0)
+            w->kerr = rc;
+        return;
+    }
     liq_kernel_rc(w, liq_block(&r->cur, &r->nxt, &r->rhs, w->kernel, w->c, w->c2, iters,
                                r->repeat, &r->plan));
 }
@@ -316,10 +324,37 @@ liq_bands(struct liq_worker *w, struct liq_region *r, int inner, int n)
  * trapezoids of those that overlap (liq_split) -- their skirts then come
  * with remote = 1, and their times add up.
  */
+/* A program's own update: no overlap (its halo is whole before it
+ * begins), each region a block of shrinking boxes (liq_ubox_block). */
+static double
+liq_sweep_user(struct liq_worker *w, int remote, int inner, int iters)
+{
+    double total = 0;
+
+    for (int i = 0; !inner && i < w->nrg; i++) {
+        struct liq_region *r = w->rg[i];
+        double t0, c0;
+
+        if (r->box.remote != remote)
+            continue;
+        c0 = liq_cpu_now();
+        t0 = liq_now();
+        liq_sweep_region(w, r, iters);
+        r->wall = liq_now() - t0;
+        r->cpu = liq_cpu_now() - c0;
+        w->compute_cpu += r->cpu;
+        total += r->wall;
+    }
+    return total;
+}
+
 double
 liq_sweep(struct liq_worker *w, int remote, int inner, int iters)
 {
     double total = 0;
+
+    if (w->user != NULL)
+        return liq_sweep_user(w, remote, inner, iters);
 
     for (int i = 0; i < w->nrg; i++) {
         struct liq_region *r = w->rg[i];
@@ -436,7 +471,8 @@ liq_sweep_charge(struct liq_worker *w, int iters)
     for (int i = 0; i < w->nq; i++) {
         struct liq_quantum *q = &w->q[i];
         const struct liq_region *r = w->rg[q->region];
-        double swept = liq_block_points(w, r, iters);
+        double swept = w->user != NULL ? liq_ubox_points(w->user, r->u.lv[0][0], r->ext, iters)
+                                       : liq_block_points(w, r, iters);
 
         q->seconds += r->wall * q->share;
         q->cpu = r->cpu * ((double)q->n[0] * q->n[1] * q->n[2] / swept);
