@@ -48,6 +48,10 @@ liq_job_user(struct liq_worker *w, uint32_t spec)
         liq_fail(w, "job: a program's own update, but this worker is not that program");
         return -EINVAL;
     }
+    if (liq_user_setup(liq_user_spec, w->g.n, w->iters) != 0) {
+        liq_fail(w, "job: %s", lq->err);
+        return -EINVAL;
+    }
     if (liq_user_fingerprint(lq) != spec ||
         (w->kernel == LIQ_USER_RB) != (lq->levels == LIQUID_RED_BLACK)) {
         liq_fail(w, "job: %s describes its job otherwise in this worker than in the master "

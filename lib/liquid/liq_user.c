@@ -26,6 +26,39 @@ liq_bad(struct liquid *lq, const char *fmt, ...)
     return -1;
 }
 
+int
+liquid_fail(struct liquid *lq, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(lq->err, sizeof(lq->err), fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int
+liquid_setup(struct liquid *lq, liquid_setup_fn fn, void *arg)
+{
+    lq->setup = fn;
+    lq->sarg = arg;
+    return 0;
+}
+
+int
+liq_user_setup(struct liquid *lq, const int n[3], int iters)
+{
+    if (lq->setup == NULL)
+        return 0;
+    lq->err[0] = '\0';
+    if (lq->setup(lq, n, iters, lq->sarg) != 0) {
+        if (lq->err[0] == '\0')
+            liq_bad(lq, "%s: its setup failed for a %dx%dx%d grid", lq->name, n[0], n[1], n[2]);
+        return -1;
+    }
+    return 0;
+}
+
 static int
 liq_name_ok(const char *s)
 {
@@ -237,8 +270,8 @@ liquid_reduce(struct liquid *lq, const char *name, enum liquid_op op, int field,
         return liq_bad(lq, "reduce %s: unknown operation %d", name, (int)op);
     if (fn == NULL && (field < 0 || field >= lq->nf))
         return liq_bad(lq, "reduce %s: no field %d (the job has %d)", name, field, lq->nf);
-    if (every < 1)
-        return liq_bad(lq, "reduce %s: every %d is not a positive number of iterations", name,
+    if (every < 0)
+        return liq_bad(lq, "reduce %s: every %d is not a number of iterations >= 0", name,
                        every);
     r = &lq->red[lq->nred];
     snprintf(r->name, sizeof(r->name), "%s", name);
@@ -431,14 +464,17 @@ liq_user_stride(const struct liquid *lq)
     int g = 0;
 
     for (int r = 0; r < lq->nred; r++)
-        g = liq_gcd(g, lq->red[r].every);
+        if (lq->red[r].every > 0)
+            g = liq_gcd(g, lq->red[r].every);
     return g;
 }
 
 int
 liq_user_due(const struct liquid *lq, int r, int it, int iters)
 {
-    return it > 0 && (it % lq->red[r].every == 0 || it == iters);
+    int every = lq->red[r].every;
+
+    return it > 0 && ((every > 0 && it % every == 0) || it == iters);
 }
 
 void

@@ -57,6 +57,8 @@ struct liquid {
     void *bcarg[6];
     liquid_update_fn update;
     void *uarg;
+    liquid_setup_fn setup;
+    void *sarg;
     int nred;
     struct liq_user_red red[LIQUID_MAX_REDUCTIONS];
     int until;                  /* reduction index, -1 none */
@@ -75,6 +77,9 @@ struct liquid {
 /* The description the worker serves (liquid_run sets it). */
 extern struct liquid *liq_user_spec;
 
+/* The setup callback for grid n and iters (none: 0).  0, or -1 with
+ * lq->err set. */
+int liq_user_setup(struct liquid *lq, const int n[3], int iters);
 /* Is the description complete and coherent?  0, or -1 with lq->err set. */
 int liq_user_check(struct liquid *lq);
 /* A number every process of a job computes alike from the description

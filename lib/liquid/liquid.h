@@ -109,6 +109,12 @@ typedef double (*liquid_value_fn)(int field, const double x[3], void *arg);
  * is current: neighbours may be read as in an update). */
 typedef double (*liquid_reduce_fn)(const struct liquid_box *b, void *arg);
 
+/* Called in every process once the grid and the iterations are known
+ * (after the options, before the job starts): where the description
+ * depends on them, e.g. a time step from the spacing.  0, or non-zero to
+ * stop with liquid_error's message (set it with liquid_fail). */
+typedef int (*liquid_setup_fn)(struct liquid *lq, const int n[3], int iters, void *arg);
+
 /* A job description; name is the program's name in messages and usage. */
 struct liquid *liquid_new(const char *name);
 void liquid_free(struct liquid *lq);
@@ -135,10 +141,14 @@ int liquid_boundary(struct liquid *lq, int faces, enum liquid_bc bc, double valu
 int liquid_boundary_fn(struct liquid *lq, int faces, liquid_value_fn fn, void *arg);
 /* Initial values of a field (default 0); every level starts from them. */
 int liquid_init(struct liquid *lq, int field, liquid_value_fn fn, void *arg);
+int liquid_setup(struct liquid *lq, liquid_setup_fn fn, void *arg);
+/* Set liquid_error's message (printf style); returns -1. */
+int liquid_fail(struct liquid *lq, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The update, called with arg. */
 int liquid_update(struct liquid *lq, liquid_update_fn fn, void *arg);
 /*
- * A reduction, computed every `every` iterations (and after the last):
+ * A reduction, computed every `every` iterations and after the last
+ * (every 0: after the last only):
  * with fn NULL, op over the values of field (NORM2: sqrt of the sum of
  * squares); with fn, op over its partials.  The partials combine in an
  * order that does not depend on the placement, so every run gives the

@@ -437,7 +437,7 @@ test_bad_descriptions(void **state)
     assert_int_equal(liquid_init(lq, 3, bump, NULL), -1);
     assert_int_equal(liquid_until(lq, "nope", 1), -1);
     assert_int_equal(liquid_reduce(lq, "r", LIQUID_SUM, 5, NULL, NULL, 1), -1);
-    assert_int_equal(liquid_reduce(lq, "r", LIQUID_SUM, 0, NULL, NULL, 0), -1);
+    assert_int_equal(liquid_reduce(lq, "r", LIQUID_SUM, 0, NULL, NULL, -1), -1);
     assert_int_equal(liq_user_check(lq), -1);
     assert_non_null(strstr(liquid_error(lq), "no update"));
     assert_int_equal(liquid_update(lq, heat, NULL), 0);
