@@ -95,7 +95,7 @@ write_raw(const struct liq_opts *o, const struct kern_box *b, char *why, size_t 
 
 int
 liq_fields_write(const struct liq_opts *o, const struct kern_box *field, uint64_t checksum,
-                   char *why, size_t len)
+                 char *why, size_t len)
 {
     struct liq_io_meta m;
     struct liq_io_field f = { LIQ_FIELD_NAME, kern_at(field, 1, 1, 1), field->bi,

@@ -18,7 +18,7 @@
 
 int
 liq_master_job_send(struct liq_vm *vm, const struct liq_opts *o, const struct liq_stats *st,
-         int *to, int nto, int start)
+                    int *to, int nto, int start)
 {
     int hdr[LIQ_JOB_HDR], seed[2], rc;
     int *owner = malloc((size_t)st->g.nquanta * sizeof(int));

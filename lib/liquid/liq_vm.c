@@ -543,14 +543,14 @@ vm_ring(struct liq_vm *vm)
 
 int
 liq_vm_bench(struct liq_vm *vm, const int ext[3], enum liq_kernel k, double seconds,
-               int halo)
+             int halo)
 {
     int kernel = (int)k, rc;
 
     if (vm->progress)
         fprintf(stderr, "%s: probing %d worker%s on %d host%s (%dx%dx%d %s box, %.2f s)\n",
-                vm->who, vm->nworkers, vm->nworkers == 1 ? "" : "s", vm->nhosts, vm->nhosts == 1 ? "" : "s",
-                ext[0], ext[1], ext[2], k == LIQ_RBGS ? "rbgs" : "jacobi", seconds);
+                vm->who, vm->nworkers, vm->nworkers == 1 ? "" : "s", vm->nhosts,
+                vm->nhosts == 1 ? "" : "s", ext[0], ext[1], ext[2], k == LIQ_RBGS ? "rbgs" : "jacobi", seconds);
     int e[3] = { ext[0], ext[1], ext[2] };
 
     pvm_initsend(PvmDataDefault);
