@@ -77,9 +77,10 @@ struct liq_program {
 /*
  * A stencil job's master: parse argv (argv[0] is the program or
  * subcommand; the options of vmrun(1)'s `stencil`, job files included),
- * enroll, spawn the workers, run, report.  With argv[1] LIQ_WORKER_ARG
- * (and nothing else) this process is one of the job's workers and runs
- * liq_worker_main() instead.  Returns the exit status (LIQ_EXIT_*).
+ * enroll, spawn the workers, run, report.  For a program without
+ * worker_argv, argv[1] LIQ_WORKER_ARG (and nothing else) means this
+ * process is one of the job's workers: it runs liq_worker_main() instead.
+ * Returns the exit status (LIQ_EXIT_*).
  */
 int liq_stencil_main(const struct liq_program *prog, int argc, char **argv);
 /* Only the benchmarks of a job (`vmrun bench`): the speed probe on every
