@@ -1,5 +1,7 @@
 /*
- * vmrun_main.c - the entry point of vmrun: one subcommand per run.
+ * vmrun_main.c - the entry point of vmrun: one subcommand per run.  The
+ * job commands are libliquid's master (liq_master.h) run as the program
+ * "vmrun", whose workers are vmrun itself spawned as `vmrun worker`.
  */
 #include "vmrun.h"
 
@@ -32,6 +34,26 @@ vmrun_version(int argc, char **argv)
     return VMRUN_EXIT_OK;
 }
 
+/* The workers run this very executable (the hosts share it, or one
+ * machine runs them all), by its absolute path, as `vmrun worker`. */
+static const char *const vmrun_worker_argv[] = { "worker", NULL };
+
+static int
+vmrun_stencil(int argc, char **argv)
+{
+    static const struct liq_program prog = { "vmrun stencil", NULL, vmrun_worker_argv, NULL };
+
+    return liq_stencil_main(&prog, argc, argv);
+}
+
+static int
+vmrun_bench(int argc, char **argv)
+{
+    static const struct liq_program prog = { "vmrun bench", NULL, vmrun_worker_argv, NULL };
+
+    return liq_bench_main(&prog, argc, argv);
+}
+
 static int
 vmrun_worker(int argc, char **argv)
 {
@@ -50,8 +72,8 @@ main(int argc, char **argv)
         const char *name;
         int (*fn)(int, char **);
     } cmds[] = {
-        { "stencil", vmrun_stencil_main },
-        { "bench", vmrun_bench_main },
+        { "stencil", vmrun_stencil },
+        { "bench", vmrun_bench },
         { "advise", vmrun_advise_main },
         { "worker", vmrun_worker },
         { "version", vmrun_version },

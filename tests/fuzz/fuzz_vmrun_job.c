@@ -1,7 +1,7 @@
 /*
  * fuzz_vmrun_job.c - libFuzzer harness for the job-file loader
- * (launcher/vmrun/vmrun_opts.c, vmrun_job_file): a job file as anyone
- * might write it, every key going through vmrun_opt_set as on the command
+ * (lib/liquid/liq_opts.c, liq_opts_file): a job file as anyone
+ * might write it, every key going through liq_opt_set as on the command
  * line.
  *
  * The input is the file's text, written to a scratch file (the loader
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "vmrun.h"
+#include "liq_master.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -50,16 +50,16 @@ write_scratch(const uint8_t *data, size_t size)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct vmrun_opts o;
+    struct liq_opts o;
     char err[4096];
     const char *path = write_scratch(data, size);
 
     if (path == NULL)
         return 0;
     memset(&o, 0, sizeof(o));
-    vmrun_opts_defaults(&o);
+    liq_opts_defaults(&o);
     memset(err, 'X', sizeof(err));
-    int rc = vmrun_job_file(&o, path, err, sizeof(err));
+    int rc = liq_opts_file(&o, path, err, sizeof(err));
     if (strnlen(err, sizeof(err)) == sizeof(err))
         abort();                /* err not terminated */
     if (rc != 0 && err[0] == '\0')

@@ -1,12 +1,12 @@
 /*
- * vmrun_fields.c - the job's final field in files (issue 25, "Fields in
+ * liq_fields.c - the job's final field in files (issue 25, "Fields in
  * and out"): --output as raw doubles or, for a .h5/.hdf5 name, as an HDF5
  * dataset with its attributes and an XDMF file beside it (liq_h5.c), and
  * --png as the picture of a slice (liq_png.c); the checks that let a bad
  * slice, field name or unwritable path fail before the job runs; and the
  * report's list of the files written.
  */
-#include "vmrun.h"
+#include "liq_master.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -18,7 +18,7 @@
 
 /* The slice asked for, with -1 resolved to the middle of its axis. */
 static int
-slice_k(const struct vmrun_opts *o)
+slice_k(const struct liq_opts *o)
 {
     return o->slice_k >= 0 ? o->slice_k : o->n[o->slice_axis] / 2;
 }
@@ -27,7 +27,7 @@ slice_k(const struct vmrun_opts *o)
 static int
 writable(const char *path, const char *opt, char *why, size_t len)
 {
-    char d[VMRUN_PATH_MAX];
+    char d[LIQ_PATH_MAX];
     const char *slash = strrchr(path, '/');
     size_t n = slash == NULL ? 0 : slash == path ? 1 : (size_t)(slash - path);
 
@@ -45,17 +45,17 @@ writable(const char *path, const char *opt, char *why, size_t len)
 }
 
 int
-vmrun_fields_check(const struct vmrun_opts *o, char *why, size_t len)
+liq_fields_check(const struct liq_opts *o, char *why, size_t len)
 {
-    char xmf[VMRUN_PATH_MAX + 8];
+    char xmf[LIQ_PATH_MAX + 8];
 
     if (o->png[0] == '\0' && (o->slice_k >= 0 || o->slice_axis != LIQ_AXIS_Z || o->field[0])) {
         snprintf(why, len, "--slice and --field choose what --png draws: give --png FILE too");
         return -1;
     }
-    if (o->field[0] != '\0' && strcmp(o->field, VMRUN_FIELD_NAME) != 0) {
+    if (o->field[0] != '\0' && strcmp(o->field, LIQ_FIELD_NAME) != 0) {
         snprintf(why, len, "--field %s: no such field (the stencil job has one: %s)", o->field,
-                 VMRUN_FIELD_NAME);
+                 LIQ_FIELD_NAME);
         return -1;
     }
     if (o->png[0] != '\0' && slice_k(o) >= o->n[o->slice_axis]) {
@@ -76,7 +76,7 @@ vmrun_fields_check(const struct vmrun_opts *o, char *why, size_t len)
 }
 
 static int
-write_raw(const struct vmrun_opts *o, const struct kern_box *b, char *why, size_t len)
+write_raw(const struct liq_opts *o, const struct kern_box *b, char *why, size_t len)
 {
     FILE *fp = fopen(o->output, "wb");
     int ok = fp != NULL;
@@ -94,11 +94,11 @@ write_raw(const struct vmrun_opts *o, const struct kern_box *b, char *why, size_
 }
 
 int
-vmrun_fields_write(const struct vmrun_opts *o, const struct kern_box *field, uint64_t checksum,
-                   char *why, size_t len)
+liq_fields_write(const struct liq_opts *o, const struct kern_box *field, uint64_t checksum,
+                 char *why, size_t len)
 {
     struct liq_io_meta m;
-    struct liq_io_field f = { VMRUN_FIELD_NAME, kern_at(field, 1, 1, 1), field->bi,
+    struct liq_io_field f = { LIQ_FIELD_NAME, kern_at(field, 1, 1, 1), field->bi,
                               (long)field->bi * field->bj };
     int n[3] = { field->ni, field->nj, field->nk };
 
@@ -133,9 +133,9 @@ json_file(FILE *fp, int *first, const char *path, const char *kind)
 }
 
 void
-vmrun_fields_json(FILE *fp, const struct vmrun_opts *o)
+liq_fields_json(FILE *fp, const struct liq_opts *o)
 {
-    char xmf[VMRUN_PATH_MAX + 8];
+    char xmf[LIQ_PATH_MAX + 8];
     int first = 1;
 
     fputs("\"files\":[", fp);
@@ -150,7 +150,7 @@ vmrun_fields_json(FILE *fp, const struct vmrun_opts *o)
         json_file(fp, &first, o->png, "png");
     if (o->png[0] != '\0')
         fprintf(fp, "],\"slice\":{\"axis\":\"%c\",\"index\":%d,\"field\":\"%s\"},",
-                "xyz"[o->slice_axis], slice_k(o), VMRUN_FIELD_NAME);
+                "xyz"[o->slice_axis], slice_k(o), LIQ_FIELD_NAME);
     else
         fputs("],", fp);
 }

@@ -1,12 +1,13 @@
 /*
- * vmrun_opts.c - the options of vmrun's job commands, from the command line
+ * liq_opts.c - the options of a job master (vmrun's job commands and users'
+ * programs alike), from the command line
  * and from libconfig job files that use the same names (grid, iters,
  * kernel, quanta, hosts, tasks_per_host, decomp, verify, json, output, seed,
  * network, probe_seconds, quiet, balance, epoch, heavy, min_gain, reclaim,
  * reclaim_below, reclaim_after, rejoin_above, rejoin_after, svg, halo, png,
  * slice, field).  One setter validates both.
  */
-#include "vmrun.h"
+#include "liq_master.h"
 
 #include <errno.h>
 #include <libconfig.h>
@@ -19,7 +20,7 @@
 #include "conf.h"
 
 void
-vmrun_opts_defaults(struct vmrun_opts *o)
+liq_opts_defaults(struct liq_opts *o)
 {
     memset(o, 0, sizeof(*o));
     o->n[0] = o->n[1] = o->n[2] = 64;
@@ -157,7 +158,7 @@ opt_bool(const char *s, int *out)
 static int
 opt_path(char *dst, const char *s)
 {
-    if (s == NULL || *s == '\0' || strlen(s) >= VMRUN_PATH_MAX)
+    if (s == NULL || *s == '\0' || strlen(s) >= LIQ_PATH_MAX)
         return -1;
     strcpy(dst, s);
     return 0;
@@ -167,7 +168,7 @@ opt_path(char *dst, const char *s)
 static int
 opt_hosts(char *dst, const char *s)
 {
-    if (s == NULL || *s == '\0' || strlen(s) >= VMRUN_PATH_MAX || *s == ',' ||
+    if (s == NULL || *s == '\0' || strlen(s) >= LIQ_PATH_MAX || *s == ',' ||
         s[strlen(s) - 1] == ',' || strstr(s, ",,") != NULL)
         return -1;
     for (const char *p = s; *p; p++)
@@ -181,7 +182,7 @@ opt_hosts(char *dst, const char *s)
 /* The job: grid, kernel, iterations, placement.  Returns 0 when set, -1
  * with err when the value is bad, 1 when key is none of them. */
 static int
-set_job_option(struct vmrun_opts *o, const char *key, const char *value, char *err,
+set_job_option(struct liq_opts *o, const char *key, const char *value, char *err,
                size_t errlen)
 {
     long long v;
@@ -235,7 +236,7 @@ set_job_option(struct vmrun_opts *o, const char *key, const char *value, char *e
 /* What the run prints and writes.  Returns 0 when set, -1 with err when the value is
  * bad, 1 when key is none of them. */
 static int
-set_output_option(struct vmrun_opts *o, const char *key, const char *value, char *err,
+set_output_option(struct liq_opts *o, const char *key, const char *value, char *err,
                   size_t errlen)
 {
     long long v;
@@ -271,10 +272,10 @@ set_output_option(struct vmrun_opts *o, const char *key, const char *value, char
 }
 
 /* The picture of the final field (liq_png.c); its range against the grid is
- * vmrun_fields_check's.  Returns 0 when set, -1 with err when the value is
+ * liq_fields_check's.  Returns 0 when set, -1 with err when the value is
  * bad, 1 when key is none of them. */
 static int
-set_field_option(struct vmrun_opts *o, const char *key, const char *value, char *err,
+set_field_option(struct liq_opts *o, const char *key, const char *value, char *err,
                  size_t errlen)
 {
     if (strcmp(key, "png") == 0) {
@@ -297,7 +298,7 @@ set_field_option(struct vmrun_opts *o, const char *key, const char *value, char 
 /* Balancing and reclaim.  Returns 0 when set, -1 with err when the value is
  * bad, 1 when key is none of them. */
 static int
-set_balance_option(struct vmrun_opts *o, const char *key, const char *value, char *err,
+set_balance_option(struct liq_opts *o, const char *key, const char *value, char *err,
                    size_t errlen)
 {
     long long v;
@@ -349,8 +350,8 @@ set_balance_option(struct vmrun_opts *o, const char *key, const char *value, cha
 }
 
 int
-vmrun_opt_set(struct vmrun_opts *o, const char *name, const char *value, char *err,
-              size_t errlen)
+liq_opt_set(struct liq_opts *o, const char *name, const char *value, char *err,
+            size_t errlen)
 {
     char key[64];
     size_t i;
@@ -421,7 +422,7 @@ job_value(const config_setting_t *s, char *buf, size_t len)
 }
 
 int
-vmrun_job_file(struct vmrun_opts *o, const char *path, char *err, size_t errlen)
+liq_opts_file(struct liq_opts *o, const char *path, char *err, size_t errlen)
 {
     struct conf_diag diag;
     config_t cfg;
@@ -440,7 +441,7 @@ vmrun_job_file(struct vmrun_opts *o, const char *path, char *err, size_t errlen)
     for (int i = 0; i < config_setting_length(root); i++) {
         config_setting_t *s = config_setting_get_elem(root, (unsigned)i);
         const char *name = config_setting_name(s);
-        char value[VMRUN_PATH_MAX], why[512];
+        char value[LIQ_PATH_MAX], why[512];
         int line = (int)config_setting_source_line(s), n;
 
         if (job_value(s, value, sizeof(value)) != 0)
@@ -450,9 +451,9 @@ vmrun_job_file(struct vmrun_opts *o, const char *path, char *err, size_t errlen)
             for (char *c = value; *c; c++)
                 if (*c == ',')
                     *c = 'x';
-            if (vmrun_opt_set(o, name, value, why, sizeof(why)) == 0)
+            if (liq_opt_set(o, name, value, why, sizeof(why)) == 0)
                 continue;
-        } else if (vmrun_opt_set(o, name, value, why, sizeof(why)) == 0) {
+        } else if (liq_opt_set(o, name, value, why, sizeof(why)) == 0) {
             continue;
         }
         nerr++;
@@ -473,8 +474,20 @@ allowed_has(const char *const *allowed, const char *name)
     return 0;
 }
 
+void
+liq_opts_usage(FILE *fp, const char *name, const char *const *synopsis, const char *text)
+{
+    int indent = (int)strlen("usage: ") + (int)strlen(name) + 1;
+
+    fprintf(fp, "usage: %s %s\n", name, synopsis[0]);
+    for (int i = 1; synopsis[i] != NULL; i++)
+        fprintf(fp, "%*s%s\n", indent, "", synopsis[i]);
+    fputs(text, fp);
+}
+
 int
-vmrun_parse_args(struct vmrun_opts *o, int argc, char **argv, const char *const *allowed)
+liq_opts_parse(struct liq_opts *o, const char *cmd, int argc, char **argv,
+               const char *const *allowed)
 {
     char err[4096];
 
@@ -484,12 +497,12 @@ vmrun_parse_args(struct vmrun_opts *o, int argc, char **argv, const char *const 
             const char *path = argv[i][5] == '=' ? argv[i] + 6 : (i + 1 < argc ? argv[++i] : NULL);
 
             if (path == NULL) {
-                fprintf(stderr, "vmrun %s: --job needs a file name\n", argv[0]);
-                return VMRUN_EXIT_USAGE;
+                fprintf(stderr, "%s: --job needs a file name\n", cmd);
+                return LIQ_EXIT_USAGE;
             }
-            if (vmrun_job_file(o, path, err, sizeof(err)) != 0) {
+            if (liq_opts_file(o, path, err, sizeof(err)) != 0) {
                 fprintf(stderr, "%s", err);
-                return VMRUN_EXIT_USAGE;
+                return LIQ_EXIT_USAGE;
             }
         }
     }
@@ -501,16 +514,15 @@ vmrun_parse_args(struct vmrun_opts *o, int argc, char **argv, const char *const 
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
             return -1;
         if (strncmp(a, "--", 2) != 0) {
-            fprintf(stderr, "vmrun %s: unexpected argument '%s' (vmrun %s --help)\n", argv[0], a,
-                    argv[0]);
-            return VMRUN_EXIT_USAGE;
+            fprintf(stderr, "%s: unexpected argument '%s' (%s --help)\n", cmd, a, cmd);
+            return LIQ_EXIT_USAGE;
         }
         a += 2;
         eq = strchr(a, '=');
         len = eq ? (size_t)(eq - a) : strlen(a);
         if (len >= sizeof(name) || len == 0) {
-            fprintf(stderr, "vmrun %s: unknown option '%s'\n", argv[0], argv[i]);
-            return VMRUN_EXIT_USAGE;
+            fprintf(stderr, "%s: unknown option '%s'\n", cmd, argv[i]);
+            return LIQ_EXIT_USAGE;
         }
         memcpy(name, a, len);
         name[len] = '\0';
@@ -519,9 +531,8 @@ vmrun_parse_args(struct vmrun_opts *o, int argc, char **argv, const char *const 
             continue;
         }
         if (!allowed_has(allowed, name)) {
-            fprintf(stderr, "vmrun %s: unknown option '--%s' (vmrun %s --help)\n", argv[0], name,
-                    argv[0]);
-            return VMRUN_EXIT_USAGE;
+            fprintf(stderr, "%s: unknown option '--%s' (%s --help)\n", cmd, name, cmd);
+            return LIQ_EXIT_USAGE;
         }
         if (eq != NULL)
             value = eq + 1;
@@ -529,9 +540,9 @@ vmrun_parse_args(struct vmrun_opts *o, int argc, char **argv, const char *const 
             value = "-"; /* a bare --json: the report on stdout */
         else if (strcmp(name, "verify") != 0 && strcmp(name, "quiet") != 0)
             value = i + 1 < argc ? argv[++i] : NULL;
-        if (vmrun_opt_set(o, name, value, err, sizeof(err)) != 0) {
-            fprintf(stderr, "vmrun %s: %s\n", argv[0], err);
-            return VMRUN_EXIT_USAGE;
+        if (liq_opt_set(o, name, value, err, sizeof(err)) != 0) {
+            fprintf(stderr, "%s: %s\n", cmd, err);
+            return LIQ_EXIT_USAGE;
         }
     }
     return 0;
@@ -554,7 +565,7 @@ vmrun_parse_args(struct vmrun_opts *o, int argc, char **argv, const char *const 
  * each other there, so runs took either (10 ran 20.2 s, 5 18.4 s).
  */
 static int
-halo_for_latency(const struct vmrun_opts *o, const struct liq_geom *g, const int *owner,
+halo_for_latency(const struct liq_opts *o, const struct liq_geom *g, const int *owner,
                  int h, int max, int span, double lambda, double speed)
 {
     double points = (double)g->n[0] * g->n[1] * g->n[2], best_t = -1;
@@ -579,8 +590,8 @@ halo_for_latency(const struct vmrun_opts *o, const struct liq_geom *g, const int
 }
 
 int
-vmrun_halo(const struct vmrun_opts *o, const struct liq_geom *g, const int *owner, double lambda,
-           double speed)
+liq_opts_halo(const struct liq_opts *o, const struct liq_geom *g, const int *owner, double lambda,
+              double speed)
 {
     int span = o->balance && o->epoch < o->iters ? o->epoch : o->iters, h, blocks, max;
 

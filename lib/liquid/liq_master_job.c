@@ -1,13 +1,13 @@
 /*
- * vmrun_job.c - the JOB message (liq.h, "the worker"): what the master
+ * liq_master_job.c - the JOB message (liq.h, "the worker"): what the master
  * tells every worker of a job -- the grid, the kernel, the iterations,
  * the epoch, the heavy region, the halo, the seed, the workers' tids and
  * the owner of every quantum.  The job's start sends it to all the
- * workers (vmrun_stencil.c), and reclaim (seed 002) to the workers that
- * rejoin at an epoch boundary (vmrun_liquid.c); so it has a file of its
+ * workers (liq_master.c), and reclaim (seed 002) to the workers that
+ * rejoin at an epoch boundary (liq_master_balance.c); so it has a file of its
  * own that both use.
  */
-#include "vmrun_job.h"
+#include "liq_master.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,8 +17,8 @@
 #include "pvm3.h"
 
 int
-job_send(struct vmrun_vm *vm, const struct vmrun_opts *o, const struct job_stats *st,
-         int *to, int nto, int start)
+liq_master_job_send(struct liq_vm *vm, const struct liq_opts *o, const struct liq_stats *st,
+                    int *to, int nto, int start)
 {
     int hdr[LIQ_JOB_HDR], seed[2], rc;
     int *owner = malloc((size_t)st->g.nquanta * sizeof(int));
@@ -33,7 +33,7 @@ job_send(struct vmrun_vm *vm, const struct vmrun_opts *o, const struct job_stats
     hdr[LIQ_JOB_NQUANTA] = st->g.nquanta;
     hdr[LIQ_JOB_KERNEL] = (int)o->kernel;
     hdr[LIQ_JOB_ITERS] = o->iters;
-    hdr[LIQ_JOB_GATHER] = vmrun_gathers(o);
+    hdr[LIQ_JOB_GATHER] = liq_opts_gathers(o);
     hdr[LIQ_JOB_EPOCH] = o->balance ? o->epoch : 0;
     hdr[LIQ_JOB_HEAVY] = o->heavy;
     hdr[LIQ_JOB_START] = start;
