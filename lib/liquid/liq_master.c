@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +107,14 @@ static const char *const stencil_opts[] = {
     "svg", "halo", "png", "slice", "field", NULL
 };
 
+/* A program's own update: its kernel is its own, and it may check its reach. */
+static const char *const user_opts[] = {
+    "grid", "iters", "quanta", "hosts", "tasks-per-host", "decomp", "verify", "json",
+    "output", "seed", "network", "probe-seconds", "quiet", "balance", "epoch", "heavy",
+    "min-gain", "reclaim", "reclaim-below", "reclaim-after", "rejoin-above", "rejoin-after",
+    "svg", "halo", "png", "slice", "field", "check-reach", NULL
+};
+
 static void
 stats_free(struct liq_stats *st)
 {
@@ -120,6 +129,7 @@ stats_free(struct liq_stats *st)
     free(st->wpass);
     free(st->wcpu);
     liq_mb_free(st);
+    liq_mu_free(st);
     kern_box_free(&st->field);
 }
 
@@ -130,7 +140,7 @@ decompose(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
 {
     struct decomp_job job;
     struct decomp_spec spec;
-    int ext[3], rc, phases = o->kernel == LIQ_RBGS ? 2 : 1;
+    int ext[3], rc, phases = liq_halo_depth(o->kernel, 1);
     double *model = NULL;
 
     liq_geom_max_extent(&st->g, ext);
@@ -146,7 +156,7 @@ decompose(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
         st->qweight[q] = (double)(hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
     }
     memset(&job, 0, sizeof(job));
-    job.name = o->kernel == LIQ_RBGS ? "rbgs" : "jacobi";
+    job.name = liq_kernel_name(o);
     job.grid.ndim = 3;
     for (int a = 0; a < 3; a++)
         job.grid.dim[a] = (uint32_t)st->g.q[a];
@@ -253,10 +263,12 @@ take_field(struct liq_vm *vm, struct liq_stats *st)
 {
     int hdr[4], lo[3], hi[3], bytes, tag, src;
     size_t plane;
+    struct kern_box *b = NULL;
 
     pvm_bufinfo(pvm_getrbuf(), &bytes, &tag, &src);
     pvm_upkint(hdr, 4, 1);
-    if (hdr[0] < 0 || hdr[0] >= st->g.nquanta || st->owner[hdr[0]] != liq_vm_worker(vm, src))
+    if (hdr[0] < 0 || hdr[0] >= st->g.nquanta || st->owner[hdr[0]] != liq_vm_worker(vm, src) ||
+        (b = liq_mu_field(st, hdr[3])) == NULL)
         goto bad;
     liq_quantum_extent(&st->g, hdr[0], lo, hi);
     if (hdr[1] < 1 || hdr[2] < hdr[1] || hdr[2] > hi[2] - lo[2])
@@ -266,7 +278,7 @@ take_field(struct liq_vm *vm, struct liq_stats *st)
         goto bad;
     for (int k = hdr[1]; k <= hdr[2]; k++)
         for (int j = 1; j <= hi[1] - lo[1]; j++) {
-            if (pvm_upkdouble(kern_at(&st->field, lo[0] + 1, lo[1] + j, lo[2] + k),
+            if (pvm_upkdouble(kern_at(b, lo[0] + 1, lo[1] + j, lo[2] + k),
                               hi[0] - lo[0], 1) < 0)
                 goto bad;
             st->field_points += (size_t)(hi[0] - lo[0]);
@@ -337,12 +349,15 @@ static int
 run_job(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
 {
     int gather = liq_opts_gathers(o);
-    size_t want = (size_t)st->g.n[0] * st->g.n[1] * st->g.n[2];
+    size_t want = (size_t)st->g.n[0] * st->g.n[1] * st->g.n[2] * (size_t)st->nfields;
     double t0 = liq_vm_now(), last = t0;
 
     if (liq_mb_init(vm, o, st) != 0)
         return -1;
-    if (gather) {
+    if (o->user != NULL) {
+        if (liq_mu_gather_alloc(vm, o, st) != 0)
+            return -1;
+    } else if (gather) {
         struct kern_box rhs;
 
         /* Ghosts hold the Dirichlet values the reference has too. */
@@ -394,6 +409,9 @@ run_job(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
                 return -1;
         } else if (tag == LIQ_TAG_LEFT) {
             if (liq_mb_left(vm, o, st, w) != 0)
+                return -1;
+        } else if (tag == LIQ_TAG_REDUCE) {
+            if (liq_mu_reduce(vm, o, st, w) != 0)
                 return -1;
         }
     }
@@ -453,7 +471,7 @@ json_report(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o,
 
     fprintf(fp, "{\"job\":{\"grid\":[%d,%d,%d],\"iters\":%d,\"kernel\":\"%s\",\"quanta_per_host\":%d,"
                 "\"tasks_per_host\":%d,\"seed\":%" PRIu64 "},",
-            st->g.n[0], st->g.n[1], st->g.n[2], o->iters, o->kernel == LIQ_RBGS ? "rbgs" : "jacobi",
+            st->g.n[0], st->g.n[1], st->g.n[2], o->iters, liq_kernel_name(o),
             o->quanta, o->tasks_per_host, o->seed);
     liq_bench_json(fp, vm);
     fprintf(fp, ",\"quanta\":{\"grid\":[%d,%d,%d],\"count\":%d},", st->g.q[0], st->g.q[1],
@@ -542,7 +560,7 @@ summary(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o, const struc
     double points = (double)st->g.n[0] * st->g.n[1] * st->g.n[2];
 
     fprintf(fp, "job: %s %dx%dx%d, %d iterations, %d quanta (%dx%dx%d) on %d worker%s, method %s\n",
-            o->kernel == LIQ_RBGS ? "rbgs" : "jacobi", st->g.n[0], st->g.n[1], st->g.n[2], o->iters,
+            liq_kernel_name(o), st->g.n[0], st->g.n[1], st->g.n[2], o->iters,
             st->g.nquanta, st->g.q[0], st->g.q[1], st->g.q[2], vm->nworkers,
             vm->nworkers == 1 ? "" : "s", decomp_method_name(st->method));
     fprintf(fp, "run: %.3f s (setup included), %.2f ms/iteration, %.1f Mupdates/s, BE %.2f, communication %.0f%%\n",
@@ -645,7 +663,7 @@ placed(const struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
 
     for (int w = 0; w < vm->nworkers; w++)
         speed += vm->wspeed[w];
-    st->halo = liq_opts_halo(o, &st->g, st->owner, vm->lambda, speed);
+    st->halo = liq_mu_halo(o, st, liq_opts_halo(o, &st->g, st->owner, vm->lambda, speed));
     st->halo_work = liq_halo_work(&st->g, o->kernel, st->halo, st->owner, o->heavy);
     for (int q = 0; q < st->g.nquanta; q++)
         st->wquanta[st->owner[q]]++;
@@ -700,15 +718,26 @@ liq_stencil_main(const struct liq_program *prog, int argc, char **argv)
     double t0 = liq_vm_now(), t;
     FILE *out;
 
+    struct liq_program up;
+
     if ((rc = stencil_worker(prog, argc, argv)) >= 0)
         return rc;
     liq_opts_defaults(&o);
-    if ((rc = liq_opts_parse(&o, prog->name, argc, argv, stencil_opts)) != 0) {
+    o.user = (struct liquid *)(uintptr_t)prog->user;
+    rc = liq_opts_parse(&o, prog->name, argc, argv, o.user != NULL ? user_opts : stencil_opts);
+    if (rc != 0) {
         if (rc < 0) {
             liq_opts_usage(stdout, prog->name, stencil_synopsis, stencil_text);
+            if (o.user != NULL)
+                liq_user_opts_usage(stdout, o.user);
             return LIQ_EXIT_OK;
         }
         return rc;
+    }
+    if (o.user != NULL) {
+        if ((rc = liq_mu_prepare(o.user, &o, prog, &up)) != 0)
+            return rc == -2 ? LIQ_EXIT_FAIL : LIQ_EXIT_USAGE;
+        prog = &up;
     }
     if (o.balance && o.reclaim && o.rejoin_above <= o.reclaim_below) {
         fprintf(stderr, "%s: --rejoin-above (%g) must be above --reclaim-below (%g), "
@@ -736,7 +765,8 @@ liq_stencil_main(const struct liq_program *prog, int argc, char **argv)
     }
     liq_geom_max_extent(&st.g, ext);
     /* The probe's blocks; the job's halo follows the placement's regions. */
-    st.halo = liq_opts_halo(&o, &st.g, NULL, 0, 0);
+    liq_mu_geom(&o, &st);
+    st.halo = liq_mu_halo(&o, &st, liq_opts_halo(&o, &st.g, NULL, 0, 0));
     t = liq_vm_now();
     if (liq_vm_bench(&vm, ext, o.kernel, o.probe_seconds, st.halo) != 0)
         goto out;
@@ -754,10 +784,12 @@ liq_stencil_main(const struct liq_program *prog, int argc, char **argv)
         print_placement(out, &o, &st);
     if (run_job(&vm, &o, &st) != 0)
         goto out;
-    if (o.verify && verify(&vm, &o, &st) != 0)
+    if (o.verify && (o.user != NULL ? liq_mu_verify(&vm, &o, &st) : verify(&vm, &o, &st)) != 0)
         goto out;
-    if ((o.output[0] != '\0' || o.png[0] != '\0') &&
-        liq_fields_write(&o, &st.field, st.checksum, vm.why, sizeof(vm.why)) != 0)
+    if (o.user != NULL ? liq_mu_finish(&vm, &o, &st) != 0
+                       : (o.output[0] != '\0' || o.png[0] != '\0') &&
+                             liq_fields_write(&o, &st.field, st.checksum, vm.why,
+                                              sizeof(vm.why)) != 0)
         goto out;
     failed = 0;
 out:

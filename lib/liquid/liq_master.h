@@ -38,6 +38,7 @@
 #include "kern.h"
 #include "liq.h"
 #include "liq_io.h"
+#include "liq_user.h"
 
 #define LIQ_EXIT_OK 0
 #define LIQ_EXIT_FAIL 1
@@ -95,6 +96,9 @@ struct liq_opts {
     int n[3];                   /* grid interior points per axis */
     int iters;
     enum liq_kernel kernel;
+    struct liquid *user;        /* a program's own update (liquid.h): its options are
+                                 * the job's too; NULL for the built-in kernels */
+    int check_reach;            /* --check-reach: look for reads beyond the reach first */
     int quanta;                 /* quanta per host */
     char hosts[LIQ_PATH_MAX];   /* comma-separated host names; "" = every host */
     int tasks_per_host;
@@ -147,7 +151,8 @@ void liq_opts_usage(FILE *fp, const char *name, const char *const *synopsis, con
 static inline int
 liq_opts_gathers(const struct liq_opts *o)
 {
-    return o->verify || o->output[0] != '\0' || o->png[0] != '\0';
+    return o->verify || o->output[0] != '\0' || o->png[0] != '\0' ||
+           (o->user != NULL && o->user->keep);
 }
 
 /* ---- the final field in files (liq_fields.c) ---- */
@@ -159,6 +164,19 @@ liq_opts_gathers(const struct liq_opts *o)
  * file to be written writable (its directory exists and lets us in).  0, or
  * -1 with why set. */
 int liq_fields_check(const struct liq_opts *o, char *why, size_t len);
+/* The fields of a job as files see them. */
+struct liq_field_set {
+    int nf;
+    const char *name[LIQUID_MAX_FIELDS];
+    const struct kern_box *box[LIQUID_MAX_FIELDS]; /* ghosts included, interior at 1..n */
+    long iteration;
+    double time;
+    int geom;                   /* origin and spacing below, else the unit cube's */
+    double origin[3], spacing[3];
+};
+/* The same for several named fields (raw output: one after the other). */
+int liq_fields_write_set(const struct liq_opts *o, const struct liq_field_set *set,
+                         uint64_t checksum, char *why, size_t len);
 /* Write --output (raw doubles, or HDF5 with its XDMF file) and --png from
  * the gathered field (ghosts included, interior at 1..n).  0, or -1 with
  * why set. */
@@ -319,7 +337,44 @@ struct liq_stats {
     size_t diffs;
     struct kern_box field;      /* the gathered field, when asked */
     size_t field_points;
+    /* a program's own update (liq_master_user.c) */
+    int nfields;                /* fields gathered: 1 for the built-in kernels */
+    struct kern_box more[LIQUID_MAX_FIELDS]; /* fields 1.. (field 0 is `field`) */
+    int iters_done;             /* iterations the job ran: an until may stop it early */
+    int red_it, red_got;        /* the reduction point being gathered; quanta in */
+    double *red_part;           /* nquanta x nred partials, by quantum id */
+    char *red_have;             /* per quantum: its partials came */
+    int stopped;                /* the until rule stopped the job there */
 };
+
+/* ---- a program's own update on the master (liq_master_user.c) ---- */
+
+/* The kernel's name in reports: jacobi, rbgs, or the program's. */
+const char *liq_kernel_name(const struct liq_opts *o);
+/* Once the options are read: the setup callback, the kernel, an epoch a
+ * multiple of the reductions' stride, --check-reach, and *up: prog with
+ * the workers' argv (the program's options as NAME=VALUE).  0, or -1
+ * after printing why. */
+int liq_mu_prepare(struct liquid *lq, struct liq_opts *o, const struct liq_program *prog,
+                   struct liq_program *up);
+/* The geometry of the job's own update, and the halo no deeper than a
+ * periodic axis allows. */
+void liq_mu_geom(const struct liq_opts *o, struct liq_stats *st);
+int liq_mu_halo(const struct liq_opts *o, const struct liq_stats *st, int halo);
+/* The gathered fields' boxes, before the job; 0 or -1 (vm->why). */
+int liq_mu_gather_alloc(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st);
+/* Field f's gathered box, or NULL. */
+struct kern_box *liq_mu_field(struct liq_stats *st, int f);
+/* A LIQ_TAG_REDUCE message from worker w: once every quantum's partials
+ * of the point are in, the values, the until rule and the verdict to
+ * every worker.  0, or -1 with vm->why set. */
+int liq_mu_reduce(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int w);
+/* --verify for a program's own update: every field's bits, the
+ * iterations, the reductions.  0, or -1 with vm->why set. */
+int liq_mu_verify(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st);
+/* The files and the program's results (liquid_result, liquid_iterations). */
+int liq_mu_finish(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st);
+void liq_mu_free(struct liq_stats *st);
 
 /* liq_master_job.c: the JOB message for the workers in to[nto] (all of the
  * job's slots; 0 for none), starting at iteration start.  0, or -1 with

@@ -362,12 +362,22 @@ liq_opt_set(struct liq_opts *o, const char *name, const char *value, char *err,
     for (i = 0; name[i]; i++)
         key[i] = name[i] == '_' ? '-' : name[i];
     key[i] = '\0';
-    if (value == NULL && strcmp(key, "verify") != 0 && strcmp(key, "quiet") != 0)
+    if (o->user != NULL && strcmp(key, "check-reach") == 0) {
+        if (value != NULL && strcmp(value, "true") != 0 && strcmp(value, "false") != 0)
+            return opt_error(err, errlen, "--check-reach: expected true or false, got '%s'",
+                             value);
+        o->check_reach = value == NULL || strcmp(value, "true") == 0;
+        return 0;
+    }
+    if (value == NULL && strcmp(key, "verify") != 0 && strcmp(key, "quiet") != 0 &&
+        (o->user == NULL || !liq_user_opt_known(o->user, key)))
         return opt_error(err, errlen, "--%s needs a value", key);
     if ((rc = set_job_option(o, key, value, err, errlen)) != 1 ||
         (rc = set_output_option(o, key, value, err, errlen)) != 1 ||
         (rc = set_balance_option(o, key, value, err, errlen)) != 1 ||
         (rc = set_field_option(o, key, value, err, errlen)) != 1)
+        return rc;
+    if (o->user != NULL && (rc = liq_user_opt_set(o->user, key, value, err, errlen)) != 1)
         return rc;
     return opt_error(err, errlen, "unknown option '--%s'", key);
 }
@@ -530,7 +540,8 @@ liq_opts_parse(struct liq_opts *o, const char *cmd, int argc, char **argv,
             i += eq == NULL;
             continue;
         }
-        if (!allowed_has(allowed, name)) {
+        if (!allowed_has(allowed, name) &&
+            (o->user == NULL || !liq_user_opt_known(o->user, name))) {
             fprintf(stderr, "%s: unknown option '--%s' (%s --help)\n", cmd, name, cmd);
             return LIQ_EXIT_USAGE;
         }
@@ -538,7 +549,8 @@ liq_opts_parse(struct liq_opts *o, const char *cmd, int argc, char **argv,
             value = eq + 1;
         else if (strcmp(name, "json") == 0 && (i + 1 >= argc || strncmp(argv[i + 1], "--", 2) == 0))
             value = "-"; /* a bare --json: the report on stdout */
-        else if (strcmp(name, "verify") != 0 && strcmp(name, "quiet") != 0)
+        else if (strcmp(name, "verify") != 0 && strcmp(name, "quiet") != 0 &&
+                 strcmp(name, "check-reach") != 0)
             value = i + 1 < argc ? argv[++i] : NULL;
         if (liq_opt_set(o, name, value, err, sizeof(err)) != 0) {
             fprintf(stderr, "%s: %s\n", cmd, err);

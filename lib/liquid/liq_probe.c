@@ -46,6 +46,11 @@ liq_probe(struct liq_worker *w)
     w->it = 0;
     memset(&w->g, 0, sizeof(w->g));
     memcpy(w->g.n, ext, sizeof(w->g.n));
+    /* The probe's box is a grid of its own to the program's setup. */
+    if (w->user != NULL && liq_user_setup(liq_user_spec, ext, w->halo) != 0) {
+        liq_fail(w, "probe: %s", liq_user_spec->err);
+        return;
+    }
     w->seed = 1;
     liq_coeffs(ext, &w->c, &w->c2);
     /* A box with no halo, run in the job's blocks: the kernel's speed. */

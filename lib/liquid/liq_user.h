@@ -11,7 +11,9 @@
 #ifndef LIQUIDVM_LIQ_USER_H
 #define LIQUIDVM_LIQ_USER_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "kern.h"
 #include "liquid.h"
@@ -66,6 +68,8 @@ struct liquid {
     int nopt;
     struct liq_user_opt opt[LIQ_USER_OPTS];
     int keep;
+    char *wargv[LIQ_USER_OPTS + 2];             /* the workers' argv (liq_mu_prepare) */
+    char wbuf[LIQ_USER_OPTS][LIQUID_NAME_MAX + 32];
     /* what the master learnt */
     int master;
     int iters_done;
@@ -73,6 +77,13 @@ struct liquid {
     int redset[LIQUID_MAX_REDUCTIONS];
     double *result[LIQUID_MAX_FIELDS];
 };
+
+/* The program's options (liq_master_user.c): is key one, set it from
+ * text (0, 1 when key is none of them, -1 with err set), list them. */
+int liq_user_opt_known(struct liquid *lq, const char *key);
+int liq_user_opt_set(struct liquid *lq, const char *key, const char *value, char *err,
+                     size_t len);
+void liq_user_opts_usage(FILE *fp, const struct liquid *lq);
 
 /* The description the worker serves (liquid_run sets it). */
 extern struct liquid *liq_user_spec;

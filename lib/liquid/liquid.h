@@ -111,8 +111,10 @@ typedef double (*liquid_reduce_fn)(const struct liquid_box *b, void *arg);
 
 /* Called in every process once the grid and the iterations are known
  * (after the options, before the job starts): where the description
- * depends on them, e.g. a time step from the spacing.  0, or non-zero to
- * stop with liquid_error's message (set it with liquid_fail). */
+ * depends on them, e.g. a time step from the spacing.  A worker calls it
+ * again for each grid it runs the update on (the speed probe's box is one
+ * of its own first), so it replaces what an earlier call made.  0, or
+ * non-zero to stop with liquid_error's message (set it with liquid_fail). */
 typedef int (*liquid_setup_fn)(struct liquid *lq, const int n[3], int iters, void *arg);
 
 /* A job description; name is the program's name in messages and usage. */

@@ -1,0 +1,552 @@
+/*
+ * liq_master_user.c - a program's own stencil (liquid.h) as the job's
+ * master: liquid_run, the program's options on the job's command line and
+ * in its workers' argv, the reductions' verdicts, --verify against the
+ * one-process reference, --check-reach, the fields in files and the
+ * results the program reads back.  The job itself is liq_master.c's, as
+ * for the built-in kernels.
+ */
+#include "liq_master.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pvm3.h"
+
+const char *
+liq_kernel_name(const struct liq_opts *o)
+{
+    if (o->user != NULL)
+        return o->user->name;
+    return o->kernel == LIQ_RBGS ? "rbgs" : "jacobi";
+}
+
+/* ---- the program's options ---- */
+
+static struct liq_user_opt *
+opt_find(struct liquid *lq, const char *key)
+{
+    for (int i = 0; i < lq->nopt; i++) {
+        const char *a = lq->opt[i].name, *b = key;
+
+        /* '_' and '-' alike, as the job's own options */
+        while (*a && *b && (*a == *b || ((*a == '_' || *a == '-') && (*b == '_' || *b == '-')))) {
+            a++;
+            b++;
+        }
+        if (*a == '\0' && *b == '\0')
+            return &lq->opt[i];
+    }
+    return NULL;
+}
+
+int
+liq_user_opt_known(struct liquid *lq, const char *key)
+{
+    return opt_find(lq, key) != NULL;
+}
+
+int
+liq_user_opt_set(struct liquid *lq, const char *key, const char *value, char *err, size_t len)
+{
+    struct liq_user_opt *o = opt_find(lq, key);
+    char *end;
+
+    if (o == NULL)
+        return 1;
+    if (value == NULL || *value == '\0') {
+        snprintf(err, len, "--%s needs a value", key);
+        return -1;
+    }
+    errno = 0;
+    if (o->is_int) {
+        long v = strtol(value, &end, 10);
+
+        if (errno != 0 || *end != '\0' || v < -2147483647L || v > 2147483647L) {
+            snprintf(err, len, "--%s: expected an integer, got '%s'", key, value);
+            return -1;
+        }
+        *(int *)o->var = (int)v;
+    } else {
+        double v = strtod(value, &end);
+
+        if (errno != 0 || *end != '\0' || !isfinite(v)) {
+            snprintf(err, len, "--%s: expected a number, got '%s'", key, value);
+            return -1;
+        }
+        *(double *)o->var = v;
+    }
+    return 0;
+}
+
+void
+liq_user_opts_usage(FILE *fp, const struct liquid *lq)
+{
+    if (lq->nopt > 0)
+        fprintf(fp, "\n%s's own options:\n", lq->name);
+    for (int i = 0; i < lq->nopt; i++)
+        fprintf(fp, "  --%-22s %s\n", lq->opt[i].name, lq->opt[i].help);
+}
+
+/* The worker: the program's options as the master read them, then serve. */
+static int
+user_worker(struct liquid *lq, int argc, char **argv)
+{
+    char err[256];
+
+    for (int i = 2; i < argc; i++) {
+        char key[LIQUID_NAME_MAX], *eq = strchr(argv[i], '=');
+
+        if (eq == NULL || (size_t)(eq - argv[i]) >= sizeof(key)) {
+            fprintf(stderr, "%s %s: unexpected argument '%s'; the job's master spawns this\n",
+                    lq->name, LIQ_WORKER_ARG, argv[i]);
+            return LIQ_EXIT_USAGE;
+        }
+        memcpy(key, argv[i], (size_t)(eq - argv[i]));
+        key[eq - argv[i]] = '\0';
+        if (liq_user_opt_set(lq, key, eq + 1, err, sizeof(err)) != 0) {
+            fprintf(stderr, "%s %s: %s\n", lq->name, LIQ_WORKER_ARG,
+                    opt_find(lq, key) ? err : "an option this program does not have");
+            return LIQ_EXIT_USAGE;
+        }
+    }
+    if (liq_user_check(lq) != 0) {
+        fprintf(stderr, "%s\n", lq->err);
+        return LIQ_EXIT_USAGE;
+    }
+    liq_user_spec = lq;
+    return liq_worker_main();
+}
+
+int
+liquid_run(struct liquid *lq, int argc, char **argv)
+{
+    struct liq_program prog;
+
+    if (lq == NULL) {
+        fprintf(stderr, "liquid_run: no job description\n");
+        return LIQ_EXIT_USAGE;
+    }
+    if (argc >= 2 && strcmp(argv[1], LIQ_WORKER_ARG) == 0)
+        return user_worker(lq, argc, argv);
+    memset(&prog, 0, sizeof(prog));
+    prog.name = lq->name;
+    prog.user = lq;
+    lq->master = 1;
+    liq_user_spec = lq;
+    return liq_stencil_main(&prog, argc, argv);
+}
+
+/* ---- --check-reach ---- */
+
+/* Poison: values an update cannot read without its result showing it. */
+static const double poison[] = { NAN, 1e30, -1e30, 0.0, 1.0, 0.5 };
+
+#define CR 2            /* offsets checked: -CR..CR per axis */
+#define CB (2 * CR + 1) /* the box's interior extent per axis */
+
+static int
+in_reach(const struct liquid *lq, const int d[3], int two_d)
+{
+    int moved = 0;
+
+    for (int a = 0; a < 3; a++) {
+        int r = a == 2 && two_d ? 0 : lq->reach[a];
+
+        if (abs(d[a]) > r)
+            return 0;
+        moved += d[a] != 0;
+    }
+    return lq->shape == LIQUID_BOX || moved <= 1;
+}
+
+/* The update on the centre point of boxes u (levels as a job's), into res. */
+static int
+centre_run(const struct liquid *lq, struct liq_ubox *u, const int n[3], const int at[3],
+           double *res)
+{
+    struct liquid_box b;
+    const struct kern_box *c = u->lv[0][0];
+    ptrdiff_t o = (CR + 1) + c->bi * ((ptrdiff_t)(CR + 1) + (ptrdiff_t)c->bj * (CR + 1));
+    int rc;
+
+    memset(&b, 0, sizeof(b));
+    for (int a = 0; a < 3; a++) {
+        b.lo[a] = at[a];
+        b.n[a] = 1;
+    }
+    b.sj = c->bi;
+    b.sk = (ptrdiff_t)c->bi * c->bj;
+    b.nfields = lq->nf;
+    for (int f = 0; f < lq->nf; f++) {
+        b.in[f] = u->lv[0][f]->data + o;
+        b.out[f] = u->lv[u->nlev - 1][f]->data + o;
+        b.old[f] = u->nlev == 3 ? u->lv[1][f]->data + o : NULL;
+        res[f] = NAN;
+    }
+    b.colour = (at[0] + at[1] + at[2]) & 1;
+    b.iter = 1;
+    b.dt = lq->dt;
+    liq_user_spacing(lq, n, b.h, b.origin);
+    if ((rc = lq->update(&b, lq->uarg)) != 0)
+        return rc;
+    for (int f = 0; f < lq->nf; f++)
+        res[f] = b.out[f][0];
+    return 0;
+}
+
+/* Does the update read beyond its declared reach?  0 no, 1 yes (what says
+ * where), -1 it could not be checked. */
+static int
+check_reach(struct liquid *lq, const int n[3], char *what, size_t len)
+{
+    struct kern_box shape = { .ni = CB, .nj = CB, .nk = CB, .bi = CB + 2, .bj = CB + 2 };
+    struct liq_ubox u, fresh;
+    double base[LIQUID_MAX_FIELDS], got[LIQUID_MAX_FIELDS];
+    int at[3], two_d = n[2] == 1, nread, rc = 0;
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+
+    /* A point in the middle of the job's grid; its neighbourhood random. */
+    for (int a = 0; a < 3; a++)
+        at[a] = n[a] / 2;
+    shape.oi = at[0] - CR;
+    shape.oj = at[1] - CR;
+    shape.ok = at[2] - CR;
+    if (liq_ubox_make(&u, lq, n, &shape) != 0 || liq_ubox_make(&fresh, lq, n, &shape) != 0)
+        return -1;
+    nread = u.nlev == 3 ? 2 : 1;
+    for (int l = 0; l < u.nlev; l++)
+        for (int f = 0; f < u.nf; f++) {
+            struct kern_box *b = fresh.lv[l][f];
+
+            for (int k = 0; k < CB + 2; k++)
+                for (int j = 0; j < CB + 2; j++)
+                    for (int i = 0; i < CB + 2; i++) {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        /* 0s and 1s (a cellular automaton's states) and values between */
+                        *kern_at(b, i, j, k) = (x >> 11) % 3 == 0 ? (double)((x >> 20) & 1)
+                                                                  : (double)(x >> 11) * 0x1p-53;
+                    }
+        }
+    for (int i = 0; i < u.nlev * u.nf; i++)
+        kern_box_copy(&u.box[i], &fresh.box[i]);
+    if (centre_run(lq, &u, n, at, base) != 0) {
+        snprintf(what, len, "the update failed on a point of a %dx%dx%d box", CB, CB, CB);
+        rc = 1;
+    }
+    for (int dz = -CR; rc == 0 && dz <= CR; dz++)
+        for (int dy = -CR; rc == 0 && dy <= CR; dy++)
+            for (int dx = -CR; rc == 0 && dx <= CR; dx++) {
+                const int d[3] = { dx, dy, dz };
+
+                if (in_reach(lq, d, two_d))
+                    continue;
+                for (int l = 0; rc == 0 && l < nread; l++)
+                    for (int f = 0; rc == 0 && f < u.nf; f++)
+                        for (size_t p = 0; rc == 0 && p < sizeof(poison) / sizeof(poison[0]);
+                             p++) {
+                            for (int i = 0; i < u.nlev * u.nf; i++)
+                                kern_box_copy(&u.box[i], &fresh.box[i]);
+                            *kern_at(u.lv[l][f], CR + 1 + dx, CR + 1 + dy, CR + 1 + dz) =
+                                poison[p];
+                            if (centre_run(lq, &u, n, at, got) != 0 ||
+                                memcmp(base, got, (size_t)u.nf * sizeof(double)) != 0) {
+                                snprintf(what, len,
+                                         "the update reads %s%s at offset (%d,%d,%d), beyond its "
+                                         "declared reach (radius %d,%d,%d, %s)",
+                                         l == 1 ? "the level before of " : "", lq->f[f].name, dx,
+                                         dy, dz, lq->reach[0], lq->reach[1],
+                                         two_d ? 0 : lq->reach[2],
+                                         lq->shape == LIQUID_BOX ? "box" : "star");
+                                rc = 1;
+                            }
+                        }
+            }
+    liq_ubox_free(&u);
+    liq_ubox_free(&fresh);
+    return rc;
+}
+
+/* ---- before the job ---- */
+
+int
+liq_mu_prepare(struct liquid *lq, struct liq_opts *o, const struct liq_program *prog,
+               struct liq_program *up)
+{
+    int stride, k = 0;
+
+    if (liq_user_setup(lq, o->n, o->iters) != 0 || liq_user_check(lq) != 0) {
+        fprintf(stderr, "%s\n", lq->err);
+        return -1;
+    }
+    o->kernel = lq->levels == LIQUID_RED_BLACK ? LIQ_USER_RB : LIQ_USER;
+    stride = liq_user_stride(lq);
+    if (o->balance && stride > 0 && o->epoch % stride != 0) {
+        int e = (o->epoch + stride - 1) / stride * stride;
+
+        if (!o->quiet)
+            fprintf(stderr, "%s: epoch of %d iterations taken as %d, a multiple of the "
+                            "reductions' %d\n", lq->name, o->epoch, e, stride);
+        o->epoch = e;
+    }
+    if (o->check_reach) {
+        char what[512];
+        int rc = check_reach(lq, o->n, what, sizeof(what));
+
+        if (rc != 0) {
+            fprintf(stderr, "%s: --check-reach: %s\n", lq->name,
+                    rc < 0 ? "out of memory" : what);
+            return -2;
+        }
+        if (!o->quiet)
+            fprintf(stderr, "%s: --check-reach: the update reads nothing beyond its reach\n",
+                    lq->name);
+    }
+    /* The workers run with the program's options as this master read them. */
+    lq->wargv[k++] = (char *)(uintptr_t)LIQ_WORKER_ARG;
+    for (int i = 0; i < lq->nopt; i++) {
+        const struct liq_user_opt *p = &lq->opt[i];
+
+        if (p->is_int)
+            snprintf(lq->wbuf[i], sizeof(lq->wbuf[i]), "%s=%d", p->name, *(int *)p->var);
+        else
+            snprintf(lq->wbuf[i], sizeof(lq->wbuf[i]), "%s=%.17g", p->name, *(double *)p->var);
+        lq->wargv[k++] = lq->wbuf[i];
+    }
+    lq->wargv[k] = NULL;
+    *up = *prog;
+    up->worker_argv = (const char *const *)lq->wargv;
+    return 0;
+}
+
+void
+liq_mu_geom(const struct liq_opts *o, struct liq_stats *st)
+{
+    st->iters_done = o->iters;
+    st->nfields = o->user != NULL ? o->user->nf : 1;
+    if (o->user != NULL)
+        liq_user_geom(o->user, &st->g);
+}
+
+int
+liq_mu_halo(const struct liq_opts *o, const struct liq_stats *st, int halo)
+{
+    for (int a = 0; o->user != NULL && a < 3; a++)
+        while (halo > 1 && st->g.periodic[a] && liq_halo_depth(o->kernel, halo) > st->g.n[a])
+            halo--;
+    return halo;
+}
+
+int
+liq_mu_gather_alloc(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
+{
+    const int *n = st->g.n;
+
+    for (int f = 0; liq_opts_gathers(o) && f < st->nfields; f++) {
+        struct kern_box *b = f == 0 ? &st->field : &st->more[f];
+
+        if (kern_box_alloc(b, n[0], n[1], n[2], 0, 0) != 0) {
+            snprintf(vm->why, sizeof(vm->why), "out of memory for the %dx%dx%d fields", n[0],
+                     n[1], n[2]);
+            return -1;
+        }
+    }
+    if (o->user != NULL && o->user->nred > 0 &&
+        ((st->red_part = calloc((size_t)st->g.nquanta * (size_t)o->user->nred,
+                                sizeof(double))) == NULL ||
+         (st->red_have = calloc((size_t)st->g.nquanta, 1)) == NULL)) {
+        snprintf(vm->why, sizeof(vm->why), "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+struct kern_box *
+liq_mu_field(struct liq_stats *st, int f)
+{
+    if (f < 0 || f >= st->nfields)
+        return NULL;
+    return f == 0 ? &st->field : &st->more[f];
+}
+
+/* ---- during the job ---- */
+
+static int
+bad_reduce(struct liq_vm *vm, int w, const char *what)
+{
+    snprintf(vm->why, sizeof(vm->why), "worker t%x sent a malformed reduction (%s)",
+             (unsigned)vm->tids[w], what);
+    return -1;
+}
+
+int
+liq_mu_reduce(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int w)
+{
+    struct liquid *lq = o->user;
+    int it, count, due[LIQUID_MAX_REDUCTIONS], stop;
+
+    if (lq == NULL || lq->nred == 0 || st->red_part == NULL)
+        return bad_reduce(vm, w, "the job has no reductions");
+    if (pvm_upkint(&it, 1, 1) < 0 || pvm_upkint(&count, 1, 1) < 0 || it < 1 || it > o->iters ||
+        count < 0 || count > st->g.nquanta)
+        return bad_reduce(vm, w, "header");
+    if (st->red_got > 0 && it != st->red_it)
+        return bad_reduce(vm, w, "another iteration than the others'");
+    st->red_it = it;
+    for (int i = 0; i < count; i++) {
+        int id;
+
+        if (pvm_upkint(&id, 1, 1) < 0 || id < 0 || id >= st->g.nquanta || st->red_have[id] ||
+            pvm_upkdouble(st->red_part + (size_t)id * lq->nred, lq->nred, 1) < 0)
+            return bad_reduce(vm, w, "quantum");
+        st->red_have[id] = 1;
+        st->red_got++;
+    }
+    if (st->red_got < st->g.nquanta)
+        return 0;
+    for (int r = 0; r < lq->nred; r++) {
+        due[r] = liq_user_due(lq, r, it, o->iters);
+        if (due[r]) {
+            lq->redval[r] = liq_user_combine(lq, r, st->red_part, st->g.nquanta, lq->nred);
+            lq->redset[r] = 1;
+        }
+    }
+    stop = liq_user_stop(lq, lq->redval, due) && it < o->iters;
+    if (vm->progress && lq->until >= 0 && due[lq->until])
+        fprintf(stderr, "%s: iteration %d: %s %.6g%s\n", vm->who, it, lq->red[lq->until].name,
+                lq->redval[lq->until], stop ? ", below the tolerance: stopping" : "");
+    /* Every worker that may hold quanta waits for the verdict; one that
+     * has gone since makes its send fail, which is no matter here. */
+    for (int x = 0; x < vm->nworkers; x++) {
+        int msg[2] = { it, stop };
+
+        if (vm->tids[x] == 0)
+            continue;
+        pvm_initsend(PvmDataDefault);
+        pvm_pkint(msg, 2, 1);
+        (void)pvm_send(vm->tids[x], LIQ_TAG_VERDICT);
+    }
+    memset(st->red_have, 0, (size_t)st->g.nquanta);
+    st->red_got = 0;
+    if (stop) {
+        st->stopped = 1;
+        st->iters_done = it;
+    }
+    return 0;
+}
+
+/* ---- after it ---- */
+
+static uint64_t
+fields_checksum(const struct kern_box *b, int nf)
+{
+    uint64_t sum = 0;
+
+    for (int f = 0; f < nf; f++)
+        sum += liq_field_checksum(&b[f]) * (uint64_t)(2 * f + 1);
+    return sum;
+}
+
+int
+liq_mu_verify(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
+{
+    struct liquid *lq = o->user;
+    struct kern_box ref[LIQUID_MAX_FIELDS];
+    double red[LIQUID_MAX_REDUCTIONS];
+    int done, set[LIQUID_MAX_REDUCTIONS], rc;
+
+    if (vm->progress)
+        fprintf(stderr, "%s: verifying against the single-process reference (%d iterations)\n",
+                vm->who, st->iters_done);
+    rc = liq_user_reference(lq, &st->g, o->iters, ref, &done, red, set);
+    if (rc != 0) {
+        if (rc > 0)
+            snprintf(vm->why, sizeof(vm->why), "the reference run failed: the update returned %d",
+                     rc);
+        else
+            snprintf(vm->why, sizeof(vm->why), "the reference run failed: %s", strerror(-rc));
+        for (int f = 0; f < lq->nf; f++)
+            kern_box_free(&ref[f]);
+        return -1;
+    }
+    st->diffs = 0;
+    for (int f = 0; f < lq->nf; f++) {
+        struct kern_box *b = liq_mu_field(st, f);
+
+        for (int k = 1; k <= st->g.n[2]; k++)
+            for (int j = 1; j <= st->g.n[1]; j++)
+                for (int i = 1; i <= st->g.n[0]; i++)
+                    st->diffs += memcmp(kern_at(&ref[f], i, j, k), kern_at(b, i, j, k),
+                                        sizeof(double)) != 0;
+    }
+    st->verified = st->diffs == 0 && done == st->iters_done &&
+                   fields_checksum(ref, lq->nf) == st->checksum;
+    for (int r = 0; r < lq->nred; r++)
+        if (set[r] != lq->redset[r] ||
+            (set[r] && memcmp(&red[r], &lq->redval[r], sizeof(double)) != 0))
+            st->verified = 0;
+    if (!st->verified && vm->progress)
+        fprintf(stderr, "%s: the reference ran %d iterations, the job %d; %zu points differ\n",
+                vm->who, done, st->iters_done, st->diffs);
+    for (int f = 0; f < lq->nf; f++)
+        kern_box_free(&ref[f]);
+    return 0;
+}
+
+int
+liq_mu_finish(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
+{
+    struct liquid *lq = o->user;
+    struct liq_field_set set;
+    size_t npts = (size_t)st->g.n[0] * st->g.n[1] * st->g.n[2];
+
+    lq->iters_done = st->iters_done;
+    if (!liq_opts_gathers(o))
+        return 0;
+    memset(&set, 0, sizeof(set));
+    set.nf = lq->nf;
+    for (int f = 0; f < lq->nf; f++) {
+        set.name[f] = lq->f[f].name;
+        set.box[f] = liq_mu_field(st, f);
+    }
+    set.iteration = st->iters_done;
+    set.time = st->iters_done * lq->dt;
+    set.geom = 1;
+    liq_user_spacing(lq, st->g.n, set.spacing, set.origin);
+    if ((o->output[0] != '\0' || o->png[0] != '\0') &&
+        liq_fields_write_set(o, &set, st->checksum, vm->why, sizeof(vm->why)) != 0)
+        return -1;
+    for (int f = 0; lq->keep && f < lq->nf; f++) {
+        const struct kern_box *b = set.box[f];
+        double *d = malloc(npts * sizeof(double));
+
+        if (d == NULL) {
+            snprintf(vm->why, sizeof(vm->why), "out of memory for the results");
+            return -1;
+        }
+        for (int k = 0; k < b->nk; k++)
+            for (int j = 0; j < b->nj; j++)
+                memcpy(d + (size_t)b->ni * (j + (size_t)b->nj * k), kern_at(b, 1, j + 1, k + 1),
+                       (size_t)b->ni * sizeof(double));
+        free(lq->result[f]);
+        lq->result[f] = d;
+    }
+    return 0;
+}
+
+void
+liq_mu_free(struct liq_stats *st)
+{
+    for (int f = 1; f < LIQUID_MAX_FIELDS; f++)
+        kern_box_free(&st->more[f]);
+    free(st->red_part);
+    free(st->red_have);
+    st->red_part = NULL;
+    st->red_have = NULL;
+}
