@@ -301,8 +301,14 @@ static int
 liq_option(struct liquid *lq, const char *name, void *var, int is_int, const char *help)
 {
     struct liq_user_opt *o;
+    char plain[LIQUID_NAME_MAX];
 
-    if (!liq_name_ok(name) || var == NULL)
+    /* Options may say-it-with-dashes too. */
+    snprintf(plain, sizeof(plain), "%s", name != NULL ? name : "");
+    for (char *c = plain; *c; c++)
+        if (*c == '-')
+            *c = '_';
+    if (!liq_name_ok(plain) || var == NULL || strlen(name) >= LIQUID_NAME_MAX - 1)
         return liq_bad(lq, "option: \"%s\" is not a name", name ? name : "(null)");
     for (int i = 0; i < lq->nopt; i++)
         if (strcmp(lq->opt[i].name, name) == 0)
@@ -472,9 +478,14 @@ liq_user_stride(const struct liquid *lq)
 int
 liq_user_due(const struct liquid *lq, int r, int it, int iters)
 {
-    int every = lq->red[r].every;
+    int every = lq->red[r].every, u = lq->until;
 
-    return it > 0 && ((every > 0 && it % every == 0) || it == iters);
+    if (it <= 0)
+        return 0;
+    /* "After the last" is also wherever the until rule may stop the job. */
+    if (every == 0 && u >= 0 && lq->red[u].every > 0)
+        every = lq->red[u].every;
+    return (every > 0 && it % every == 0) || it == iters;
 }
 
 void

@@ -150,7 +150,8 @@ int liquid_fail(struct liquid *lq, const char *fmt, ...) __attribute__((format(p
 int liquid_update(struct liquid *lq, liquid_update_fn fn, void *arg);
 /*
  * A reduction, computed every `every` iterations and after the last
- * (every 0: after the last only):
+ * (every 0: after the last only, which with an until rule is wherever it
+ * may stop the job):
  * with fn NULL, op over the values of field (NORM2: sqrt of the sum of
  * squares); with fn, op over its partials.  The partials combine in an
  * order that does not depend on the placement, so every run gives the
@@ -162,7 +163,8 @@ int liquid_reduce(struct liquid *lq, const char *name, enum liquid_op op, int fi
  * --iters stays the maximum. */
 int liquid_until(struct liquid *lq, const char *name, double tol);
 
-/* Options of the program's own, parsed with the job's: --NAME VALUE, also
+/* Options of the program's own ([A-Za-z_][A-Za-z0-9_-]*), parsed with the
+ * job's: --NAME VALUE, also
  * as `NAME = VALUE;` in a --job file.  *var keeps its value when the option
  * is not given. */
 int liquid_option_int(struct liquid *lq, const char *name, int *var, const char *help);

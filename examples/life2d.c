@@ -1,0 +1,136 @@
+/*
+ * life2d - Conway's game of life on a torus: 2D, a 9-point box stencil,
+ * periodic boundaries, from a random soup.  With --check-serial 1 the
+ * master also runs the game the plain serial way and compares the boards.
+ *
+ *   life2d --grid 256x256x1 --iters 500 --hosts a,b,c --check-serial 1 --png life.png
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <liquid.h>
+
+struct life {
+    int n[2];
+    double density;
+    int check;
+};
+
+/* Alive or not, from a hash of the cell's indices. */
+static double
+soup_at(const struct life *g, int i, int j)
+{
+    uint64_t x = (uint64_t)i * 0x9e3779b97f4a7c15ull ^ (uint64_t)j * 0xc2b2ae3d27d4eb4full;
+
+    x ^= x >> 29;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 32;
+    return (double)(x >> 11) * 0x1p-53 < g->density ? 1 : 0;
+}
+
+static double
+soup(int field, const double x[3], void *arg)
+{
+    const struct life *g = arg;
+
+    (void)field;
+    return soup_at(g, (int)(x[0] * g->n[0] + 0.5), (int)(x[1] * g->n[1] + 0.5));
+}
+
+static int
+setup(struct liquid *lq, const int n[3], int iters, void *arg)
+{
+    struct life *g = arg;
+
+    (void)iters;
+    g->n[0] = n[0];
+    g->n[1] = n[1];
+    return n[2] == 1 ? 0 : liquid_fail(lq, "life2d: the grid is 2D (NXxNYx1)");
+}
+
+static int
+update(const struct liquid_box *b, void *arg)
+{
+    (void)arg;
+    for (int j = 0; j < b->n[1]; j++) {
+        const double *u = b->in[0] + j * b->sj;
+        double *v = b->out[0] + j * b->sj;
+
+        for (int i = 0; i < b->n[0]; i++) {
+            double s = u[i - b->sj - 1] + u[i - b->sj] + u[i - b->sj + 1] + u[i - 1] + u[i + 1] +
+                       u[i + b->sj - 1] + u[i + b->sj] + u[i + b->sj + 1];
+
+            v[i] = s == 3 || (s == 2 && u[i] == 1) ? 1 : 0;
+        }
+    }
+    return 0;
+}
+
+/* The game the plain way: a board, its wrapped neighbours, generation by generation. */
+static int
+serial_matches(const struct life *g, int gens, const double *got)
+{
+    int nx = g->n[0], ny = g->n[1], same;
+    double *a = malloc((size_t)nx * ny * sizeof(double)), *b = malloc((size_t)nx * ny * sizeof(double));
+
+    for (int j = 0; a != NULL && b != NULL && j < ny; j++)
+        for (int i = 0; i < nx; i++)
+            a[i + nx * j] = soup_at(g, i, j);
+    for (int t = 0; a != NULL && b != NULL && t < gens; t++) {
+        for (int j = 0; j < ny; j++)
+            for (int i = 0; i < nx; i++) {
+                int s = 0;
+
+                for (int dj = -1; dj <= 1; dj++)
+                    for (int di = -1; di <= 1; di++)
+                        if (di || dj)
+                            s += a[(i + di + nx) % nx + nx * ((j + dj + ny) % ny)] == 1;
+                b[i + nx * j] = s == 3 || (s == 2 && a[i + nx * j] == 1) ? 1 : 0;
+            }
+        double *x = a;
+
+        a = b;
+        b = x;
+    }
+    same = a != NULL && b != NULL && memcmp(a, got, (size_t)nx * ny * sizeof(double)) == 0;
+    free(a);
+    free(b);
+    return same;
+}
+
+int
+main(int argc, char **argv)
+{
+    struct life g = { { 0, 0 }, 0.3, 0 };
+    struct liquid *lq = liquid_new("life2d");
+    int rc;
+
+    if (lq == NULL || liquid_grid(lq, 128, 128, 1) != 0 || liquid_field(lq, "alive") != 0 ||
+        liquid_reach(lq, 1, 1, 0, LIQUID_BOX) != 0 ||
+        liquid_boundary(lq, LIQUID_ALL, LIQUID_PERIODIC, 0) != 0 ||
+        liquid_init(lq, 0, soup, &g) != 0 || liquid_setup(lq, setup, &g) != 0 ||
+        liquid_update(lq, update, NULL) != 0 || liquid_keep(lq) != 0 ||
+        liquid_option_double(lq, "density", &g.density, "share of cells alive at first (0.3)") ||
+        liquid_option_int(lq, "check-serial", &g.check, "1: compare with a serial run (0)") ||
+        liquid_reduce(lq, "population", LIQUID_SUM, 0, NULL, NULL, 0) < 0) {
+        fprintf(stderr, "life2d: %s\n", liquid_error(lq));
+        return 2;
+    }
+    rc = liquid_run(lq, argc, argv);
+    if (rc == 0 && liquid_is_master(lq)) {
+        double pop = 0;
+
+        liquid_reduction(lq, "population", &pop);
+        printf("life2d: %d generations, %.0f cells alive\n", liquid_iterations(lq), pop);
+        if (g.check && !serial_matches(&g, liquid_iterations(lq), liquid_result(lq, 0))) {
+            printf("life2d: the board DIFFERS from the serial game's\n");
+            rc = 1;
+        } else if (g.check) {
+            printf("life2d: the board is the serial game's, cell for cell\n");
+        }
+    }
+    liquid_free(lq);
+    return rc;
+}
