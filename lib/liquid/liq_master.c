@@ -334,7 +334,7 @@ take_done(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int
     }
     /* Its last move was at the last boundary (or at none: a move is
      * reported with the next epoch's report). */
-    int e = o->epoch > 0 ? liq_mb_plan_record((o->iters - 1) / o->epoch) : -1;
+    int e = o->epoch > 0 ? liq_mb_plan_record((st->iters_done - 1) / o->epoch) : -1;
 
     if (e >= 0 && e < st->nep && move > st->ep[e].move_s)
         st->ep[e].move_s = move;
@@ -506,9 +506,12 @@ json_report(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o,
     }
     fprintf(fp, "],\"time_s\":%.6g,\"run_s\":%.6g,\"time_per_iter_s\":%.6g,\"updates_per_s\":%.6g,"
                 "\"be\":%.4f,\"comm_share\":%.4f,",
-            st->t_total, st->t_run, o->iters ? st->t_iter / o->iters : 0.0,
-            st->t_iter > 0 ? points * o->iters / st->t_iter : 0.0, job_be(vm, st),
+            st->t_total, st->t_run, st->iters_done ? st->t_iter / st->iters_done : 0.0,
+            st->t_iter > 0 ? points * st->iters_done / st->t_iter : 0.0, job_be(vm, st),
             job_comm_share(vm, st));
+    fprintf(fp, "\"iterations_done\":%d,", st->iters_done);
+    if (o->user != NULL)
+        liq_mu_json(fp, o, st);
     fprintf(fp, "\"run_started_unix\":%.6f,", st->run_unix);
     fprintf(fp, "\"phases\":{\"benchmark_s\":%.6g,\"decompose_s\":%.6g,\"setup_s\":%.6g,"
                 "\"iterations_s\":%.6g,\"gather_s\":%.6g,\"verify_s\":%.6g},",
@@ -564,8 +567,8 @@ summary(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o, const struc
             st->g.nquanta, st->g.q[0], st->g.q[1], st->g.q[2], vm->nworkers,
             vm->nworkers == 1 ? "" : "s", decomp_method_name(st->method));
     fprintf(fp, "run: %.3f s (setup included), %.2f ms/iteration, %.1f Mupdates/s, BE %.2f, communication %.0f%%\n",
-            st->t_run, o->iters ? st->t_iter / o->iters * 1e3 : 0.0,
-            st->t_iter > 0 ? points * o->iters / st->t_iter / 1e6 : 0.0, job_be(vm, st),
+            st->t_run, st->iters_done ? st->t_iter / st->iters_done * 1e3 : 0.0,
+            st->t_iter > 0 ? points * st->iters_done / st->t_iter / 1e6 : 0.0, job_be(vm, st),
             100 * job_comm_share(vm, st));
     fprintf(fp, "phases: benchmark %.3f s, decompose %.3f s, run %.3f s, gather %.3f s, "
                 "verify %.3f s; total %.3f s\n",

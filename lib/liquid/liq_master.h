@@ -375,6 +375,8 @@ int liq_mu_verify(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats 
 /* The files and the program's results (liquid_result, liquid_iterations). */
 int liq_mu_finish(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st);
 void liq_mu_free(struct liq_stats *st);
+/* The report's "program":{...}, (with the comma): fields, reductions, the stop. */
+void liq_mu_json(FILE *fp, const struct liq_opts *o, const struct liq_stats *st);
 
 /* liq_master_job.c: the JOB message for the workers in to[nto] (all of the
  * job's slots; 0 for none), starting at iteration start.  0, or -1 with

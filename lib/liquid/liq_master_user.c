@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "pvm3.h"
+#include "wire.h"
 
 const char *
 liq_kernel_name(const struct liq_opts *o)
@@ -549,4 +550,32 @@ liq_mu_free(struct liq_stats *st)
     free(st->red_have);
     st->red_part = NULL;
     st->red_have = NULL;
+}
+
+void
+liq_mu_json(FILE *fp, const struct liq_opts *o, const struct liq_stats *st)
+{
+    const struct liquid *lq = o->user;
+
+    fprintf(fp, "\"program\":{\"name\":");
+    wire_json_str(fp, lq->name);
+    fprintf(fp, ",\"fields\":[");
+    for (int f = 0; f < lq->nf; f++) {
+        fprintf(fp, "%s", f ? "," : "");
+        wire_json_str(fp, lq->f[f].name);
+    }
+    fprintf(fp, "],\"levels\":\"%s\",\"reach\":[%d,%d,%d],\"shape\":\"%s\",\"dt\":%.17g,"
+                "\"stopped\":%s,\"reductions\":{",
+            lq->levels == LIQUID_RED_BLACK ? "red-black"
+            : lq->levels == LIQUID_THREE_LEVEL ? "three" : "two",
+            lq->reach[0], lq->reach[1], lq->reach[2], lq->shape == LIQUID_BOX ? "box" : "star",
+            lq->dt, st->stopped ? "true" : "false");
+    for (int r = 0, k = 0; r < lq->nred; r++) {
+        if (!lq->redset[r])
+            continue;
+        fprintf(fp, "%s", k++ ? "," : "");
+        wire_json_str(fp, lq->red[r].name);
+        fprintf(fp, ":%.17g", lq->redval[r]);
+    }
+    fprintf(fp, "}},");
 }
