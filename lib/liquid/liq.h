@@ -292,6 +292,8 @@ int liq_regions(const struct liq_geom *g, const int *owner, int depth, int heavy
 #define LIQ_TAG_RGHOST   0x4c542 /* the ghosts a reduction reads */
 #define LIQ_TAG_REDUCE   0x4c52a /* worker -> master: iteration, count, then per quantum
                                   * its id and its partial of every reduction */
+#define LIQ_TAG_INIT     0x4c516 /* master -> worker: a quantum's initial values of a
+                                  * field (--input): id, field, its own points */
 #define LIQ_TAG_VERDICT  0x4c515 /* master -> worker: iteration, 1 stop / 0 go on */
 
 /* The JOB message's header: ints in this order. */

@@ -80,6 +80,7 @@ struct liq_worker {
     int span;                   /* blocks never cross a multiple of it: the epoch,
                                  * or the reductions' stride */
     int iters, gather, nworkers, me, epoch, heavy;
+    unsigned input;             /* the fields whose initial values the master sends (--input) */
     int halo, depth;            /* iterations per exchange, halo depth */
     int start;                  /* the iteration this worker joined at */
     uint64_t seed;

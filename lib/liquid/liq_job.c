@@ -92,6 +92,7 @@ liq_job_header(struct liq_worker *w)
     w->kernel = (enum liq_kernel)hdr[LIQ_JOB_KERNEL];
     w->iters = hdr[LIQ_JOB_ITERS];
     w->gather = hdr[LIQ_JOB_GATHER] & 1;
+    w->input = (unsigned)hdr[LIQ_JOB_GATHER] >> 1;
     w->epoch = hdr[LIQ_JOB_EPOCH];
     w->heavy = hdr[LIQ_JOB_HEAVY];
     w->start = hdr[LIQ_JOB_START];
@@ -153,6 +154,51 @@ liq_job_owners(struct liq_worker *w)
     return 0;
 }
 
+/* --input: the master's initial values of this worker's quanta, field by
+ * field as it has them, into every level.  0, or -1 (the master told). */
+static int
+liq_job_input(struct liq_worker *w)
+{
+    int nin = 0;
+
+    if ((w->input >> w->user->nf) != 0) {
+        liq_fail(w, "input: values for fields the job does not have (mask 0x%x)", w->input);
+        return -1;
+    }
+    for (int f = 0; f < w->user->nf; f++)
+        nin += w->input >> f & 1;
+    for (int i = 0; i < w->nq; i++)
+        for (int x = 0; x < nin; x++) {
+            struct liq_quantum *q = &w->q[i];
+            struct liq_region *r = w->rg[q->region];
+            struct liq_patch p;
+            int b = liq_wait(w, w->master, LIQ_TAG_INIT), hdr[2] = { -1, -1 }, bytes, tag, tid;
+            double *buf;
+
+            if (b <= 0)
+                return -1;
+            liq_quantum_patch(q, &p);
+            pvm_bufinfo(b, &bytes, &tag, &tid);
+            pvm_upkint(hdr, 2, 1);
+            if (hdr[0] != q->id || hdr[1] < 0 || hdr[1] >= w->user->nf ||
+                (size_t)bytes != 2 * sizeof(int) + p.points * sizeof(double)) {
+                liq_fail(w, "input: expected quantum %d's values, got quantum %d field %d "
+                            "(%d bytes)", q->id, hdr[0], hdr[1], bytes);
+                return -1;
+            }
+            if ((buf = malloc(p.points * sizeof(double))) == NULL ||
+                pvm_upkdouble(buf, (int)p.points, 1) < 0) {
+                free(buf);
+                liq_fail(w, "input: quantum %d could not be unpacked", q->id);
+                return -1;
+            }
+            for (int l = 0; l < r->u.nlev; l++)
+                liq_region_put(r->u.lv[l][hdr[1]], &p, buf);
+            free(buf);
+        }
+    return 0;
+}
+
 /* Read the JOB message and build the regions, quanta and links. */
 static int
 liq_job_setup(struct liq_worker *w)
@@ -183,6 +229,11 @@ liq_job_setup(struct liq_worker *w)
             liq_quantum_init(w, &w->q[i++], a, w->rlocal[w->region_of[a]],
                              &w->all[w->region_of[a]]) != 0)
             goto nomem;
+    if (w->input && (w->user == NULL || liq_job_input(w) != 0)) {
+        if (w->user == NULL)
+            liq_fail(w, "job: initial values for a built-in kernel");
+        return -EINVAL;
+    }
     return liq_exchange_layout(w);
 nomem:
     liq_fail(w, "job: out of memory");

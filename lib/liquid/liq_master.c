@@ -112,7 +112,7 @@ static const char *const user_opts[] = {
     "grid", "iters", "quanta", "hosts", "tasks-per-host", "decomp", "verify", "json",
     "output", "seed", "network", "probe-seconds", "quiet", "balance", "epoch", "heavy",
     "min-gain", "reclaim", "reclaim-below", "reclaim-after", "rejoin-above", "rejoin-after",
-    "svg", "halo", "png", "slice", "field", "check-reach", NULL
+    "svg", "halo", "png", "slice", "field", "check-reach", "input", NULL
 };
 
 static void
@@ -374,7 +374,8 @@ run_job(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
     memcpy(st->owner_prev, st->owner, (size_t)st->g.nquanta * sizeof(int32_t));
     st->run_t0 = liq_vm_now();
     st->run_unix = liq_vm_unix_now();
-    if (liq_master_job_send(vm, o, st, vm->tids, vm->nworkers, 0) != 0)
+    if (liq_master_job_send(vm, o, st, vm->tids, vm->nworkers, 0) != 0 ||
+        (o->user != NULL && liq_mu_send_input(vm, o, st) != 0))
         return -1;
     while (st->ndone < st->nlive || st->left_due > 0 || (gather && st->field_points < want)) {
         int tag, src, w;
@@ -562,9 +563,15 @@ summary(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o, const struc
 {
     double points = (double)st->g.n[0] * st->g.n[1] * st->g.n[2];
 
-    fprintf(fp, "job: %s %dx%dx%d, %d iterations, %d quanta (%dx%dx%d) on %d worker%s, method %s\n",
-            liq_kernel_name(o), st->g.n[0], st->g.n[1], st->g.n[2], o->iters,
-            st->g.nquanta, st->g.q[0], st->g.q[1], st->g.q[2], vm->nworkers,
+    char its[64];
+
+    if (st->stopped)
+        snprintf(its, sizeof(its), "%d of %d iterations (its until rule stopped it)",
+                 st->iters_done, o->iters);
+    else
+        snprintf(its, sizeof(its), "%d iterations", o->iters);
+    fprintf(fp, "job: %s %dx%dx%d, %s, %d quanta (%dx%dx%d) on %d worker%s, method %s\n",
+            liq_kernel_name(o), st->g.n[0], st->g.n[1], st->g.n[2], its, st->g.nquanta, st->g.q[0], st->g.q[1], st->g.q[2], vm->nworkers,
             vm->nworkers == 1 ? "" : "s", decomp_method_name(st->method));
     fprintf(fp, "run: %.3f s (setup included), %.2f ms/iteration, %.1f Mupdates/s, BE %.2f, communication %.0f%%\n",
             st->t_run, st->iters_done ? st->t_iter / st->iters_done * 1e3 : 0.0,

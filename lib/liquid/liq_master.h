@@ -99,6 +99,7 @@ struct liq_opts {
     struct liquid *user;        /* a program's own update (liquid.h): its options are
                                  * the job's too; NULL for the built-in kernels */
     int check_reach;            /* --check-reach: look for reads beyond the reach first */
+    char input[LIQ_PATH_MAX];   /* --input FILE:DATASET: a field's initial values; "" none */
     int quanta;                 /* quanta per host */
     char hosts[LIQ_PATH_MAX];   /* comma-separated host names; "" = every host */
     int tasks_per_host;
@@ -357,6 +358,9 @@ const char *liq_kernel_name(const struct liq_opts *o);
  * after printing why. */
 int liq_mu_prepare(struct liquid *lq, struct liq_opts *o, const struct liq_program *prog,
                    struct liq_program *up);
+/* --input: every quantum's initial values of the field, to its first
+ * owner (LIQ_TAG_INIT), after the JOB.  0, or -1 with vm->why set. */
+int liq_mu_send_input(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st);
 /* The geometry of the job's own update, and the halo no deeper than a
  * periodic axis allows. */
 void liq_mu_geom(const struct liq_opts *o, struct liq_stats *st);

@@ -33,7 +33,12 @@ liq_master_job_send(struct liq_vm *vm, const struct liq_opts *o, const struct li
     hdr[LIQ_JOB_NQUANTA] = st->g.nquanta;
     hdr[LIQ_JOB_KERNEL] = (int)o->kernel;
     hdr[LIQ_JOB_ITERS] = o->iters;
+    /* bit 0: send the final field; bits 1..: the fields whose initial
+     * values follow (--input), for the job's first workers only */
     hdr[LIQ_JOB_GATHER] = liq_opts_gathers(o);
+    for (int f = 0; start == 0 && o->user != NULL && f < o->user->nf; f++)
+        if (o->user->input[f] != NULL)
+            hdr[LIQ_JOB_GATHER] |= 2 << f;
     hdr[LIQ_JOB_EPOCH] = o->balance ? o->epoch : 0;
     hdr[LIQ_JOB_HEAVY] = o->heavy;
     hdr[LIQ_JOB_START] = start;

@@ -276,6 +276,86 @@ check_reach(struct liquid *lq, const int n[3], char *what, size_t len)
 
 /* ---- before the job ---- */
 
+/* --input FILE:DATASET: the field the dataset's last name names (or the
+ * job's only field), its whole interior read now. */
+static int
+read_input(struct liquid *lq, const struct liq_opts *o)
+{
+    char file[LIQ_PATH_MAX], set[256], err[1024];
+    const char *base;
+    size_t npts = (size_t)o->n[0] * o->n[1] * o->n[2];
+    int f;
+
+    if (liq_h5_split_input(o->input, file, sizeof(file), set, sizeof(set), err, sizeof(err)) != 0) {
+        fprintf(stderr, "%s: --input: %s\n", lq->name, err);
+        return -1;
+    }
+    base = strrchr(set, '/') != NULL ? strrchr(set, '/') + 1 : set;
+    if ((f = liquid_field_index(lq, base)) < 0 && lq->nf == 1)
+        f = 0;
+    if (f < 0) {
+        fprintf(stderr, "%s: --input %s: no field named %s (the dataset's name says which)\n",
+                lq->name, o->input, base);
+        return -1;
+    }
+    free(lq->input[f]);
+    if ((lq->input[f] = malloc(npts * sizeof(double))) == NULL) {
+        fprintf(stderr, "%s: --input: out of memory for %zu points\n", lq->name, npts);
+        return -1;
+    }
+    if (liq_h5_read(file, set, o->n, lq->input[f], o->n[0], (long)o->n[0] * o->n[1], err,
+                    sizeof(err)) != 0) {
+        fprintf(stderr, "%s: --input: %s\n", lq->name, err);
+        free(lq->input[f]);
+        lq->input[f] = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+int
+liq_mu_send_input(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
+{
+    const struct liquid *lq = o->user;
+    double *buf = NULL;
+
+    if (o->input[0] == '\0')
+        return 0;
+    for (int q = 0; q < st->g.nquanta; q++) {
+        int lo[3], hi[3], hdr[2] = { q, 0 }, rc;
+        size_t n = 0;
+
+        liq_quantum_extent(&st->g, q, lo, hi);
+        free(buf);
+        buf = malloc((size_t)(hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]) * sizeof(double));
+        if (buf == NULL) {
+            snprintf(vm->why, sizeof(vm->why), "--input: out of memory");
+            return -1;
+        }
+        for (int f = 0; f < lq->nf; f++) {
+            if (lq->input[f] == NULL)
+                continue;
+            n = 0;
+            for (int z = lo[2]; z < hi[2]; z++)
+                for (int y = lo[1]; y < hi[1]; y++)
+                    for (int x = lo[0]; x < hi[0]; x++)
+                        buf[n++] = lq->input[f][x + (size_t)st->g.n[0] *
+                                                        (y + (size_t)st->g.n[1] * z)];
+            hdr[1] = f;
+            pvm_initsend(PvmDataDefault);
+            pvm_pkint(hdr, 2, 1);
+            pvm_pkdouble(buf, (int)n, 1);
+            if ((rc = pvm_send(vm->tids[st->owner[q]], LIQ_TAG_INIT)) < 0) {
+                free(buf);
+                snprintf(vm->why, sizeof(vm->why), "--input: quantum %d could not be sent", q);
+                return -1;
+            }
+        }
+    }
+    free(buf);
+    return 0;
+}
+
 int
 liq_mu_prepare(struct liquid *lq, struct liq_opts *o, const struct liq_program *prog,
                struct liq_program *up)
@@ -296,6 +376,8 @@ liq_mu_prepare(struct liquid *lq, struct liq_opts *o, const struct liq_program *
                             "reductions' %d\n", lq->name, o->epoch, e, stride);
         o->epoch = e;
     }
+    if (o->input[0] != '\0' && read_input(lq, o) != 0)
+        return -1;
     if (o->check_reach) {
         char what[512];
         int rc = check_reach(lq, o->n, what, sizeof(what));

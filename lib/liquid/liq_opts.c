@@ -289,6 +289,9 @@ set_field_option(struct liq_opts *o, const char *key, const char *value, char *e
         if (strlen(value) == 0 || strlen(value) >= sizeof(o->field))
             return opt_error(err, errlen, "--field: expected a field name, got '%s'", value);
         strcpy(o->field, value);
+    } else if (strcmp(key, "input") == 0 && o->user != NULL) {
+        if (opt_path(o->input, value) != 0 || strchr(value, ':') == NULL)
+            return opt_error(err, errlen, "--input: expected FILE:DATASET, got '%s'", value);
     } else {
         return 1;
     }

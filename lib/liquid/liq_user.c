@@ -95,8 +95,10 @@ liquid_free(struct liquid *lq)
 {
     if (lq == NULL)
         return;
-    for (int f = 0; f < LIQUID_MAX_FIELDS; f++)
+    for (int f = 0; f < LIQUID_MAX_FIELDS; f++) {
         free(lq->result[f]);
+        free(lq->input[f]);
+    }
     if (liq_user_spec == lq)
         liq_user_spec = NULL;
     free(lq);

@@ -68,6 +68,8 @@ struct liquid {
     int nopt;
     struct liq_user_opt opt[LIQ_USER_OPTS];
     int keep;
+    double *input[LIQUID_MAX_FIELDS];          /* the master's --input: a field's initial
+                                                 * interior (i fastest), else NULL */
     char *wargv[LIQ_USER_OPTS + 2];             /* the workers' argv (liq_mu_prepare) */
     char wbuf[LIQ_USER_OPTS][LIQUID_NAME_MAX + 32];
     /* what the master learnt */

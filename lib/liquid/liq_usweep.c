@@ -63,6 +63,8 @@ liq_start_value(const struct liquid *lq, int f, const int n[3], const long g[3],
             return 0; /* Neumann: the refresh fills it */
         return lq->bcfn[side] != NULL ? lq->bcfn[side](f, x, lq->bcarg[side]) : lq->bcval[side];
     }
+    if (lq->input[f] != NULL)
+        return lq->input[f][w[0] + (long)n[0] * (w[1] + (long)n[1] * w[2])];
     return lq->f[f].init != NULL ? lq->f[f].init(f, x, lq->f[f].arg) : 0;
 }
 
