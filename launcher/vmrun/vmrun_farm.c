@@ -113,9 +113,9 @@ farm_usage(FILE *fp)
             "  --fraction F           share of what is left each Factoring batch hands out (0.5)\n"
             "  --min-chunk N          smallest chunk in items (1)\n"
             "  --reclaim on|off       a host whose owner needs it stops taking chunks (on)\n"
-            "  --reclaim-below F      ... when its CPU share per worker stays below F (0.25)\n"
-            "  --reclaim-after S      ... for S seconds (1)\n"
-            "  --rejoin-above F       it takes chunks again at a share of F or more (0.5)\n"
+            "  --reclaim-below F      ... when its CPU share per worker stays below F (0.125)\n"
+            "  --reclaim-after S      ... for S seconds (3)\n"
+            "  --rejoin-above F       it takes chunks again at a share of F or more (0.25)\n"
             "  --rejoin-after S       ... held for S seconds (1)\n"
             "  --reclaim-limit S      its running chunk goes back to the pool after S seconds (5)\n"
             "  --quiet                no progress line, no summary\n"
@@ -191,9 +191,11 @@ farm_args(struct farm_opts *o, int argc, char **argv)
     o->tasks_per_host = 1;
     liq_fractile_defaults(&o->fo);
     o->reclaim = 1;
-    o->reclaim_below = 0.25;
-    o->reclaim_after = 1;
-    o->rejoin_above = 0.5;
+    /* The stencil's thresholds (vmrun_opts.c), for one meaning of "the
+     * owner needs it" across vmrun. */
+    o->reclaim_below = 0.125;
+    o->reclaim_after = 3;
+    o->rejoin_above = 0.25;
     o->rejoin_after = 1;
     o->reclaim_limit = 5;
     optind = 1;
