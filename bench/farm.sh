@@ -47,7 +47,7 @@ cleanup() {
         ip netns del "$h" 2>/dev/null
     done
     ip link del "$br" 2>/dev/null
-    rm -rf "$W"
+    [ -n "${KEEP:-}" ] || rm -rf "$W"
 }
 trap cleanup EXIT
 
@@ -82,6 +82,7 @@ cat >"$W/nsssh" <<EOF
 #!/bin/sh
 while [ \$# -gt 0 ]; do case "\$1" in -l|-o|-p|-S) shift 2 ;; -*) shift ;; *) break ;; esac; done
 host=\$1; shift
+[ "\$1" = -- ] && shift
 echo \$\$ >"$CG/\$host/cgroup.procs"
 exec ip netns exec "\$host" sh -c "\$*"
 EOF
