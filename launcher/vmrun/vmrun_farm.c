@@ -74,7 +74,7 @@ struct farm {
     struct liq_fractile f;
     FILE *out;
     char *done;
-    uint64_t ndone, nok, nfailed, ntimeout, reruns, dups;
+    uint64_t ndone, nok, nfailed, ntimeout, reruns, dups, steals;
     struct farm_chunk *chunk;
     size_t nchunk, chunkcap;
     struct farm_worker *w;
@@ -333,6 +333,47 @@ reweigh(struct farm *fm)
     }
 }
 
+/*
+ * The pool is empty and w asks: rule (ii) of Fractiling, the idle worker
+ * helps with the largest unfinished subtile, here the open chunk with the
+ * most items not started (a worker runs its chunk in order, so those are
+ * its back: after the `got` reported and the one running).  The back half
+ * goes to the pool and its worker is told to drop it; an item it started
+ * meanwhile runs twice, and its first result counts.  1 if something was
+ * taken.
+ */
+static int
+steal(struct farm *fm, int w)
+{
+    struct farm_chunk *best = NULL;
+    uint64_t most = 1;
+
+    if (fm->o->fo.mode == LIQ_FRACTILE_STATIC)
+        return 0;
+    for (size_t i = 0; i < fm->nchunk; i++) {
+        struct farm_chunk *c = &fm->chunk[i];
+        uint64_t size = c->hi - c->lo, unstarted = c->got + 1 < size ? size - c->got - 1 : 0;
+
+        if (c->open && c->w != w && fm->w[c->w].alive && unstarted > most) {
+            best = c;
+            most = unstarted;
+        }
+    }
+    if (best == NULL)
+        return 0;
+    uint64_t k = (most + 1) / 2, keep = best->hi - best->lo - k;
+    int msg[2] = { (int)(best - fm->chunk), (int)keep };
+
+    if (liq_fractile_giveback(&fm->f, best->hi - k, best->hi) != 0)
+        return 0;
+    best->hi -= k;
+    fm->steals++;
+    pvm_initsend(PvmDataDefault);
+    pvm_pkint(msg, 2, 1);
+    pvm_send(fm->vm.tids[best->w], FARM_TAG_SHRINK);
+    return 1;
+}
+
 static int
 serve(struct farm *fm, int w)
 {
@@ -342,7 +383,8 @@ serve(struct farm *fm, int w)
     fm->w[w].pending = 0;
     if (!fm->w[w].alive)
         return 0;
-    if (fm->h[fm->vm.whost[w]].benched || !liq_fractile_next(&fm->f, w, &c)) {
+    if (fm->h[fm->vm.whost[w]].benched ||
+        (!liq_fractile_next(&fm->f, w, &c) && !(steal(fm, w) && liq_fractile_next(&fm->f, w, &c)))) {
         fm->w[w].pending = 1;
         return 0;
     }
@@ -478,7 +520,7 @@ take_result(struct farm *fm, int w, struct farm_run *r)
     struct farm_worker *fw = &fm->w[w];
     int h = fm->vm.whost[w];
 
-    if (c->w == w && ++c->got == c->hi - c->lo)
+    if (c->w == w && ++c->got >= c->hi - c->lo)
         c->open = 0;
     fw->dur[fw->ndur++ % FARM_RATE_WINDOW] = r->seconds / (attempts > 0 ? attempts : 1);
     fm->h[h].busy += r->seconds;
@@ -613,12 +655,13 @@ write_report(struct farm *fm, FILE *fp, double makespan)
     fprintf(fp,
             "],\"items\":%llu,\"schedule\":\"%s\",\"fraction\":%g,\"min_chunk\":%llu,"
             "\"tasks_per_host\":%d,\"makespan_s\":%.3f,\"exit0\":%llu,\"failed\":%llu,"
-            "\"timeouts\":%llu,\"not_run\":%llu,\"reruns\":%llu,\"duplicates\":%llu,\"hosts\":[",
+            "\"timeouts\":%llu,\"not_run\":%llu,\"reruns\":%llu,\"duplicates\":%llu,\"steals\":%llu,\"hosts\":[",
             (unsigned long long)fm->it.n, sched[fm->o->fo.mode], fm->o->fo.fraction,
             (unsigned long long)fm->o->fo.min_chunk, fm->o->tasks_per_host, makespan,
             (unsigned long long)fm->nok, (unsigned long long)fm->nfailed,
             (unsigned long long)fm->ntimeout, (unsigned long long)(fm->it.n - fm->ndone),
-            (unsigned long long)fm->reruns, (unsigned long long)fm->dups);
+            (unsigned long long)fm->reruns, (unsigned long long)fm->dups,
+            (unsigned long long)fm->steals);
     for (int h = 0; h < fm->vm.nhosts; h++)
         fprintf(fp, "%s{\"name\":\"%s\",\"workers\":%d,\"items\":%llu,\"busy_s\":%.3f,"
                     "\"lost\":%s,\"reclaimed\":%s}",

@@ -18,6 +18,8 @@
  *                     FARM_TAG_CHUNK  chunk id, count, then per item: index,
  *                                     its text ({}), x, y, z
  *                     FARM_TAG_DROP   drop every item held, kill the running one
+ *                     FARM_TAG_SHRINK chunk id, keep: drop the chunk's queued items
+ *                                     from the keep-th on (another worker took them)
  *                     FARM_TAG_QUIT   exit
  *   worker -> master  FARM_TAG_ASK    work, please (at most one outstanding:
  *                                     sent when the worker starts its last
@@ -37,6 +39,7 @@
 #define FARM_TAG_CHUNK    0x4642
 #define FARM_TAG_DROP     0x4643
 #define FARM_TAG_QUIT     0x4644
+#define FARM_TAG_SHRINK   0x4645
 #define FARM_TAG_ASK      0x4650
 #define FARM_TAG_RESULT   0x4651
 #define FARM_TAG_EXITED   0x4652 /* PvmTaskExit notifications */

@@ -16,7 +16,7 @@
 #include "pvm3.h"
 
 struct witem {
-    int chunk, idx;
+    int chunk, ord, idx;    /* ord: its place in its chunk */
     int xyz[3];
     char text[FARM_ITEM_MAX];
 };
@@ -66,6 +66,7 @@ w_take(struct worker *w, int tag)
         pvm_upkint(&it.chunk, 1, 1);
         pvm_upkint(&count, 1, 1);
         for (int i = 0; i < count; i++) {
+            it.ord = i;
             pvm_upkint(&it.idx, 1, 1);
             it.text[0] = '\0';
             pvm_upkstr(it.text);
@@ -80,6 +81,18 @@ w_take(struct worker *w, int tag)
         w->head = w->tail = 0;
         w->dropped = 1;
         break;
+    case FARM_TAG_SHRINK: {
+        int chunk = -1, keep = 0;
+        size_t o = w->head;
+
+        pvm_upkint(&chunk, 1, 1);
+        pvm_upkint(&keep, 1, 1);
+        for (size_t i = w->head; i < w->tail; i++)
+            if (w->q[i].chunk != chunk || w->q[i].ord < keep)
+                w->q[o++] = w->q[i];
+        w->tail = o;
+        break;
+    }
     case FARM_TAG_QUIT:
     case FARM_TAG_EXITED: /* the master is gone */
         w->quit = 1;
