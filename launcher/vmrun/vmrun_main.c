@@ -4,6 +4,7 @@
  * "vmrun", whose workers are vmrun itself spawned as `vmrun worker`.
  */
 #include "vmrun.h"
+#include "vmrun_farm.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -19,8 +20,10 @@ vmrun_usage(FILE *fp)
             "  stencil    run a stencil job: benchmark, decompose, run, report\n"
             "  bench      only the host and ring benchmarks\n"
             "  advise     rank decompositions offline from given speeds, lambda and tau\n"
+            "  farm       run a command once per item (range, file, grid) on the hosts\n"
             "  version    print the version\n"
             "  worker     (internal) a job's worker task, spawned by vmrun itself\n"
+            "  farm-worker (internal) a farm's worker task, spawned by vmrun farm\n"
             "\n"
             "  Every command takes --help.  Exit status: 0 success, 1 failure, 2 bad usage.\n");
 }
@@ -76,6 +79,8 @@ main(int argc, char **argv)
         { "bench", vmrun_bench },
         { "advise", vmrun_advise_main },
         { "worker", vmrun_worker },
+        { "farm", vmrun_farm_main },
+        { "farm-worker", vmrun_farm_worker_main },
         { "version", vmrun_version },
     };
 
