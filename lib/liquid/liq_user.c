@@ -7,6 +7,7 @@
 #include "liq.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -502,4 +503,71 @@ liq_user_spacing(const struct liquid *lq, const int n[3], double h[3], double or
             origin[a] = h[a];
         }
     }
+}
+
+/* ---- the program's options on a command line ---- */
+
+static struct liq_user_opt *
+opt_find(struct liquid *lq, const char *key)
+{
+    for (int i = 0; i < lq->nopt; i++) {
+        const char *a = lq->opt[i].name, *b = key;
+
+        /* '_' and '-' alike, as the job's own options */
+        while (*a && *b && (*a == *b || ((*a == '_' || *a == '-') && (*b == '_' || *b == '-')))) {
+            a++;
+            b++;
+        }
+        if (*a == '\0' && *b == '\0')
+            return &lq->opt[i];
+    }
+    return NULL;
+}
+
+int
+liq_user_opt_known(struct liquid *lq, const char *key)
+{
+    return opt_find(lq, key) != NULL;
+}
+
+int
+liq_user_opt_set(struct liquid *lq, const char *key, const char *value, char *err, size_t len)
+{
+    struct liq_user_opt *o = opt_find(lq, key);
+    char *end;
+
+    if (o == NULL)
+        return 1;
+    if (value == NULL || *value == '\0') {
+        snprintf(err, len, "--%s needs a value", key);
+        return -1;
+    }
+    errno = 0;
+    if (o->is_int) {
+        long v = strtol(value, &end, 10);
+
+        if (errno != 0 || *end != '\0' || v < -2147483647L || v > 2147483647L) {
+            snprintf(err, len, "--%s: expected an integer, got '%s'", key, value);
+            return -1;
+        }
+        *(int *)o->var = (int)v;
+    } else {
+        double v = strtod(value, &end);
+
+        if (errno != 0 || *end != '\0' || !isfinite(v)) {
+            snprintf(err, len, "--%s: expected a number, got '%s'", key, value);
+            return -1;
+        }
+        *(double *)o->var = v;
+    }
+    return 0;
+}
+
+void
+liq_user_opts_usage(FILE *fp, const struct liquid *lq)
+{
+    if (lq->nopt > 0)
+        fprintf(fp, "\n%s's own options:\n", lq->name);
+    for (int i = 0; i < lq->nopt; i++)
+        fprintf(fp, "  --%-22s %s\n", lq->opt[i].name, lq->opt[i].help);
 }
