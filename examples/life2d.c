@@ -12,11 +12,7 @@
 
 #include <liquid.h>
 
-struct life {
-    int n[2];
-    double density;
-    int check;
-};
+struct life { int n[2]; double density; int check; }; /* the board, the soup, --check-serial */
 
 /* Alive or not, from a hash of the cell's indices. */
 static double
@@ -24,19 +20,16 @@ soup_at(const struct life *g, int i, int j)
 {
     uint64_t x = (uint64_t)i * 0x9e3779b97f4a7c15ull ^ (uint64_t)j * 0xc2b2ae3d27d4eb4full;
 
-    x ^= x >> 29;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 32;
-    return (double)(x >> 11) * 0x1p-53 < g->density ? 1 : 0;
+    x = (x ^ x >> 29) * 0xbf58476d1ce4e5b9ull;
+    return (double)((x ^ x >> 32) >> 11) * 0x1p-53 < g->density ? 1 : 0;
 }
 
 static double
-soup(int field, const double x[3], void *arg)
+soup(int field, const double x[3], void *arg) /* on a torus x = i h, h = 1/n */
 {
     const struct life *g = arg;
 
-    (void)field;
-    return soup_at(g, (int)(x[0] * g->n[0] + 0.5), (int)(x[1] * g->n[1] + 0.5));
+    return (void)field, soup_at(g, (int)(x[0] * g->n[0] + 0.5), (int)(x[1] * g->n[1] + 0.5));
 }
 
 static int
@@ -44,10 +37,9 @@ setup(struct liquid *lq, const int n[3], int iters, void *arg)
 {
     struct life *g = arg;
 
-    (void)iters;
     g->n[0] = n[0];
     g->n[1] = n[1];
-    return n[2] == 1 ? 0 : liquid_fail(lq, "life2d: the grid is 2D (NXxNYx1)");
+    return (void)iters, n[2] == 1 ? 0 : liquid_fail(lq, "life2d: the grid is 2D (NXxNYx1)");
 }
 
 static int
@@ -72,22 +64,15 @@ update(const struct liquid_box *b, void *arg)
 static int
 serial_matches(const struct life *g, int gens, const double *got)
 {
-    int nx = g->n[0], ny = g->n[1], same;
-    double *a = malloc((size_t)nx * ny * sizeof(double)), *b = malloc((size_t)nx * ny * sizeof(double));
+    int nx = g->n[0], ny = g->n[1], same = 0;
+    double *a = calloc((size_t)nx * ny, sizeof(double)), *b = calloc((size_t)nx * ny, sizeof(double));
 
-    for (int j = 0; a != NULL && b != NULL && j < ny; j++)
-        for (int i = 0; i < nx; i++)
-            a[i + nx * j] = soup_at(g, i, j);
-    for (int t = 0; a != NULL && b != NULL && t < gens; t++) {
+    for (int t = -1; a != NULL && b != NULL && t < gens; t++) {
         for (int j = 0; j < ny; j++)
-            for (int i = 0; i < nx; i++) {
-                int s = 0;
-
-                for (int dj = -1; dj <= 1; dj++)
-                    for (int di = -1; di <= 1; di++)
-                        if (di || dj)
-                            s += a[(i + di + nx) % nx + nx * ((j + dj + ny) % ny)] == 1;
-                b[i + nx * j] = s == 3 || (s == 2 && a[i + nx * j] == 1) ? 1 : 0;
+            for (int i = 0, s = 0; i < nx; i++, s = 0) {
+                for (int d = 0; d < 9; d++)
+                    s += d != 4 && a[(i + d % 3 - 1 + nx) % nx + nx * ((j + d / 3 - 1 + ny) % ny)] == 1;
+                b[i + nx * j] = t < 0 ? soup_at(g, i, j) : s == 3 || (s == 2 && a[i + nx * j] == 1);
             }
         double *x = a;
 
@@ -121,15 +106,13 @@ main(int argc, char **argv)
     rc = liquid_run(lq, argc, argv);
     if (rc == 0 && liquid_is_master(lq)) {
         double pop = 0;
+        int same = g.check && serial_matches(&g, liquid_iterations(lq), liquid_result(lq, 0));
 
         liquid_reduction(lq, "population", &pop);
         printf("life2d: %d generations, %.0f cells alive\n", liquid_iterations(lq), pop);
-        if (g.check && !serial_matches(&g, liquid_iterations(lq), liquid_result(lq, 0))) {
-            printf("life2d: the board DIFFERS from the serial game's\n");
-            rc = 1;
-        } else if (g.check) {
-            printf("life2d: the board is the serial game's, cell for cell\n");
-        }
+        if (g.check)
+            printf("life2d: the board %s the serial game's\n", same ? "is" : "DIFFERS from");
+        rc = g.check && !same;
     }
     liquid_free(lq);
     return rc;
