@@ -114,6 +114,23 @@ vm_worker_argv(const struct liq_vm *vm)
     return (char **)(uintptr_t)(vm->prog->worker_argv != NULL ? vm->prog->worker_argv : dflt);
 }
 
+/* Spawn count workers on host: this executable by its absolute path where
+ * the hosts share it, else (none started: no such file there) by its name
+ * along the host's spawn_path, as PVM programs are found. */
+static int
+vm_spawn(const struct liq_vm *vm, const char *exe, char **wargv, const char *host, int count,
+         int *tids)
+{
+    int got = pvm_spawn((char *)(uintptr_t)exe, wargv, PvmTaskHost, (char *)(uintptr_t)host,
+                        count, tids);
+    const char *base = strrchr(exe, '/');
+
+    if (got == 0 && tids[0] == PvmNoFile && vm->prog->exe == NULL && base != NULL)
+        got = pvm_spawn((char *)(uintptr_t)(base + 1), wargv, PvmTaskHost,
+                        (char *)(uintptr_t)host, count, tids);
+    return got;
+}
+
 int
 liq_vm_respawn(struct liq_vm *vm, int w)
 {
@@ -123,7 +140,7 @@ liq_vm_respawn(struct liq_vm *vm, int w)
     if (vm_exe(vm, exe, sizeof(exe)) != 0)
         return -1;
     memcpy(host, vm->host[vm->whost[w]].name, sizeof(host));
-    got = pvm_spawn(exe, wargv, PvmTaskHost, host, 1, &tid);
+    got = vm_spawn(vm, exe, wargv, host, 1, &tid);
     if (got != 1) {
         snprintf(vm->why, sizeof(vm->why), "cannot start a worker again on host %s: %s", host,
                  lvm_errtext(got < 0 ? got : tid));
@@ -270,7 +287,7 @@ liq_vm_start(struct liq_vm *vm, const struct liq_opts *o, const struct liq_progr
 
         ho->first = h * o->tasks_per_host;
         ho->count = o->tasks_per_host;
-        got = pvm_spawn(exe, wargv, PvmTaskHost, ho->name, ho->count, vm->tids + ho->first);
+        got = vm_spawn(vm, exe, wargv, ho->name, ho->count, vm->tids + ho->first);
         for (int i = 0; i < ho->count; i++)
             vm->whost[ho->first + i] = h;
         if (got != ho->count) {
