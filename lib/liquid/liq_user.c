@@ -16,17 +16,6 @@
 
 struct liquid *liq_user_spec;
 
-static int
-liq_bad(struct liquid *lq, const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(lq->err, sizeof(lq->err), fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 int
 liquid_fail(struct liquid *lq, const char *fmt, ...)
 {
@@ -54,7 +43,7 @@ liq_user_setup(struct liquid *lq, const int n[3], int iters)
     lq->err[0] = '\0';
     if (lq->setup(lq, n, iters, lq->sarg) != 0) {
         if (lq->err[0] == '\0')
-            liq_bad(lq, "%s: its setup failed for a %dx%dx%d grid", lq->name, n[0], n[1], n[2]);
+            liquid_fail(lq, "%s: its setup failed for a %dx%dx%d grid", lq->name, n[0], n[1], n[2]);
         return -1;
     }
     return 0;
@@ -118,7 +107,7 @@ liquid_grid(struct liquid *lq, int nx, int ny, int nz)
 
     for (int a = 0; a < 3; a++)
         if (n[a] < 1 || n[a] > 65536)
-            return liq_bad(lq, "grid: extent %d along %c is not in 1..65536", n[a], "xyz"[a]);
+            return liquid_fail(lq, "grid: extent %d along %c is not in 1..65536", n[a], "xyz"[a]);
     memcpy(lq->n, n, sizeof(n));
     return 0;
 }
@@ -130,7 +119,7 @@ liquid_domain(struct liquid *lq, double lx, double ly, double lz)
 
     for (int a = 0; a < 3; a++)
         if (!(l[a] > 0) || !isfinite(l[a]))
-            return liq_bad(lq, "domain: length %g along %c is not a positive number", l[a],
+            return liquid_fail(lq, "domain: length %g along %c is not a positive number", l[a],
                            "xyz"[a]);
     memcpy(lq->len, l, sizeof(l));
     return 0;
@@ -140,12 +129,12 @@ int
 liquid_field(struct liquid *lq, const char *name)
 {
     if (!liq_name_ok(name))
-        return liq_bad(lq, "field: \"%s\" is not a name ([A-Za-z_][A-Za-z0-9_]*, under %d "
+        return liquid_fail(lq, "field: \"%s\" is not a name ([A-Za-z_][A-Za-z0-9_]*, under %d "
                            "characters)", name ? name : "(null)", LIQUID_NAME_MAX);
     if (liquid_field_index(lq, name) >= 0)
-        return liq_bad(lq, "field: \"%s\" is declared twice", name);
+        return liquid_fail(lq, "field: \"%s\" is declared twice", name);
     if (lq->nf == LIQUID_MAX_FIELDS)
-        return liq_bad(lq, "field: more than %d fields", LIQUID_MAX_FIELDS);
+        return liquid_fail(lq, "field: more than %d fields", LIQUID_MAX_FIELDS);
     snprintf(lq->f[lq->nf].name, LIQUID_NAME_MAX, "%s", name);
     return lq->nf++;
 }
@@ -165,10 +154,10 @@ liquid_reach(struct liquid *lq, int rx, int ry, int rz, enum liquid_shape shape)
     const int r[3] = { rx, ry, rz };
 
     if (shape != LIQUID_STAR && shape != LIQUID_BOX)
-        return liq_bad(lq, "reach: unknown shape %d", (int)shape);
+        return liquid_fail(lq, "reach: unknown shape %d", (int)shape);
     for (int a = 0; a < 3; a++)
         if (r[a] < 0 || r[a] > 1)
-            return liq_bad(lq, "reach: radius %d along %c: the runtime serves radii 0 and 1",
+            return liquid_fail(lq, "reach: radius %d along %c: the runtime serves radii 0 and 1",
                            r[a], "xyz"[a]);
     memcpy(lq->reach, r, sizeof(r));
     lq->shape = shape;
@@ -179,7 +168,7 @@ int
 liquid_levels(struct liquid *lq, enum liquid_levels levels)
 {
     if (levels != LIQUID_TWO_LEVEL && levels != LIQUID_THREE_LEVEL && levels != LIQUID_RED_BLACK)
-        return liq_bad(lq, "levels: unknown scheme %d", (int)levels);
+        return liquid_fail(lq, "levels: unknown scheme %d", (int)levels);
     lq->levels = levels;
     return 0;
 }
@@ -188,7 +177,7 @@ int
 liquid_timestep(struct liquid *lq, double dt)
 {
     if (!(dt > 0) || !isfinite(dt))
-        return liq_bad(lq, "timestep: %g is not a positive number", dt);
+        return liquid_fail(lq, "timestep: %g is not a positive number", dt);
     lq->dt = dt;
     return 0;
 }
@@ -197,7 +186,7 @@ static int
 liq_faces_ok(struct liquid *lq, int faces)
 {
     if (faces <= 0 || (faces & ~LIQUID_ALL) != 0)
-        return liq_bad(lq, "boundary: face mask 0x%x is not a set of LIQUID_XLO..LIQUID_ZHI",
+        return liquid_fail(lq, "boundary: face mask 0x%x is not a set of LIQUID_XLO..LIQUID_ZHI",
                        (unsigned)faces);
     return 0;
 }
@@ -208,9 +197,9 @@ liquid_boundary(struct liquid *lq, int faces, enum liquid_bc bc, double value)
     if (liq_faces_ok(lq, faces) != 0)
         return -1;
     if (bc != LIQUID_DIRICHLET && bc != LIQUID_NEUMANN && bc != LIQUID_PERIODIC)
-        return liq_bad(lq, "boundary: unknown condition %d", (int)bc);
+        return liquid_fail(lq, "boundary: unknown condition %d", (int)bc);
     if (!isfinite(value))
-        return liq_bad(lq, "boundary: value %g is not finite", value);
+        return liquid_fail(lq, "boundary: value %g is not finite", value);
     for (int s = 0; s < 6; s++)
         if (faces & (1 << s)) {
             lq->bc[s] = bc;
@@ -226,7 +215,7 @@ liquid_boundary_fn(struct liquid *lq, int faces, liquid_value_fn fn, void *arg)
     if (liq_faces_ok(lq, faces) != 0)
         return -1;
     if (fn == NULL)
-        return liq_bad(lq, "boundary: no function");
+        return liquid_fail(lq, "boundary: no function");
     for (int s = 0; s < 6; s++)
         if (faces & (1 << s)) {
             lq->bc[s] = LIQUID_DIRICHLET;
@@ -240,7 +229,7 @@ int
 liquid_init(struct liquid *lq, int field, liquid_value_fn fn, void *arg)
 {
     if (field < 0 || field >= lq->nf)
-        return liq_bad(lq, "init: no field %d (the job has %d)", field, lq->nf);
+        return liquid_fail(lq, "init: no field %d (the job has %d)", field, lq->nf);
     lq->f[field].init = fn;
     lq->f[field].arg = arg;
     return 0;
@@ -250,7 +239,7 @@ int
 liquid_update(struct liquid *lq, liquid_update_fn fn, void *arg)
 {
     if (fn == NULL)
-        return liq_bad(lq, "update: no function");
+        return liquid_fail(lq, "update: no function");
     lq->update = fn;
     lq->uarg = arg;
     return 0;
@@ -263,18 +252,18 @@ liquid_reduce(struct liquid *lq, const char *name, enum liquid_op op, int field,
     struct liq_user_red *r;
 
     if (!liq_name_ok(name))
-        return liq_bad(lq, "reduce: \"%s\" is not a name", name ? name : "(null)");
+        return liquid_fail(lq, "reduce: \"%s\" is not a name", name ? name : "(null)");
     for (int i = 0; i < lq->nred; i++)
         if (strcmp(lq->red[i].name, name) == 0)
-            return liq_bad(lq, "reduce: \"%s\" is declared twice", name);
+            return liquid_fail(lq, "reduce: \"%s\" is declared twice", name);
     if (lq->nred == LIQUID_MAX_REDUCTIONS)
-        return liq_bad(lq, "reduce: more than %d reductions", LIQUID_MAX_REDUCTIONS);
+        return liquid_fail(lq, "reduce: more than %d reductions", LIQUID_MAX_REDUCTIONS);
     if (op != LIQUID_SUM && op != LIQUID_MAX && op != LIQUID_MIN && op != LIQUID_NORM2)
-        return liq_bad(lq, "reduce %s: unknown operation %d", name, (int)op);
+        return liquid_fail(lq, "reduce %s: unknown operation %d", name, (int)op);
     if (fn == NULL && (field < 0 || field >= lq->nf))
-        return liq_bad(lq, "reduce %s: no field %d (the job has %d)", name, field, lq->nf);
+        return liquid_fail(lq, "reduce %s: no field %d (the job has %d)", name, field, lq->nf);
     if (every < 0)
-        return liq_bad(lq, "reduce %s: every %d is not a number of iterations >= 0", name,
+        return liquid_fail(lq, "reduce %s: every %d is not a number of iterations >= 0", name,
                        every);
     r = &lq->red[lq->nred];
     snprintf(r->name, sizeof(r->name), "%s", name);
@@ -292,12 +281,12 @@ liquid_until(struct liquid *lq, const char *name, double tol)
     for (int i = 0; i < lq->nred; i++)
         if (strcmp(lq->red[i].name, name) == 0) {
             if (!(tol >= 0) || !isfinite(tol))
-                return liq_bad(lq, "until %s: tolerance %g is not a number >= 0", name, tol);
+                return liquid_fail(lq, "until %s: tolerance %g is not a number >= 0", name, tol);
             lq->until = i;
             lq->tol = tol;
             return 0;
         }
-    return liq_bad(lq, "until: no reduction \"%s\"", name ? name : "(null)");
+    return liquid_fail(lq, "until: no reduction \"%s\"", name ? name : "(null)");
 }
 
 static int
@@ -312,12 +301,12 @@ liq_option(struct liquid *lq, const char *name, void *var, int is_int, const cha
         if (*c == '-')
             *c = '_';
     if (!liq_name_ok(plain) || var == NULL || strlen(name) >= LIQUID_NAME_MAX - 1)
-        return liq_bad(lq, "option: \"%s\" is not a name", name ? name : "(null)");
+        return liquid_fail(lq, "option: \"%s\" is not a name", name ? name : "(null)");
     for (int i = 0; i < lq->nopt; i++)
         if (strcmp(lq->opt[i].name, name) == 0)
-            return liq_bad(lq, "option: --%s is declared twice", name);
+            return liquid_fail(lq, "option: --%s is declared twice", name);
     if (lq->nopt == LIQ_USER_OPTS)
-        return liq_bad(lq, "option: more than %d options", LIQ_USER_OPTS);
+        return liquid_fail(lq, "option: more than %d options", LIQ_USER_OPTS);
     o = &lq->opt[lq->nopt++];
     snprintf(o->name, sizeof(o->name), "%s", name);
     o->var = var;
@@ -380,14 +369,14 @@ int
 liq_user_check(struct liquid *lq)
 {
     if (lq->nf == 0)
-        return liq_bad(lq, "%s: no field (liquid_field)", lq->name);
+        return liquid_fail(lq, "%s: no field (liquid_field)", lq->name);
     if (lq->update == NULL)
-        return liq_bad(lq, "%s: no update (liquid_update)", lq->name);
+        return liquid_fail(lq, "%s: no update (liquid_update)", lq->name);
     for (int a = 0; a < 3; a++) {
         int lo = lq->bc[2 * a] == LIQUID_PERIODIC, hi = lq->bc[2 * a + 1] == LIQUID_PERIODIC;
 
         if (lo != hi)
-            return liq_bad(lq, "%s: periodic boundary on one face of %c only: periodic faces "
+            return liquid_fail(lq, "%s: periodic boundary on one face of %c only: periodic faces "
                                "come in pairs", lq->name, "xyz"[a]);
     }
     return 0;
