@@ -56,19 +56,19 @@ static int
 update(const struct liquid_box *b, void *arg)
 {
     const struct heat *h = arg;
-    double f0 = (3 * M_PI * M_PI - 1) * exp(-b->t);
+    const double kx = h->k[0], ky = h->k[1], kz = h->k[2], c = 1 - 2 * (kx + ky + kz);
+    const double f0 = (3 * M_PI * M_PI - 1) * exp(-b->t) * h->dt, *sx = h->s[0] + b->lo[0];
+    const ptrdiff_t sj = b->sj, sk = b->sk;
 
     for (int k = 0; k < b->n[2]; k++)
         for (int j = 0; j < b->n[1]; j++) {
-            ptrdiff_t o = j * b->sj + k * b->sk;
-            const double *u = b->in[0] + o, *sx = h->s[0] + b->lo[0];
-            double *v = b->out[0] + o;
-            double syz = h->s[1][b->lo[1] + j] * h->s[2][b->lo[2] + k] * f0 * h->dt;
+            const double *restrict u = b->in[0] + j * sj + k * sk;
+            double *restrict v = b->out[0] + j * sj + k * sk;
+            const double syz = h->s[1][b->lo[1] + j] * h->s[2][b->lo[2] + k] * f0;
 
             for (int i = 0; i < b->n[0]; i++)
-                v[i] = u[i] + h->k[0] * (u[i - 1] + u[i + 1] - 2 * u[i]) +
-                       h->k[1] * (u[i - b->sj] + u[i + b->sj] - 2 * u[i]) +
-                       h->k[2] * (u[i - b->sk] + u[i + b->sk] - 2 * u[i]) + syz * sx[i];
+                v[i] = c * u[i] + kx * (u[i - 1] + u[i + 1]) + ky * (u[i - sj] + u[i + sj]) +
+                       kz * (u[i - sk] + u[i + sk]) + syz * sx[i];
         }
     return 0;
 }

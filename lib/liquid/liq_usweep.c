@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define LIQ_WAVE_MAX 64 /* phases of a block run as one wavefront at most */
+
 static void
 liq_box_len(const struct kern_box *b, int len[3], long o[3])
 {
@@ -87,11 +89,13 @@ liq_box_fill(const struct liquid *lq, int f, const int n[3], struct kern_box *b)
             }
 }
 
-/* Neumann faces: the ghost layer takes the layer inside it, axis by axis
- * (x, then y, then z, each over the whole box, so edges and corners
- * compose alike everywhere). */
+/* Neumann faces of planes k0..k1 of b: the ghost layer takes the layer
+ * inside it, axis by axis (x, then y, over those planes; then the z faces
+ * whose inner plane is among them, whole), so edges and corners compose
+ * alike however the planes are taken. */
 static void
-liq_box_neumann(const struct liquid *lq, const int n[3], struct kern_box *b)
+liq_box_neumann_planes(const struct liquid *lq, const int n[3], struct kern_box *b, int k0,
+                       int k1)
 {
     int len[3];
     long o[3];
@@ -99,25 +103,38 @@ liq_box_neumann(const struct liquid *lq, const int n[3], struct kern_box *b)
     liq_box_len(b, len, o);
     for (int a = 0; a < 3; a++)
         for (int side = 0; side < 2; side++) {
-            int at, from;
+            int at = side == 0 ? 0 : len[a] + 1, from = side == 0 ? 1 : len[a];
 
             if (lq->bc[2 * a + side] != LIQUID_NEUMANN)
                 continue;
             if (side == 0 ? o[a] != 0 : o[a] + len[a] != n[a])
                 continue; /* this box's ghost layer there is not the grid's face */
-            at = side == 0 ? 0 : len[a] + 1;
-            from = side == 0 ? 1 : len[a];
-            for (int k = 0; k <= len[2] + 1; k++)
-                for (int j = 0; j <= len[1] + 1; j++)
-                    for (int i = 0; i <= len[0] + 1; i++) {
-                        int p[3] = { i, j, k }, q[3] = { i, j, k };
+            if (a == 2 && (from < k0 || from > k1))
+                continue;
+            for (int k = a == 2 ? 0 : k0; k <= (a == 2 ? 0 : k1); k++)
+                for (int y = 0; y <= (a == 1 ? 0 : len[1] + 1); y++)
+                    for (int x = 0; x <= (a == 0 ? 0 : len[0] + 1); x++) {
+                        /* (x, y) run over the face's other axes */
+                        int p[3], q[3];
 
-                        if (p[a] != at)
-                            continue;
+                        if (a == 0) {
+                            p[0] = at, p[1] = y, p[2] = k;
+                        } else if (a == 1) {
+                            p[0] = x, p[1] = at, p[2] = k;
+                        } else {
+                            p[0] = x, p[1] = y, p[2] = at;
+                        }
+                        q[0] = p[0], q[1] = p[1], q[2] = p[2];
                         q[a] = from;
                         *kern_at(b, p[0], p[1], p[2]) = *kern_at(b, q[0], q[1], q[2]);
                     }
         }
+}
+
+static void
+liq_box_neumann(const struct liquid *lq, const int n[3], struct kern_box *b)
+{
+    liq_box_neumann_planes(lq, n, b, 0, b->nk + 1);
 }
 
 void
@@ -274,11 +291,117 @@ liq_ubox_span(const struct kern_box *c, const int ext[6], int p, int P, int lo[3
     }
 }
 
+/*
+ * Temporal blocking as far as the reach allows: the block's phases as a
+ * wavefront along k.  At step t phase p runs on plane t - p, the phases in
+ * increasing order, so when it does, phase p - 1 has done planes k - 1..
+ * k + 1 (the last of them just before, in the same step) and every phase
+ * that reads what phase p overwrites on plane k (phase p - 2, with three
+ * levels p - 3: read by phases p - 1 and p - 2 on planes up to k + 1) has
+ * read it; red-black in place alike (phase p + 1 on plane k - 1 comes after
+ * phase p on plane k).  So the planes in flight, P + 3 of them per level,
+ * stay in the cache while the box does not, and every point is computed
+ * from the operands of the phase-by-phase sweep: the same bits.  Neumann
+ * ghosts of a plane are refreshed as it is written.
+ */
+static int
+liq_ubox_wave(struct liq_ubox *u, const struct liquid *lq, const int n[3], const int ext[6],
+              int it0, int iters, int repeat)
+{
+    int per = liq_user_phases(lq), P = per * iters, nl = u->nlev;
+    struct kern_box *S[3][LIQUID_MAX_FIELDS];
+    int lo[LIQ_WAVE_MAX][3], hi[LIQ_WAVE_MAX][3], kmax = 0;
+    double h[3], org[3];
+
+    /* S[q % nl] holds phase q's state: phase 0 the current level, -1 the
+     * one before (three levels), 1 the one written next. */
+    for (int f = 0; f < u->nf; f++) {
+        S[0][f] = u->lv[0][f];
+        if (nl == 2)
+            S[1][f] = u->lv[1][f];
+        if (nl == 3) {
+            S[1][f] = u->lv[2][f];
+            S[2][f] = u->lv[1][f];
+        }
+    }
+    for (int p = 1; p <= P; p++) {
+        liq_ubox_span(u->lv[0][0], ext, p, P, lo[p - 1], hi[p - 1]);
+        if (hi[p - 1][2] + p > kmax)
+            kmax = hi[p - 1][2] + p;
+    }
+    liq_user_spacing(lq, n, h, org);
+    for (int t = 0; t <= kmax; t++)
+        for (int p = 1; p <= P; p++) {
+            int k = t - p, *l = lo[p - 1], *e = hi[p - 1];
+            int w = nl == 1 ? 0 : p % nl, r = nl == 1 ? 0 : (p - 1) % nl;
+            const struct kern_box *c = S[0][0];
+            ptrdiff_t off;
+            struct liquid_box b;
+
+            if (k < l[2] || k > e[2])
+                continue;
+            memset(&b, 0, sizeof(b));
+            b.lo[0] = (int)(c->oi + l[0] - 1);
+            b.lo[1] = (int)(c->oj + l[1] - 1);
+            b.lo[2] = (int)(c->ok + k - 1);
+            b.n[0] = e[0] - l[0] + 1;
+            b.n[1] = e[1] - l[1] + 1;
+            b.n[2] = 1;
+            b.sj = c->bi;
+            b.sk = (ptrdiff_t)c->bi * c->bj;
+            b.nfields = u->nf;
+            off = l[0] + b.sj * l[1] + b.sk * k;
+            for (int f = 0; f < u->nf; f++) {
+                b.in[f] = S[r][f]->data + off;
+                b.out[f] = S[w][f]->data + off;
+                if (nl == 3)
+                    b.old[f] = S[((p - 2) % 3 + 3) % 3][f]->data + off;
+            }
+            b.iter = it0 + (p - 1) / per + 1;
+            b.colour = (p - 1) % per;
+            b.t = (b.iter - 1) * lq->dt;
+            b.dt = lq->dt;
+            memcpy(b.h, h, sizeof(h));
+            memcpy(b.origin, org, sizeof(org));
+            for (int x = 0; x < repeat; x++) {
+                int rc = lq->update(&b, lq->uarg);
+
+                if (rc != 0)
+                    return rc < 0 ? -rc : rc;
+            }
+            for (int f = 0; f < u->nf; f++)
+                liq_box_neumann_planes(lq, n, S[w][f], k, k);
+        }
+    /* The levels as P phases one after the other leave them. */
+    for (int f = 0; f < u->nf; f++) {
+        if (nl == 2) {
+            u->lv[0][f] = S[P % 2][f];
+            u->lv[1][f] = S[(P + 1) % 2][f];
+        } else if (nl == 3) {
+            u->lv[0][f] = S[P % 3][f];
+            u->lv[1][f] = S[(P + 2) % 3][f];
+            u->lv[2][f] = S[(P + 1) % 3][f];
+        }
+    }
+    return 0;
+}
+
 int
 liq_ubox_block(struct liq_ubox *u, const struct liquid *lq, const int n[3], const int ext[6],
                int it0, int iters, int repeat, int wrap)
 {
     int per = liq_user_phases(lq), P = per * iters;
+
+    /* A box of a few planes gains nothing from the wavefront. */
+    if (!wrap && P >= 2 && P <= LIQ_WAVE_MAX && u->lv[0][0]->nk >= 4) {
+        int rc;
+
+        liq_ubox_bounds(u, lq, n, 0);
+        rc = liq_ubox_wave(u, lq, n, ext, it0, iters, repeat);
+        if (rc == 0)
+            liq_ubox_bounds(u, lq, n, 0);
+        return rc;
+    }
 
     for (int p = 1; p <= P; p++) {
         struct liquid_box b;
