@@ -43,6 +43,7 @@
 #include <stdio.h>
 
 #include "liq_fractile.h"
+#include "liquid.h"
 
 #define LIQ_FARM_TAG_JOB      0x4641
 #define LIQ_FARM_TAG_CHUNK    0x4642
@@ -207,5 +208,54 @@ void liq_farm_end(struct liq_farm_master *m, int failed);
 /* The defaults of vmrun farm's options: Fractiling, one worker per host,
  * reclaim on with the stencil's thresholds. */
 void liq_farm_opts_defaults(struct liq_farm_opts *o);
+
+/* ---- liquid_farm (liq_farm.c the master, liq_farm_worker.c the worker) ----
+ *
+ * An item is a tile: the index space is cut into tiles of side b (a power
+ * of two, the same on every axis longer than 1) and the tiles are numbered
+ * t = x + T0 * (y + T1 * z) on their grid T[3]; the master schedules them
+ * in the Morton order of that grid.  JOB is n[3], record, b; a CHUNK item
+ * is the tile's number; a RESULT is chunk id, tile number, seconds, and
+ * the tile's records (points x record bytes). */
+#define LIQ_FARM_TILES_MAX 4096
+#define LIQ_FARM_RECORD_MAX (1 << 20)
+
+/* The tile side and the tile grid of an index space: the smallest side
+ * that makes at most LIQ_FARM_TILES_MAX tiles. */
+static inline void
+liq_farm_tiles(const int n[3], int *b, int t[3])
+{
+    for (*b = 1;; *b *= 2) {
+        uint64_t k = 1;
+
+        for (int a = 0; a < 3; a++) {
+            t[a] = n[a] > 1 ? (n[a] + *b - 1) / *b : 1;
+            k *= (uint64_t)t[a];
+        }
+        if (k <= LIQ_FARM_TILES_MAX)
+            return;
+    }
+}
+
+/* Tile number idx's box: its first point lo[] and extents cnt[]. */
+static inline void
+liq_farm_tile_box(const int n[3], int b, const int t[3], uint64_t idx, int lo[3], int cnt[3])
+{
+    int c[3] = { (int)(idx % (uint64_t)t[0]), (int)(idx / (uint64_t)t[0] % (uint64_t)t[1]),
+                 (int)(idx / ((uint64_t)t[0] * (uint64_t)t[1])) };
+
+    for (int a = 0; a < 3; a++) {
+        int side = n[a] > 1 ? b : 1;
+
+        lo[a] = c[a] * side;
+        cnt[a] = lo[a] + side <= n[a] ? side : n[a] - lo[a];
+    }
+}
+
+/* liquid_farm's worker role (argv[1] is LIQUID_FARM_WORKER_ARG): serve the
+ * master that spawned this process until it says QUIT or is gone.  The
+ * exit status. */
+int liq_farm_worker_main(const char *name, const int n[3], size_t record, liquid_tile_fn fn,
+                         void *arg);
 
 #endif
