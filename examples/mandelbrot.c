@@ -73,7 +73,7 @@ main(int argc, char **argv)
         fprintf(stderr, "mandelbrot: --size WxH and --maxiter N take positive numbers\n");
         return 2;
     }
-    if (liquid_farm_master(argc, argv) && argc > 1 && strcmp(argv[1], "--help") == 0)
+    if (argc > 1 && strcmp(argv[1], "--help") == 0)
         printf("mandelbrot [--size WxH] [--maxiter N] [--png FILE] [--check-serial] [farm options]\n");
 
     int n[3] = { v.w, v.h, 1 };
