@@ -13,12 +13,22 @@
 # daemon's cgroup (`ip netns exec` + cgroup.procs) instead of ssh, so its
 # jobs get the same quotas as the farm's workers.
 #
+# Then the Mandelbrot image (issue 28's "From C": examples/mandelbrot,
+# liquid_farm, the iteration count per pixel, so the cost per tile is very
+# irregular) with --schedule fractiling | static | self under the same
+# quotas and change.  Its work is the CPU time of the serial computation
+# of the same image that --check-serial does in the master (outside the
+# quotas, after the farm is done), and its makespan the farm's own
+# (makespan_s of its report), so the check is not counted.
+#
 # Prints each makespan and the ideal: the work (the sum of the items' CPU
 # seconds in that run) over the capacity the quotas allowed, with the
 # change taken into account.  Needs root, ip netns, a cgroup v1 cpu
 # controller; GNU parallel is optional (its row is skipped without it).
 #
 #   bench/farm.sh [ITEMS]        (default 200; after `make`)
+#   MANDEL="--size 1024x768 --maxiter 12000" (the default) sizes the image;
+#   MANDEL=off skips it.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 B=$(pwd)/build
@@ -117,9 +127,17 @@ if command -v parallel >/dev/null; then
 else
     echo "# GNU parallel is not installed: its row is skipped"
 fi
+MANDEL=${MANDEL:-"--size 1024x768 --maxiter 12000"}
+if [ "$MANDEL" != off ] && [ -x "$B/examples/mandelbrot" ]; then
+    for s in fractiling static self; do
+        # shellcheck disable=SC2086
+        run "mandel-$s" "$B/examples/mandelbrot" $MANDEL --check-serial --hosts "$hl" \
+            --schedule "$s" --reclaim off --quiet --png "$W/mandel-$s.png" --json "$W/mandel-$s.json"
+    done
+fi
 
 python3 - "$W" "$CHANGE_AT" "$Q1" "$Q2" "$Q3" "$Q1_AFTER" <<'EOF'
-import json, sys, os
+import json, sys, os, re
 w, change = sys.argv[1], float(sys.argv[2])
 q = [float(x) / 100 for x in sys.argv[3:6]]
 before, after = sum(q), float(sys.argv[6]) / 100 + q[1] + q[2]
@@ -129,7 +147,16 @@ rows = []
 for line in open(os.path.join(w, "times")):
     name, rc, t = line.split()
     out = os.path.join(w, name + (".jsonl" if name != "parallel" else ".out"))
-    if name == "parallel":
+    if name.startswith("mandel-"):
+        # The farm's own makespan; the work is the serial check's CPU time.
+        try:
+            R = json.load(open(os.path.join(w, name + ".json")))
+            t, n = R["makespan_s"], R["tiles"]
+            work = float(re.search(r"serial: ([0-9.]+) s CPU", open(out[:-6] + ".out").read()).group(1))
+        except (OSError, ValueError, AttributeError):
+            rows.append((name, int(rc), 0, float(t), float("nan"), float("nan")))
+            continue
+    elif name == "parallel":
         work = sum(float(l) for l in open(out) if l.strip())
         n = sum(1 for l in open(out) if l.strip())
     else:
@@ -139,10 +166,10 @@ for line in open(os.path.join(w, "times")):
     rows.append((name, int(rc), n, float(t), work, ideal(work)))
 print("capacity %.2f CPUs, %.2f after %.0f s (quotas %s; host 1 to %s %%)" %
       (before, after, change, "/".join(sys.argv[3:6]), sys.argv[6]))
-print("%-11s %4s %6s %10s %9s %9s %7s" % ("schedule", "exit", "items", "makespan", "work", "ideal", "x ideal"))
+print("%-17s %4s %6s %10s %9s %9s %7s" % ("schedule", "exit", "items", "makespan", "work", "ideal", "x ideal"))
 for name, rc, n, t, work, id_ in rows:
-    print("%-11s %4d %6d %9.2fs %8.2fs %8.2fs %7.2f" % (name, rc, n, t, work, id_, t / id_))
-for name in ("fractiling", "static", "self"):
+    print("%-17s %4d %6d %9.2fs %8.2fs %8.2fs %7.2f" % (name, rc, n, t, work, id_, t / id_))
+for name in ("fractiling", "static", "self", "mandel-fractiling", "mandel-static", "mandel-self"):
     try:
         R = json.load(open(os.path.join(w, name + ".json")))
         print("# %s: %d chunks; items per host %s" % (name, len(R["chunks"]),

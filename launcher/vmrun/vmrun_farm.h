@@ -7,11 +7,11 @@
  *   vmrun_farm_items.c   the items, the command's check and placeholders,
  *                        JSON text (no PVM)
  *   vmrun_farm_exec.c    one item's run: fork/exec, pipes, timeout (no PVM)
- *   vmrun_farm_vm.c      the VM session: hosts, workers, notifications,
- *                        capacities (the only file that spawns or enrolls)
  *   vmrun_farm_worker.c  `vmrun farm-worker`, the task that runs items
- *   vmrun_farm.c         `vmrun farm`, the master: options, schedule,
- *                        results, reclaim, progress, report
+ *   vmrun_farm.c         `vmrun farm`, the master: options, items in
+ *                        chunks, results, report
+ * The VM session and the schedule (chunks, rates, lost hosts, reclaim)
+ * are libliquid's, shared with liquid_farm() (lib/liquid/liq_farm.h).
  *
  * The protocol (PVM messages, default encoding):
  *   master -> worker  FARM_TAG_JOB    the command template, timeout, retries, cwd
@@ -35,15 +35,16 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define FARM_TAG_JOB      0x4641
-#define FARM_TAG_CHUNK    0x4642
-#define FARM_TAG_DROP     0x4643
-#define FARM_TAG_QUIT     0x4644
-#define FARM_TAG_SHRINK   0x4645
-#define FARM_TAG_ASK      0x4650
-#define FARM_TAG_RESULT   0x4651
-#define FARM_TAG_EXITED   0x4652 /* PvmTaskExit notifications */
-#define FARM_TAG_HOSTGONE 0x4653 /* PvmHostDelete notifications */
+#include "liq_farm.h"
+
+#define FARM_TAG_JOB      LIQ_FARM_TAG_JOB
+#define FARM_TAG_CHUNK    LIQ_FARM_TAG_CHUNK
+#define FARM_TAG_DROP     LIQ_FARM_TAG_DROP
+#define FARM_TAG_QUIT     LIQ_FARM_TAG_QUIT
+#define FARM_TAG_SHRINK   LIQ_FARM_TAG_SHRINK
+#define FARM_TAG_ASK      LIQ_FARM_TAG_ASK
+#define FARM_TAG_RESULT   LIQ_FARM_TAG_RESULT
+#define FARM_TAG_EXITED   LIQ_FARM_TAG_EXITED
 
 /* Bytes of an item's stdout and of its stderr kept; the rest is dropped
  * and the line says "stdout_truncated" / "stderr_truncated". */
@@ -128,42 +129,6 @@ struct farm_run {
  */
 int farm_exec(char *const *argv, double timeout, int (*check)(void *), void *arg,
               struct farm_run *r);
-
-/* ---- the VM session (vmrun_farm_vm.c) ---- */
-
-struct farm_host {
-    char name[256];
-    int dtid;
-    int first, count;       /* its workers: index range in farm_vm.tids */
-};
-
-struct farm_vm {
-    int mytid;
-    int nhosts;
-    struct farm_host *host;
-    int nworkers;
-    int *tids;              /* 0 once a worker is gone */
-    int *whost;             /* host index of each worker */
-    char why[512];
-    int usage;              /* the failure was a bad option (a host not in the VM) */
-};
-
-/* Enroll, take the hosts named in hosts (comma-separated; "" every host),
- * spawn tasks_per_host `vmrun farm-worker` on each, and ask for
- * FARM_TAG_EXITED and FARM_TAG_HOSTGONE notifications.  0, or -1 with
- * why set. */
-int farm_vm_start(struct farm_vm *vm, const char *hosts, int tasks_per_host);
-/* The worker index of a tid, or -1. */
-int farm_vm_worker(const struct farm_vm *vm, int tid);
-/* The host index of a daemon tid, or -1. */
-int farm_vm_host(const struct farm_vm *vm, int dtid);
-/* The CPUs each host's daemon says the VM may use now (lvm_hostload's
- * capacity), into cap[nhosts]; -1 unknown.  0, or -1 with why set. */
-int farm_vm_capacity(struct farm_vm *vm, double *cap);
-/* Tell the workers to quit (kill them after a failure) and leave the VM. */
-void farm_vm_stop(struct farm_vm *vm, int failed);
-void farm_vm_free(struct farm_vm *vm);
-double farm_now(void);
 
 /* ---- subcommands ---- */
 int vmrun_farm_main(int argc, char **argv);

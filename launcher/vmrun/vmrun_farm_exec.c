@@ -25,15 +25,6 @@
 /* From SIGTERM to SIGKILL at a timeout or a drop. */
 #define FARM_KILL_GRACE_S 0.5
 
-double
-farm_now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* Read what fd has into buf (up to FARM_OUTPUT_MAX, the rest dropped).
  * 1 at end of file, 0 otherwise. */
 static int
@@ -90,7 +81,7 @@ farm_exec(char *const *argv, double timeout, int (*check)(void *), void *arg,
 {
     int po[2] = { -1, -1 }, pe[2] = { -1, -1 }, status = 0, dropped = 0, reaped = 0;
     int eof[2] = { 0, 0 };
-    double start = farm_now(), term_at = -1, exited_at = -1;
+    double start = liq_farm_now(), term_at = -1, exited_at = -1;
     pid_t pid;
 
     r->exit = 127;
@@ -121,7 +112,7 @@ farm_exec(char *const *argv, double timeout, int (*check)(void *), void *arg,
 
     while (!reaped || !(eof[0] && eof[1])) {
         struct pollfd pf[2] = { { po[0], POLLIN, 0 }, { pe[0], POLLIN, 0 } };
-        double now = farm_now();
+        double now = liq_farm_now();
 
         if (reaped && now - exited_at > FARM_DRAIN_S)
             break;
@@ -134,11 +125,11 @@ farm_exec(char *const *argv, double timeout, int (*check)(void *), void *arg,
             eof[1] = drain(pe[0], r->err, &r->errlen, &r->flags, FARM_F_ERRTRUNC);
         if (!reaped && waitpid(pid, &status, WNOHANG) == pid) {
             reaped = 1;
-            exited_at = farm_now();
+            exited_at = liq_farm_now();
         }
         if (reaped)
             continue;
-        now = farm_now();
+        now = liq_farm_now();
         if (term_at < 0 && !dropped && check != NULL && check(arg) != 0) {
             dropped = 1;
             kill(-pid, SIGTERM);
@@ -157,7 +148,7 @@ farm_exec(char *const *argv, double timeout, int (*check)(void *), void *arg,
     /* What it left in its group (killed or timed out) goes with it. */
     if (term_at >= 0)
         kill(-pid, SIGKILL);
-    r->seconds = farm_now() - start;
+    r->seconds = liq_farm_now() - start;
     if (r->flags & FARM_F_TIMEOUT)
         r->exit = FARM_EXIT_TIMEOUT;
     else if (WIFEXITED(status))
@@ -177,6 +168,6 @@ fail:
         if (pe[i] >= 0)
             close(pe[i]);
     }
-    r->seconds = farm_now() - start;
+    r->seconds = liq_farm_now() - start;
     return -1;
 }

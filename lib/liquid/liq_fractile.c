@@ -135,6 +135,10 @@ liq_fractile_giveback(struct liq_fractile *f, uint64_t lo, uint64_t hi)
     if ((rc = seg_push(f, lo, hi, -1)) != 0)
         return rc;
     f->left += hi - lo;
+    /* What comes back opens a new Factoring batch, sized on what is left
+     * now: a batch that began near the end would otherwise hand the
+     * returned run out one item at a time. */
+    f->batch_spent = f->batch_weight;
     return 0;
 }
 

@@ -107,8 +107,9 @@ void liq_fractile_weight(struct liq_fractile *f, int w, double weight);
 int liq_fractile_next(struct liq_fractile *f, int w, struct liq_fractile_chunk *c);
 
 /* Positions [lo, hi) go back to the pool, for any worker (a lost worker's
- * unfinished items, a reclaimed host's chunk past its limit).  0, -EINVAL
- * for an empty or out-of-range run, -ENOMEM. */
+ * unfinished items, a reclaimed host's chunk past its limit); the next
+ * chunk opens a new Factoring batch.  0, -EINVAL for an empty or
+ * out-of-range run, -ENOMEM. */
 int liq_fractile_giveback(struct liq_fractile *f, uint64_t lo, uint64_t hi);
 
 /* Positions not handed out yet. */

@@ -185,6 +185,66 @@ const double *liquid_result(const struct liquid *lq, int field);
 /* Is this process the master (after liquid_run)? */
 int liquid_is_master(const struct liquid *lq);
 
+/* ======================================================================
+ * Farms: a loop over a 1D, 2D or 3D index space (liquid_farm, issue 28).
+ *
+ * liquid_farm() calls fn on every point of an n[0] x n[1] x n[2] index
+ * space (n[2] = 1 for 2D, n[1] = n[2] = 1 for 1D), on the VM's hosts, and
+ * gathers what fn wrote into the master's result array.  The points are
+ * independent items of any cost; the space is cut into square (cubic)
+ * tiles of a power-of-two side, at most 4096 of them, which are scheduled
+ * by Fractiling: chunks of Morton-ordered tiles sized by Factoring and
+ * weighted by each worker's measured rate, asked for one chunk ahead.  A
+ * host whose owner needs it (its daemon's capacity gone) stops taking
+ * chunks; a host or worker that is lost has its unfinished tiles run
+ * again elsewhere.  A tile may thus run twice, but only its first result
+ * is kept: every point's record is placed exactly once, so the result
+ * does not depend on the hosts, the schedule or failures.
+ *
+ * Records are per item: fn(lo, n, out, arg) is called for the box of
+ * n[0] x n[1] x n[2] points whose first point is lo[], and writes one
+ * record of `record` bytes per point into out, point (a, b, c) of the box
+ * at out + record * (a + n[0] * (b + n[1] * c)) (i fastest).  It returns 0,
+ * or non-zero to fail the job.  fn runs in the workers, never in the
+ * master; it must not rely on memory the master wrote.  The master places
+ * point (i, j, k)'s record at result + record * (i + n[0] * (j + n[1] * k)).
+ *
+ * Roles.  Started from a shell, the program is the master: liquid_farm
+ * parses argv (the options below; anything else is a usage error), spawns
+ * this executable (/proc/self/exe) on the hosts with the first argument
+ * LIQUID_FARM_WORKER_ARG followed by the program's own command line, and
+ * returns once every record is in result.  Spawned that way, the same call
+ * serves as a worker and returns when the master is done (result is not
+ * touched).  So main() reads its own options the same way in both roles,
+ * passes LIQUID_FARM_WORKER_ARG on (a program that takes its own options
+ * out of argv leaves the others, that one included, to liquid_farm), and
+ * calls liquid_farm with the same n, record and fn; liquid_farm_master()
+ * tells the roles apart.  A worker whose n or record differ from the
+ * master's fails the job.
+ *
+ * Options: --hosts h1,h2 (default every host), --tasks-per-host T (1),
+ * --json FILE (per host: tiles, busy time; every chunk's size and time),
+ * --quiet, --help, and for comparison --schedule fractiling|static|self,
+ * --fraction F, --min-chunk N, --reclaim on|off.  A progress line is drawn
+ * on a terminal.  Returns the exit status: 0 (every record in), 1 (the job
+ * or the VM failed), 2 (bad options, or bad arguments to liquid_farm);
+ * --help prints the options and returns 0 with nothing computed.
+ */
+#define LIQUID_FARM_WORKER_ARG "--liquid-farm-worker"
+
+typedef int (*liquid_tile_fn)(const int lo[3], const int n[3], void *out, void *arg);
+
+int liquid_farm(int argc, char **argv, const char *name, const int n[3], size_t record,
+                liquid_tile_fn fn, void *arg, void *result);
+/* 1 when liquid_farm called with these arguments fills result here (the
+ * master, not --help), 0 in a worker or for --help. */
+int liquid_farm_master(int argc, char **argv);
+
+/* A w x h grey PNG of v (w * h values, row 0 at the top, i fastest): the
+ * smallest finite value black, the largest white, linearly; NaN black.
+ * 0, or -1 with the reason on stderr. */
+int liquid_png_gray(const char *path, int w, int h, const double *v);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,24 +1,34 @@
 /*
- * vmrun_farm_vm.c - vmrun farm's VM session, on the public PVM API alone
- * (pvm3.h, lvm_load.h): enroll, pick the hosts, spawn `vmrun farm-worker`
- * (this executable) on each, ask for the notifications that turn a dead
- * worker or a lost host into a message, read the hosts' capacities, and
- * leave.  The stencil's session (vmrun_vm.c) is not used, so that it can
- * move into libliquid without this file changing.
+ * liq_farm_vm.c - a farm's VM session, on the public PVM API alone
+ * (pvm3.h, lvm_load.h): enroll, pick the hosts, spawn this executable as
+ * the workers on each (`vmrun farm-worker`, or a program's own with
+ * --liquid-farm-worker), ask for the notifications that turn a dead worker
+ * or a lost host into a message, read the hosts' capacities, and leave.
+ * It was vmrun farm's (vmrun_farm_vm.c) before liquid_farm() shared it.
  */
-#include "vmrun_farm.h"
+#include "liq_farm.h"
 
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lvm_err.h"
 #include "lvm_load.h"
 #include "pvm3.h"
 
+double
+liq_farm_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 static int
-vm_fail(struct farm_vm *vm, const char *what, int code)
+vm_fail(struct liq_farm_vm *vm, const char *what, int code)
 {
     snprintf(vm->why, sizeof(vm->why), "%s: %s", what, code < 0 ? lvm_errtext(code) : "failed");
     return -1;
@@ -42,7 +52,7 @@ list_has(const char *list, const char *name)
 }
 
 int
-farm_vm_worker(const struct farm_vm *vm, int tid)
+liq_farm_vm_worker(const struct liq_farm_vm *vm, int tid)
 {
     for (int i = 0; i < vm->nworkers; i++)
         if (vm->tids[i] == tid && tid != 0)
@@ -51,7 +61,7 @@ farm_vm_worker(const struct farm_vm *vm, int tid)
 }
 
 int
-farm_vm_host(const struct farm_vm *vm, int dtid)
+liq_farm_vm_host(const struct liq_farm_vm *vm, int dtid)
 {
     for (int h = 0; h < vm->nhosts; h++)
         if (vm->host[h].dtid == dtid)
@@ -60,11 +70,11 @@ farm_vm_host(const struct farm_vm *vm, int dtid)
 }
 
 int
-farm_vm_start(struct farm_vm *vm, const char *hosts, int tasks_per_host)
+liq_farm_vm_start(struct liq_farm_vm *vm, const char *hosts, int tasks_per_host, char **wargv)
 {
     struct pvmhostinfo *hi;
     int nhost, narch, rc, *dt;
-    char exe[PATH_MAX], *wargv[] = { "farm-worker", NULL };
+    char exe[PATH_MAX];
     ssize_t n;
 
     memset(vm, 0, sizeof(*vm));
@@ -113,10 +123,10 @@ farm_vm_start(struct farm_vm *vm, const char *hosts, int tasks_per_host)
     if (vm->tids == NULL || vm->whost == NULL)
         return vm_fail(vm, "out of memory", 0);
     if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) < 0)
-        return vm_fail(vm, "cannot find the vmrun executable", 0);
+        return vm_fail(vm, "cannot find this executable (/proc/self/exe)", 0);
     exe[n] = '\0';
     for (int h = 0; h < vm->nhosts; h++) {
-        struct farm_host *ho = &vm->host[h];
+        struct liq_farm_host *ho = &vm->host[h];
         int got;
 
         ho->first = h * tasks_per_host;
@@ -129,24 +139,24 @@ farm_vm_start(struct farm_vm *vm, const char *hosts, int tasks_per_host)
 
             snprintf(vm->why, sizeof(vm->why), "cannot start workers on host %s: %s", ho->name,
                      lvm_errtext(code));
-            /* The ones that started are killed by farm_vm_stop. */
+            /* The ones that started are killed by liq_farm_vm_stop. */
             for (int i = got > 0 ? got : 0; i < ho->count; i++)
                 vm->tids[ho->first + i] = 0;
             return -1;
         }
     }
-    pvm_notify(PvmTaskExit, FARM_TAG_EXITED, vm->nworkers, vm->tids);
+    pvm_notify(PvmTaskExit, LIQ_FARM_TAG_EXITED, vm->nworkers, vm->tids);
     if ((dt = calloc((size_t)vm->nhosts, sizeof(int))) == NULL)
         return vm_fail(vm, "out of memory", 0);
     for (int h = 0; h < vm->nhosts; h++)
         dt[h] = vm->host[h].dtid;
-    pvm_notify(PvmHostDelete, FARM_TAG_HOSTGONE, vm->nhosts, dt);
+    pvm_notify(PvmHostDelete, LIQ_FARM_TAG_HOSTGONE, vm->nhosts, dt);
     free(dt);
     return 0;
 }
 
 int
-farm_vm_capacity(struct farm_vm *vm, double *cap)
+liq_farm_vm_capacity(struct liq_farm_vm *vm, double *cap)
 {
     struct lvm_hostload *hl = NULL;
     int n = 0, rc = lvm_hostload(&hl, &n);
@@ -156,7 +166,7 @@ farm_vm_capacity(struct farm_vm *vm, double *cap)
     if (rc < 0)
         return vm_fail(vm, "the hosts' load", rc);
     for (int i = 0; i < n; i++) {
-        int h = farm_vm_host(vm, hl[i].dtid);
+        int h = liq_farm_vm_host(vm, hl[i].dtid);
 
         if (h >= 0 && hl[i].age >= 0 && hl[i].capacity >= 0)
             cap[h] = hl[i].capacity;
@@ -166,7 +176,7 @@ farm_vm_capacity(struct farm_vm *vm, double *cap)
 }
 
 void
-farm_vm_stop(struct farm_vm *vm, int failed)
+liq_farm_vm_stop(struct liq_farm_vm *vm, int failed)
 {
     if (vm->mytid <= 0)
         return;
@@ -183,7 +193,7 @@ farm_vm_stop(struct farm_vm *vm, int failed)
         }
         pvm_initsend(PvmDataDefault);
         if (n > 0)
-            pvm_mcast(live, n, FARM_TAG_QUIT);
+            pvm_mcast(live, n, LIQ_FARM_TAG_QUIT);
         free(live);
     }
     pvm_exit();
@@ -191,7 +201,7 @@ farm_vm_stop(struct farm_vm *vm, int failed)
 }
 
 void
-farm_vm_free(struct farm_vm *vm)
+liq_farm_vm_free(struct liq_farm_vm *vm)
 {
     free(vm->host);
     free(vm->tids);
