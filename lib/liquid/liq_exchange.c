@@ -215,11 +215,15 @@ liq_exchange_start(struct liq_worker *w, int tag)
         }
         pvm_initsend(PvmDataInPlace);
         pvm_pkdouble(k->buf, (int)k->points, 1);
+        /* The send's time is its start: a large message may be in the
+         * receiver's hands before pvm_send returns. */
+        double ts = liq_now();
+
         if (pvm_send(k->tid, tag) < 0) {
             liq_fail(w, "ghost points to t%x could not be sent", (unsigned)k->tid);
             return -1;
         }
-        liq_trace_rec(&w->tr, LIQ_TEV_SEND, liq_now(), 0, k->tid, tag,
+        liq_trace_rec(&w->tr, LIQ_TEV_SEND, ts, ts, k->tid, tag,
                       (int)(k->points * sizeof(double)), -1, 0);
     }
     for (int c = 0; c < w->ncopy; c++) {

@@ -39,9 +39,11 @@ liq_send_moves(struct liq_worker *w, const int *owner, const int *tids)
         pvm_initsend(PvmDataInPlace);
         pvm_pkint(&q->id, 1, 1);
         pvm_pkdouble(buf, (int)(p.points * (size_t)w->nstate), 1);
+        double ts = liq_now();
+
         rc = pvm_send(tids[owner[q->id]], LIQ_TAG_MOVE);
         free(buf);
-        liq_trace_rec(&w->tr, LIQ_TEV_SEND, liq_now(), 0, tids[owner[q->id]], LIQ_TAG_MOVE,
+        liq_trace_rec(&w->tr, LIQ_TEV_SEND, ts, ts, tids[owner[q->id]], LIQ_TAG_MOVE,
                       (int)(sizeof(int) + p.points * (size_t)w->nstate * sizeof(double)), q->id,
                       0);
         if (rc < 0) {
