@@ -5,6 +5,7 @@
  */
 #include "vmrun.h"
 #include "vmrun_farm.h"
+#include "vmrun_trace.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -21,6 +22,8 @@ vmrun_usage(FILE *fp)
             "  bench      only the host and ring benchmarks\n"
             "  advise     rank decompositions offline from given speeds, lambda and tau\n"
             "  farm       run a command once per item (range, file, grid) on the hosts\n"
+            "  trace view draw a job's trace (stencil --trace) as an SVG timeline\n"
+            "  analyze    a job's trace: its characteristics, the rules, hints for the next run\n"
             "  version    print the version\n"
             "  worker     (internal) a job's worker task, spawned by vmrun itself\n"
             "  farm-worker (internal) a farm's worker task, spawned by vmrun farm\n"
@@ -82,6 +85,8 @@ main(int argc, char **argv)
         { "farm", vmrun_farm_main },
         { "farm-worker", vmrun_farm_worker_main },
         { "version", vmrun_version },
+        { "trace", vmrun_trace_main },
+        { "analyze", vmrun_analyze_main },
     };
 
     if (argc < 2) {

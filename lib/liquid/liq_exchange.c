@@ -215,10 +215,16 @@ liq_exchange_start(struct liq_worker *w, int tag)
         }
         pvm_initsend(PvmDataInPlace);
         pvm_pkdouble(k->buf, (int)k->points, 1);
+        /* The send's time is its start: a large message may be in the
+         * receiver's hands before pvm_send returns. */
+        double ts = liq_now();
+
         if (pvm_send(k->tid, tag) < 0) {
             liq_fail(w, "ghost points to t%x could not be sent", (unsigned)k->tid);
             return -1;
         }
+        liq_trace_rec(&w->tr, LIQ_TEV_SEND, ts, ts, k->tid, tag,
+                      (int)(k->points * sizeof(double)), -1, 0);
     }
     for (int c = 0; c < w->ncopy; c++) {
         const struct liq_patch *p = &w->copy[c];
@@ -238,10 +244,13 @@ liq_exchange_finish(struct liq_worker *w, int tag)
         double t0 = liq_now();
         int b = liq_wait(w, k->tid, tag), bytes, rtag, rtid;
 
-        w->ghost_wait += liq_now() - t0;
+        double t1 = liq_now();
+
+        w->ghost_wait += t1 - t0;
         if (b <= 0)
             return -1;
         pvm_bufinfo(b, &bytes, &rtag, &rtid);
+        liq_trace_rec(&w->tr, LIQ_TEV_RECV, t0, t1, k->tid, tag, bytes, -1, 0);
         if ((size_t)bytes != k->points * sizeof(double)) {
             liq_fail(w, "ghost points from t%x: %d bytes, expected %zu", (unsigned)k->tid,
                      bytes, k->points * sizeof(double));

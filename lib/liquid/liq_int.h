@@ -115,6 +115,7 @@ struct liq_worker {
     int kerr;                   /* a kernel's error (-errno), 0 while there is none */
     double cpu0;                /* the process's CPU seconds when the job came */
     double ep_t, ep_cpu, ep_kcpu; /* wall, process CPU, kernel CPU at the last report */
+    struct liq_trace tr;        /* this job's events (--trace; cap 0 when off) */
 };
 
 /* ---- clocks: inline, since the block loop reads them per region ---- */
@@ -256,6 +257,9 @@ int liq_report_field(struct liq_worker *w);
 /* A quantum's checksum: its fields' (liq_field_checksum), field f weighed
  * by 2f + 1. */
 uint64_t liq_quantum_checksum(const struct liq_worker *w, const struct liq_quantum *q);
+/* The trace (--trace) to the master in LIQ_TAG_TRACE chunks, and freed.
+ * 0, or -1 when a chunk could not be sent. */
+int liq_report_trace(struct liq_worker *w);
 /* Evacuated: the totals, then this worker leaves. */
 void liq_report_left(struct liq_worker *w, int iters_done);
 

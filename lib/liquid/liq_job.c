@@ -28,6 +28,7 @@ liq_job_free(struct liq_worker *w)
     free(w->owner);
     free(w->tids);
     free(w->ctime);
+    liq_trace_free(&w->tr);
     w->q = NULL;
     w->rg = NULL;
     w->all = NULL;
@@ -104,10 +105,15 @@ liq_job_header(struct liq_worker *w)
         w->epoch > 100000 || w->heavy < 0 || w->heavy > 1000 || w->start < 0 ||
         w->halo < 1 || w->halo > LIQ_MAX_HALO ||
         w->start >= (w->iters > 0 ? w->iters : 1) ||
+        hdr[LIQ_JOB_TRACE] < 0 || hdr[LIQ_JOB_TRACE] > (1 << 24) ||
         (w->start > 0 && (w->epoch == 0 || w->start % w->epoch != 0))) {
         liq_fail(w, "job: bad description (grid %dx%dx%d, %d quanta, kernel %d, %d iterations)",
                  hdr[0], hdr[1], hdr[2], hdr[3], hdr[4], hdr[5]);
         return -EINVAL;
+    }
+    if (liq_trace_init(&w->tr, hdr[LIQ_JOB_TRACE]) != 0) {
+        liq_fail(w, "job: out of memory for a trace of %d events", hdr[LIQ_JOB_TRACE]);
+        return -ENOMEM;
     }
     w->depth = liq_halo_depth(w->kernel, w->halo);
     liq_coeffs(w->g.n, &w->c, &w->c2);
@@ -306,6 +312,7 @@ liq_job_epoch(struct liq_worker *w, int it, int blk, double compute)
     }
     if ((it + blk) % w->epoch != 0 || it + blk >= w->iters)
         return 0;
+    liq_trace_rec(&w->tr, LIQ_TEV_EPOCH, liq_now(), 0, b, 0, it + blk, 0, 0);
     if (liq_report_epoch(w, b) != 0)
         return -1;
     if (liq_plan_at(b) && b > w->start / w->epoch)
@@ -355,8 +362,11 @@ liq_job_reduce(struct liq_worker *w, int it)
         liq_fail(w, "reduction: could not reach the master");
         return -1;
     }
+    double t0 = liq_now();
+
     if ((b = liq_wait(w, w->master, LIQ_TAG_VERDICT)) <= 0)
         return -1;
+    liq_trace_rec(&w->tr, LIQ_TEV_WAIT, t0, liq_now(), w->master, LIQ_TAG_VERDICT, it, 0, 0);
     pvm_upkint(&at, 1, 1);
     pvm_upkint(&stop, 1, 1);
     if (at != it) {
@@ -435,11 +445,14 @@ liq_job(struct liq_worker *w)
         }
     }
 end:
-    if (liq_report_done(w, t_start, t_setup) == 0 && w->gather)
-        liq_report_field(w);
+    if (liq_report_done(w, t_start, t_setup) == 0 && (!w->gather || liq_report_field(w) == 0) &&
+        w->tr.cap > 0)
+        liq_report_trace(w);
     goto out;
 gone:
-    if (leave > 0)
+    /* The trace goes before LEFT: after LEFT the master takes nothing from
+     * this worker. */
+    if (leave > 0 && (w->tr.cap == 0 || liq_report_trace(w) == 0))
         liq_report_left(w, done);
 out:
     liq_job_free(w);

@@ -34,6 +34,7 @@ static const char *const stencil_synopsis[] = {
     "[--reclaim-below F] [--reclaim-after S] [--rejoin-above F]",
     "[--rejoin-after S] [--svg FILE] [--halo H|auto]",
     "[--png FILE [--slice x|y|z=K] [--field NAME]]",
+    "[--trace FILE] [--hints FILE]",
     NULL
 };
 
@@ -96,6 +97,11 @@ static const char stencil_text[] =
     "                       a colour bar labelled with its minimum and maximum\n"
     "  --slice AXIS=K       the slice: x=K, y=K or z=K, K from 0 (default: z, the middle)\n"
     "  --field NAME         the field to picture (the stencil job has one: u)\n"
+    "  --trace FILE         record the run (compute, waits, messages, moves, epochs)\n"
+    "                       as Chrome Trace Event JSON (vmrun trace view, vmrun analyze,\n"
+    "                       the Perfetto UI)\n"
+    "  --hints FILE         settings from vmrun analyze --hints, read like --job; options\n"
+    "                       given on the command line or in --job win\n"
     "\n"
     "  Exit status: 0 done (and verified), 1 the job failed or the field differs,\n"
     "  2 bad options or job file.\n";
@@ -104,7 +110,7 @@ static const char *const stencil_opts[] = {
     "grid", "iters", "kernel", "quanta", "hosts", "tasks-per-host", "decomp", "verify", "json",
     "output", "seed", "network", "probe-seconds", "quiet", "balance", "epoch", "heavy",
     "min-gain", "reclaim", "reclaim-below", "reclaim-after", "rejoin-above", "rejoin-after",
-    "svg", "halo", "png", "slice", "field", NULL
+    "svg", "halo", "png", "slice", "field", "trace", "hints", NULL
 };
 
 /* A program's own update: its kernel is its own, and it may check its reach. */
@@ -112,7 +118,7 @@ static const char *const user_opts[] = {
     "grid", "iters", "quanta", "hosts", "tasks-per-host", "decomp", "verify", "json",
     "output", "seed", "network", "probe-seconds", "quiet", "balance", "epoch", "heavy",
     "min-gain", "reclaim", "reclaim-below", "reclaim-after", "rejoin-above", "rejoin-after",
-    "svg", "halo", "png", "slice", "field", "check-reach", "input", NULL
+    "svg", "halo", "png", "slice", "field", "check-reach", "input", "trace", "hints", NULL
 };
 
 static void
@@ -130,6 +136,7 @@ stats_free(struct liq_stats *st)
     free(st->wcpu);
     liq_mb_free(st);
     liq_mu_free(st);
+    liq_mt_free(st);
     kern_box_free(&st->field);
 }
 
@@ -372,12 +379,18 @@ run_job(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
     }
     /* The first epoch's reports are of the placement the job starts with. */
     memcpy(st->owner_prev, st->owner, (size_t)st->g.nquanta * sizeof(int32_t));
+    if (liq_mt_start(vm, o, st) != 0)
+        return -1;
+    for (int w = 0; w < vm->nworkers; w++)
+        if (liq_mt_expect(vm, st, w) != 0)
+            return -1;
     st->run_t0 = liq_vm_now();
     st->run_unix = liq_vm_unix_now();
     if (liq_master_job_send(vm, o, st, vm->tids, vm->nworkers, 0) != 0 ||
         (o->user != NULL && liq_mu_send_input(vm, o, st) != 0))
         return -1;
-    while (st->ndone < st->nlive || st->left_due > 0 || (gather && st->field_points < want)) {
+    while (st->ndone < st->nlive || st->left_due > 0 || (gather && st->field_points < want) ||
+           st->tr.due > 0) {
         int tag, src, w;
 
         if (liq_vm_next(vm, &tag, &src) < 0)
@@ -413,6 +426,9 @@ run_job(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
                 return -1;
         } else if (tag == LIQ_TAG_REDUCE) {
             if (liq_mu_reduce(vm, o, st, w) != 0)
+                return -1;
+        } else if (tag == LIQ_TAG_TRACE) {
+            if (liq_mt_take(vm, st, src) != 0)
                 return -1;
         }
     }
@@ -511,6 +527,24 @@ json_report(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o,
             st->t_iter > 0 ? points * st->iters_done / st->t_iter : 0.0, job_be(vm, st),
             job_comm_share(vm, st));
     fprintf(fp, "\"iterations_done\":%d,", st->iters_done);
+    fprintf(fp, "\"trace\":");
+    if (o->trace[0] != '\0')
+        wire_json_str(fp, o->trace);
+    else
+        fprintf(fp, "null");
+    fprintf(fp, ",\"hints\":{\"file\":");
+    if (o->hints[0] != '\0')
+        wire_json_str(fp, o->hints);
+    else
+        fprintf(fp, "null");
+    fprintf(fp, ",\"settings\":[");
+    for (const char *k = o->hinted, *c; *k != '\0'; k = *c ? c + 1 : c) {
+        c = strchr(k, ',');
+        if (c == NULL)
+            c = k + strlen(k);
+        fprintf(fp, "%s\"%.*s\"", k == o->hinted ? "" : ",", (int)(c - k), k);
+    }
+    fprintf(fp, "]},");
     if (o->user != NULL)
         liq_mu_json(fp, o, st);
     fprintf(fp, "\"run_started_unix\":%.6f,", st->run_unix);
@@ -813,6 +847,10 @@ out:
             failed = 1;
         if (o.svg[0] != '\0' && liq_plot_svg(o.svg, &vm, &o, &st) != 0) {
             fprintf(stderr, "%s: cannot write %s: %s\n", prog->name, o.svg, strerror(errno));
+            failed = 1;
+        }
+        if (o.trace[0] != '\0' && liq_mt_write(o.trace, &vm, &o, &st) != 0) {
+            fprintf(stderr, "%s: cannot write %s: %s\n", prog->name, o.trace, strerror(errno));
             failed = 1;
         }
         if (st.verified == 0)

@@ -26,6 +26,7 @@
  *   liq_opts.c            options from the command line and job files
  *   liq_fields.c          the final field in files (raw, HDF5, PNG)
  *   liq_plot.c            the SVG plot of the balancing
+ *   liq_master_trace.c    --trace: the clocks, the workers' traces, the JSON file
  */
 #ifndef LIQUIDVM_LIQ_MASTER_H
 #define LIQUIDVM_LIQ_MASTER_H
@@ -127,6 +128,10 @@ struct liq_opts {
     int reclaim;
     double reclaim_below, reclaim_after, rejoin_above, rejoin_after;
     char svg[LIQ_PATH_MAX];     /* plot of BE and each host's share per epoch */
+    char trace[LIQ_PATH_MAX];   /* --trace: Chrome Trace Event JSON of the run; "" = none */
+    char hints[LIQ_PATH_MAX];   /* --hints: the file the settings below came from; "" none */
+    char hinted[512];           /* the settings it gave (comma-separated keys, '-' style)
+                                 * that no option given explicitly overrode */
 };
 
 void liq_opts_defaults(struct liq_opts *o);
@@ -263,6 +268,27 @@ void liq_bench_json(FILE *fp, const struct liq_vm *vm);
 
 /* ---- a running job (liq_master*.c, liq_plot.c) ---- */
 
+/* --trace on the master (liq_master_trace.c): its own events, each worker's
+ * trace as it came, the hosts' clock offsets. */
+struct liq_mtrace_worker {
+    int tid, host;
+    int done;                   /* its last chunk came */
+    struct liq_trace tr;        /* cap: room allocated; n: events in */
+};
+
+struct liq_mtrace {
+    int on;
+    double t0;                  /* the trace's origin (liq_vm_now) */
+    int mtid, mhost;            /* the master's tid and host (the file is written after
+                                 * it left the VM) */
+    struct liq_trace mine;      /* the master's events */
+    double *offset;             /* per host: its clock minus the master's, seconds */
+    double *residual;           /* per host: half the best round trip (-1: not measured) */
+    struct liq_mtrace_worker *w;
+    int nw, capw;
+    int due;                    /* traced workers whose last chunk has not come */
+};
+
 /* A host's workers left (evacuate) or came back (rejoin). */
 struct liq_event {
     int epoch;                  /* at the end of this epoch */
@@ -346,6 +372,7 @@ struct liq_stats {
     double *red_part;           /* nquanta x nred partials, by quantum id */
     char *red_have;             /* per quantum: its partials came */
     int stopped;                /* the until rule stopped the job there */
+    struct liq_mtrace tr;       /* --trace */
 };
 
 /* ---- a program's own update on the master (liq_master_user.c) ---- */
@@ -401,6 +428,21 @@ int liq_mb_left(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *s
 /* The index in st->ep of the plan taken at an epoch boundary, or -1 for none. */
 int liq_mb_plan_record(int boundary);
 void liq_mb_free(struct liq_stats *st);
+
+/* liq_master_trace.c: --trace.  liq_mt_start measures every host's clock
+ * against the master's (LIQ_MT_PINGS ping-pongs per worker, the smallest
+ * round trip kept per host) before the JOB goes; 0, or -1 with vm->why.
+ * liq_mt_expect: worker slot w was sent a JOB with tracing on (its trace
+ * is due).  liq_mt_take: a LIQ_TAG_TRACE chunk from tid src (0 or -1 with
+ * vm->why).  liq_mt_write: the Chrome Trace Event JSON file (0, or -1 with
+ * errno). */
+#define LIQ_MT_PINGS 5
+int liq_mt_start(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st);
+int liq_mt_expect(struct liq_vm *vm, struct liq_stats *st, int w);
+int liq_mt_take(struct liq_vm *vm, struct liq_stats *st, int src);
+int liq_mt_write(const char *path, const struct liq_vm *vm, const struct liq_opts *o,
+                 const struct liq_stats *st);
+void liq_mt_free(struct liq_stats *st);
 
 /* liq_plot.c: BE and each host's share of the quanta per epoch, as SVG. */
 int liq_plot_svg(const char *path, const struct liq_vm *vm, const struct liq_opts *o,

@@ -173,6 +173,7 @@ event(const struct liq_vm *vm, struct liq_stats *st, int epoch, int h, int rejoi
     e->t_s = liq_vm_now() - st->run_t0;
     e->host = h;
     e->rejoin = rejoin;
+    liq_trace_rec(&st->tr.mine, LIQ_TEV_RECLAIM, liq_vm_now(), 0, h, rejoin, epoch, 0, 0);
     if (vm->progress)
         fprintf(stderr, "%s%s: epoch %d: host %s %s\n", isatty(2) ? "\n" : "", vm->who, epoch,
                 vm->host[h].name,
@@ -290,6 +291,10 @@ reclaim(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int e
                 active[w] = 1;
                 tids[w] = vm->tids[w];
                 fresh[nnew++] = vm->tids[w];
+                if (liq_mt_expect(vm, st, w) != 0) {
+                    ret = -1;
+                    goto out;
+                }
                 st->wnow[w] = 0;
                 st->wother[w] = 0;
                 st->witer[w] = boundary * o->epoch;
@@ -432,6 +437,8 @@ plan(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int epoc
     ep->publish_s = t0 - st->t_first;
     host_times(vm, st, share);
     plan_record(vm, st, epoch, boundary, next, owners);
+    liq_trace_rec(&st->tr.mine, LIQ_TEV_PLAN, t0, liq_vm_now(), epoch, ep->applied, ep->moved,
+                  (int)(ep->be * 1000), ep->forced);
     rc = taken ? plan_send(vm, boundary, owners, n, tids, to) : 0;
 out:
     free(next);

@@ -44,6 +44,7 @@ liq_master_job_send(struct liq_vm *vm, const struct liq_opts *o, const struct li
     hdr[LIQ_JOB_START] = start;
     hdr[LIQ_JOB_HALO] = st->halo;
     hdr[LIQ_JOB_SPEC] = o->user != NULL ? (int)liq_user_fingerprint(o->user) : 0;
+    hdr[LIQ_JOB_TRACE] = o->trace[0] != '\0' ? LIQ_TRACE_EVENTS : 0;
     seed[0] = (int)(uint32_t)o->seed;
     seed[1] = (int)(uint32_t)(o->seed >> 32);
     pvm_initsend(PvmDataDefault);

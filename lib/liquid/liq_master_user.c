@@ -399,6 +399,7 @@ liq_mu_reduce(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st,
         pvm_pkint(msg, 2, 1);
         (void)pvm_send(vm->tids[x], LIQ_TAG_VERDICT);
     }
+    liq_trace_rec(&st->tr.mine, LIQ_TEV_REDUCE, liq_vm_now(), 0, it, stop, 0, 0, 0);
     memset(st->red_have, 0, (size_t)st->g.nquanta);
     st->red_got = 0;
     if (stop) {

@@ -5,7 +5,9 @@
  * kernel, quanta, hosts, tasks_per_host, decomp, verify, json, output, seed,
  * network, probe_seconds, quiet, balance, epoch, heavy, min_gain, reclaim,
  * reclaim_below, reclaim_after, rejoin_above, rejoin_after, svg, halo, png,
- * slice, field).  One setter validates both.
+ * slice, field, trace).  One setter validates both.  A hints file (--hints,
+ * written by vmrun analyze; issue 27, seed 003) is read like a job file,
+ * but only for the settings that neither the command line nor --job give.
  */
 #include "liq_master.h"
 
@@ -250,6 +252,9 @@ set_output_option(struct liq_opts *o, const char *key, const char *value, char *
     } else if (strcmp(key, "json") == 0) {
         if (opt_path(o->json, value) != 0)
             return opt_error(err, errlen, "--json: expected a file name (or -)");
+    } else if (strcmp(key, "trace") == 0) {
+        if (opt_path(o->trace, value) != 0 || strcmp(value, "-") == 0)
+            return opt_error(err, errlen, "--trace: expected a file name");
     } else if (strcmp(key, "output") == 0) {
         if (opt_path(o->output, value) != 0 || strcmp(value, "-") == 0)
             return opt_error(err, errlen, "--output: expected a file name");
@@ -385,6 +390,15 @@ liq_opt_set(struct liq_opts *o, const char *name, const char *value, char *err,
     return opt_error(err, errlen, "unknown option '--%s'", key);
 }
 
+static int
+allowed_has(const char *const *allowed, const char *name)
+{
+    for (; *allowed; allowed++)
+        if (strcmp(*allowed, name) == 0)
+            return 1;
+    return 0;
+}
+
 /* A setting's value as the text the command line would carry. */
 static int
 job_value(const config_setting_t *s, char *buf, size_t len)
@@ -434,8 +448,47 @@ job_value(const config_setting_t *s, char *buf, size_t len)
     }
 }
 
-int
-liq_opts_file(struct liq_opts *o, const char *path, char *err, size_t errlen)
+/* Append name to a comma-separated list (dropped when it does not fit). */
+static void
+names_add(char *list, size_t len, const char *name)
+{
+    size_t used = strlen(list);
+
+    if (used + strlen(name) + 2 <= len)
+        snprintf(list + used, len - used, "%s%s", used ? "," : "", name);
+}
+
+/* Is name in the comma-separated list? */
+static int
+names_have(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (const char *p = list; p != NULL && *p != '\0'; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+/* An option's name as the command line spells it ('_' as '-'). */
+static void
+names_key(char *key, size_t len, const char *name)
+{
+    size_t i;
+
+    for (i = 0; name[i] != '\0' && i + 1 < len; i++)
+        key[i] = name[i] == '_' ? '-' : name[i];
+    key[i] = '\0';
+}
+
+/*
+ * A libconfig file of options.  skip: keys given otherwise, left alone
+ * (NULL: none); names: the keys set are appended to it (NULL: not kept);
+ * allowed: the keys this command takes (NULL: any).
+ */
+static int
+opts_file(struct liq_opts *o, const char *path, const char *skip, char *names, size_t nlen,
+          const char *const *allowed, char *err, size_t errlen)
 {
     struct conf_diag diag;
     config_t cfg;
@@ -454,10 +507,18 @@ liq_opts_file(struct liq_opts *o, const char *path, char *err, size_t errlen)
     for (int i = 0; i < config_setting_length(root); i++) {
         config_setting_t *s = config_setting_get_elem(root, (unsigned)i);
         const char *name = config_setting_name(s);
-        char value[LIQ_PATH_MAX], why[512];
+        char value[LIQ_PATH_MAX], why[512], key[64];
         int line = (int)config_setting_source_line(s), n;
 
-        if (job_value(s, value, sizeof(value)) != 0)
+        names_key(key, sizeof(key), name);
+        if (skip != NULL && names_have(skip, key))
+            continue;
+        if (names != NULL)
+            names_add(names, nlen, key);
+        if (allowed != NULL && !allowed_has(allowed, key) &&
+            (o->user == NULL || !liq_user_opt_known(o->user, key)))
+            snprintf(why, sizeof(why), "%s: not an option of this command", name);
+        else if (job_value(s, value, sizeof(value)) != 0)
             snprintf(why, sizeof(why), "%s: expected a number, string, boolean or list", name);
         else if (strcmp(name, "grid") == 0 && strchr(value, ',') != NULL) {
             /* grid = [NX, NY, NZ] */
@@ -478,14 +539,12 @@ liq_opts_file(struct liq_opts *o, const char *path, char *err, size_t errlen)
     return nerr > 0 ? -1 : 0;
 }
 
-static int
-allowed_has(const char *const *allowed, const char *name)
+int
+liq_opts_file(struct liq_opts *o, const char *path, char *err, size_t errlen)
 {
-    for (; *allowed; allowed++)
-        if (strcmp(*allowed, name) == 0)
-            return 1;
-    return 0;
+    return opts_file(o, path, NULL, NULL, 0, NULL, err, errlen);
 }
+
 
 void
 liq_opts_usage(FILE *fp, const char *name, const char *const *synopsis, const char *text)
@@ -502,22 +561,50 @@ int
 liq_opts_parse(struct liq_opts *o, const char *cmd, int argc, char **argv,
                const char *const *allowed)
 {
-    char err[4096];
+    char err[4096], given[2048] = "";
 
-    /* The job file first, so the command line overrides it. */
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--job") == 0 || strncmp(argv[i], "--job=", 6) == 0) {
-            const char *path = argv[i][5] == '=' ? argv[i] + 6 : (i + 1 < argc ? argv[++i] : NULL);
+    /* The options given explicitly: on the command line ... */
+    for (int i = 1; i < argc; i++)
+        if (strncmp(argv[i], "--", 2) == 0 && strlen(argv[i]) < 66) {
+            char key[64];
 
-            if (path == NULL) {
-                fprintf(stderr, "%s: --job needs a file name\n", cmd);
-                return LIQ_EXIT_USAGE;
-            }
-            if (liq_opts_file(o, path, err, sizeof(err)) != 0) {
-                fprintf(stderr, "%s", err);
-                return LIQ_EXIT_USAGE;
-            }
+            names_key(key, sizeof(key), argv[i] + 2);
+            if (strchr(key, '=') != NULL)
+                *strchr(key, '=') = '\0';
+            names_add(given, sizeof(given), key);
         }
+    /* ... and in the job file, read first, so the command line overrides it. */
+    for (int i = 1; i < argc; i++) {
+        int job = strcmp(argv[i], "--job") == 0 || strncmp(argv[i], "--job=", 6) == 0;
+        int hints = strcmp(argv[i], "--hints") == 0 || strncmp(argv[i], "--hints=", 8) == 0;
+        const char *eq = strchr(argv[i], '=');
+        const char *path = eq != NULL ? eq + 1 : (i + 1 < argc ? argv[i + 1] : NULL);
+
+        if (!job && !hints)
+            continue;
+        i += eq == NULL;
+        if (path == NULL || *path == '\0') {
+            fprintf(stderr, "%s: --%s needs a file name\n", cmd, job ? "job" : "hints");
+            return LIQ_EXIT_USAGE;
+        }
+        if (hints) {
+            if (!allowed_has(allowed, "hints") || opt_path(o->hints, path) != 0) {
+                fprintf(stderr, "%s: unknown option '--hints' (%s --help)\n", cmd, cmd);
+                return LIQ_EXIT_USAGE;
+            }
+            continue;
+        }
+        if (opts_file(o, path, NULL, given, sizeof(given), NULL, err, sizeof(err)) != 0) {
+            fprintf(stderr, "%s", err);
+            return LIQ_EXIT_USAGE;
+        }
+    }
+    /* The hints, for what neither gives (vmrun analyze writes them). */
+    if (o->hints[0] != '\0' &&
+        opts_file(o, o->hints, given, o->hinted, sizeof(o->hinted), allowed, err,
+                  sizeof(err)) != 0) {
+        fprintf(stderr, "%s", err);
+        return LIQ_EXIT_USAGE;
     }
     for (int i = 1; i < argc; i++) {
         char name[64];
@@ -539,7 +626,7 @@ liq_opts_parse(struct liq_opts *o, const char *cmd, int argc, char **argv,
         }
         memcpy(name, a, len);
         name[len] = '\0';
-        if (strcmp(name, "job") == 0) {
+        if (strcmp(name, "job") == 0 || strcmp(name, "hints") == 0) {
             i += eq == NULL;
             continue;
         }

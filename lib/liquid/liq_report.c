@@ -183,3 +183,51 @@ liq_report_field(struct liq_worker *w)
     }
     return 0;
 }
+
+/* The trace, chunk by chunk (liq.h, "traces"): count, last, dropped, then
+ * the times of every event and their six ints.  An empty trace is one
+ * chunk of no events, so the master always hears the last one. */
+int
+liq_report_trace(struct liq_worker *w)
+{
+    const struct liq_trace *t = &w->tr;
+    int per = (int)(LIQ_FIELD_CHUNK / (2 * sizeof(double) + 6 * sizeof(int32_t))), rc = 0;
+    double *tv = malloc((size_t)per * 2 * sizeof(double));
+    int *iv = malloc((size_t)per * 6 * sizeof(int));
+
+    if (tv == NULL || iv == NULL) {
+        liq_fail(w, "trace: out of memory");
+        rc = -1;
+        goto out;
+    }
+    for (int i0 = 0; rc == 0 && (i0 < t->n || i0 == 0); i0 += per) {
+        int n = t->n - i0 < per ? t->n - i0 : per;
+        int hdr[3] = { n, i0 + n >= t->n, t->dropped };
+
+        for (int i = 0; i < n; i++) {
+            const struct liq_tev *v = &t->ev[i0 + i];
+
+            tv[2 * i] = v->t0;
+            tv[2 * i + 1] = v->t1;
+            iv[6 * i] = v->kind;
+            iv[6 * i + 1] = v->a;
+            iv[6 * i + 2] = v->b;
+            iv[6 * i + 3] = v->c;
+            iv[6 * i + 4] = v->d;
+            iv[6 * i + 5] = v->e;
+        }
+        pvm_initsend(PvmDataDefault);
+        pvm_pkint(hdr, 3, 1);
+        pvm_pkdouble(tv, 2 * n, 1);
+        pvm_pkint(iv, 6 * n, 1);
+        if (pvm_send(w->master, LIQ_TAG_TRACE) < 0) {
+            liq_fail(w, "trace: send failed");
+            rc = -1;
+        }
+    }
+out:
+    free(tv);
+    free(iv);
+    liq_trace_free(&w->tr);
+    return rc;
+}

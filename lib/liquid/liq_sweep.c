@@ -318,6 +318,19 @@ liq_bands(struct liq_worker *w, struct liq_region *r, int inner, int n)
     liq_swap(r);
 }
 
+/* A region's compute span into the trace (a few stores; nothing when off). */
+static inline void
+liq_sweep_trace(struct liq_worker *w, const struct liq_region *r, double t0, double t1,
+                int iters, int part)
+{
+    const int *q0 = r->box.q0, *q1 = r->box.q1;
+
+    if (w->tr.cap == 0)
+        return;
+    liq_trace_rec(&w->tr, LIQ_TEV_COMPUTE, t0, t1, q0[0] + w->g.q[0] * (q0[1] + w->g.q[1] * q0[2]),
+                  (q1[0] - q0[0]) * (q1[1] - q0[1]) * (q1[2] - q0[2]), iters, part, r->repeat);
+}
+
 /*
  * A block of iters iterations on the regions that do (remote = 1) or do
  * not need another worker's points; with inner = 1, only the inner
@@ -342,6 +355,7 @@ liq_sweep_user(struct liq_worker *w, int remote, int inner, int iters)
         liq_sweep_region(w, r, iters);
         r->wall = liq_now() - t0;
         r->cpu = liq_cpu_now() - c0;
+        liq_sweep_trace(w, r, t0, t0 + r->wall, iters, LIQ_TEV_WHOLE);
         w->compute_cpu += r->cpu;
         total += r->wall;
     }
@@ -404,6 +418,8 @@ liq_sweep(struct liq_worker *w, int remote, int inner, int iters)
         }
         double dt = liq_now() - t0, dc = liq_cpu_now() - c0;
 
+        liq_sweep_trace(w, r, t0, t0 + dt, iters,
+                        inner ? LIQ_TEV_INNER : split ? LIQ_TEV_OUTER : LIQ_TEV_WHOLE);
         r->wall += dt;
         r->cpu += dc;
         w->compute_cpu += dc;

@@ -374,12 +374,13 @@ liq_vm_next(struct liq_vm *vm, int *tag, int *src)
             pvm_upkint(&who, 1, 1);
             if ((w = liq_vm_worker(vm, who)) < 0)
                 continue;
-            /* An evacuated worker exits after its last epoch report and
-             * its LEFT: take those first, in that order (the report counts
-             * towards its epoch; after LEFT nothing from it is taken). */
-            static const int last[2] = { LIQ_TAG_EPOCH, LIQ_TAG_LEFT };
+            /* An evacuated worker exits after its last epoch report, its
+             * trace (--trace) and its LEFT: take those first, in that
+             * order (the report counts towards its epoch; after LEFT
+             * nothing from it is taken). */
+            static const int last[3] = { LIQ_TAG_EPOCH, LIQ_TAG_TRACE, LIQ_TAG_LEFT };
 
-            for (int i = 0; vm->leaving[w] && i < 2; i++)
+            for (int i = 0; vm->leaving[w] && i < 3; i++)
                 if ((b = pvm_nrecv(who, last[i])) > 0) {
                     *tag = last[i];
                     *src = who;
