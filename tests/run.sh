@@ -52,7 +52,7 @@ run_integ() {
         echo "== integ $(basename "$t" .sh) ($dir)"
         local sanlog
         sanlog=$(mktemp -d /tmp/lvm-san.XXXXXX)
-        out=$(VMD="$bin/vmd" VMCTL="$bin/vmctl" VMRUN="$bin/vmrun" \
+        out=$(VMD="$bin/vmd" VMCTL="$bin/vmctl" VMRUN="$bin/vmrun" EXAMPLES="$bin/../examples" \
               ASAN_OPTIONS="log_path=$sanlog/asan" \
               UBSAN_OPTIONS="log_path=$sanlog/ubsan:print_stacktrace=1" \
               timeout 600 bash "$t" 2>&1)
