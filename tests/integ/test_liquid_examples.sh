@@ -74,6 +74,11 @@ check "... heat.h5: u is 8x10x12 with its attributes; heat.xmf names it" \
 check "... its checksum attribute is the report's" bash -c '
     cs=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[\"checksum\"])" "$2")
     h5dump -a /u/checksum "$1" | grep -q "\"$cs\""' _ "$T/heat.h5" "$T/heat.json"
+check "... the report gives each worker's peak resident and held bytes" python3 -c 'import json, sys
+W = json.load(open(sys.argv[1]))["workers"]
+print("# rss, held per worker:", [(w["rss_bytes"], w["held_bytes"]) for w in W])
+sys.exit(0 if all(w["rss_bytes"] > w["held_bytes"] > 0 for w in W if w["quanta"] > 0) and
+         all(w["held_bytes"] == 0 for w in W if w["quanta"] == 0) else 1)' "$T/heat.json"
 check "wave3d 14x12x10, 40 iterations (three levels), is bit-identical" \
     run wave3d --grid 14x12x10 --iters 40 --output "$T/wave.h5"
 check "... wave.h5: u is 10x12x14" h5 "$T/wave.h5" "14 12 10" 40 u
