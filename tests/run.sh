@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run every test: the cmocka unit binaries of each build directory given,
 # then the integration scripts (tests/integ/test_*.sh) against each build's
-# vmd, vmctl and vmrun.  Prints each summary and a final "N passed, N failed" line;
+# vmd, vmctl, vmrun and examples.  Prints each summary and a final "N passed, N failed" line;
 # exits non-zero if anything failed.
 #
 #   tests/run.sh [--unit-only|--integ-only] BUILD_DIR...
