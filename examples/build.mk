@@ -4,6 +4,10 @@
 # wherever it is copied; test_install builds one from the installed header
 # and pkg-config liquid instead.
 INC_examples := lib/liquid
+# -O3, as kernels/ is built (KERN_CFLAGS): GCC 12's -O2 leaves heat3d's row
+# loop scalar (-fopt-info-vec), and its update ran at half the speed
+# (bench/liquid_user.sh, docs/performance.md).
+$(O)/examples/%.o: CFLAGS += -O3
 
 # As a user would build them: -O3 lets the compiler vectorise the rows.
 $(O)/examples/%.o: CFLAGS += -O3

@@ -262,7 +262,8 @@ int liq_regions(const struct liq_geom *g, const int *owner, int depth, int heavy
  * placement, so the two ends agree.
  *
  * Non-uniform work: with `heavy` = k > 1 every quantum that reaches into
- * the grid's lower octant (lo < n/2 on every axis) runs each phase k times.
+ * the grid's lower octant (lo < n/2 on every axis longer than one point,
+ * so a 2D grid's lower quadrant) runs each phase k times.
  * A Jacobi sweep and a red or black half-sweep are idempotent (they read
  * only what they do not write), so the result keeps its bits.
  *

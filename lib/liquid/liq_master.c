@@ -334,7 +334,8 @@ take_done(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int
     if (st->wpass[w] < 0 || st->wpass[w] > 1000 || !(cpu[0] >= 0) || !isfinite(cpu[0]) ||
         !(cpu[1] >= 0) || !isfinite(cpu[1]) || !(cpu[2] >= 0) || !(cpu[2] <= cpu[0]) ||
         !(cpu[3] >= 0) || !isfinite(cpu[3]) || !(cpu[4] >= 0) || !isfinite(cpu[4]) ||
-        !(cpu[5] >= 0) || !(cpu[5] <= 1e18)) {
+        !(cpu[5] >= 0) || !(cpu[5] <= 1e18) || !(cpu[6] >= 0) || !(cpu[6] <= 1e18) ||
+        !(cpu[7] >= 0) || !(cpu[7] <= 1e18)) {
         snprintf(vm->why, sizeof(vm->why), "worker t%x sent a malformed DONE message",
                  (unsigned)vm->tids[w]);
         return -1;
@@ -515,8 +516,9 @@ json_report(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o,
         if (st->wpass[w] > 0)
             fprintf(fp, ",\"jacobi_sweeps_per_pass\":%d", st->wpass[w]);
         fprintf(fp, ",\"compute_cpu_s\":%.6g,\"cpu_s\":%.6g,\"overlap_cpu_s\":%.6g,"
-                    "\"ghost_wait_s\":%.6g,\"plan_wait_s\":%.6g,\"ghost_bytes\":%.0f",
-                f[0], f[1], f[2], f[3], f[4], f[5]);
+                    "\"ghost_wait_s\":%.6g,\"plan_wait_s\":%.6g,\"ghost_bytes\":%.0f,"
+                    "\"rss_bytes\":%.0f,\"held_bytes\":%.0f",
+                f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7]);
         if (st->wother != NULL)
             fprintf(fp, ",\"other_cpu_share\":%.4g", st->wother[w]);
         fputc('}', fp);

@@ -305,7 +305,7 @@ struct liq_kept {
 };
 
 /* The figures each worker's DONE message ends with (liq_stats.wcpu). */
-#define LIQ_WCPU 6
+#define LIQ_WCPU 8
 
 /* What a job measured, for the summary and the report. */
 struct liq_stats {
@@ -323,7 +323,9 @@ struct liq_stats {
     double *wcpu;               /* per worker, LIQ_WCPU each: CPU s in the kernels, in
                                  * the process, in the kernels while ghosts were on the
                                  * way; wall s blocked for ghosts, for the master's plans;
-                                 * bytes of ghosts received from other workers */
+                                 * bytes of ghosts received from other workers; its
+                                 * peak resident bytes (VmHWM) and the bytes its
+                                 * regions' boxes hold */
     uint64_t checksum;
     int halo;                   /* iterations per ghost exchange */
     double halo_work;           /* points swept per point owned, initial placement */

@@ -106,6 +106,42 @@ liq_quantum_checksum(const struct liq_worker *w, const struct liq_quantum *q)
 
 /* The job is done: its times, the checksum of the quanta it holds, and
  * each quantum's compute seconds.  t_start: when the job came. */
+/* The process's peak resident memory (VmHWM), in bytes; 0 if unknown. */
+static double
+peak_rss(void)
+{
+    char line[256];
+    double kb = 0;
+    FILE *fp = fopen("/proc/self/status", "r");
+
+    if (fp == NULL)
+        return 0;
+    while (fgets(line, sizeof(line), fp) != NULL)
+        if (strncmp(line, "VmHWM:", 6) == 0) {
+            kb = strtod(line + 6, NULL);
+            break;
+        }
+    fclose(fp);
+    return kb >= 0 ? kb * 1024 : 0;
+}
+
+/* The bytes the regions' boxes map: fields, their levels and halo layers. */
+static double
+held_bytes(const struct liq_worker *w)
+{
+    double sum = 0;
+
+    for (int i = 0; i < w->nrg; i++) {
+        const struct liq_region *r = w->rg[i];
+
+        sum += (double)r->a.map_len + (double)r->b.map_len + (double)r->rhs.map_len;
+        if (w->user != NULL && r->u.box != NULL)
+            for (int x = 0; x < r->u.nlev * r->u.nf; x++)
+                sum += (double)r->u.box[x].map_len;
+    }
+    return sum;
+}
+
 int
 liq_report_done(struct liq_worker *w, double t_start, double t_setup)
 {
@@ -135,7 +171,7 @@ liq_report_done(struct liq_worker *w, double t_start, double t_setup)
      * time blocked for ghosts and for plans; bytes of ghosts received
      * (the launcher's JOB_WCPU). */
     double fig[] = { w->compute_cpu, liq_process_cpu() - w->cpu0, w->overlap_cpu,
-                     w->ghost_wait, w->plan_wait, w->ghost_bytes };
+                     w->ghost_wait, w->plan_wait, w->ghost_bytes, peak_rss(), held_bytes(w) };
 
     pvm_pkdouble(fig, (int)(sizeof(fig) / sizeof(fig[0])), 1);
     return pvm_send(w->master, LIQ_TAG_DONE) < 0 ? -1 : 0;

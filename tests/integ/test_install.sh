@@ -138,5 +138,23 @@ PROG
     else
         notok "a program builds with pkg-config liquid"; sed 's/^/#   /' "$T/cc.out"
     fi
+    # examples/heat3d.c, copied away from the source tree, built from the
+    # installed liquid.h and pkg-config liquid alone (-lm for its own sin
+    # and exp): its own stencil, spawned as its own workers.
+    cp "$SRC/examples/heat3d.c" "$T/heat3d.c"
+    check "liquid.h is installed" test -f "$R$P/include/liquid.h"
+    check "a copy of examples/heat3d.c builds with pkg-config liquid" \
+        cc $SANFLAGS -Wall -Wextra -Werror -o "$T/heat3d" "$T/heat3d.c" \
+        $(pkg-config --cflags --libs liquid) -lm -Wl,-rpath,"$R$P/lib"
+    check "... from the installed liquid.h, not the source tree's" bash -c '
+        cc -M $(pkg-config --cflags liquid) "$0" | tr " " "\n" | grep "liquid\.h" >"$0.dep" &&
+        [ "$(cat "$0.dep")" = "$1/include/liquid.h" ]' "$T/heat3d.c" "$R$P"
+    check "... and links the staged libliquid.so.0" bash -c \
+        'ldd "$0" | grep -q "$1/lib/libliquid.so.0"' "$T/heat3d" "$R$P"
+    check "it runs its job on the VM, bit-identical to its one-process reference" bash -c '
+        env ASAN_OPTIONS=detect_leaks=0 "$0" --grid 16 --iters 20 --quiet --verify \
+            --probe-seconds 0.01 >"$0.out" 2>&1 &&
+        grep -q "bit-identical to the single-process reference" "$0.out" &&
+        grep -q "^heat3d: 20 iterations" "$0.out" || { cat "$0.out"; exit 1; }' "$T/heat3d"
 fi
 exit 0
