@@ -11,6 +11,7 @@
 #include "liq_int.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -283,6 +284,11 @@ liq_job_block(struct liq_worker *w, int blk, int tag, double *compute)
     if (liq_exchange_finish(w, tag) != 0)
         return -1;
     *compute += liq_sweep(w, 1, 0, blk);
+    if (w->kerr > 0 && blk == 1) {
+        liq_fail(w, "%s: the update returned %d (iteration %d)", w->user->name, w->kerr,
+                 w->it + 1);
+        return -1;
+    }
     if (w->kerr > 0) {
         liq_fail(w, "%s: the update returned %d (iterations %d..%d)", w->user->name, w->kerr,
                  w->it + 1, w->it + blk);
@@ -329,7 +335,7 @@ static int
 liq_job_reduce(struct liq_worker *w, int it)
 {
     const struct liquid *lq = w->user;
-    int due[LIQUID_MAX_REDUCTIONS], any = 0, b, at = -1, stop = 0, rc = 0;
+    int due[LIQUID_MAX_REDUCTIONS], any = 0, b, at = -1, stop = 0, rc = 0, bad = -1;
     double part[LIQUID_MAX_REDUCTIONS];
 
     for (int r = 0; r < lq->nred; r++)
@@ -351,11 +357,15 @@ liq_job_reduce(struct liq_worker *w, int it)
             v[f] = &view[f];
         }
         rc = liq_ubox_reduce(lq, w->g.n, v, it, due, part);
+        for (int r = 0; rc != 0 && bad < 0 && r < lq->nred; r++)
+            if (due[r] && isnan(part[r]))
+                bad = r;
         pvm_pkint(&w->q[i].id, 1, 1);
         pvm_pkdouble(part, lq->nred, 1);
     }
     if (rc != 0) {
-        liq_fail(w, "%s: a reduction is not a number at iteration %d", lq->name, it);
+        liq_fail(w, "%s: reduction %s is not a number at iteration %d", lq->name,
+                 bad >= 0 ? lq->red[bad].name : "?", it);
         return -1;
     }
     if (pvm_send(w->master, LIQ_TAG_REDUCE) < 0) {

@@ -770,12 +770,15 @@ liq_stencil_main(const struct liq_program *prog, int argc, char **argv)
         return rc;
     liq_opts_defaults(&o);
     o.user = (struct liquid *)(uintptr_t)prog->user;
+    if (o.user != NULL)
+        memcpy(o.n, o.user->n, sizeof(o.n)); /* the program's grid, unless --grid */
     rc = liq_opts_parse(&o, prog->name, argc, argv, o.user != NULL ? user_opts : stencil_opts);
     if (rc != 0) {
         if (rc < 0) {
-            liq_opts_usage(stdout, prog->name, stencil_synopsis, stencil_text);
             if (o.user != NULL)
-                liq_user_opts_usage(stdout, o.user);
+                liq_mu_usage(stdout, o.user, stencil_synopsis, stencil_text);
+            else
+                liq_opts_usage(stdout, prog->name, stencil_synopsis, stencil_text);
             return LIQ_EXIT_OK;
         }
         return rc;

@@ -379,6 +379,11 @@ struct liq_stats {
 
 /* ---- a program's own update on the master (liq_master_user.c) ---- */
 
+/* --help of a program's own stencil: vmrun stencil's synopsis and text
+ * (without what does not apply to it), its fields, --input and
+ * --check-reach, and its own options. */
+void liq_mu_usage(FILE *fp, const struct liquid *lq, const char *const *synopsis,
+                  const char *text);
 /* The kernel's name in reports: jacobi, rbgs, or the program's. */
 const char *liq_kernel_name(const struct liq_opts *o);
 /* Once the options are read: the setup callback, the kernel, an epoch a

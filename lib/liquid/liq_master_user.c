@@ -26,6 +26,63 @@ liq_kernel_name(const struct liq_opts *o)
     return o->kernel == LIQ_RBGS ? "rbgs" : "jacobi";
 }
 
+void
+liq_mu_usage(FILE *fp, const struct liquid *lq, const char *const *synopsis, const char *text)
+{
+    const char *line = text, *end;
+    int skip = 0;
+
+    fprintf(fp, "usage: %s [--input FILE:DATASET] [--check-reach] [its own options]\n",
+            lq->name);
+    for (int i = 0; synopsis[i] != NULL; i++) {
+        char l[256], *x;
+
+        snprintf(l, sizeof(l), "%s", synopsis[i]);
+        /* what does not apply to a program's own stencil */
+        while ((x = strstr(l, "[--kernel jacobi|rbgs]")) != NULL ||
+               (x = strstr(l, "[--seed S]")) != NULL) {
+            char *e = strchr(x, ']') + 1;
+
+            memmove(x, *e == ' ' ? e + 1 : e, strlen(*e == ' ' ? e + 1 : e) + 1);
+        }
+        for (size_t n = strlen(l); n > 0 && l[n - 1] == ' ';)
+            l[--n] = '\0';
+        fprintf(fp, "       %*s%s\n", (int)strlen(lq->name), "", l);
+    }
+    fprintf(fp, "\n  Run %s's own stencil on the virtual machine of LIQUIDVM_HOME (liquid(3)):\n"
+                "  fields", lq->name);
+    for (int f = 0; f < lq->nf; f++)
+        fprintf(fp, "%s %s", f ? "," : "", lq->f[f].name);
+    fprintf(fp, "; grid %dx%dx%d unless --grid says otherwise.  The options are\n"
+                "  vmrun stencil's (--kernel and --seed excepted):\n",
+            lq->n[0], lq->n[1], lq->n[2]);
+    /* The text's first paragraph is vmrun's; its options follow. */
+    if ((line = strstr(text, "\n\n  --")) != NULL)
+        line += 1;
+    for (; line != NULL && *line != '\0'; line = end) {
+        end = strchr(line, '\n');
+        end = end != NULL ? end + 1 : line + strlen(line);
+        if (strncmp(line, "  Exit status", 13) == 0) {
+            fprintf(fp, "  --grid NXxNYxNZ      grid of interior points (NZ 1: 2D)\n"
+                        "  --input FILE:DATASET the initial values of the field the dataset "
+                        "names, from\n"
+                        "                       HDF5 (doubles of the grid's shape)\n"
+                        "  --check-reach        first run the update on a point with poison "
+                        "beyond its\n"
+                        "                       declared reach; exit 1 naming what it read "
+                        "there\n");
+            liq_user_opts_usage(fp, lq);
+            fputc('\n', fp);
+            skip = 0;
+        } else if (strncmp(line, "  --", 4) == 0) {
+            skip = strncmp(line, "  --kernel", 10) == 0 || strncmp(line, "  --seed", 8) == 0 ||
+                   strncmp(line, "  --grid", 8) == 0;
+        }
+        if (!skip)
+            fwrite(line, 1, (size_t)(end - line), fp);
+    }
+}
+
 /* ---- --check-reach ---- */
 
 /* Poison: values an update cannot read without its result showing it. */

@@ -555,8 +555,6 @@ liq_user_opt_set(struct liquid *lq, const char *key, const char *value, char *er
 void
 liq_user_opts_usage(FILE *fp, const struct liquid *lq)
 {
-    if (lq->nopt > 0)
-        fprintf(fp, "\n%s's own options:\n", lq->name);
     for (int i = 0; i < lq->nopt; i++)
-        fprintf(fp, "  --%-22s %s\n", lq->opt[i].name, lq->opt[i].help);
+        fprintf(fp, "  --%-18s %s\n", lq->opt[i].name, lq->opt[i].help);
 }
