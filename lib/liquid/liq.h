@@ -55,7 +55,22 @@ struct liq_geom {
     int corners;        /* the update reads diagonal neighbours (a box stencil):
                          * halos take every patch within the depth, not only
                          * those within L1 distance */
+    int reach[3];       /* points the update reads along each axis (0 taken as
+                         * 1): a box at the grid's non-periodic end reaches
+                         * reach - 1 points beyond it, its ghost layer the
+                         * reach-th (liq_geom_make leaves 0) */
 };
+
+/* The largest reach of g (at least 1): a halo of h sweeps is h times it deep. */
+static inline int
+liq_geom_reach(const struct liq_geom *g)
+{
+    int r = 1;
+
+    for (int a = 0; a < 3; a++)
+        r = g->reach[a] > r ? g->reach[a] : r;
+    return r;
+}
 
 /* Cut an n[0] x n[1] x n[2] grid into exactly nquanta quanta, the quanta
  * grid factorisation whose quanta are closest to cubes (ties: fewer cut

@@ -38,9 +38,15 @@ liq_box_halo(const struct liq_geom *g, const int lo[3], const int hi[3], int dep
         int down = lo[a], up = g->n[a] - hi[a], d = depth > 1 ? depth - 1 : 0;
 
         /* Never past the grid: the box's ghost must land on the Dirichlet
-         * layer.  A periodic axis has no end: its halo reaches across. */
-        if (g->periodic[a])
+         * layer (an update of reach r needs r of them: r - 1 beyond the
+         * grid and the ghost).  A periodic axis has no end: its halo
+         * reaches across. */
+        if (g->periodic[a]) {
             down = up = d;
+        } else if (g->reach[a] > 1) {
+            down += g->reach[a] - 1;
+            up += g->reach[a] - 1;
+        }
         ext[2 * a] = d < down ? d : down;
         ext[2 * a + 1] = d < up ? d : up;
     }

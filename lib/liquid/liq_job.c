@@ -63,6 +63,7 @@ liq_job_user(struct liq_worker *w, uint32_t spec)
     w->user = lq;
     w->nstate = liq_user_nstate(lq) * lq->nf;
     liq_user_geom(lq, &w->g);
+    w->depth *= liq_geom_reach(&w->g); /* reach R: R points a phase */
     for (int a = 0; a < 3; a++) {
         if (w->g.periodic[a] && w->depth > w->g.n[a]) {
             liq_fail(w, "job: a halo of %d layers reaches across the periodic %c axis of %d "

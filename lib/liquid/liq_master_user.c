@@ -88,8 +88,8 @@ liq_mu_usage(FILE *fp, const struct liquid *lq, const char *const *synopsis, con
 /* Poison: values an update cannot read without its result showing it. */
 static const double poison[] = { NAN, 1e30, -1e30, 0.0, 1.0, 0.5 };
 
-#define CR 2            /* offsets checked: -CR..CR per axis */
-#define CB (2 * CR + 1) /* the box's interior extent per axis */
+#define CR (LIQUID_MAX_RADIUS + 1) /* offsets checked: -CR..CR per axis */
+#define CB (2 * CR + 1)            /* the box's interior extent per axis */
 
 static int
 in_reach(const struct liquid *lq, const int d[3], int two_d)
@@ -361,8 +361,10 @@ liq_mu_geom(const struct liq_opts *o, struct liq_stats *st)
 int
 liq_mu_halo(const struct liq_opts *o, const struct liq_stats *st, int halo)
 {
+    int r = liq_geom_reach(&st->g);
+
     for (int a = 0; o->user != NULL && a < 3; a++)
-        while (halo > 1 && st->g.periodic[a] && liq_halo_depth(o->kernel, halo) > st->g.n[a])
+        while (halo > 1 && st->g.periodic[a] && liq_halo_depth(o->kernel, halo) * r > st->g.n[a])
             halo--;
     return halo;
 }

@@ -53,7 +53,11 @@ liq_probe(struct liq_worker *w)
     }
     w->seed = 1;
     liq_coeffs(ext, &w->c, &w->c2);
-    /* A box with no halo, run in the job's blocks: the kernel's speed. */
+    /* A box with no halo, run in the job's blocks: the kernel's speed (an
+     * update of reach r has r ghost layers to read). */
+    for (int a = 0; w->user != NULL && a < 3; a++)
+        none[2 * a] = none[2 * a + 1] = liq_user_radius(w->user, ext, a) > 1
+                                            ? liq_user_radius(w->user, ext, a) - 1 : 0;
     if ((rc = liq_region_make(w, &q, lo, ext, none, 1, 0)) != 0) {
         liq_region_clear(&q);
         liq_fail(w, "probe: cannot allocate a %dx%dx%d box: %s", ext[0], ext[1], ext[2],

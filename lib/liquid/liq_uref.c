@@ -20,7 +20,7 @@ liq_user_stop(const struct liquid *lq, const double *red, const int *ran)
 /* The due reductions at iteration it of the whole-grid boxes u. */
 static int
 liq_uref_reduce(const struct liquid *lq, const struct liq_geom *g, struct liq_ubox *u, int it,
-                const int *due, double *part, double *red)
+                const int *due, const int pad[3], double *part, double *red)
 {
     struct kern_box view[LIQUID_MAX_FIELDS], *v[LIQUID_MAX_FIELDS];
 
@@ -31,7 +31,7 @@ liq_uref_reduce(const struct liquid *lq, const struct liq_geom *g, struct liq_ub
         liq_quantum_extent(g, q, lo, hi);
         for (int a = 0; a < 3; a++) {
             n[a] = hi[a] - lo[a];
-            e[2 * a] = lo[a];
+            e[2 * a] = lo[a] + pad[a];
             e[2 * a + 1] = 0;
         }
         for (int f = 0; f < lq->nf; f++) {
@@ -57,16 +57,24 @@ liq_user_reference(const struct liquid *lq, const struct liq_geom *g, int iters,
     struct liq_ubox u;
     const int none[6] = { 0 };
     double *part = NULL;
-    int rc, it;
+    int rc, it, pad[3];
 
     memset(out, 0, (size_t)lq->nf * sizeof(*out));
     for (int r = 0; r < lq->nred; r++)
         redset[r] = 0;
-    if ((rc = kern_box_alloc(&proto, g->n[0], g->n[1], g->n[2], 0, 0)) != 0)
-        return rc;
-    proto.oi = proto.oj = proto.ok = 0;
+    /* The grid and, beyond each end, the ghost layers its reach needs. */
+    for (int a = 0; a < 3; a++)
+        pad[a] = liq_user_radius(lq, g->n, a) > 1 ? liq_user_radius(lq, g->n, a) - 1 : 0;
+    memset(&proto, 0, sizeof(proto));
+    proto.ni = g->n[0] + 2 * pad[0];
+    proto.nj = g->n[1] + 2 * pad[1];
+    proto.nk = g->n[2] + 2 * pad[2];
+    proto.bi = proto.ni + 2;
+    proto.bj = proto.nj + 2;
+    proto.oi = -pad[0];
+    proto.oj = -pad[1];
+    proto.ok = -pad[2];
     rc = liq_ubox_make(&u, lq, g->n, &proto);
-    kern_box_free(&proto);
     if (rc == 0 && lq->nred > 0 &&
         (part = calloc((size_t)g->nquanta * (size_t)lq->nred, sizeof(double))) == NULL)
         rc = -ENOMEM;
@@ -79,7 +87,7 @@ liq_user_reference(const struct liquid *lq, const struct liq_geom *g, int iters,
             any |= due[r] = liq_user_due(lq, r, it, iters);
         if (rc != 0 || !any)
             continue;
-        if ((rc = liq_uref_reduce(lq, g, &u, it, due, part, red)) != 0)
+        if ((rc = liq_uref_reduce(lq, g, &u, it, due, pad, part, red)) != 0)
             break;
         for (int r = 0; r < lq->nred; r++)
             redset[r] |= due[r];
@@ -89,10 +97,14 @@ liq_user_reference(const struct liquid *lq, const struct liq_geom *g, int iters,
     *done = it;
     free(part);
     for (int f = 0; rc == 0 && f < lq->nf; f++) {
-        if ((rc = kern_box_alloc(&out[f], g->n[0], g->n[1], g->n[2], 0, 0)) == 0) {
-            kern_box_copy(&out[f], u.lv[0][f]);
-            out[f].oi = out[f].oj = out[f].ok = 0;
-        }
+        if ((rc = kern_box_alloc(&out[f], g->n[0], g->n[1], g->n[2], 0, 0)) != 0)
+            break;
+        out[f].oi = out[f].oj = out[f].ok = 0;
+        /* its points and one ghost layer around them */
+        for (int k = 0; k <= g->n[2] + 1; k++)
+            for (int j = 0; j <= g->n[1] + 1; j++)
+                memcpy(kern_at(&out[f], 0, j, k), kern_at(u.lv[0][f], pad[0], j + pad[1], k + pad[2]),
+                       (size_t)(g->n[0] + 2) * sizeof(double));
     }
     liq_ubox_free(&u);
     return rc;

@@ -156,9 +156,9 @@ liquid_reach(struct liquid *lq, int rx, int ry, int rz, enum liquid_shape shape)
     if (shape != LIQUID_STAR && shape != LIQUID_BOX)
         return liquid_fail(lq, "reach: unknown shape %d", (int)shape);
     for (int a = 0; a < 3; a++)
-        if (r[a] < 0 || r[a] > 1)
-            return liquid_fail(lq, "reach: radius %d along %c: the runtime serves radii 0 and 1",
-                           r[a], "xyz"[a]);
+        if (r[a] < 0 || r[a] > LIQUID_MAX_RADIUS)
+            return liquid_fail(lq, "reach: radius %d along %c: the runtime serves radii 0 to %d",
+                               r[a], "xyz"[a], LIQUID_MAX_RADIUS);
     memcpy(lq->reach, r, sizeof(r));
     lq->shape = shape;
     return 0;
@@ -422,8 +422,32 @@ liq_user_geom(const struct liquid *lq, struct liq_geom *g)
 {
     g->corners = lq->shape == LIQUID_BOX;
     /* A 2D grid's z axis is never read across: no halo wraps there. */
+    for (int a = 0; a < 3; a++) {
+        g->periodic[a] = liq_user_wraps(lq, g->n, a);
+        g->reach[a] = liq_user_radius(lq, g->n, a);
+    }
+}
+
+int
+liq_user_radius(const struct liquid *lq, const int n[3], int a)
+{
+    return a == 2 && n[2] == 1 ? 0 : lq->reach[a];
+}
+
+int
+liq_user_reach(const struct liquid *lq, const int n[3])
+{
+    int r = 1;
+
     for (int a = 0; a < 3; a++)
-        g->periodic[a] = lq->bc[2 * a] == LIQUID_PERIODIC && !(a == 2 && g->n[2] == 1);
+        r = liq_user_radius(lq, n, a) > r ? liq_user_radius(lq, n, a) : r;
+    return r;
+}
+
+int
+liq_user_wraps(const struct liquid *lq, const int n[3], int a)
+{
+    return lq->bc[2 * a] == LIQUID_PERIODIC && !(a == 2 && n[2] == 1);
 }
 
 int

@@ -102,6 +102,11 @@ uint32_t liq_user_fingerprint(const struct liquid *lq);
  * extents made). */
 struct liq_geom;
 void liq_user_geom(const struct liquid *lq, struct liq_geom *g);
+/* Along axis a of a grid of extents n: the update's radius (a 2D grid's
+ * z: 0), whether halos wrap around; the largest radius, at least 1. */
+int liq_user_radius(const struct liquid *lq, const int n[3], int a);
+int liq_user_wraps(const struct liquid *lq, const int n[3], int a);
+int liq_user_reach(const struct liquid *lq, const int n[3]);
 /* Levels a field keeps (1 red-black, 2, 3) and levels a halo exchange or a
  * move carries (the current one, and for three levels the one before). */
 int liq_user_nlevels(const struct liquid *lq);
@@ -145,8 +150,8 @@ int liq_ubox_block(struct liq_ubox *u, const struct liquid *lq, const int n[3],
 void liq_ubox_bounds(struct liq_ubox *u, const struct liquid *lq, const int n[3], int wrap);
 void liq_box_wrap(const struct liquid *lq, const int n[3], struct kern_box *b);
 /* Points a block of iters computes on a box with these halo layers. */
-double liq_ubox_points(const struct liquid *lq, const struct kern_box *b, const int ext[6],
-                       int iters);
+double liq_ubox_points(const struct liquid *lq, const int n[3], const struct kern_box *b,
+                       const int ext[6], int iters);
 /* Each due reduction's partial over the points of view boxes v[f] (the
  * current level of every field, halos current), into part[nred] (0 for
  * those not due).  0, or -EDOM when a partial is not a number. */

@@ -89,10 +89,17 @@ liq_box_fill(const struct liquid *lq, int f, const int n[3], struct kern_box *b)
             }
 }
 
-/* Neumann faces of planes k0..k1 of b: the ghost layer takes the layer
- * inside it, axis by axis (x, then y, over those planes; then the z faces
- * whose inner plane is among them, whole), so edges and corners compose
- * alike however the planes are taken. */
+/* Copy point q of b to point p (box indices). */
+static inline void
+liq_box_mirror(struct kern_box *b, const int p[3], const int q[3])
+{
+    *kern_at(b, p[0], p[1], p[2]) = *kern_at(b, q[0], q[1], q[2]);
+}
+
+/* Neumann faces of planes k0..k1 of b: the ghost d points out takes the
+ * point d - 1 in, axis by axis (x, then y, over those planes; then the z
+ * ghost planes whose source plane is among them, whole), so edges and
+ * corners compose alike however the planes are taken. */
 static void
 liq_box_neumann_planes(const struct liquid *lq, const int n[3], struct kern_box *b, int k0,
                        int k1)
@@ -103,31 +110,35 @@ liq_box_neumann_planes(const struct liquid *lq, const int n[3], struct kern_box 
     liq_box_len(b, len, o);
     for (int a = 0; a < 3; a++)
         for (int side = 0; side < 2; side++) {
-            int at = side == 0 ? 0 : len[a] + 1, from = side == 0 ? 1 : len[a];
+            /* the box index of the face's point, and the ghosts beyond it */
+            int face = side == 0 ? (int)(1 - o[a]) : (int)(n[a] - o[a]);
+            int ghosts = side == 0 ? face : len[a] + 1 - face;
 
-            if (lq->bc[2 * a + side] != LIQUID_NEUMANN)
-                continue;
-            if (side == 0 ? o[a] != 0 : o[a] + len[a] != n[a])
-                continue; /* this box's ghost layer there is not the grid's face */
-            if (a == 2 && (from < k0 || from > k1))
-                continue;
-            for (int k = a == 2 ? 0 : k0; k <= (a == 2 ? 0 : k1); k++)
-                for (int y = 0; y <= (a == 1 ? 0 : len[1] + 1); y++)
-                    for (int x = 0; x <= (a == 0 ? 0 : len[0] + 1); x++) {
-                        /* (x, y) run over the face's other axes */
-                        int p[3], q[3];
+            if (lq->bc[2 * a + side] != LIQUID_NEUMANN || face < 0 || face > len[a] + 1)
+                continue; /* this box does not reach the grid's face there */
+            for (int d = 1; d <= ghosts; d++) {
+                int at = side == 0 ? face - d : face + d, from = side == 0 ? face + d - 1
+                                                                           : face - d + 1;
 
-                        if (a == 0) {
-                            p[0] = at, p[1] = y, p[2] = k;
-                        } else if (a == 1) {
-                            p[0] = x, p[1] = at, p[2] = k;
-                        } else {
-                            p[0] = x, p[1] = y, p[2] = at;
+                if (from < 1 || from > len[a] || (a == 2 && (from < k0 || from > k1)))
+                    continue;
+                for (int k = a == 2 ? 0 : k0; k <= (a == 2 ? 0 : k1); k++)
+                    for (int y = 0; y <= (a == 1 ? 0 : len[1] + 1); y++)
+                        for (int x = 0; x <= (a == 0 ? 0 : len[0] + 1); x++) {
+                            /* (x, y) run over the face's other axes */
+                            int p[3] = { x, y, k }, q[3];
+
+                            if (a == 0)
+                                p[0] = at, p[1] = y;
+                            else if (a == 1)
+                                p[1] = at;
+                            else
+                                p[2] = at;
+                            memcpy(q, p, sizeof(q));
+                            q[a] = from;
+                            liq_box_mirror(b, p, q);
                         }
-                        q[0] = p[0], q[1] = p[1], q[2] = p[2];
-                        q[a] = from;
-                        *kern_at(b, p[0], p[1], p[2]) = *kern_at(b, q[0], q[1], q[2]);
-                    }
+            }
         }
 }
 
@@ -145,21 +156,31 @@ liq_box_wrap(const struct liquid *lq, const int n[3], struct kern_box *b)
 
     liq_box_len(b, len, o);
     for (int a = 0; a < 3; a++) {
-        if (!liq_periodic(lq, a) || o[a] != 0 || len[a] != n[a])
-            continue;
-        for (int k = 0; k <= len[2] + 1; k++)
-            for (int j = 0; j <= len[1] + 1; j++)
-                for (int i = 0; i <= len[0] + 1; i++) {
-                    int p[3] = { i, j, k }, q[3] = { i, j, k };
+        int first = (int)(1 - o[a]), last = (int)(n[a] - o[a]); /* global 0 and n - 1 */
 
-                    if (p[a] == 0)
-                        q[a] = len[a];
-                    else if (p[a] == len[a] + 1)
-                        q[a] = 1;
-                    else
-                        continue;
-                    *kern_at(b, p[0], p[1], p[2]) = *kern_at(b, q[0], q[1], q[2]);
-                }
+        if (!liq_user_wraps(lq, n, a) || first < 1 || last > len[a])
+            continue;
+        for (int i = 0; i <= len[a] + 1; i++) {
+            int src = i < first ? i + n[a] : i > last ? i - n[a] : i;
+
+            if (src == i || src < 0 || src > len[a] + 1)
+                continue;
+            for (int k = 0; k <= (a == 2 ? 0 : len[2] + 1); k++)
+                for (int y = 0; y <= (a == 1 ? 0 : len[1] + 1); y++)
+                    for (int x = 0; x <= (a == 0 ? 0 : len[0] + 1); x++) {
+                        int p[3] = { x, y, k }, q[3];
+
+                        if (a == 0)
+                            p[0] = i, p[1] = y;
+                        else if (a == 1)
+                            p[1] = i;
+                        else
+                            p[2] = i, p[0] = x, p[1] = y;
+                        memcpy(q, p, sizeof(q));
+                        q[a] = src;
+                        liq_box_mirror(b, p, q);
+                    }
+        }
     }
 }
 
@@ -276,30 +297,39 @@ liq_ubox_bounds(struct liq_ubox *u, const struct liquid *lq, const int n[3], int
 }
 
 /* The box indices phase p (1-based) of P computes: the interior, and on
- * each side the halo layers the later phases still read. */
+ * each side the halo layers the later phases still read (reach R each),
+ * never a point beyond a non-periodic end of the grid. */
 static void
-liq_ubox_span(const struct kern_box *c, const int ext[6], int p, int P, int lo[3], int hi[3])
+liq_ubox_span(const struct liquid *lq, const int n[3], const struct kern_box *c,
+              const int ext[6], int p, int P, int lo[3], int hi[3])
 {
     const int len[3] = { c->ni, c->nj, c->nk };
+    const long o[3] = { c->oi, c->oj, c->ok };
+    int need = (P - p) * liq_user_reach(lq, n);
 
     for (int a = 0; a < 3; a++) {
-        int l0 = ext[2 * a] < P - p ? ext[2 * a] : P - p;
-        int l1 = ext[2 * a + 1] < P - p ? ext[2 * a + 1] : P - p;
+        int l0 = ext[2 * a] < need ? ext[2 * a] : need;
+        int l1 = ext[2 * a + 1] < need ? ext[2 * a + 1] : need;
 
         lo[a] = 1 + ext[2 * a] - l0;
         hi[a] = len[a] - (ext[2 * a + 1] - l1);
+        if (!liq_user_wraps(lq, n, a)) {
+            lo[a] = lo[a] > 1 - o[a] ? lo[a] : (int)(1 - o[a]);
+            hi[a] = hi[a] < n[a] - o[a] ? hi[a] : (int)(n[a] - o[a]);
+        }
     }
 }
 
 /*
  * Temporal blocking as far as the reach allows: the block's phases as a
- * wavefront along k.  At step t phase p runs on plane t - p, the phases in
- * increasing order, so when it does, phase p - 1 has done planes k - 1..
- * k + 1 (the last of them just before, in the same step) and every phase
- * that reads what phase p overwrites on plane k (phase p - 2, with three
- * levels p - 3: read by phases p - 1 and p - 2 on planes up to k + 1) has
- * read it; red-black in place alike (phase p + 1 on plane k - 1 comes after
- * phase p on plane k).  So the planes in flight, P + 3 of them per level,
+ * wavefront along k.  At step t phase p runs on plane t - pR (reach R),
+ * the phases in increasing order, so when it does, phase p - 1 has done
+ * planes k - R..k + R (the last of them just before, in the same step) and
+ * every phase that reads what phase p overwrites on plane k (phase p - 2,
+ * with three levels p - 3: read by phases p - 1 and p - 2 on planes up to
+ * k + R) has read it; red-black in place alike (phase p + 1 on plane k - 1
+ * comes after phase p on plane k).  So the planes in flight, PR + 3 of them
+ * per level,
  * stay in the cache while the box does not, and every point is computed
  * from the operands of the phase-by-phase sweep: the same bits.  Neumann
  * ghosts of a plane are refreshed as it is written.
@@ -312,6 +342,7 @@ liq_ubox_wave(struct liq_ubox *u, const struct liquid *lq, const int n[3], const
     struct kern_box *S[3][LIQUID_MAX_FIELDS];
     int lo[LIQ_WAVE_MAX][3], hi[LIQ_WAVE_MAX][3], kmax = 0;
     double h[3], org[3];
+    int R = liq_user_reach(lq, n);
 
     /* S[q % nl] holds phase q's state: phase 0 the current level, -1 the
      * one before (three levels), 1 the one written next. */
@@ -325,14 +356,14 @@ liq_ubox_wave(struct liq_ubox *u, const struct liquid *lq, const int n[3], const
         }
     }
     for (int p = 1; p <= P; p++) {
-        liq_ubox_span(u->lv[0][0], ext, p, P, lo[p - 1], hi[p - 1]);
-        if (hi[p - 1][2] + p > kmax)
-            kmax = hi[p - 1][2] + p;
+        liq_ubox_span(lq, n, u->lv[0][0], ext, p, P, lo[p - 1], hi[p - 1]);
+        if (hi[p - 1][2] + p * R > kmax)
+            kmax = hi[p - 1][2] + p * R;
     }
     liq_user_spacing(lq, n, h, org);
     for (int t = 0; t <= kmax; t++)
         for (int p = 1; p <= P; p++) {
-            int k = t - p, *l = lo[p - 1], *e = hi[p - 1];
+            int k = t - p * R, *l = lo[p - 1], *e = hi[p - 1];
             int w = nl == 1 ? 0 : p % nl, r = nl == 1 ? 0 : (p - 1) % nl;
             const struct kern_box *c = S[0][0];
             ptrdiff_t off;
@@ -408,7 +439,7 @@ liq_ubox_block(struct liq_ubox *u, const struct liquid *lq, const int n[3], cons
         int lo[3], hi[3];
 
         liq_ubox_bounds(u, lq, n, wrap);
-        liq_ubox_span(u->lv[0][0], ext, p, P, lo, hi);
+        liq_ubox_span(lq, n, u->lv[0][0], ext, p, P, lo, hi);
         liq_ubox_view(u, lq, n, lo, hi, &b);
         b.iter = it0 + (p - 1) / per + 1;
         b.colour = (p - 1) % per;
@@ -426,7 +457,8 @@ liq_ubox_block(struct liq_ubox *u, const struct liquid *lq, const int n[3], cons
 }
 
 double
-liq_ubox_points(const struct liquid *lq, const struct kern_box *b, const int ext[6], int iters)
+liq_ubox_points(const struct liquid *lq, const int n[3], const struct kern_box *b,
+                const int ext[6], int iters)
 {
     int per = liq_user_phases(lq), P = per * iters;
     double all = 0;
@@ -434,7 +466,7 @@ liq_ubox_points(const struct liquid *lq, const struct kern_box *b, const int ext
     for (int p = 1; p <= P; p++) {
         int lo[3], hi[3];
 
-        liq_ubox_span(b, ext, p, P, lo, hi);
+        liq_ubox_span(lq, n, b, ext, p, P, lo, hi);
         all += (double)(hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1) / per;
     }
     return all;

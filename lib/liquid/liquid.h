@@ -39,6 +39,7 @@ extern "C" {
 #define LIQUID_MAX_FIELDS 16
 #define LIQUID_MAX_REDUCTIONS 8
 #define LIQUID_NAME_MAX 32
+#define LIQUID_MAX_RADIUS 4
 
 struct liquid;
 
@@ -50,7 +51,8 @@ enum liquid_levels {
     LIQUID_RED_BLACK = 2        /* in place, red points ((i+j+k) even) then black */
 };
 
-/* Faces, as a bit mask. */
+/* Faces, as a bit mask.  Neumann faces mirror the points inside them: the
+ * ghost d points out takes the point d - 1 in. */
 #define LIQUID_XLO 0x01
 #define LIQUID_XHI 0x02
 #define LIQUID_YLO 0x04
@@ -130,8 +132,9 @@ int liquid_domain(struct liquid *lq, double lx, double ly, double lz);
 int liquid_field(struct liquid *lq, const char *name);
 /* The index of a field by name, or -1. */
 int liquid_field_index(const struct liquid *lq, const char *name);
-/* How far an update reads: radius per axis (0 or 1) and shape (default 1, 1, 1, star;
- * a 2D grid's z radius is taken as 0). */
+/* How far an update reads: radius per axis (0 to LIQUID_MAX_RADIUS) and shape
+ * (default 1, 1, 1, star; a 2D grid's z radius is taken as 0).  Boundaries
+ * have as many ghost layers as the radius. */
 int liquid_reach(struct liquid *lq, int rx, int ry, int rz, enum liquid_shape shape);
 int liquid_levels(struct liquid *lq, enum liquid_levels levels);
 /* The time step (default 1): box.t and box.dt, the simulated time in files. */

@@ -120,6 +120,53 @@ rbgs(const struct liquid_box *b, void *arg)
     return 0;
 }
 
+/* A fourth-order Laplacian: radius 2 along each axis, a star. */
+static int
+heat4(const struct liquid_box *b, void *arg)
+{
+    (void)arg;
+    for (int k = 0; k < b->n[2]; k++)
+        for (int j = 0; j < b->n[1]; j++) {
+            ptrdiff_t o = j * b->sj + k * b->sk;
+            const double *u = b->in[0] + o;
+            double *v = b->out[0] + o;
+
+            for (int i = 0; i < b->n[0]; i++) {
+                double s = 0;
+
+                for (int d = 1; d <= 2; d++) {
+                    double c = d == 1 ? 16.0 / 12 : -1.0 / 12;
+
+                    s += c * (u[i - d] + u[i + d] + u[i - d * b->sj] + u[i + d * b->sj] +
+                              u[i - d * b->sk] + u[i + d * b->sk]);
+                }
+                v[i] = u[i] + 0.02 * (s - 15.0 * u[i]) + 1e-3 * (b->lo[1] + j);
+            }
+        }
+    return 0;
+}
+
+/* A 5 x 5 box average in 2D: radius 2, diagonals too. */
+static int
+blur5(const struct liquid_box *b, void *arg)
+{
+    (void)arg;
+    for (int j = 0; j < b->n[1]; j++) {
+        const double *u = b->in[0] + j * b->sj;
+        double *v = b->out[0] + j * b->sj;
+
+        for (int i = 0; i < b->n[0]; i++) {
+            double s = 0;
+
+            for (int dj = -2; dj <= 2; dj++)
+                for (int di = -2; di <= 2; di++)
+                    s += u[i + di + dj * b->sj];
+            v[i] = s / 25;
+        }
+    }
+    return 0;
+}
+
 static int fail_at;
 
 static int
@@ -177,7 +224,7 @@ static int
 sim(struct liquid *lq, const int n[3], int nq, int iters, int halo)
 {
     enum liq_kernel k = lq->levels == LIQUID_RED_BLACK ? LIQ_USER_RB : LIQ_USER;
-    int depth = liq_halo_depth(k, halo) - depth_cut, same = 1, done, redset[LIQUID_MAX_REDUCTIONS];
+    int depth, same = 1, done, redset[LIQUID_MAX_REDUCTIONS];
     struct kern_box ref[LIQUID_MAX_FIELDS];
     double red[LIQUID_MAX_REDUCTIONS];
     struct liq_geom g;
@@ -187,6 +234,7 @@ sim(struct liquid *lq, const int n[3], int nq, int iters, int halo)
     assert_int_equal(liq_user_check(lq), 0);
     assert_int_equal(liq_geom_make(&g, n, nq), 0);
     liq_user_geom(lq, &g);
+    depth = liq_halo_depth(k, halo) * liq_geom_reach(&g) - depth_cut;
     q = calloc((size_t)nq, sizeof(*q));
     assert_non_null(q);
     for (int id = 0; id < nq; id++) {
@@ -335,6 +383,89 @@ test_rbgs_neumann(void **state)
     liquid_free(lq);
 }
 
+/* Radius 2: two ghost layers at Dirichlet and Neumann faces, halos two
+ * points a phase, across a periodic axis too. */
+static void
+test_radius_two(void **state)
+{
+    struct liquid *lq = spec(heat4, LIQUID_TWO_LEVEL, LIQUID_STAR, 1);
+    const int n[3] = { 14, 12, 10 };
+
+    (void)state;
+    assert_int_equal(liquid_reach(lq, 2, 2, 2, LIQUID_STAR), 0);
+    assert_int_equal(liquid_boundary_fn(lq, LIQUID_ALL, wall, NULL), 0);
+    assert_int_equal(liquid_boundary(lq, LIQUID_YLO | LIQUID_ZHI, LIQUID_NEUMANN, 0), 0);
+    for (int halo = 1; halo <= 3; halo++)
+        assert_true(sim(lq, n, 8, 7, halo));
+    assert_int_equal(liquid_boundary(lq, LIQUID_XLO | LIQUID_XHI, LIQUID_PERIODIC, 0), 0);
+    for (int halo = 1; halo <= 2; halo++)
+        assert_true(sim(lq, n, 12, 5, halo));
+    liquid_free(lq);
+
+    const int m[3] = { 20, 16, 1 };
+
+    lq = spec(blur5, LIQUID_TWO_LEVEL, LIQUID_BOX, 1);
+    assert_int_equal(liquid_reach(lq, 2, 2, 0, LIQUID_BOX), 0);
+    assert_int_equal(liquid_boundary(lq, LIQUID_YLO | LIQUID_YHI, LIQUID_PERIODIC, 0), 0);
+    assert_int_equal(liquid_boundary(lq, LIQUID_XHI, LIQUID_NEUMANN, 0), 0);
+    for (int halo = 1; halo <= 3; halo++) {
+        assert_true(sim(lq, m, 4, 6, halo));
+        assert_true(sim(lq, m, 1, 4, halo));
+    }
+    liquid_free(lq);
+}
+
+static double
+by_index(int f, const double x[3], void *arg)
+{
+    (void)f;
+    (void)arg;
+    return 1000 * x[0] + 10 * x[1] + x[2]; /* distinct per point */
+}
+
+/* Neumann ghosts mirror the face: the ghost d out is the point d - 1 in;
+ * periodic ghosts of a whole-grid box are the far side's points. */
+static void
+test_ghost_values(void **state)
+{
+    struct liquid *lq = spec(heat4, LIQUID_TWO_LEVEL, LIQUID_STAR, 1);
+    const int n[3] = { 6, 5, 4 };
+    struct kern_box shape;
+    struct liq_ubox u;
+
+    (void)state;
+    assert_int_equal(liquid_reach(lq, 2, 2, 2, LIQUID_STAR), 0);
+    assert_int_equal(liquid_init(lq, 0, by_index, NULL), 0);
+    assert_int_equal(liquid_boundary(lq, LIQUID_XLO, LIQUID_NEUMANN, 0), 0);
+    assert_int_equal(liquid_boundary(lq, LIQUID_YLO | LIQUID_YHI, LIQUID_PERIODIC, 0), 0);
+    assert_int_equal(liquid_boundary(lq, LIQUID_XHI, LIQUID_DIRICHLET, 7.5), 0);
+    memset(&shape, 0, sizeof(shape));
+    shape.ni = n[0] + 2, shape.nj = n[1] + 2, shape.nk = n[2] + 2; /* one layer more a side */
+    shape.bi = shape.ni + 2, shape.bj = shape.nj + 2;
+    shape.oi = shape.oj = shape.ok = -1;
+    assert_int_equal(liq_ubox_make(&u, lq, n, &shape), 0);
+    liq_ubox_bounds(&u, lq, n, 1);
+    /* box index of global g is g + 2 */
+    const struct kern_box *b = u.lv[0][0];
+
+    for (int k = 2; k < 2 + n[2]; k++)
+        for (int j = 2; j < 2 + n[1]; j++) {
+            assert_true(*kern_at(b, 1, j, k) == *kern_at(b, 2, j, k)); /* -1 <- 0 */
+            assert_true(*kern_at(b, 0, j, k) == *kern_at(b, 3, j, k)); /* -2 <- 1 */
+            assert_true(*kern_at(b, 2 + n[0], j, k) == 7.5);           /* n, n + 1: Dirichlet */
+            assert_true(*kern_at(b, 3 + n[0], j, k) == 7.5);
+        }
+    for (int k = 2; k < 2 + n[2]; k++)
+        for (int i = 2; i < 2 + n[0]; i++) {
+            assert_true(*kern_at(b, i, 1, k) == *kern_at(b, i, 1 + n[1], k)); /* -1 <- n - 1 */
+            assert_true(*kern_at(b, i, 0, k) == *kern_at(b, i, n[1], k));     /* -2 <- n - 2 */
+            assert_true(*kern_at(b, i, 2 + n[1], k) == *kern_at(b, i, 2, k)); /* n <- 0 */
+            assert_true(*kern_at(b, i, 3 + n[1], k) == *kern_at(b, i, 3, k)); /* n + 1 <- 1 */
+        }
+    liq_ubox_free(&u);
+    liquid_free(lq);
+}
+
 /* The comparison can fail: a halo one layer short leaves wrong points. */
 static void
 test_short_halo_differs(void **state)
@@ -430,8 +561,8 @@ test_bad_descriptions(void **state)
     assert_int_equal(liquid_field(lq, "u"), 0);
     assert_int_equal(liquid_field(lq, "u"), -1);
     assert_non_null(strstr(liquid_error(lq), "twice"));
-    assert_int_equal(liquid_reach(lq, 2, 1, 1, LIQUID_STAR), -1);
-    assert_non_null(strstr(liquid_error(lq), "radius 2"));
+    assert_int_equal(liquid_reach(lq, LIQUID_MAX_RADIUS + 1, 1, 1, LIQUID_STAR), -1);
+    assert_non_null(strstr(liquid_error(lq), "radius 5"));
     assert_int_equal(liquid_grid(lq, 0, 4, 4), -1);
     assert_int_equal(liquid_boundary(lq, 0x40, LIQUID_NEUMANN, 0), -1);
     assert_int_equal(liquid_init(lq, 3, bump, NULL), -1);
@@ -456,6 +587,8 @@ main(void)
         cmocka_unit_test(test_life_periodic),
         cmocka_unit_test(test_box27_two_fields_mixed),
         cmocka_unit_test(test_rbgs_neumann),
+        cmocka_unit_test(test_radius_two),
+        cmocka_unit_test(test_ghost_values),
         cmocka_unit_test(test_short_halo_differs),
         cmocka_unit_test(test_update_error),
         cmocka_unit_test(test_until),
