@@ -1,8 +1,7 @@
 /*
  * life2d - Conway's game of life on a torus: 2D, a 9-point box stencil,
  * periodic boundaries, from a random soup.  With --check-serial 1 the
- * master also runs the game the plain serial way and compares the boards.
- *
+ * master also runs the game the plain serial way and compares the boards:
  *   life2d --grid 256x256x1 --iters 500 --hosts a,b,c --check-serial 1 --png life.png
  */
 #include <stdint.h>
@@ -65,13 +64,14 @@ static int
 serial_matches(const struct life *g, int gens, const double *got)
 {
     int nx = g->n[0], ny = g->n[1], same = 0;
-    double *a = calloc((size_t)nx * ny, sizeof(double)), *b = calloc((size_t)nx * ny, sizeof(double));
+    double *a = calloc((size_t)nx * ny, sizeof(*a)), *b = calloc((size_t)nx * ny, sizeof(*b));
 
     for (int t = -1; a != NULL && b != NULL && t < gens; t++) {
         for (int j = 0; j < ny; j++)
             for (int i = 0, s = 0; i < nx; i++, s = 0) {
-                for (int d = 0; d < 9; d++)
-                    s += d != 4 && a[(i + d % 3 - 1 + nx) % nx + nx * ((j + d / 3 - 1 + ny) % ny)] == 1;
+                for (int d = 0; d < 9; d++) /* the 8 around (i, j), wrapped */
+                    s += d != 4 &&
+                         a[(i + d % 3 - 1 + nx) % nx + nx * ((j + d / 3 - 1 + ny) % ny)] == 1;
                 b[i + nx * j] = t < 0 ? soup_at(g, i, j) : s == 3 || (s == 2 && a[i + nx * j] == 1);
             }
         double *x = a;

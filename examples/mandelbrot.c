@@ -76,7 +76,8 @@ main(int argc, char **argv)
         return 2;
     }
     if (argc > 1 && strcmp(argv[1], "--help") == 0)
-        printf("mandelbrot [--size WxH] [--maxiter N] [--png FILE] [--check-serial] [farm options]\n");
+        printf("mandelbrot [--size WxH] [--maxiter N] [--png FILE] [--check-serial] "
+               "[farm options]\n");
 
     int n[3] = { v.w, v.h, 1 };
     int *count = calloc((size_t)v.w * v.h, sizeof(int));
@@ -103,7 +104,8 @@ main(int argc, char **argv)
                 rc = 1;
             } else
                 printf("mandelbrot: %dx%d, the farm's counts equal the serial ones bit for bit"
-                       " (serial: %.3f s CPU)\n", v.w, v.h, (double)(clock() - c0) / CLOCKS_PER_SEC);
+                       " (serial: %.3f s CPU)\n", v.w, v.h,
+                       (double)(clock() - c0) / CLOCKS_PER_SEC);
             free(serial);
         }
     }

@@ -487,8 +487,9 @@ liq_sweep_charge(struct liq_worker *w, int iters)
     for (int i = 0; i < w->nq; i++) {
         struct liq_quantum *q = &w->q[i];
         const struct liq_region *r = w->rg[q->region];
-        double swept = w->user != NULL ? liq_ubox_points(w->user, w->g.n, r->u.lv[0][0], r->ext, iters)
-                                       : liq_block_points(w, r, iters);
+        double swept = w->user != NULL
+                           ? liq_ubox_points(w->user, w->g.n, r->u.lv[0][0], r->ext, iters)
+                           : liq_block_points(w, r, iters);
 
         q->seconds += r->wall * q->share;
         q->cpu = r->cpu * ((double)q->n[0] * q->n[1] * q->n[2] / swept);

@@ -103,7 +103,8 @@ liq_user_reference(const struct liquid *lq, const struct liq_geom *g, int iters,
         /* its points and one ghost layer around them */
         for (int k = 0; k <= g->n[2] + 1; k++)
             for (int j = 0; j <= g->n[1] + 1; j++)
-                memcpy(kern_at(&out[f], 0, j, k), kern_at(u.lv[0][f], pad[0], j + pad[1], k + pad[2]),
+                memcpy(kern_at(&out[f], 0, j, k),
+                       kern_at(u.lv[0][f], pad[0], j + pad[1], k + pad[2]),
                        (size_t)(g->n[0] + 2) * sizeof(double));
     }
     liq_ubox_free(&u);
