@@ -137,9 +137,9 @@ check "... with a tolerance it never reaches it runs all its iterations, not sto
 sys.exit(0 if r[\"program\"][\"stopped\"] is False and r[\"iterations_done\"] == 40 else 1)" "$T/pn.json"' \
     "$EXAMPLES/poisson27" "${H[@]}"
 
-check "life2d 96x64x1, 150 generations: the board is the serial game's, cell for cell" bash -c '
+check "life2d 96x64x1, 150 generations: the board is the serial game's" bash -c '
     "$0" "${@:1}" --grid 96x64x1 --iters 150 --check-serial 1 >"$T/l.out" 2>&1 &&
-    grep -q "the board is the serial game.s, cell for cell" "$T/l.out" || { cat "$T/l.out"; exit 1; }' \
+    grep -q "the board is the serial game.s$" "$T/l.out" || { cat "$T/l.out"; exit 1; }' \
     "$EXAMPLES/life2d" "${H[@]}"
 check "laplace2d stops below --tol 1e-5 and its error to 1 - x is small" bash -c '
     "$0" "${@:1}" --grid 32x32x1 --iters 100000 --tol 1e-5 --verify >"$T/lp.out" 2>&1 &&
