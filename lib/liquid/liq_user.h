@@ -149,6 +149,20 @@ int liq_ubox_block(struct liq_ubox *u, const struct liquid *lq, const int n[3],
  * wrap (a box of the whole grid) the periodic ones from the far side. */
 void liq_ubox_bounds(struct liq_ubox *u, const struct liquid *lq, const int n[3], int wrap);
 void liq_box_wrap(const struct liquid *lq, const int n[3], struct kern_box *b);
+/*
+ * A block in two passes, so that ghosts travel while the box computes:
+ * pass 0, before they come, every phase on what the faces whose halos
+ * wait for them (stale[], liq_exchange_stale's) cannot reach yet, R more
+ * layers off them a phase; pass 1, after, the rest of each phase.  Phase p
+ * of pass 1 reads phase p - 1 only within (p + 1)R of a stale face, where
+ * pass 0's later phases never wrote, so every point gets the operands of
+ * the phase-by-phase sweep.  Boxes with a Neumann face do not split
+ * (liq_ubox_can_split).  0, the update's error (> 0) or -EINVAL.
+ */
+int liq_ubox_can_split(const struct liq_ubox *u, const struct liquid *lq, const int n[3],
+                       int iters);
+int liq_ubox_split(struct liq_ubox *u, const struct liquid *lq, const int n[3], const int ext[6],
+                   const int stale[6], int it0, int iters, int repeat, int pass);
 /* Points a block of iters computes on a box with these halo layers. */
 double liq_ubox_points(const struct liquid *lq, const int n[3], const struct kern_box *b,
                        const int ext[6], int iters);

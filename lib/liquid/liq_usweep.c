@@ -320,101 +320,206 @@ liq_ubox_span(const struct liquid *lq, const int n[3], const struct kern_box *c,
     }
 }
 
-/*
- * Temporal blocking as far as the reach allows: the block's phases as a
- * wavefront along k.  At step t phase p runs on plane t - pR (reach R),
- * the phases in increasing order, so when it does, phase p - 1 has done
- * planes k - R..k + R (the last of them just before, in the same step) and
- * every phase that reads what phase p overwrites on plane k (phase p - 2,
- * with three levels p - 3: read by phases p - 1 and p - 2 on planes up to
- * k + R) has read it; red-black in place alike (phase p + 1 on plane k - 1
- * comes after phase p on plane k).  So the planes in flight, PR + 3 of them
- * per level,
- * stay in the cache while the box does not, and every point is computed
- * from the operands of the phase-by-phase sweep: the same bits.  Neumann
- * ghosts of a plane are refreshed as it is written.
- */
-static int
-liq_ubox_wave(struct liq_ubox *u, const struct liquid *lq, const int n[3], const int ext[6],
-              int it0, int iters, int repeat)
+/* The levels by phase: S[q % nl] holds phase q's state (phase 0 the
+ * current level, -1 the one before with three levels, 1 the one written
+ * next); red-black, one level, in place. */
+static void
+liq_ubox_stages(const struct liq_ubox *u, struct kern_box *S[3][LIQUID_MAX_FIELDS])
 {
-    int per = liq_user_phases(lq), P = per * iters, nl = u->nlev;
-    struct kern_box *S[3][LIQUID_MAX_FIELDS];
-    int lo[LIQ_WAVE_MAX][3], hi[LIQ_WAVE_MAX][3], kmax = 0;
-    double h[3], org[3];
-    int R = liq_user_reach(lq, n);
-
-    /* S[q % nl] holds phase q's state: phase 0 the current level, -1 the
-     * one before (three levels), 1 the one written next. */
     for (int f = 0; f < u->nf; f++) {
         S[0][f] = u->lv[0][f];
-        if (nl == 2)
+        if (u->nlev == 2)
             S[1][f] = u->lv[1][f];
-        if (nl == 3) {
+        if (u->nlev == 3) {
             S[1][f] = u->lv[2][f];
             S[2][f] = u->lv[1][f];
         }
     }
-    for (int p = 1; p <= P; p++) {
-        liq_ubox_span(lq, n, u->lv[0][0], ext, p, P, lo[p - 1], hi[p - 1]);
-        if (hi[p - 1][2] + p * R > kmax)
-            kmax = hi[p - 1][2] + p * R;
-    }
-    liq_user_spacing(lq, n, h, org);
-    for (int t = 0; t <= kmax; t++)
-        for (int p = 1; p <= P; p++) {
-            int k = t - p * R, *l = lo[p - 1], *e = hi[p - 1];
-            int w = nl == 1 ? 0 : p % nl, r = nl == 1 ? 0 : (p - 1) % nl;
-            const struct kern_box *c = S[0][0];
-            ptrdiff_t off;
-            struct liquid_box b;
+}
 
-            if (k < l[2] || k > e[2])
-                continue;
-            memset(&b, 0, sizeof(b));
-            b.lo[0] = (int)(c->oi + l[0] - 1);
-            b.lo[1] = (int)(c->oj + l[1] - 1);
-            b.lo[2] = (int)(c->ok + k - 1);
-            b.n[0] = e[0] - l[0] + 1;
-            b.n[1] = e[1] - l[1] + 1;
-            b.n[2] = 1;
-            b.sj = c->bi;
-            b.sk = (ptrdiff_t)c->bi * c->bj;
-            b.nfields = u->nf;
-            off = l[0] + b.sj * l[1] + b.sk * k;
-            for (int f = 0; f < u->nf; f++) {
-                b.in[f] = S[r][f]->data + off;
-                b.out[f] = S[w][f]->data + off;
-                if (nl == 3)
-                    b.old[f] = S[((p - 2) % 3 + 3) % 3][f]->data + off;
-            }
-            b.iter = it0 + (p - 1) / per + 1;
-            b.colour = (p - 1) % per;
-            b.t = (b.iter - 1) * lq->dt;
-            b.dt = lq->dt;
-            memcpy(b.h, h, sizeof(h));
-            memcpy(b.origin, org, sizeof(org));
-            for (int x = 0; x < repeat; x++) {
-                int rc = lq->update(&b, lq->uarg);
-
-                if (rc != 0)
-                    return rc < 0 ? -rc : rc;
-            }
-            for (int f = 0; f < u->nf; f++)
-                liq_box_neumann_planes(lq, n, S[w][f], k, k);
-        }
-    /* The levels as P phases one after the other leave them. */
+/* The levels as P phases one after the other leave them. */
+static void
+liq_ubox_settle(struct liq_ubox *u, struct kern_box *S[3][LIQUID_MAX_FIELDS], int P)
+{
     for (int f = 0; f < u->nf; f++) {
-        if (nl == 2) {
+        if (u->nlev == 2) {
             u->lv[0][f] = S[P % 2][f];
             u->lv[1][f] = S[(P + 1) % 2][f];
-        } else if (nl == 3) {
+        } else if (u->nlev == 3) {
             u->lv[0][f] = S[P % 3][f];
             u->lv[1][f] = S[(P + 2) % 3][f];
             u->lv[2][f] = S[(P + 1) % 3][f];
         }
     }
+}
+
+/* Phase p of a block from iteration it0 on box indices [l, e] (inclusive,
+ * none when empty), the levels by phase S; Neumann ghosts of the planes
+ * written refreshed (neumann).  0 or the update's error (> 0). */
+static int
+liq_ubox_phase(const struct liq_ubox *u, const struct liquid *lq, const int n[3],
+               struct kern_box *S[3][LIQUID_MAX_FIELDS], int p, int it0, int repeat,
+               const int l[3], const int e[3], int neumann)
+{
+    int per = liq_user_phases(lq), nl = u->nlev;
+    int w = nl == 1 ? 0 : p % nl, r = nl == 1 ? 0 : (p - 1) % nl;
+    const struct kern_box *c = S[0][0];
+    struct liquid_box b;
+    ptrdiff_t off;
+
+    if (l[0] > e[0] || l[1] > e[1] || l[2] > e[2])
+        return 0;
+    memset(&b, 0, sizeof(b));
+    b.lo[0] = (int)(c->oi + l[0] - 1);
+    b.lo[1] = (int)(c->oj + l[1] - 1);
+    b.lo[2] = (int)(c->ok + l[2] - 1);
+    for (int a = 0; a < 3; a++)
+        b.n[a] = e[a] - l[a] + 1;
+    b.sj = c->bi;
+    b.sk = (ptrdiff_t)c->bi * c->bj;
+    b.nfields = u->nf;
+    off = l[0] + b.sj * l[1] + b.sk * l[2];
+    for (int f = 0; f < u->nf; f++) {
+        b.in[f] = S[r][f]->data + off;
+        b.out[f] = S[w][f]->data + off;
+        if (nl == 3)
+            b.old[f] = S[((p - 2) % 3 + 3) % 3][f]->data + off;
+    }
+    b.iter = it0 + (p - 1) / per + 1;
+    b.colour = (p - 1) % per;
+    b.t = (b.iter - 1) * lq->dt;
+    b.dt = lq->dt;
+    liq_user_spacing(lq, n, b.h, b.origin);
+    for (int x = 0; x < repeat; x++) {
+        int rc = lq->update(&b, lq->uarg);
+
+        if (rc != 0)
+            return rc < 0 ? -rc : rc;
+    }
+    for (int f = 0; neumann && f < u->nf; f++)
+        liq_box_neumann_planes(lq, n, S[w][f], l[2], e[2]);
     return 0;
+}
+
+/*
+ * Temporal blocking as far as the reach allows: the block's phases, each
+ * on its box [lo[p-1], hi[p-1]], as a wavefront along k.  At step t phase
+ * p runs on plane t - pR (reach R), the phases in increasing order, so when
+ * it does, phase p - 1 has done planes k - R..k + R (the last of them just
+ * before, in the same step) and every phase that reads what phase p
+ * overwrites on plane k (phase p - 2, with three levels p - 3: read by
+ * phases p - 1 and p - 2 on planes up to k + R) has read it; red-black in
+ * place alike (phase p + 1 on plane k - 1 comes after phase p on plane k).
+ * So the planes in flight, PR + 3 of them per level, stay in the cache
+ * while the box does not, and every point is computed from the operands of
+ * the phase-by-phase sweep: the same bits.  Neumann ghosts of a plane are
+ * refreshed as it is written.
+ */
+static int
+liq_ubox_wave(const struct liq_ubox *u, const struct liquid *lq, const int n[3],
+              struct kern_box *S[3][LIQUID_MAX_FIELDS], int P, int it0, int repeat,
+              int lo[][3], int hi[][3])
+{
+    int kmax = 0, R = liq_user_reach(lq, n);
+
+    for (int p = 1; p <= P; p++)
+        if (hi[p - 1][2] + p * R > kmax)
+            kmax = hi[p - 1][2] + p * R;
+    for (int t = 0; t <= kmax; t++)
+        for (int p = 1; p <= P; p++) {
+            int k = t - p * R, l[3], e[3], rc;
+
+            if (k < lo[p - 1][2] || k > hi[p - 1][2])
+                continue;
+            memcpy(l, lo[p - 1], sizeof(l));
+            memcpy(e, hi[p - 1], sizeof(e));
+            l[2] = e[2] = k;
+            if ((rc = liq_ubox_phase(u, lq, n, S, p, it0, repeat, l, e, 1)) != 0)
+                return rc;
+        }
+    return 0;
+}
+
+/* The box indices of phase p's span that phase p can compute before the
+ * ghosts of the stale faces come: R more layers off each of them a phase. */
+static void
+liq_ubox_inner(const struct liquid *lq, const int n[3], const struct kern_box *c,
+               const int ext[6], const int stale[6], int p, int P, int lo[3], int hi[3])
+{
+    const int len[3] = { c->ni, c->nj, c->nk };
+    int R = liq_user_reach(lq, n);
+
+    liq_ubox_span(lq, n, c, ext, p, P, lo, hi);
+    for (int a = 0; a < 3; a++) {
+        if (stale[2 * a] && lo[a] < 1 + ext[2 * a] + p * R)
+            lo[a] = 1 + ext[2 * a] + p * R;
+        if (stale[2 * a + 1] && hi[a] > len[a] - ext[2 * a + 1] - p * R)
+            hi[a] = len[a] - ext[2 * a + 1] - p * R;
+    }
+}
+
+int
+liq_ubox_can_split(const struct liq_ubox *u, const struct liquid *lq, const int n[3], int iters)
+{
+    const struct kern_box *c = u->lv[0][0];
+    const long o[3] = { c->oi, c->oj, c->ok };
+    const int len[3] = { c->ni, c->nj, c->nk };
+
+    /* A Neumann ghost is refreshed from its whole face before a phase,
+     * which the two passes would see half done. */
+    for (int a = 0; a < 3; a++)
+        if ((lq->bc[2 * a] == LIQUID_NEUMANN && o[a] <= 0) ||
+            (lq->bc[2 * a + 1] == LIQUID_NEUMANN && o[a] + len[a] >= n[a]))
+            return 0;
+    return liq_user_phases(lq) * iters <= LIQ_WAVE_MAX;
+}
+
+int
+liq_ubox_split(struct liq_ubox *u, const struct liquid *lq, const int n[3], const int ext[6],
+               const int stale[6], int it0, int iters, int repeat, int pass)
+{
+    int P = liq_user_phases(lq) * iters;
+    struct kern_box *S[3][LIQUID_MAX_FIELDS];
+    int lo[LIQ_WAVE_MAX][3], hi[LIQ_WAVE_MAX][3], rc = 0;
+
+    if (P > LIQ_WAVE_MAX)
+        return -EINVAL;
+    liq_ubox_stages(u, S);
+    for (int p = 1; p <= P; p++)
+        liq_ubox_inner(lq, n, u->lv[0][0], ext, stale, p, P, lo[p - 1], hi[p - 1]);
+    if (pass == 0)
+        return liq_ubox_wave(u, lq, n, S, P, it0, repeat, lo, hi);
+    /* The skirts: each phase's span less its inner box, as slabs. */
+    for (int p = 1; rc == 0 && p <= P; p++) {
+        int c0[3], c1[3], *l0 = lo[p - 1], *h0 = hi[p - 1];
+        int empty = l0[0] > h0[0] || l0[1] > h0[1] || l0[2] > h0[2];
+
+        liq_ubox_span(lq, n, u->lv[0][0], ext, p, P, c0, c1);
+        for (int a = 0; rc == 0 && !empty && a < 3; a++) {
+            int l[3], e[3];
+
+            memcpy(l, c0, sizeof(l));
+            memcpy(e, c1, sizeof(e));
+            if (l0[a] > c0[a]) {
+                e[a] = l0[a] - 1;
+                rc = liq_ubox_phase(u, lq, n, S, p, it0, repeat, l, e, 0);
+                c0[a] = l0[a];
+            }
+            memcpy(l, c0, sizeof(l));
+            memcpy(e, c1, sizeof(e));
+            if (rc == 0 && h0[a] < c1[a]) {
+                l[a] = h0[a] + 1;
+                rc = liq_ubox_phase(u, lq, n, S, p, it0, repeat, l, e, 0);
+                c1[a] = h0[a];
+            }
+        }
+        /* no inner box: the whole span is skirt */
+        if (rc == 0 && empty)
+            rc = liq_ubox_phase(u, lq, n, S, p, it0, repeat, c0, c1, 0);
+    }
+    if (rc == 0)
+        liq_ubox_settle(u, S, P);
+    return rc;
 }
 
 int
@@ -425,13 +530,18 @@ liq_ubox_block(struct liq_ubox *u, const struct liquid *lq, const int n[3], cons
 
     /* A box of a few planes gains nothing from the wavefront. */
     if (!wrap && P >= 2 && P <= LIQ_WAVE_MAX && u->lv[0][0]->nk >= 4) {
-        int rc;
+        struct kern_box *S[3][LIQUID_MAX_FIELDS];
+        int lo[LIQ_WAVE_MAX][3], hi[LIQ_WAVE_MAX][3], rc;
 
         liq_ubox_bounds(u, lq, n, 0);
-        rc = liq_ubox_wave(u, lq, n, ext, it0, iters, repeat);
-        if (rc == 0)
-            liq_ubox_bounds(u, lq, n, 0);
-        return rc;
+        liq_ubox_stages(u, S);
+        for (int p = 1; p <= P; p++)
+            liq_ubox_span(lq, n, u->lv[0][0], ext, p, P, lo[p - 1], hi[p - 1]);
+        if ((rc = liq_ubox_wave(u, lq, n, S, P, it0, repeat, lo, hi)) != 0)
+            return rc;
+        liq_ubox_settle(u, S, P);
+        liq_ubox_bounds(u, lq, n, 0);
+        return 0;
     }
 
     for (int p = 1; p <= P; p++) {

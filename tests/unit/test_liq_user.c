@@ -209,6 +209,9 @@ wall(int f, const double x[3], void *arg)
 
 /* Taken off every halo's depth: a test that the comparison can fail. */
 static int depth_cut;
+/* Run each block in the runtime's two passes: what the ghosts cannot reach
+ * before they come (other quanta's patches held back), the rest after. */
+static int split;
 
 struct sim_q {
     int lo[3], hi[3], ext[6];
@@ -255,19 +258,69 @@ sim(struct liquid *lq, const int n[3], int nq, int iters, int halo)
     }
     for (int it = 0; it < iters; it += halo) {
         int blk = halo < iters - it ? halo : iters - it;
+        struct liq_patch *pp = calloc((size_t)nq * 512, sizeof(*pp));
+        int *np = calloc((size_t)nq, sizeof(int));
+        double **held = calloc((size_t)nq * 512, sizeof(double *));
 
+        assert_non_null(pp);
+        assert_non_null(np);
+        assert_non_null(held);
         for (int id = 0; id < nq; id++) {
-            struct liq_patch p[512];
+            struct liq_patch *p = pp + (size_t)id * 512;
             int m = liq_box_patches(&g, depth, q[id].lo, q[id].hi, id, p, 512);
 
             assert_true(m >= 0 && m <= 512);
-            for (int x = 0; x < m; x++)
+            np[id] = m;
+            for (int x = 0; x < m; x++) {
+                /* another quantum's points: sent now, put in after pass 0 */
+                if (split && p[x].src != id) {
+                    double *b = malloc(p[x].points * (size_t)(ns * lq->nf) * sizeof(double));
+
+                    assert_non_null(b);
+                    for (int l = 0, v = 0; l < ns; l++)
+                        for (int f = 0; f < lq->nf; f++, v++)
+                            liq_region_get(q[p[x].src].u.lv[l][f], &p[x], b + v * p[x].points);
+                    held[(size_t)id * 512 + x] = b;
+                    continue;
+                }
                 for (int l = 0; l < ns; l++)
                     for (int f = 0; f < lq->nf; f++)
                         liq_region_copy(q[id].u.lv[l][f], q[p[x].src].u.lv[l][f], &p[x]);
+            }
         }
-        for (int id = 0; id < nq; id++)
+        for (int id = 0; !split && id < nq; id++)
             assert_int_equal(liq_ubox_block(&q[id].u, lq, n, q[id].ext, it, blk, 1, 0), 0);
+        for (int pass = 0; split && pass < 2; pass++)
+            for (int id = 0; id < nq; id++) {
+                int stale[6] = { 0 }, whole = !liq_ubox_can_split(&q[id].u, lq, n, blk);
+                const struct liq_patch *p = pp + (size_t)id * 512;
+
+                for (int x = 0; x < np[id]; x++) {
+                    double *b = held[(size_t)id * 512 + x];
+
+                    if (p[x].src == id)
+                        continue;
+                    for (int a = 0; a < 3; a++) {
+                        stale[2 * a] |= p[x].hi[a] <= q[id].lo[a];
+                        stale[2 * a + 1] |= p[x].lo[a] >= q[id].hi[a];
+                    }
+                    if (pass == 1 && b != NULL) {
+                        for (int l = 0, v = 0; l < ns; l++)
+                            for (int f = 0; f < lq->nf; f++, v++)
+                                liq_region_put(q[id].u.lv[l][f], &p[x], b + v * p[x].points);
+                    }
+                }
+                if (whole && pass == 1)
+                    assert_int_equal(liq_ubox_block(&q[id].u, lq, n, q[id].ext, it, blk, 1, 0), 0);
+                else if (!whole)
+                    assert_int_equal(liq_ubox_split(&q[id].u, lq, n, q[id].ext, stale, it, blk, 1,
+                                                    pass), 0);
+            }
+        for (int x = 0; x < nq * 512; x++)
+            free(held[x]);
+        free(held);
+        free(np);
+        free(pp);
     }
     assert_int_equal(liq_user_reference(lq, &g, iters, ref, &done, red, redset), 0);
     assert_int_equal(done, iters);
@@ -466,6 +519,50 @@ test_ghost_values(void **state)
     liquid_free(lq);
 }
 
+/* The same schemes in the runtime's two passes (ghosts on their way while
+ * the box computes): the same bits; a pass 0 that reaches one layer too
+ * near a stale face does not give them. */
+static void
+test_split_passes(void **state)
+{
+    const int n[3] = { 13, 11, 9 }, m[3] = { 16, 16, 1 };
+    struct liquid *lq;
+
+    (void)state;
+    split = 1;
+    lq = spec(heat, LIQUID_TWO_LEVEL, LIQUID_STAR, 1);
+    assert_int_equal(liquid_boundary_fn(lq, LIQUID_ALL, wall, NULL), 0);
+    for (int halo = 1; halo <= 3; halo++)
+        assert_true(sim(lq, n, 8, 7, halo));
+    liquid_free(lq);
+    lq = spec(wave, LIQUID_THREE_LEVEL, LIQUID_STAR, 1);
+    for (int halo = 1; halo <= 3; halo++)
+        assert_true(sim(lq, n, 8, 9, halo));
+    liquid_free(lq);
+    lq = spec(box27, LIQUID_TWO_LEVEL, LIQUID_BOX, 2);
+    assert_int_equal(liquid_boundary(lq, LIQUID_XLO | LIQUID_XHI, LIQUID_PERIODIC, 0), 0);
+    for (int halo = 1; halo <= 3; halo++)
+        assert_true(sim(lq, n, 8, 6, halo));
+    liquid_free(lq);
+    lq = spec(rbgs, LIQUID_RED_BLACK, LIQUID_STAR, 1);
+    for (int halo = 1; halo <= 3; halo++)
+        assert_true(sim(lq, n, 8, 5, halo));
+    liquid_free(lq);
+    lq = spec(heat4, LIQUID_TWO_LEVEL, LIQUID_STAR, 1);
+    assert_int_equal(liquid_reach(lq, 2, 2, 2, LIQUID_STAR), 0);
+    for (int halo = 1; halo <= 2; halo++)
+        assert_true(sim(lq, n, 8, 5, halo));
+    liquid_free(lq);
+    lq = spec(life, LIQUID_TWO_LEVEL, LIQUID_BOX, 1);
+    assert_int_equal(liquid_init(lq, 0, glider, NULL), 0);
+    assert_int_equal(liquid_reach(lq, 1, 1, 0, LIQUID_BOX), 0);
+    assert_int_equal(liquid_boundary(lq, LIQUID_ALL, LIQUID_PERIODIC, 0), 0);
+    for (int halo = 1; halo <= 3; halo++)
+        assert_true(sim(lq, m, 4, 10, halo));
+    liquid_free(lq);
+    split = 0;
+}
+
 /* The comparison can fail: a halo one layer short leaves wrong points. */
 static void
 test_short_halo_differs(void **state)
@@ -589,6 +686,7 @@ main(void)
         cmocka_unit_test(test_rbgs_neumann),
         cmocka_unit_test(test_radius_two),
         cmocka_unit_test(test_ghost_values),
+        cmocka_unit_test(test_split_passes),
         cmocka_unit_test(test_short_halo_differs),
         cmocka_unit_test(test_update_error),
         cmocka_unit_test(test_until),
