@@ -337,27 +337,43 @@ liq_sweep_trace(struct liq_worker *w, const struct liq_region *r, double t0, dou
  * trapezoids of those that overlap (liq_split) -- their skirts then come
  * with remote = 1, and their times add up.
  */
-/* A program's own update: no overlap (its halo is whole before it
- * begins), each region a block of shrinking boxes (liq_ubox_block). */
+/* A program's own update: each region a block of shrinking boxes
+ * (liq_ubox_block), one that needs other workers' points in two passes
+ * around the ghosts' arrival (liq_ubox_split) where it can. */
 static double
 liq_sweep_user(struct liq_worker *w, int remote, int inner, int iters)
 {
     double total = 0;
 
-    for (int i = 0; !inner && i < w->nrg; i++) {
+    for (int i = 0; i < w->nrg; i++) {
         struct liq_region *r = w->rg[i];
         double t0, c0;
+        int split = remote && liq_ubox_can_split(&r->u, w->user, w->g.n, iters), rc = 0, part;
 
-        if (r->box.remote != remote)
+        if (r->box.remote != remote || (inner && !split))
             continue;
+        part = !split ? LIQ_TEV_WHOLE : inner ? LIQ_TEV_INNER : LIQ_TEV_OUTER;
         c0 = liq_cpu_now();
         t0 = liq_now();
-        liq_sweep_region(w, r, iters);
-        r->wall = liq_now() - t0;
-        r->cpu = liq_cpu_now() - c0;
-        liq_sweep_trace(w, r, t0, t0 + r->wall, iters, LIQ_TEV_WHOLE);
-        w->compute_cpu += r->cpu;
-        total += r->wall;
+        if (!split)
+            liq_sweep_region(w, r, iters);
+        else
+            rc = liq_ubox_split(&r->u, w->user, w->g.n, r->ext, r->stale, w->it, iters,
+                                r->repeat, !inner);
+        if (rc != 0 && w->kerr == 0)
+            w->kerr = rc;
+        /* the two passes of a split block add up */
+        if (inner || !split)
+            r->wall = r->cpu = 0;
+        double dt = liq_now() - t0, dc = liq_cpu_now() - c0;
+
+        r->wall += dt;
+        r->cpu += dc;
+        liq_sweep_trace(w, r, t0, t0 + dt, iters, part);
+        w->compute_cpu += dc;
+        if (inner)
+            w->overlap_cpu += dc;
+        total += dt;
     }
     return total;
 }
