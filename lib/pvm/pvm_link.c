@@ -70,6 +70,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -561,6 +562,8 @@ links_spin(void)
             clock_gettime(CLOCK_MONOTONIC, &t);
             if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) >= budget_ns)
                 return 0;
+            /* The peer may share our CPU: let it run, or we only wait longer. */
+            sched_yield();
         }
         pvm__shm_relax();
     }

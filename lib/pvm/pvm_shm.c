@@ -21,6 +21,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -324,8 +325,12 @@ wait_room(struct pvm__shm *r, uint64_t head, pvm__shm_wait_cb wait, void *arg)
     int rc, n = 0;
 
     while (room(r, head) == 0) {
-        if ((++n & 63) == 0 && now_ns() >= until)
-            break;
+        if ((++n & 31) == 0) {
+            if (now_ns() >= until)
+                break;
+            /* The reader may share our CPU: let it run. */
+            sched_yield();
+        }
         pvm__shm_relax();
     }
     while (room(r, head) == 0) {

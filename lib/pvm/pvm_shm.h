@@ -50,7 +50,7 @@
 #define PVM__SHM_MAX (1u << 30)
 #define PVM__SHM_DEFAULT (512u << 10)   /* LIQUIDVM_SHM_RING overrides; 0: no rings */
 #define PVM__SHM_CHUNK (64u << 10)      /* a large frame is published this often */
-#define PVM__SHM_SPIN_US 20             /* LIQUIDVM_SHM_SPIN_US overrides */
+#define PVM__SHM_SPIN_US 50             /* LIQUIDVM_SHM_SPIN_US overrides */
 
 struct pvm__shm;
 
