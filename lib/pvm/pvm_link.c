@@ -26,10 +26,10 @@
  * peer until the MARK arrives and queues it only then.  Either task may
  * send on a link once both have checked it (HELLO, ACK), each after its
  * own MARK.  A link that fails turns DEAD and messages go through the
- * daemons again; the one whose write failed is sent that way whole (the
- * receiver drops a partial frame).  Only then can order break, and only
- * for a peer that is most likely dead: its daemon tells the PvmTaskExit
- * watchers.
+ * daemons again; the one whose write on the socket failed is sent that
+ * way whole (the receiver drops a partial frame; a ring's rule, below, is
+ * stricter).  Only then can order break, and only for a peer that is most
+ * likely dead: its daemon tells the PvmTaskExit watchers.
  *
  * Who may connect.  Between hosts a task presents its host's certificate
  * and key, whose paths its daemon gives it (a task runs as the daemon's
@@ -54,7 +54,10 @@
  * side, or LIQUIDVM_SHM_RING=0, keeps the daemons' route.  The socket
  * stays open: it is how each end learns of the other's end.  On EOF the
  * reader first takes every message whole in the ring (the peer wrote them
- * before it died or left) and drops a partial one, then the link dies.
+ * before it died or left) and drops a partial one, then the link dies.  A
+ * write into the ring that fails goes whole through the daemons only if
+ * none of it was published; otherwise pvm_send reports the error (a
+ * message either arrives once and whole, or its sender is told).
  * A message from the daemon is queued only after the rings are drained
  * (links_drain), so a task's last messages come before its exit notice.
  *
@@ -1061,26 +1064,38 @@ shm_wait(struct pvm__shm *r, void *arg)
     return l->state == PVM__LINK_UP ? 0 : -ECONNRESET;
 }
 
-/* One message into l's ring: 0, or an error (the link is dead then). */
+/*
+ * One message into l's ring, as pvm__direct_send answers: 1 when it is
+ * whole in the ring; 0 when the ring failed before any of it was
+ * published (the daemons take it whole); or the error, when the ring
+ * failed with part of it published.  The link is dead after a failure.
+ */
 static int
 shm_send(struct pvm__link *l, struct wire_hdr *h, const void *body, size_t len)
 {
-    int rc;
+    int rc, torn;
 
     l->tx_busy = 1;
     pvm__ctx.io_depth++;
     rc = pvm__shm_write(l->tx, h, body, len, shm_wait, l);
     pvm__ctx.io_depth--;
     l->tx_busy = 0;
-    if (rc != 0 || l->state != PVM__LINK_UP) {
-        /* Part of a frame may be in the ring: it goes, and the link with it. */
-        if (l->state != PVM__LINK_DEAD)
-            link_dead(l);
-        pvm__shm_close(l->tx);
-        l->tx = NULL;
-        return rc ? rc : -ECONNRESET;
-    }
-    return 0;
+    if (rc == 0 && l->state == PVM__LINK_UP)
+        return 1;
+    /*
+     * A frame whole in the ring is the reader's, even if the link died
+     * meanwhile (it takes whole frames before it closes the ring): never a
+     * second copy.  Part of a frame is dropped by the reader, and the
+     * sender hears of the loss (pvm_shm.c says why it is not resent).
+     */
+    torn = pvm__shm_torn(l->tx);
+    if (l->state != PVM__LINK_DEAD)
+        link_dead(l);
+    pvm__shm_close(l->tx);
+    l->tx = NULL;
+    if (rc == 0)
+        return 1;
+    return torn ? rc : 0;
 }
 
 int
@@ -1118,7 +1133,7 @@ pvm__direct_send(int tid, struct wire_hdr *h, const void *body, size_t len)
     if (!l->remote && l->tx == NULL && !l->shm_off)
         shm_offer(l);
     if (l->tx != NULL)
-        return shm_send(l, h, body, len) == 0 ? 1 : 0;
+        return shm_send(l, h, body, len);
     if (l->state != PVM__LINK_UP)
         return 0;
     if (pvm__link_write(d, l, h, body, len) == 0)

@@ -11,6 +11,19 @@
  * that the only shared words it reads are head and writer_waits, and a
  * head that runs ahead of the tail by more than the ring is an error.
  *
+ * A write that fails (its wait for room gave up: the reader's end closed,
+ * the daemon went away) never resumes its frame.  If it had published
+ * part of the frame, the ring is torn (pvm__shm_torn) and takes no other
+ * write: the reader holds those bytes as a partial frame, hands nothing of
+ * it on, and drops it when its end closes.  pvm_link.c then reports the
+ * error to the sender instead of sending the message again through the
+ * daemons: a copy there would count on the reader dropping the partial
+ * frame before anything could complete it, and would buy nothing, since a
+ * ring write fails only when its reader is gone (the daemons would drop
+ * the copy) or the task's own wait failed (they could not take it).  If
+ * nothing of the frame was published, the reader saw nothing of it and
+ * the message may go whole another way.
+ *
  * Memory order: the writer copies, then stores head with release; the
  * reader loads head with acquire, copies, then stores tail with release.
  * The sleep flags follow the usual pattern: the sleeper stores its flag,
@@ -62,6 +75,7 @@ struct pvm__shm {
     int data_efd;               /* rung by the writer, slept on by the reader */
     int space_efd;              /* rung by the reader, slept on by the writer */
     int writer;                 /* this end writes */
+    int torn;                   /* writer: a write failed after publishing part of its frame */
     uint64_t pos;               /* writer: bytes written; reader: bytes consumed */
     int armed, sticky;          /* reader: reader_waits is set */
     /* Reader: the frame being assembled. */
@@ -358,6 +372,9 @@ pvm__shm_write(struct pvm__shm *r, struct wire_hdr *h, const void *body, size_t 
     uint64_t head = r->pos, published = head;
     int rc;
 
+    /* Behind a partial frame, a new one would be read as its rest. */
+    if (r->torn)
+        return -EPIPE;
     if (len > UINT32_MAX)
         return -EMSGSIZE;
     h->len = (uint32_t)len;
@@ -371,6 +388,8 @@ pvm__shm_write(struct pvm__shm *r, struct wire_hdr *h, const void *body, size_t 
                 if (head != published)
                     publish(r, published = head);
                 if ((rc = wait_room(r, head, wait, arg)) != 0) {
+                    /* Everything copied is published by now. */
+                    r->torn = head != r->pos;
                     r->pos = head;
                     return rc;
                 }
@@ -393,6 +412,12 @@ pvm__shm_write(struct pvm__shm *r, struct wire_hdr *h, const void *body, size_t 
         publish(r, head);
     r->pos = head;
     return 0;
+}
+
+int
+pvm__shm_torn(const struct pvm__shm *r)
+{
+    return r->torn;
 }
 
 /* ---- the reader ---- */

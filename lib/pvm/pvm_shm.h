@@ -23,8 +23,8 @@
  * PVM__SHM_CHUNK bytes too, so that the reader copies while the writer
  * does (a frame larger than the ring streams through it).  The reader
  * assembles a frame in a buffer of its own and hands it on only when
- * whole: a writer that dies mid-frame leaves a partial frame that nobody
- * sees, dropped when the ring is closed.
+ * whole: a writer that dies or gives up mid-frame leaves a partial frame
+ * that nobody sees, dropped when the ring is closed.
  *
  * Wake-ups are two eventfds, so that a sleeping end waits in the library's
  * one poll with every other socket: data (the reader sleeps, the writer
@@ -95,11 +95,16 @@ void pvm__shm_close(struct pvm__shm *r);
 
 /*
  * Write one frame (h->len is set to len).  While the ring is full it spins,
- * then calls wait.  Returns 0, or wait's code; after an error the ring
- * holds part of a frame and must be closed (the reader drops it).
+ * then calls wait.  Returns 0 once the frame is whole in the ring, or
+ * wait's code.  After an error pvm__shm_torn says whether part of the
+ * frame was published: then the reader holds it in part and will drop it,
+ * the ring refuses further writes (-EPIPE), and the message must not be
+ * sent again another way (pvm_shm.c); if not, the reader saw none of it.
  */
 int pvm__shm_write(struct pvm__shm *r, struct wire_hdr *h, const void *body, size_t len,
                    pvm__shm_wait_cb wait, void *arg);
+/* 1 if a write failed after publishing part of its frame. */
+int pvm__shm_torn(const struct pvm__shm *r);
 /* The eventfd the writer's wait sleeps on (POLLIN). */
 int pvm__shm_space_fd(const struct pvm__shm *r);
 

@@ -431,6 +431,42 @@ test_shm_ring_bad_header_is_a_protocol_error(void **state)
     pvm__shm_close(r);
 }
 
+static void
+test_shm_ring_failed_write_is_torn_only_if_part_was_published(void **state)
+{
+    struct pvm__shm *w, *r;
+    struct wire_hdr h;
+    unsigned char *b = NULL;
+
+    (void)state;
+    /* A frame that fills the ring exactly, then one that finds no room at
+     * all: it fails with nothing of it published, and the ring goes on. */
+    ring_pair(SMALL, &w, &r);
+    assert_int_equal(frame_write(w, 1, SMALL - WIRE_HDR_LEN, no_wait, NULL), 0);
+    assert_int_equal(frame_write(w, 2, 10, no_wait, NULL), -EDEADLK);
+    assert_false(pvm__shm_torn(w));
+    assert_int_equal(pvm__shm_read(r, 1u << 20, &h, &b), 1);
+    assert_int_equal(h.tag, 1);
+    free(b);
+    assert_int_equal(frame_write(w, 3, 10, no_wait, NULL), 0);
+    assert_int_equal(pvm__shm_read(r, 1u << 20, &h, &b), 1);
+    assert_int_equal(h.tag, 3);
+    assert_true(body_ok(3, b, h.len));
+    free(b);
+    /* A frame larger than the ring fails with its start published: torn,
+     * and the ring takes no other frame, which the reader would read as
+     * the rest of the torn one. */
+    assert_int_equal(frame_write(w, 4, 65536, no_wait, NULL), -EDEADLK);
+    assert_true(pvm__shm_torn(w));
+    assert_int_equal(pvm__shm_read(r, 1u << 20, &h, &b), 0);
+    assert_true(pvm__shm_partial(r));
+    assert_int_equal(frame_write(w, 5, 10, no_wait, NULL), -EPIPE);
+    assert_int_equal(pvm__shm_read(r, 1u << 20, &h, &b), 0);
+    assert_false(pvm__shm_readable(r));
+    pvm__shm_close(w);
+    pvm__shm_close(r);
+}
+
 /* ---- through the library ---- */
 
 static int
@@ -714,6 +750,101 @@ test_shm_ring_first_send_hands_a_ring_over_on_the_link(void **state)
     close(peer);
 }
 
+/*
+ * Our first message to FAKE_T2 through a 4 KB ring, body bytes long: the
+ * ring is made; the reader's end in *r, the MARK taken from the daemon.
+ */
+static struct pvm__link *
+ring_to_peer(size_t body, int *peer, struct pvm__shm **r)
+{
+    struct pvm__link *l = make_link(PVM__LINK_READY, peer);
+    unsigned char *b = make_body(1, body);
+    int fds[PVM__SHM_NFD];
+    struct wire_hdr h;
+    unsigned char *mark = NULL;
+
+    setenv("LIQUIDVM_SHM_RING", "4096", 1);
+    pvm_initsend(PvmDataRaw);
+    pvm_pkbyte((char *)b, (int)body, 1);
+    free(b);
+    assert_int_equal(pvm_send(FAKE_T2, 1), PvmOk);
+    assert_int_equal(fake_sent(&h, &mark), 1);
+    assert_int_equal(h.tag, WIRE_DIRECT_MARK);
+    free(mark);
+    assert_non_null(l->tx);
+    assert_int_equal(recv_shm(*peer, fds), PVM__SHM_NFD);
+    assert_int_equal(pvm__shm_attach(fds, r), 0);
+    return l;
+}
+
+static void
+test_shm_ring_send_torn_by_the_peers_end_fails_and_is_not_resent(void **state)
+{
+    struct pvm__shm *r;
+    struct wire_hdr h;
+    unsigned char *b = NULL;
+    int peer;
+    struct pvm__link *l = ring_to_peer(4, &peer, &r);
+
+    (void)state;
+    /* The peer closes its end; our 64 KB message fills the ring, waits for
+     * room, and hears of the close with its start published. */
+    close(peer);
+    unsigned char *big = make_body(2, 65536);
+    pvm_initsend(PvmDataRaw);
+    pvm_pkbyte((char *)big, 65536, 1);
+    free(big);
+    assert_int_equal(pvm_send(FAKE_T2, 2), PvmSysErr);
+    assert_int_equal(l->state, PVM__LINK_DEAD);
+    assert_null(l->tx);
+    /* No copy went to the daemon... */
+    assert_int_equal(fake_sent(&h, &b), 0);
+    /* ... and the reader has the first message whole, the second in part. */
+    assert_int_equal(pvm__shm_read(r, 1u << 20, &h, &b), 1);
+    assert_int_equal(h.tag, 1);
+    free(b);
+    assert_int_equal(pvm__shm_read(r, 1u << 20, &h, &b), 0);
+    assert_true(pvm__shm_partial(r));
+    pvm__shm_close(r);
+    /* The next message goes whole through the daemon. */
+    pvm_initsend(PvmDataDefault);
+    int v = 3;
+    pvm_pkint(&v, 1, 1);
+    assert_int_equal(pvm_send(FAKE_T2, 3), PvmOk);
+    assert_int_equal(fake_expect_int(FAKE_T2, 3, 0), 3);
+}
+
+static void
+test_shm_ring_send_with_nothing_published_goes_whole_through_the_daemon(void **state)
+{
+    struct pvm__shm *r;
+    struct wire_hdr h;
+    unsigned char *b = NULL;
+    int peer;
+    /* The first message fills the 4 KB ring exactly. */
+    struct pvm__link *l = ring_to_peer(4096 - WIRE_HDR_LEN, &peer, &r);
+
+    (void)state;
+    close(peer);
+    pvm_initsend(PvmDataDefault);
+    int v = 2;
+    pvm_pkint(&v, 1, 1);
+    assert_int_equal(pvm_send(FAKE_T2, 2), PvmOk);
+    assert_int_equal(l->state, PVM__LINK_DEAD);
+    assert_null(l->tx);
+    assert_int_equal(fake_expect_int(FAKE_T2, 2, 0), 2);
+    assert_int_equal(fake_sent(&h, &b), 0);
+    /* The ring holds the first message whole and nothing of the second. */
+    assert_int_equal(pvm__shm_read(r, 1u << 20, &h, &b), 1);
+    assert_int_equal(h.tag, 1);
+    assert_int_equal(h.len, 4096 - WIRE_HDR_LEN);
+    assert_true(body_ok(1, b, h.len));
+    free(b);
+    assert_int_equal(pvm__shm_read(r, 1u << 20, &h, &b), 0);
+    assert_false(pvm__shm_partial(r));
+    pvm__shm_close(r);
+}
+
 int
 main(void)
 {
@@ -726,11 +857,14 @@ main(void)
         cmocka_unit_test(test_shm_ring_many_processes_pairwise_keep_each_pairs_order),
         cmocka_unit_test(test_shm_ring_attach_refuses_what_is_not_a_sealed_ring),
         cmocka_unit_test(test_shm_ring_bad_header_is_a_protocol_error),
+        cmocka_unit_test(test_shm_ring_failed_write_is_torn_only_if_part_was_published),
         L(test_shm_ring_link_then_ring_in_order_behind_the_mark),
         L(test_shm_ring_is_drained_before_a_daemon_message),
         L(test_shm_ring_eof_takes_the_whole_messages_first),
         L(test_shm_ring_shm_frame_without_descriptors_closes_the_link),
         L(test_shm_ring_first_send_hands_a_ring_over_on_the_link),
+        L(test_shm_ring_send_torn_by_the_peers_end_fails_and_is_not_resent),
+        L(test_shm_ring_send_with_nothing_published_goes_whole_through_the_daemon),
     };
 #undef L
     return cmocka_run_group_tests_name("shm_ring", tests, NULL, NULL);
