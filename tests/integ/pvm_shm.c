@@ -7,7 +7,8 @@
  *
  *   pvm_shm echo ROUTE            prints its tid; echoes every message to
  *                                 its sender (tag + 1) in the message's own
- *                                 context, until tag 99
+ *                                 context, until tag 99; then the rings it
+ *                                 mapped after its last echo
  *   pvm_shm client TID N ROUTE    N messages of 0 B to 3 MB, alternating
  *                                 between context 0 and a new context, a
  *                                 window of 8 in flight (some routed by the
@@ -104,7 +105,7 @@ echo(int route)
     printf("t%x\n", me);
     fflush(stdout);
     /* The client's first message names its second context. */
-    int ctx[2] = { pvm_getcontext(), 0 }, k = 0;
+    int ctx[2] = { pvm_getcontext(), 0 }, k = 0, nrings = 0;
     if (pvm_recv(-1, TAG_CTX) < 0 || pvm_upkint(&ctx[1], 1, 1) < 0)
         return 1;
     for (;; k++) {
@@ -125,10 +126,16 @@ echo(int route)
         pvm_setrbuf(0);
         if (pvm_send(mi.src, mi.tag + 1) < 0)
             return 1;
+        /*
+         * Counted now, outside the library: the client waits for this
+         * echo, so the link is up.  After its STOP the client may have
+         * exited and the library unmapped the rings before we looked.
+         */
+        nrings = rings();
         pvm_freebuf(buf);
         pvm_setsbuf(0);
     }
-    printf("rings %d\n", rings());
+    printf("rings %d\n", nrings);
     pvm_exit();
     return 0;
 }

@@ -53,20 +53,23 @@ check "a ring smaller than most messages (4 KB): 120 messages stream through it"
     pair tiny allow allow 120 LIQUIDVM_SHM_RING=4096
 check "... through rings" test "$(rings_of "$T/tiny.cli")" = 2
 
-# A task killed while it holds the ring, in the middle of a message.
+# A task killed while it holds the ring, in the middle of a message.  The
+# holder runs without timeout(1): the kill must reach the holder itself,
+# not a parent that would leave it running (then its send completes once
+# the watcher reads, and the watcher waits in vain for its exit notice).
 killed() {
     mkdir -p "$T/kill"
-    timeout 60 "$P" holder >"$T/holder" 2>&1 &
+    "$P" holder >"$T/holder" 2>&1 &
     local hpid=$!
-    wait_for 10 test -s "$T/holder" || return 1
+    stop_holder() { kill -9 "$hpid" 2>/dev/null; wait "$hpid" 2>/dev/null; }
+    wait_for 10 test -s "$T/holder" || { stop_holder; return 1; }
     timeout 60 "$P" watcher "$(head -1 "$T/holder")" "$T/kill" >"$T/watcher" 2>&1 &
     local wpid=$!
     # The holder blocks in its 8 MB send: the watcher reads nothing yet.
-    wait_for 20 grep -q '^big$' "$T/holder" || { cat "$T/holder" "$T/watcher"; return 1; }
+    wait_for 20 grep -q '^big$' "$T/holder" || { stop_holder; cat "$T/holder" "$T/watcher"; return 1; }
     sleep 0.5
-    grep -q '^sent big' "$T/holder" && { echo "the 8 MB send did not block"; return 1; }
-    kill -9 "$hpid"
-    wait "$hpid" 2>/dev/null
+    grep -q '^sent big' "$T/holder" && { stop_holder; echo "the 8 MB send did not block"; return 1; }
+    stop_holder
     touch "$T/kill/read"
     local rc=0
     wait "$wpid" || rc=1
