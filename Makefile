@@ -59,11 +59,11 @@ PVMPROG_SRC:= $(wildcard tests/integ/*.c)
 # other folder does not compile.  Tests and benchmarks see everything.
 INC_lib/wire        := lib/wire
 INC_lib/pvm         := lib/pvm lib/wire
-INC_lib/liquid      := lib/liquid lib/pvm lib/wire kernels decomp
+INC_lib/liquid      := lib/liquid lib/pvm lib/wire kernels decomp conf
 INC_daemon          := daemon lib/wire conf
 INC_conf            := conf lib/wire
 INC_launcher/vmctl  := launcher/vmctl lib/wire conf
-INC_launcher/vmrun  := launcher/vmrun lib/liquid lib/pvm lib/wire decomp kernels conf
+INC_launcher/vmrun  := launcher/vmrun lib/liquid lib/pvm lib/wire decomp kernels
 INC_decomp          := decomp
 INC_kernels         := kernels
 INC_ALL             := lib/wire lib/pvm lib/liquid daemon conf launcher/vmctl launcher/vmrun \
@@ -182,7 +182,10 @@ $(VMCTL): $(O)/launcher/vmctl/vmctl_main.o $(LIBVMCTL) $(LIBWIRE) $(LIBCONF)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell pkg-config --libs libedit 2>/dev/null)
 
-# vmrun is a PVM task (and its own workers, spawned as `vmrun worker`).
+# vmrun is a PVM task (and its own workers, spawned as `vmrun worker`):
+# libliquid's master and worker, linked in from the archives so that the
+# one file runs wherever it is copied (lib/liquid/build.mk builds the same
+# objects as libliquid.so for users' programs).
 $(VMRUN): $(O)/launcher/vmrun/vmrun_main.o $(LIBVMRUN) $(LIBLIQ) $(LIBPVM_A) $(LIBCONF) \
           $(LIBDECOMP) $(LIBKERN)
 	@mkdir -p $(dir $@)

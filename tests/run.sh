@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run every test: the cmocka unit binaries of each build directory given,
 # then the integration scripts (tests/integ/test_*.sh) against each build's
-# vmd, vmctl and vmrun.  Prints each summary and a final "N passed, N failed" line;
+# vmd, vmctl, vmrun and examples.  Prints each summary and a final "N passed, N failed" line;
 # exits non-zero if anything failed.
 #
 #   tests/run.sh [--unit-only|--integ-only] BUILD_DIR...
@@ -52,7 +52,7 @@ run_integ() {
         echo "== integ $(basename "$t" .sh) ($dir)"
         local sanlog
         sanlog=$(mktemp -d /tmp/lvm-san.XXXXXX)
-        out=$(VMD="$bin/vmd" VMCTL="$bin/vmctl" VMRUN="$bin/vmrun" \
+        out=$(VMD="$bin/vmd" VMCTL="$bin/vmctl" VMRUN="$bin/vmrun" EXAMPLES="$bin/../examples" \
               ASAN_OPTIONS="log_path=$sanlog/asan" \
               UBSAN_OPTIONS="log_path=$sanlog/ubsan:print_stacktrace=1" \
               timeout 600 bash "$t" 2>&1)

@@ -24,6 +24,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "wire_tls.h"
+
 #include <openssl/bio.h>
 #include <openssl/bn.h>
 #include <openssl/crypto.h>
@@ -38,7 +40,6 @@
 /* Office clocks drift; a certificate issued on one host must already be
  * valid on a host whose clock is a little behind. */
 #define CA_BACKDATE_SECS (60 * 60)
-#define CA_KEY_FILE_MAX (64 * 1024)
 
 /* A file written to tmp, waiting to be moved to final. */
 struct staged {
@@ -463,48 +464,22 @@ done:
     return rc;
 }
 
-/* Read a whole small file into memory; the caller wipes and frees it. */
+/* Read a key file into memory (wire_key_read); the caller wipes and frees it. */
 static int
 slurp(const char *path, char **out, size_t *outlen, char *err, size_t errlen)
 {
-    char *buf = NULL;
-    size_t len = 0;
     int fd, rc;
 
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
-    buf = malloc(CA_KEY_FILE_MAX);
-    if (buf == NULL) {
-        close(fd);
-        return fail(err, errlen, -ENOMEM, "%s: out of memory", path);
-    }
-    for (;;) {
-        ssize_t r = read(fd, buf + len, CA_KEY_FILE_MAX - len);
-
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            rc = fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
-            goto bad;
-        }
-        if (r == 0)
-            break;
-        len += (size_t)r;
-        if (len == CA_KEY_FILE_MAX) {
-            rc = fail(err, errlen, -EFBIG, "%s: larger than %d bytes", path, CA_KEY_FILE_MAX);
-            goto bad;
-        }
-    }
+    rc = wire_key_read(fd, out, outlen);
     close(fd);
-    *out = buf;
-    *outlen = len;
+    if (rc == -EFBIG)
+        return fail(err, errlen, rc, "%s: larger than %d bytes", path, WIRE_KEY_FILE_MAX - 1);
+    if (rc != 0)
+        return fail(err, errlen, rc, "%s: %s", path, strerror(-rc));
     return 0;
-bad:
-    close(fd);
-    OPENSSL_cleanse(buf, len);
-    free(buf);
-    return rc;
 }
 
 /* vmctl writes keys without a passphrase; one that has a passphrase fails
@@ -572,7 +547,7 @@ load_ca(const char *dir, X509 **xout, EVP_PKEY **kout, char *err, size_t errlen)
 done:
     BIO_free(b);
     if (kbuf != NULL) {
-        OPENSSL_cleanse(kbuf, klen);
+        OPENSSL_cleanse(kbuf, WIRE_KEY_FILE_MAX);
         free(kbuf);
     }
     EVP_PKEY_free(k);

@@ -1,7 +1,11 @@
 /*
- * vmrun_main.c - the entry point of vmrun: one subcommand per run.
+ * vmrun_main.c - the entry point of vmrun: one subcommand per run.  The
+ * job commands are libliquid's master (liq_master.h) run as the program
+ * "vmrun", whose workers are vmrun itself spawned as `vmrun worker`.
  */
 #include "vmrun.h"
+#include "vmrun_farm.h"
+#include "vmrun_trace.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -17,8 +21,12 @@ vmrun_usage(FILE *fp)
             "  stencil    run a stencil job: benchmark, decompose, run, report\n"
             "  bench      only the host and ring benchmarks\n"
             "  advise     rank decompositions offline from given speeds, lambda and tau\n"
+            "  farm       run a command once per item (range, file, grid) on the hosts\n"
+            "  trace view draw a job's trace (stencil --trace) as an SVG timeline\n"
+            "  analyze    a job's trace: its characteristics, the rules, hints for the next run\n"
             "  version    print the version\n"
             "  worker     (internal) a job's worker task, spawned by vmrun itself\n"
+            "  farm-worker (internal) a farm's worker task, spawned by vmrun farm\n"
             "\n"
             "  Every command takes --help.  Exit status: 0 success, 1 failure, 2 bad usage.\n");
 }
@@ -30,6 +38,26 @@ vmrun_version(int argc, char **argv)
     (void)argv;
     printf("vmrun (LiquidVM) %s\n", LIQUIDVM_VERSION);
     return VMRUN_EXIT_OK;
+}
+
+/* The workers run this very executable (the hosts share it, or one
+ * machine runs them all), by its absolute path, as `vmrun worker`. */
+static const char *const vmrun_worker_argv[] = { "worker", NULL };
+
+static int
+vmrun_stencil(int argc, char **argv)
+{
+    static const struct liq_program prog = { "vmrun stencil", NULL, vmrun_worker_argv, NULL };
+
+    return liq_stencil_main(&prog, argc, argv);
+}
+
+static int
+vmrun_bench(int argc, char **argv)
+{
+    static const struct liq_program prog = { "vmrun bench", NULL, vmrun_worker_argv, NULL };
+
+    return liq_bench_main(&prog, argc, argv);
 }
 
 static int
@@ -50,11 +78,15 @@ main(int argc, char **argv)
         const char *name;
         int (*fn)(int, char **);
     } cmds[] = {
-        { "stencil", vmrun_stencil_main },
-        { "bench", vmrun_bench_main },
+        { "stencil", vmrun_stencil },
+        { "bench", vmrun_bench },
         { "advise", vmrun_advise_main },
         { "worker", vmrun_worker },
+        { "farm", vmrun_farm_main },
+        { "farm-worker", vmrun_farm_worker_main },
         { "version", vmrun_version },
+        { "trace", vmrun_trace_main },
+        { "analyze", vmrun_analyze_main },
     };
 
     if (argc < 2) {

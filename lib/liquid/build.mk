@@ -22,3 +22,38 @@ INC_bench          += $(LIQ_IO_INC)
 
 $(LIBPVM_SO): LDLIBS := $(LDLIBS)
 LDLIBS += $(LIQ_IO_LIBS)
+
+# libliquid.so.0: the liquid runtime for users' own programs (issue 25),
+# the job master (liq_master.h) and the worker (liq.h) with the kernels/
+# and decomp/ objects they run and the conf/ and lib/wire/ pieces they
+# use (job files, JSON strings), taken from the archives as needed.  It
+# names libpvm3.so.3, found beside it ($ORIGIN), as needed; it exports
+# the liq_ and liquid_ names only (libliquid.map).  vmrun links the same
+# objects statically (the top Makefile).
+LIBLIQ_SO      := $(O)/lib/libliquid.so.0
+LIBLIQ_SO_OBJ  := $(call obj,$(LIQ_SRC) $(KERN_SRC) $(DECOMP_SRC))
+LIBLIQ_SO_LIBS := -L$(O)/lib -lpvm3 $(LIQ_IO_LIBS) $(shell pkg-config --libs libconfig 2>/dev/null) -lm
+
+all: $(LIBLIQ_SO)
+
+$(LIBLIQ_SO): $(LIBLIQ_SO_OBJ) $(LIBCONF) $(LIBWIRE) lib/liquid/libliquid.map $(LIBPVM_SO)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,libliquid.so.0 -Wl,--version-script=lib/liquid/libliquid.map \
+	    -Wl,--no-undefined -Wl,-rpath,'$$ORIGIN' -o $@ $(LIBLIQ_SO_OBJ) $(LIBCONF) $(LIBWIRE) \
+	    $(LIBLIQ_SO_LIBS)
+	$(Q)ln -sf libliquid.so.0 $(O)/lib/libliquid.so
+
+# Installed with its development link and pkg-config file `liquid`; the
+# public header liquid.h once it exists (liq_master.h stays internal).
+.PHONY: install-liquid
+install: install-liquid
+install-liquid: all
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
+	install -m 755 $(LIBLIQ_SO) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libliquid.so.0 $(DESTDIR)$(PREFIX)/lib/libliquid.so
+	if [ -f lib/liquid/liquid.h ]; then install -m 644 lib/liquid/liquid.h $(DESTDIR)$(PREFIX)/include/; fi
+	$(call pcfile,lib/liquid/liquid.pc.in,$(DESTDIR)$(PREFIX)/lib/pkgconfig/liquid.pc.tmp)
+	sed -e 's|@LIBS_PRIVATE@|$(strip $(LIQ_IO_LIBS) $(shell pkg-config --libs libconfig 2>/dev/null) -lm)|' \
+	    $(DESTDIR)$(PREFIX)/lib/pkgconfig/liquid.pc.tmp > $(DESTDIR)$(PREFIX)/lib/pkgconfig/liquid.pc
+	rm -f $(DESTDIR)$(PREFIX)/lib/pkgconfig/liquid.pc.tmp

@@ -32,7 +32,15 @@
 
 #include "kern.h"
 
-enum liq_kernel { LIQ_JACOBI = 0, LIQ_RBGS = 1 };
+/* The built-in kernels, and a program's own update (liquid.h; liq_user.h)
+ * of one phase per iteration or, red-black, of two. */
+enum liq_kernel { LIQ_JACOBI = 0, LIQ_RBGS = 1, LIQ_USER = 2, LIQ_USER_RB = 3 };
+
+static inline int
+liq_kernel_user(enum liq_kernel k)
+{
+    return k == LIQ_USER || k == LIQ_USER_RB;
+}
 
 /* Largest interior extent per axis and most quanta a job may have. */
 #define LIQ_MAX_EXTENT 65536
@@ -42,7 +50,27 @@ struct liq_geom {
     int n[3];           /* interior points per axis */
     int q[3];           /* quanta per axis */
     int nquanta;
+    int periodic[3];    /* the axis wraps: its halos reach across the grid's end
+                         * (liq_geom_make leaves 0) */
+    int corners;        /* the update reads diagonal neighbours (a box stencil):
+                         * halos take every patch within the depth, not only
+                         * those within L1 distance */
+    int reach[3];       /* points the update reads along each axis (0 taken as
+                         * 1): a box at the grid's non-periodic end reaches
+                         * reach - 1 points beyond it, its ghost layer the
+                         * reach-th (liq_geom_make leaves 0) */
 };
+
+/* The largest reach of g (at least 1): a halo of h sweeps is h times it deep. */
+static inline int
+liq_geom_reach(const struct liq_geom *g)
+{
+    int r = 1;
+
+    for (int a = 0; a < 3; a++)
+        r = g->reach[a] > r ? g->reach[a] : r;
+    return r;
+}
 
 /* Cut an n[0] x n[1] x n[2] grid into exactly nquanta quanta, the quanta
  * grid factorisation whose quanta are closest to cubes (ties: fewer cut
@@ -125,6 +153,9 @@ struct liq_patch {
     int src, dst;
     int lo[3], hi[3];
     size_t points;
+    int shift[3];       /* dst's coordinates of the points minus src's: a
+                         * multiple of the grid's extent across a periodic
+                         * axis's end, else 0 (lo, hi are dst's) */
 };
 /* The patches dst's halo of this depth needs, sources by increasing id
  * (only those within L1 distance depth of dst: a 7-point sweep reaches one
@@ -246,7 +277,8 @@ int liq_regions(const struct liq_geom *g, const int *owner, int depth, int heavy
  * placement, so the two ends agree.
  *
  * Non-uniform work: with `heavy` = k > 1 every quantum that reaches into
- * the grid's lower octant (lo < n/2 on every axis) runs each phase k times.
+ * the grid's lower octant (lo < n/2 on every axis longer than one point,
+ * so a 2D grid's lower quadrant) runs each phase k times.
  * A Jacobi sweep and a red or black half-sweep are idempotent (they read
  * only what they do not write), so the result keeps its bits.
  *
@@ -273,11 +305,23 @@ int liq_regions(const struct liq_geom *g, const int *owner, int depth, int heavy
 #define LIQ_TAG_LEFT     0x4c529 /* worker -> master: evacuated, leaving (its totals) */
 #define LIQ_TAG_RINGMSG  0x4c530
 #define LIQ_TAG_GHOST    0x4c540 /* and 0x4c541 */
+#define LIQ_TAG_RGHOST   0x4c542 /* the ghosts a reduction reads */
+#define LIQ_TAG_REDUCE   0x4c52a /* worker -> master: iteration, count, then per quantum
+                                  * its id and its partial of every reduction */
+#define LIQ_TAG_INIT     0x4c516 /* master -> worker: a quantum's initial values of a
+                                  * field (--input): id, field, its own points */
+#define LIQ_TAG_VERDICT  0x4c515 /* master -> worker: iteration, 1 stop / 0 go on */
+#define LIQ_TAG_TSYNC    0x4c517 /* master -> worker: a clock ping (--trace) */
+#define LIQ_TAG_TSYNCED  0x4c52b /* worker -> master: its clock (CLOCK_MONOTONIC s) */
+#define LIQ_TAG_TRACE    0x4c52c /* worker -> master: its trace, in chunks (liq_trace.c) */
 
 /* The JOB message's header: ints in this order. */
 enum {
     LIQ_JOB_NX, LIQ_JOB_NY, LIQ_JOB_NZ, LIQ_JOB_NQUANTA, LIQ_JOB_KERNEL, LIQ_JOB_ITERS,
-    LIQ_JOB_GATHER, LIQ_JOB_EPOCH, LIQ_JOB_HEAVY, LIQ_JOB_START, LIQ_JOB_HALO, LIQ_JOB_HDR
+    LIQ_JOB_GATHER, LIQ_JOB_EPOCH, LIQ_JOB_HEAVY, LIQ_JOB_START, LIQ_JOB_HALO,
+    LIQ_JOB_SPEC,       /* a program's own update: its description's fingerprint */
+    LIQ_JOB_TRACE,      /* events a worker's trace holds (--trace), 0 none */
+    LIQ_JOB_HDR
 };
 
 /* Does quantum id reach into the lower octant (the heavy region)? */
@@ -296,6 +340,81 @@ int liq_one_sweep_fits(size_t bytes, size_t llc);
  * boundary and from the third on (liq_plan_at). */
 int liq_plan_boundary(int epoch);
 int liq_plan_at(int boundary);
+
+/* ---- traces (liq_trace.c; issue 27, seed 003) ----
+ *
+ * With --trace every worker records its events into a bounded array of
+ * fixed records: a store of a few words per event on the block loop, no
+ * formatting, no allocation.  When the array is full, later events are
+ * dropped and counted (the trace's metadata says how many; a message whose
+ * one end was dropped has no flow arrow).  At the job's end (before LEFT
+ * for an evacuated worker) the worker sends the array to the master in
+ * LIQ_TAG_TRACE chunks of at most LIQ_FIELD_CHUNK bytes: ints count, last
+ * (1 on the final chunk), dropped, then per event 2 doubles (t0, t1: the
+ * worker's CLOCK_MONOTONIC seconds) and 6 ints (kind, a..e).  The master
+ * records its own in the same records and writes one Chrome Trace Event
+ * JSON file (liq_master_trace.c).
+ */
+enum liq_tev_kind {
+    LIQ_TEV_COMPUTE = 1,  /* span: a region's sweep; a first quantum, b quanta, c iterations,
+                           * d part (LIQ_TEV_WHOLE...), e the heavy repeat (1: light) */
+    LIQ_TEV_SEND,         /* at t0: a peer tid, b tag, c bytes, d quantum moved or -1 */
+    LIQ_TEV_RECV,         /* span: the wait for a message and its receipt at t1; as SEND */
+    LIQ_TEV_WAIT,         /* span: waiting for the master; b tag (PLAN, VERDICT), c epoch
+                           * boundary or iteration */
+    LIQ_TEV_EPOCH,        /* at t0: a worker's report of epoch a at iteration c */
+    LIQ_TEV_MIGRATE,      /* span: taking plan a (boundary) and moving; c the change in
+                           * quanta held */
+    LIQ_TEV_PLAN,         /* master, span: deciding epoch a's plan; b applied, c quanta moved,
+                           * d BE x 1000, e forced */
+    LIQ_TEV_RECLAIM,      /* master, at t0: host a, b 1 rejoin / 0 evacuate, c epoch */
+    LIQ_TEV_REDUCE,       /* master, at t0: the verdict of iteration a, b 1 stop */
+    LIQ_TEV_SYNC          /* master, span: the clocks' ping-pongs */
+};
+enum { LIQ_TEV_WHOLE = 0, LIQ_TEV_INNER = 1, LIQ_TEV_OUTER = 2 };
+
+struct liq_tev {
+    double t0, t1;
+    int32_t kind, a, b, c, d, e;
+};
+
+/* A trace being recorded; cap 0: tracing is off and nothing is stored. */
+struct liq_trace {
+    struct liq_tev *ev;
+    int n, cap;
+    int dropped;                /* events that found the array full */
+};
+
+/* Events a worker's array holds by default (40 bytes each): some 130
+ * thousand, 5 MB, a few blocks' worth per region for a long job. */
+#define LIQ_TRACE_EVENTS 131072
+
+static inline void
+liq_trace_rec(struct liq_trace *t, int kind, double t0, double t1, int a, int b, int c, int d,
+              int e)
+{
+    struct liq_tev *v;
+
+    if (t->cap == 0)
+        return;
+    if (t->n == t->cap) {
+        t->dropped++;
+        return;
+    }
+    v = &t->ev[t->n++];
+    v->t0 = t0;
+    v->t1 = t1;
+    v->kind = kind;
+    v->a = a;
+    v->b = b;
+    v->c = c;
+    v->d = d;
+    v->e = e;
+}
+
+/* Start recording into an array of cap events (0: off).  0 or -ENOMEM. */
+int liq_trace_init(struct liq_trace *t, int cap);
+void liq_trace_free(struct liq_trace *t);
 
 /* The worker's main: returns its exit status. */
 int liq_worker_main(void);

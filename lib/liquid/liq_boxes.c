@@ -39,6 +39,16 @@ liq_region_make(struct liq_worker *w, struct liq_region *r, const int lo[3], con
         r->plan.jac_steps = KERN_JAC_STEPS;
     r->steps = r->plan.jac_steps;
     r->flags = r->plan.flags;
+    r->repeat = repeat;
+    if (w->user != NULL) {
+        /* The fields' levels in this layout: a header-only box gives
+         * their shape and place. */
+        struct kern_box shape = { .ni = ni, .nj = nj, .nk = nk, .bi = r->plan.bi,
+                                  .bj = r->plan.bj, .oi = lo[0] - ext[0], .oj = lo[1] - ext[2],
+                                  .ok = lo[2] - ext[4] };
+
+        return liq_ubox_make(&r->u, w->user, w->g.n, &shape);
+    }
     if ((rc = kern_box_alloc(&r->a, ni, nj, nk, r->plan.bi, r->plan.bj)) != 0)
         return rc;
     if ((rc = kern_box_alloc(&r->rhs, ni, nj, nk, r->plan.bi, r->plan.bj)) != 0)
@@ -64,6 +74,7 @@ liq_region_clear(struct liq_region *r)
     kern_box_free(&r->a);
     kern_box_free(&r->b);
     kern_box_free(&r->rhs);
+    liq_ubox_free(&r->u);
 }
 
 static void
@@ -124,6 +135,7 @@ liq_quantum_patch(const struct liq_quantum *q, struct liq_patch *p)
 {
     p->src = p->dst = q->id;
     p->points = 1;
+    memset(p->shift, 0, sizeof(p->shift));
     for (int a = 0; a < 3; a++) {
         p->lo[a] = q->lo[a];
         p->hi[a] = q->lo[a] + q->n[a];
@@ -135,7 +147,15 @@ liq_quantum_patch(const struct liq_quantum *q, struct liq_patch *p)
 void
 liq_quantum_own(const struct liq_worker *w, const struct liq_quantum *q, struct kern_box *view)
 {
-    const struct kern_box *b = w->rg[q->region]->cur;
+    liq_quantum_field(w, q, 0, view);
+}
+
+void
+liq_quantum_field(const struct liq_worker *w, const struct liq_quantum *q, int f,
+                  struct kern_box *view)
+{
+    const struct liq_region *r = w->rg[q->region];
+    const struct kern_box *b = w->user != NULL ? r->u.lv[0][f] : r->cur;
     int e[6] = { q->lo[0] - (int)b->oi, 0, q->lo[1] - (int)b->oj, 0, q->lo[2] - (int)b->ok, 0 };
 
     liq_quantum_view(b, e, q->n, view);
@@ -166,4 +186,49 @@ liq_cut(struct liq_worker *w, const int *owner, struct liq_region_box **all, int
     if (*all == NULL || *of == NULL)
         return -ENOMEM;
     return liq_regions(&w->g, owner, w->depth, w->heavy, *of, *all);
+}
+
+int
+liq_region_state(const struct liq_worker *w, struct liq_region *r, struct kern_box **out)
+{
+    if (w->user != NULL)
+        return liq_ubox_state(&r->u, w->user, out);
+    out[0] = r->cur;
+    return 1;
+}
+
+#define LIQ_STATE_MAX (2 * LIQUID_MAX_FIELDS)
+
+void
+liq_state_get(const struct liq_worker *w, struct liq_region *r, const struct liq_patch *p,
+              double *buf)
+{
+    struct kern_box *v[LIQ_STATE_MAX];
+    int n = liq_region_state(w, r, v);
+
+    for (int i = 0; i < n; i++)
+        liq_region_get(v[i], p, buf + (size_t)i * p->points);
+}
+
+void
+liq_state_put(const struct liq_worker *w, struct liq_region *r, const struct liq_patch *p,
+              const double *buf)
+{
+    struct kern_box *v[LIQ_STATE_MAX];
+    int n = liq_region_state(w, r, v);
+
+    for (int i = 0; i < n; i++)
+        liq_region_put(v[i], p, buf + (size_t)i * p->points);
+}
+
+void
+liq_state_copy(const struct liq_worker *w, struct liq_region *dst, struct liq_region *src,
+               const struct liq_patch *p)
+{
+    struct kern_box *d[LIQ_STATE_MAX], *s[LIQ_STATE_MAX];
+    int n = liq_region_state(w, dst, d);
+
+    (void)liq_region_state(w, src, s);
+    for (int i = 0; i < n; i++)
+        liq_region_copy(d[i], s[i], p);
 }

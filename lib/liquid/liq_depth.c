@@ -15,7 +15,7 @@
 int
 liq_halo_depth(enum liq_kernel k, int sweeps)
 {
-    return k == LIQ_RBGS ? 2 * sweeps : sweeps;
+    return k == LIQ_RBGS || k == LIQ_USER_RB ? 2 * sweeps : sweeps;
 }
 
 double

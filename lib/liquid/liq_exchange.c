@@ -50,7 +50,7 @@ liq_patches_of(struct liq_worker *w, int r)
         w->nscratch = m;
         m = liq_box_patches(&w->g, w->depth, b->lo, b->hi, r, w->scratch, w->nscratch);
     }
-    return m < 0 ? 0 : m;
+    return m;
 }
 
 /*
@@ -85,6 +85,7 @@ liq_link_make(struct liq_worker *w, struct liq_link *l, int from, int to, int re
             l->points += p.points;
         }
     }
+    l->points *= (size_t)w->nstate; /* every state box's points, one after the other */
     if (l->npatch > 0 && (l->buf = malloc(l->points * sizeof(double))) == NULL)
         return -ENOMEM;
     return 0;
@@ -209,20 +210,26 @@ liq_exchange_start(struct liq_worker *w, int tag)
         double *p = k->buf;
 
         for (int f = 0; f < k->npatch; f++) {
-            liq_region_get(w->rg[k->patch[f].src]->cur, &k->patch[f], p);
-            p += k->patch[f].points;
+            liq_state_get(w, w->rg[k->patch[f].src], &k->patch[f], p);
+            p += k->patch[f].points * (size_t)w->nstate;
         }
         pvm_initsend(PvmDataInPlace);
         pvm_pkdouble(k->buf, (int)k->points, 1);
+        /* The send's time is its start: a large message may be in the
+         * receiver's hands before pvm_send returns. */
+        double ts = liq_now();
+
         if (pvm_send(k->tid, tag) < 0) {
             liq_fail(w, "ghost points to t%x could not be sent", (unsigned)k->tid);
             return -1;
         }
+        liq_trace_rec(&w->tr, LIQ_TEV_SEND, ts, ts, k->tid, tag,
+                      (int)(k->points * sizeof(double)), -1, 0);
     }
     for (int c = 0; c < w->ncopy; c++) {
         const struct liq_patch *p = &w->copy[c];
 
-        liq_region_copy(w->rg[p->dst]->cur, w->rg[p->src]->cur, p);
+        liq_state_copy(w, w->rg[p->dst], w->rg[p->src], p);
     }
     return 0;
 }
@@ -237,10 +244,13 @@ liq_exchange_finish(struct liq_worker *w, int tag)
         double t0 = liq_now();
         int b = liq_wait(w, k->tid, tag), bytes, rtag, rtid;
 
-        w->ghost_wait += liq_now() - t0;
+        double t1 = liq_now();
+
+        w->ghost_wait += t1 - t0;
         if (b <= 0)
             return -1;
         pvm_bufinfo(b, &bytes, &rtag, &rtid);
+        liq_trace_rec(&w->tr, LIQ_TEV_RECV, t0, t1, k->tid, tag, bytes, -1, 0);
         if ((size_t)bytes != k->points * sizeof(double)) {
             liq_fail(w, "ghost points from t%x: %d bytes, expected %zu", (unsigned)k->tid,
                      bytes, k->points * sizeof(double));
@@ -257,8 +267,8 @@ liq_exchange_finish(struct liq_worker *w, int tag)
             p = k->buf;
         }
         for (int f = 0; f < k->npatch; f++) {
-            liq_region_put(w->rg[k->patch[f].dst]->cur, &k->patch[f], p);
-            p += k->patch[f].points;
+            liq_state_put(w, w->rg[k->patch[f].dst], &k->patch[f], p);
+            p += k->patch[f].points * (size_t)w->nstate;
         }
     }
     return 0;

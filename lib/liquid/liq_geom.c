@@ -128,8 +128,13 @@ liq_quantum_heavy(const struct liq_geom *g, int id)
 {
     int lo[3], hi[3];
 
+    /* An axis of one point (a 2D grid's z) does not halve: without this
+     * no quantum of a 2D grid would be heavy. */
     liq_quantum_extent(g, id, lo, hi);
-    return lo[0] < g->n[0] / 2 && lo[1] < g->n[1] / 2 && lo[2] < g->n[2] / 2;
+    for (int a = 0; a < 3; a++)
+        if (g->n[a] > 1 && lo[a] >= g->n[a] / 2)
+            return 0;
+    return 1;
 }
 
 static int

@@ -37,7 +37,16 @@ liq_box_halo(const struct liq_geom *g, const int lo[3], const int hi[3], int dep
     for (int a = 0; a < 3; a++) {
         int down = lo[a], up = g->n[a] - hi[a], d = depth > 1 ? depth - 1 : 0;
 
-        /* Never past the grid: the box's ghost must land on the Dirichlet layer. */
+        /* Never past the grid: the box's ghost must land on the Dirichlet
+         * layer (an update of reach r needs r of them: r - 1 beyond the
+         * grid and the ghost).  A periodic axis has no end: its halo
+         * reaches across. */
+        if (g->periodic[a]) {
+            down = up = d;
+        } else if (g->reach[a] > 1) {
+            down += g->reach[a] - 1;
+            up += g->reach[a] - 1;
+        }
         ext[2 * a] = d < down ? d : down;
         ext[2 * a + 1] = d < up ? d : up;
     }
@@ -73,11 +82,51 @@ liq_halo_patches(const struct liq_geom *g, int depth, int dst, struct liq_patch 
     return liq_box_patches(g, depth, lo, hi, dst, out, max);
 }
 
+/* The patch of source quantum src, its points shifted by sh (a multiple of
+ * the grid's extents), that the halo [rlo, rhi) of box [lo, hi) needs;
+ * 0 when there is none. */
+static int
+liq_patch_of(const struct liq_geom *g, int depth, const int lo[3], const int hi[3],
+             const int rlo[3], const int rhi[3], int src, const int sh[3], struct liq_patch *p)
+{
+    int slo[3], shi[3], gap = 0, inside = 1;
+
+    liq_quantum_extent(g, src, slo, shi);
+    for (int a = 0; a < 3; a++) {
+        slo[a] += sh[a];
+        shi[a] += sh[a];
+        inside &= slo[a] >= lo[a] && shi[a] <= hi[a];
+    }
+    if (inside)
+        return 0;
+    for (int a = 0; a < 3; a++) {
+        p->lo[a] = slo[a] > rlo[a] ? slo[a] : rlo[a];
+        p->hi[a] = shi[a] < rhi[a] ? shi[a] : rhi[a];
+        p->shift[a] = sh[a];
+        if (p->lo[a] >= p->hi[a])
+            return 0;
+        /* How far the patch's nearest point is outside dst on this axis. */
+        if (p->hi[a] <= lo[a])
+            gap += lo[a] - p->hi[a] + 1;
+        else if (p->lo[a] >= hi[a])
+            gap += p->lo[a] - hi[a] + 1;
+    }
+    /* A 7-point sweep reaches one point further per sweep along one axis:
+     * points further than depth (L1) from dst cannot reach it.  A box
+     * stencil reaches diagonally: every patch of the halo counts. */
+    if (!g->corners && gap > depth)
+        return 0;
+    p->src = src;
+    p->points = (size_t)(p->hi[0] - p->lo[0]) * (size_t)(p->hi[1] - p->lo[1]) *
+                (size_t)(p->hi[2] - p->lo[2]);
+    return 1;
+}
+
 int
 liq_box_patches(const struct liq_geom *g, int depth, const int lo[3], const int hi[3], int dst,
                 struct liq_patch *out, int max)
 {
-    int ext[6], rlo[3], rhi[3], qlo[3], qhi[3], n = 0;
+    int ext[6], rlo[3], rhi[3], n = 0, wrap[3];
 
     if (depth < 1)
         return -EINVAL;
@@ -86,46 +135,58 @@ liq_box_patches(const struct liq_geom *g, int depth, const int lo[3], const int 
             return -EINVAL;
     liq_box_halo(g, lo, hi, depth, ext);
     for (int a = 0; a < 3; a++) {
-        /* The box's interior and its ghost layer, where that is in the grid. */
+        /* The box's interior and its ghost layer, where that is in the
+         * grid (a periodic axis: all of it, across the grid's end). */
         rlo[a] = lo[a] - ext[2 * a];
         rhi[a] = hi[a] + ext[2 * a + 1];
-        rlo[a] -= rlo[a] > 0;
-        rhi[a] += rhi[a] < g->n[a];
-        qlo[a] = liq_axis_quantum(g, a, rlo[a]);
-        qhi[a] = liq_axis_quantum(g, a, rhi[a] - 1);
+        if (g->periodic[a]) {
+            rlo[a]--;
+            rhi[a]++;
+            if (rlo[a] < -g->n[a] || rhi[a] > 2 * g->n[a])
+                return -ERANGE; /* the halo would reach across the grid more than once */
+        } else {
+            rlo[a] -= rlo[a] > 0;
+            rhi[a] += rhi[a] < g->n[a];
+        }
+        wrap[a] = g->periodic[a] ? 1 : 0;
     }
-    for (int z = qlo[2]; z <= qhi[2]; z++)
-        for (int y = qlo[1]; y <= qhi[1]; y++)
-            for (int x = qlo[0]; x <= qhi[0]; x++) {
-                int src = x + g->q[0] * (y + g->q[1] * z), slo[3], shi[3], gap = 0, empty = 0;
-                int inside = 1;
-                struct liq_patch p;
+    /* Sources by shift (the grid's own copy first), then by id. */
+    for (int sz = 0; sz <= 2 * wrap[2]; sz++)
+        for (int sy = 0; sy <= 2 * wrap[1]; sy++)
+            for (int sx = 0; sx <= 2 * wrap[0]; sx++) {
+                const int s3[3] = { sx, sy, sz };
+                int sh[3], qlo[3], qhi[3], skip = 0;
 
-                liq_quantum_extent(g, src, slo, shi);
-                for (int a = 0; a < 3; a++)
-                    inside &= slo[a] >= lo[a] && shi[a] <= hi[a];
-                if (inside)
-                    continue;
                 for (int a = 0; a < 3; a++) {
-                    p.lo[a] = slo[a] > rlo[a] ? slo[a] : rlo[a];
-                    p.hi[a] = shi[a] < rhi[a] ? shi[a] : rhi[a];
-                    empty |= p.lo[a] >= p.hi[a];
-                    /* How far the patch's nearest point is outside dst on this axis. */
-                    if (p.hi[a] <= lo[a])
-                        gap += lo[a] - p.hi[a] + 1;
-                    else if (p.lo[a] >= hi[a])
-                        gap += p.lo[a] - hi[a] + 1;
+                    /* 0, then -1, then +1 extents */
+                    int m = s3[a] == 0 ? 0 : s3[a] == 1 ? -1 : 1;
+                    int l = rlo[a] - m * g->n[a], h = rhi[a] - m * g->n[a];
+
+                    sh[a] = m * g->n[a];
+                    l = l < 0 ? 0 : l;
+                    h = h > g->n[a] ? g->n[a] : h;
+                    if (l >= h) {
+                        skip = 1;
+                        break;
+                    }
+                    qlo[a] = liq_axis_quantum(g, a, l);
+                    qhi[a] = liq_axis_quantum(g, a, h - 1);
                 }
-                /* Points further than depth (L1) from dst cannot reach it. */
-                if (empty || gap > depth)
+                if (skip)
                     continue;
-                p.src = src;
-                p.dst = dst;
-                p.points = (size_t)(p.hi[0] - p.lo[0]) * (size_t)(p.hi[1] - p.lo[1]) *
-                           (size_t)(p.hi[2] - p.lo[2]);
-                if (n < max)
-                    out[n] = p;
-                n++;
+                for (int z = qlo[2]; z <= qhi[2]; z++)
+                    for (int y = qlo[1]; y <= qhi[1]; y++)
+                        for (int x = qlo[0]; x <= qhi[0]; x++) {
+                            struct liq_patch p;
+                            int src = x + g->q[0] * (y + g->q[1] * z);
+
+                            if (!liq_patch_of(g, depth, lo, hi, rlo, rhi, src, sh, &p))
+                                continue;
+                            p.dst = dst;
+                            if (n < max)
+                                out[n] = p;
+                            n++;
+                        }
             }
     return n;
 }
@@ -141,10 +202,12 @@ void
 liq_region_get(const struct kern_box *b, const struct liq_patch *p, double *buf)
 {
     size_t row = (size_t)(p->hi[0] - p->lo[0]);
+    const int *s = p->shift;
 
     for (int z = p->lo[2]; z < p->hi[2]; z++)
         for (int y = p->lo[1]; y < p->hi[1]; y++, buf += row)
-            memcpy(buf, liq_region_at(b, p->lo[0], y, z), row * sizeof(double));
+            memcpy(buf, liq_region_at(b, p->lo[0] - s[0], y - s[1], z - s[2]),
+                   row * sizeof(double));
 }
 
 void
@@ -164,7 +227,9 @@ liq_region_copy(struct kern_box *dst, const struct kern_box *src, const struct l
 
     for (int z = p->lo[2]; z < p->hi[2]; z++)
         for (int y = p->lo[1]; y < p->hi[1]; y++)
-            memcpy(liq_region_at(dst, p->lo[0], y, z), liq_region_at(src, p->lo[0], y, z), row);
+            memcpy(liq_region_at(dst, p->lo[0], y, z),
+                   liq_region_at(src, p->lo[0] - p->shift[0], y - p->shift[1], z - p->shift[2]),
+                   row);
 }
 
 void

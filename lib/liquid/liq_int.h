@@ -29,6 +29,7 @@
 
 #include "kern.h"
 #include "liq.h"
+#include "liq_user.h"
 
 /* A box of quanta swept as one (heap-allocated: cur and nxt point into it). */
 struct liq_region {
@@ -36,6 +37,7 @@ struct liq_region {
     int ext[6];                 /* halo layers of the box beyond its points, per side */
     struct kern_box a, b, rhs;  /* the extended boxes; b is Jacobi's second */
     struct kern_box *cur, *nxt;
+    struct liq_ubox u;          /* a program's own update: its fields' levels instead */
     struct kern_plan plan;
     int steps;                  /* Jacobi sweeps per pass the plan chose */
     unsigned flags;             /* the plan's flags as made */
@@ -72,7 +74,13 @@ struct liq_worker {
     /* the job */
     struct liq_geom g;
     enum liq_kernel kernel;
+    const struct liquid *user;  /* a program's own update (liq_user_spec), else NULL */
+    int nstate;                 /* boxes per region a halo or a move carries */
+    int it;                     /* iterations done before the block being swept */
+    int span;                   /* blocks never cross a multiple of it: the epoch,
+                                 * or the reductions' stride */
     int iters, gather, nworkers, me, epoch, heavy;
+    unsigned input;             /* the fields whose initial values the master sends (--input) */
     int halo, depth;            /* iterations per exchange, halo depth */
     int start;                  /* the iteration this worker joined at */
     uint64_t seed;
@@ -107,6 +115,7 @@ struct liq_worker {
     int kerr;                   /* a kernel's error (-errno), 0 while there is none */
     double cpu0;                /* the process's CPU seconds when the job came */
     double ep_t, ep_cpu, ep_kcpu; /* wall, process CPU, kernel CPU at the last report */
+    struct liq_trace tr;        /* this job's events (--trace; cap 0 when off) */
 };
 
 /* ---- clocks: inline, since the block loop reads them per region ---- */
@@ -184,6 +193,22 @@ void liq_quantum_own(const struct liq_worker *w, const struct liq_quantum *q,
                      struct kern_box *view);
 void liq_quanta_free(struct liq_quantum *q, int n);
 
+/* The boxes of region r that hold the state a halo or a move carries
+ * (w->nstate of them): the built-in kernels' current box, or every field's
+ * current level (and the one before, three levels). */
+int liq_region_state(const struct liq_worker *w, struct liq_region *r, struct kern_box **out);
+/* A patch of every state box, one after the other in buf (nstate * points). */
+void liq_state_get(const struct liq_worker *w, struct liq_region *r, const struct liq_patch *p,
+                   double *buf);
+void liq_state_put(const struct liq_worker *w, struct liq_region *r, const struct liq_patch *p,
+                   const double *buf);
+void liq_state_copy(const struct liq_worker *w, struct liq_region *dst, struct liq_region *src,
+                    const struct liq_patch *p);
+/* Quantum q's own points of field f's current level (the built-in
+ * kernels: their one field), as a box inside its region's. */
+void liq_quantum_field(const struct liq_worker *w, const struct liq_quantum *q, int f,
+                       struct kern_box *view);
+
 /* ---- liq_exchange.c ---- */
 
 /* From w->owner, the cut (w->all, w->region_of) and this worker's regions
@@ -226,8 +251,15 @@ int liq_report_epoch(struct liq_worker *w, int epoch);
 /* The job is done (t_start: when the JOB came, t_setup: its setup's
  * seconds): the figures, the checksum, each quantum's seconds. */
 int liq_report_done(struct liq_worker *w, double t_start, double t_setup);
-/* The final field, quantum by quantum, in slabs of planes. */
+/* The final fields, quantum by quantum and field by field, in slabs of
+ * planes (LIQ_TAG_FIELD: quantum id, first and last plane, field, values). */
 int liq_report_field(struct liq_worker *w);
+/* A quantum's checksum: its fields' (liq_field_checksum), field f weighed
+ * by 2f + 1. */
+uint64_t liq_quantum_checksum(const struct liq_worker *w, const struct liq_quantum *q);
+/* The trace (--trace) to the master in LIQ_TAG_TRACE chunks, and freed.
+ * 0, or -1 when a chunk could not be sent. */
+int liq_report_trace(struct liq_worker *w);
 /* Evacuated: the totals, then this worker leaves. */
 void liq_report_left(struct liq_worker *w, int iters_done);
 

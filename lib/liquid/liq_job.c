@@ -11,6 +11,7 @@
 #include "liq_int.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,12 +29,57 @@ liq_job_free(struct liq_worker *w)
     free(w->owner);
     free(w->tids);
     free(w->ctime);
+    liq_trace_free(&w->tr);
     w->q = NULL;
     w->rg = NULL;
     w->all = NULL;
     w->region_of = w->rlocal = w->owner = w->tids = NULL;
     w->ctime = NULL;
     w->nq = w->nrg = w->nall = 0;
+}
+
+/* A program's own update: the description this process holds (liquid_run
+ * made it, as the master did) must be the master's.  0 or -EINVAL. */
+static int
+liq_job_user(struct liq_worker *w, uint32_t spec)
+{
+    const struct liquid *lq = liq_user_spec;
+    int stride;
+
+    if (lq == NULL) {
+        liq_fail(w, "job: a program's own update, but this worker is not that program");
+        return -EINVAL;
+    }
+    if (liq_user_setup(liq_user_spec, w->g.n, w->iters) != 0) {
+        liq_fail(w, "job: %s", lq->err);
+        return -EINVAL;
+    }
+    if (liq_user_fingerprint(lq) != spec ||
+        (w->kernel == LIQ_USER_RB) != (lq->levels == LIQUID_RED_BLACK)) {
+        liq_fail(w, "job: %s describes its job otherwise in this worker than in the master "
+                    "(fields, reach, levels, boundaries or reductions differ)", lq->name);
+        return -EINVAL;
+    }
+    w->user = lq;
+    w->nstate = liq_user_nstate(lq) * lq->nf;
+    liq_user_geom(lq, &w->g);
+    w->depth *= liq_geom_reach(&w->g); /* reach R: R points a phase */
+    for (int a = 0; a < 3; a++) {
+        if (w->g.periodic[a] && w->depth > w->g.n[a]) {
+            liq_fail(w, "job: a halo of %d layers reaches across the periodic %c axis of %d "
+                        "points more than once", w->depth, "xyz"[a], w->g.n[a]);
+            return -EINVAL;
+        }
+    }
+    if ((stride = liq_user_stride(lq)) > 0) {
+        if (w->epoch > 0 && w->epoch % stride != 0) {
+            liq_fail(w, "job: epoch of %d iterations is not a multiple of the reductions' %d",
+                     w->epoch, stride);
+            return -EINVAL;
+        }
+        w->span = stride;
+    }
+    return 0;
 }
 
 /* The JOB message's description of the job, checked.  0 or -EINVAL. */
@@ -44,27 +90,37 @@ liq_job_header(struct liq_worker *w)
 
     pvm_upkint(hdr, LIQ_JOB_HDR, 1);
     pvm_upkint(seed, 2, 1);
+    w->user = NULL;
+    w->nstate = 1;
     w->kernel = (enum liq_kernel)hdr[LIQ_JOB_KERNEL];
     w->iters = hdr[LIQ_JOB_ITERS];
     w->gather = hdr[LIQ_JOB_GATHER] & 1;
+    w->input = (unsigned)hdr[LIQ_JOB_GATHER] >> 1;
     w->epoch = hdr[LIQ_JOB_EPOCH];
     w->heavy = hdr[LIQ_JOB_HEAVY];
     w->start = hdr[LIQ_JOB_START];
     w->halo = hdr[LIQ_JOB_HALO];
     w->seed = (uint64_t)(unsigned)seed[0] | (uint64_t)(unsigned)seed[1] << 32;
     if ((rc = liq_geom_make(&w->g, hdr, hdr[3])) != 0 ||
-        (w->kernel != LIQ_JACOBI && w->kernel != LIQ_RBGS) || w->iters < 0 || w->epoch < 0 ||
+        (w->kernel != LIQ_JACOBI && w->kernel != LIQ_RBGS && !liq_kernel_user(w->kernel)) ||
+        w->iters < 0 || w->epoch < 0 ||
         w->epoch > 100000 || w->heavy < 0 || w->heavy > 1000 || w->start < 0 ||
         w->halo < 1 || w->halo > LIQ_MAX_HALO ||
         w->start >= (w->iters > 0 ? w->iters : 1) ||
+        hdr[LIQ_JOB_TRACE] < 0 || hdr[LIQ_JOB_TRACE] > (1 << 24) ||
         (w->start > 0 && (w->epoch == 0 || w->start % w->epoch != 0))) {
         liq_fail(w, "job: bad description (grid %dx%dx%d, %d quanta, kernel %d, %d iterations)",
                  hdr[0], hdr[1], hdr[2], hdr[3], hdr[4], hdr[5]);
         return -EINVAL;
     }
+    if (liq_trace_init(&w->tr, hdr[LIQ_JOB_TRACE]) != 0) {
+        liq_fail(w, "job: out of memory for a trace of %d events", hdr[LIQ_JOB_TRACE]);
+        return -ENOMEM;
+    }
     w->depth = liq_halo_depth(w->kernel, w->halo);
     liq_coeffs(w->g.n, &w->c, &w->c2);
-    return 0;
+    w->span = w->epoch > 0 ? w->epoch : w->iters;
+    return liq_kernel_user(w->kernel) ? liq_job_user(w, (uint32_t)hdr[LIQ_JOB_SPEC]) : 0;
 }
 
 /* The JOB message's workers and the owner of every quantum, checked.
@@ -106,6 +162,51 @@ liq_job_owners(struct liq_worker *w)
     return 0;
 }
 
+/* --input: the master's initial values of this worker's quanta, field by
+ * field as it has them, into every level.  0, or -1 (the master told). */
+static int
+liq_job_input(struct liq_worker *w)
+{
+    int nin = 0;
+
+    if ((w->input >> w->user->nf) != 0) {
+        liq_fail(w, "input: values for fields the job does not have (mask 0x%x)", w->input);
+        return -1;
+    }
+    for (int f = 0; f < w->user->nf; f++)
+        nin += w->input >> f & 1;
+    for (int i = 0; i < w->nq; i++)
+        for (int x = 0; x < nin; x++) {
+            struct liq_quantum *q = &w->q[i];
+            struct liq_region *r = w->rg[q->region];
+            struct liq_patch p;
+            int b = liq_wait(w, w->master, LIQ_TAG_INIT), hdr[2] = { -1, -1 }, bytes, tag, tid;
+            double *buf;
+
+            if (b <= 0)
+                return -1;
+            liq_quantum_patch(q, &p);
+            pvm_bufinfo(b, &bytes, &tag, &tid);
+            pvm_upkint(hdr, 2, 1);
+            if (hdr[0] != q->id || hdr[1] < 0 || hdr[1] >= w->user->nf ||
+                (size_t)bytes != 2 * sizeof(int) + p.points * sizeof(double)) {
+                liq_fail(w, "input: expected quantum %d's values, got quantum %d field %d "
+                            "(%d bytes)", q->id, hdr[0], hdr[1], bytes);
+                return -1;
+            }
+            if ((buf = malloc(p.points * sizeof(double))) == NULL ||
+                pvm_upkdouble(buf, (int)p.points, 1) < 0) {
+                free(buf);
+                liq_fail(w, "input: quantum %d could not be unpacked", q->id);
+                return -1;
+            }
+            for (int l = 0; l < r->u.nlev; l++)
+                liq_region_put(r->u.lv[l][hdr[1]], &p, buf);
+            free(buf);
+        }
+    return 0;
+}
+
 /* Read the JOB message and build the regions, quanta and links. */
 static int
 liq_job_setup(struct liq_worker *w)
@@ -136,6 +237,11 @@ liq_job_setup(struct liq_worker *w)
             liq_quantum_init(w, &w->q[i++], a, w->rlocal[w->region_of[a]],
                              &w->all[w->region_of[a]]) != 0)
             goto nomem;
+    if (w->input && (w->user == NULL || liq_job_input(w) != 0)) {
+        if (w->user == NULL)
+            liq_fail(w, "job: initial values for a built-in kernel");
+        return -EINVAL;
+    }
     return liq_exchange_layout(w);
 nomem:
     liq_fail(w, "job: out of memory");
@@ -155,7 +261,7 @@ nomem:
 static int
 liq_block_at(const struct liq_worker *w, int it, int *len)
 {
-    int span = w->epoch > 0 ? w->epoch : w->iters, e = it / span, o = it % span;
+    int span = w->span, e = it / span, o = it % span;
     int n = w->iters - e * span < span ? w->iters - e * span : span;
     int nb = (n + w->halo - 1) / w->halo, q = n / nb, r = n % nb;
     int b = o < r * (q + 1) ? o / (q + 1) : r + (o - r * (q + 1)) / q;
@@ -179,6 +285,16 @@ liq_job_block(struct liq_worker *w, int blk, int tag, double *compute)
     if (liq_exchange_finish(w, tag) != 0)
         return -1;
     *compute += liq_sweep(w, 1, 0, blk);
+    if (w->kerr > 0 && blk == 1) {
+        liq_fail(w, "%s: the update returned %d (iteration %d)", w->user->name, w->kerr,
+                 w->it + 1);
+        return -1;
+    }
+    if (w->kerr > 0) {
+        liq_fail(w, "%s: the update returned %d (iterations %d..%d)", w->user->name, w->kerr,
+                 w->it + 1, w->it + blk);
+        return -1;
+    }
     if (w->kerr != 0) {
         liq_fail(w, "the kernel failed: %s", strerror(-w->kerr));
         return -1;
@@ -203,11 +319,72 @@ liq_job_epoch(struct liq_worker *w, int it, int blk, double compute)
     }
     if ((it + blk) % w->epoch != 0 || it + blk >= w->iters)
         return 0;
+    liq_trace_rec(&w->tr, LIQ_TEV_EPOCH, liq_now(), 0, b, 0, it + blk, 0, 0);
     if (liq_report_epoch(w, b) != 0)
         return -1;
     if (liq_plan_at(b) && b > w->start / w->epoch)
         return liq_migrate_plan(w, b);
     return 0;
+}
+
+/*
+ * A reduction point (liq_user_due): the ghosts again (the reductions read
+ * neighbours), each quantum's partials to the master, and its verdict.
+ * Returns 1 to stop here, 0 to go on, -1 when it failed.
+ */
+static int
+liq_job_reduce(struct liq_worker *w, int it)
+{
+    const struct liquid *lq = w->user;
+    int due[LIQUID_MAX_REDUCTIONS], any = 0, b, at = -1, stop = 0, rc = 0, bad = -1;
+    double part[LIQUID_MAX_REDUCTIONS];
+
+    for (int r = 0; r < lq->nred; r++)
+        any |= due[r] = liq_user_due(lq, r, it, w->iters);
+    if (!any)
+        return 0;
+    if (liq_exchange_start(w, LIQ_TAG_RGHOST) != 0 || liq_exchange_finish(w, LIQ_TAG_RGHOST) != 0)
+        return -1;
+    for (int i = 0; i < w->nrg; i++)
+        liq_ubox_bounds(&w->rg[i]->u, lq, w->g.n, 0);
+    pvm_initsend(PvmDataDefault);
+    pvm_pkint(&it, 1, 1);
+    pvm_pkint(&w->nq, 1, 1);
+    for (int i = 0; i < w->nq && rc == 0; i++) {
+        struct kern_box view[LIQUID_MAX_FIELDS], *v[LIQUID_MAX_FIELDS];
+
+        for (int f = 0; f < lq->nf; f++) {
+            liq_quantum_field(w, &w->q[i], f, &view[f]);
+            v[f] = &view[f];
+        }
+        rc = liq_ubox_reduce(lq, w->g.n, v, it, due, part);
+        for (int r = 0; rc != 0 && bad < 0 && r < lq->nred; r++)
+            if (due[r] && isnan(part[r]))
+                bad = r;
+        pvm_pkint(&w->q[i].id, 1, 1);
+        pvm_pkdouble(part, lq->nred, 1);
+    }
+    if (rc != 0) {
+        liq_fail(w, "%s: reduction %s is not a number at iteration %d", lq->name,
+                 bad >= 0 ? lq->red[bad].name : "?", it);
+        return -1;
+    }
+    if (pvm_send(w->master, LIQ_TAG_REDUCE) < 0) {
+        liq_fail(w, "reduction: could not reach the master");
+        return -1;
+    }
+    double t0 = liq_now();
+
+    if ((b = liq_wait(w, w->master, LIQ_TAG_VERDICT)) <= 0)
+        return -1;
+    liq_trace_rec(&w->tr, LIQ_TEV_WAIT, t0, liq_now(), w->master, LIQ_TAG_VERDICT, it, 0, 0);
+    pvm_upkint(&at, 1, 1);
+    pvm_upkint(&stop, 1, 1);
+    if (at != it) {
+        liq_fail(w, "reduction: the master's verdict is for iteration %d, not %d", at, it);
+        return -1;
+    }
+    return stop != 0;
 }
 
 /* The figures of a job start from zero. */
@@ -238,8 +415,18 @@ liq_job(struct liq_worker *w)
     done = w->start;
     if (w->start > 0 && (leave = liq_migrate_plan(w, w->start / w->epoch)) != 0)
         goto gone;
+    /* ... and the reduction there, which the others make after that plan. */
+    if (w->start > 0 && w->user != NULL && w->user->nred > 0) {
+        int stop = liq_job_reduce(w, w->start);
+
+        if (stop < 0)
+            goto out;
+        if (stop > 0)
+            goto end;
+    }
     for (it = w->start; it < w->iters; it += blk) {
         liq_sweep_passes(w); /* the regions change when quanta move */
+        w->it = it;
 
         double compute, t0 = liq_now();
         int tag = LIQ_TAG_GHOST + (liq_block_at(w, it, &blk) & 1);
@@ -259,12 +446,24 @@ liq_job(struct liq_worker *w)
             done = it + blk;
             goto gone;
         }
+        if (w->user != NULL && w->user->nred > 0) {
+            int stop = liq_job_reduce(w, it + blk);
+
+            if (stop < 0)
+                goto out;
+            if (stop > 0)
+                break;
+        }
     }
-    if (liq_report_done(w, t_start, t_setup) == 0 && w->gather)
-        liq_report_field(w);
+end:
+    if (liq_report_done(w, t_start, t_setup) == 0 && (!w->gather || liq_report_field(w) == 0) &&
+        w->tr.cap > 0)
+        liq_report_trace(w);
     goto out;
 gone:
-    if (leave > 0)
+    /* The trace goes before LEFT: after LEFT the master takes nothing from
+     * this worker. */
+    if (leave > 0 && (w->tr.cap == 0 || liq_report_trace(w) == 0))
         liq_report_left(w, done);
 out:
     liq_job_free(w);

@@ -29,16 +29,23 @@ liq_send_moves(struct liq_worker *w, const int *owner, const int *tids)
         if (owner[q->id] == w->me)
             continue;
         liq_quantum_patch(q, &p);
+        p.points *= (size_t)w->nstate;
         if ((buf = malloc(p.points * sizeof(double))) == NULL) {
             liq_fail(w, "move: out of memory");
             return -1;
         }
-        liq_region_get(w->rg[q->region]->cur, &p, buf);
+        p.points /= (size_t)w->nstate;
+        liq_state_get(w, w->rg[q->region], &p, buf);
         pvm_initsend(PvmDataInPlace);
         pvm_pkint(&q->id, 1, 1);
-        pvm_pkdouble(buf, (int)p.points, 1);
+        pvm_pkdouble(buf, (int)(p.points * (size_t)w->nstate), 1);
+        double ts = liq_now();
+
         rc = pvm_send(tids[owner[q->id]], LIQ_TAG_MOVE);
         free(buf);
+        liq_trace_rec(&w->tr, LIQ_TEV_SEND, ts, ts, tids[owner[q->id]], LIQ_TAG_MOVE,
+                      (int)(sizeof(int) + p.points * (size_t)w->nstate * sizeof(double)), q->id,
+                      0);
         if (rc < 0) {
             liq_fail(w, "move: quantum %d could not be sent to t%x", q->id,
                      (unsigned)tids[owner[q->id]]);
@@ -52,27 +59,31 @@ liq_send_moves(struct liq_worker *w, const int *owner, const int *tids)
 static int
 liq_recv_move(struct liq_worker *w, const struct liq_quantum *q, struct liq_region *r, int from)
 {
+    double t0 = liq_now();
     int b = liq_wait(w, from, LIQ_TAG_MOVE), id = -1, bytes, tag, tid;
     struct liq_patch p;
     double *buf;
 
     if (b <= 0)
         return -1;
+    pvm_bufinfo(b, &bytes, &tag, &tid);
+    liq_trace_rec(&w->tr, LIQ_TEV_RECV, t0, liq_now(), from, LIQ_TAG_MOVE, bytes, q->id, 0);
     liq_quantum_patch(q, &p);
+    size_t all = p.points * (size_t)w->nstate;
+
     pvm_bufinfo(b, &bytes, &tag, &tid);
     pvm_upkint(&id, 1, 1);
-    if (id != q->id || (size_t)bytes != sizeof(int) + p.points * sizeof(double)) {
-        liq_fail(w, "move: expected quantum %d (%zu points) from t%x, got %d (%d bytes)", q->id,
-                 p.points, (unsigned)tid, id, bytes);
+    if (id != q->id || (size_t)bytes != sizeof(int) + all * sizeof(double)) {
+        liq_fail(w, "move: expected quantum %d (%zu values) from t%x, got %d (%d bytes)", q->id,
+                 all, (unsigned)tid, id, bytes);
         return -1;
     }
-    if ((buf = malloc(p.points * sizeof(double))) == NULL ||
-        pvm_upkdouble(buf, (int)p.points, 1) < 0) {
+    if ((buf = malloc(all * sizeof(double))) == NULL || pvm_upkdouble(buf, (int)all, 1) < 0) {
         free(buf);
         liq_fail(w, "move: quantum %d could not be unpacked", q->id);
         return -1;
     }
-    liq_region_put(r->cur, &p, buf);
+    liq_state_put(w, r, &p, buf);
     free(buf);
     return 0;
 }
@@ -162,7 +173,7 @@ liq_moved_quanta(struct liq_worker *w, struct liq_moved *m, const int *owner)
             old->hist = NULL;
             if (m->fresh[r]) {
                 liq_quantum_patch(old, &p);
-                liq_region_copy(m->rg[r]->cur, w->rg[old->region]->cur, &p);
+                liq_state_copy(w, m->rg[r], w->rg[old->region], &p);
             }
         } else if (liq_quantum_init(w, q, a, r, &m->all[m->of[a]]) != 0) {
             m->made++;
@@ -241,6 +252,7 @@ liq_migrate_plan(struct liq_worker *w, int epoch)
     w->plan_wait += liq_now() - t0;
     if (b <= 0)
         goto out;
+    liq_trace_rec(&w->tr, LIQ_TEV_WAIT, t0, liq_now(), w->master, LIQ_TAG_PLAN, epoch, 0, 0);
     t0 = liq_now();
     pvm_upkint(&e, 1, 1);
     if (e != epoch || pvm_upkint(owner, w->g.nquanta, 1) < 0 || pvm_upkint(&n, 1, 1) < 0 ||
@@ -259,8 +271,11 @@ liq_migrate_plan(struct liq_worker *w, int epoch)
     else {
         double c0 = liq_process_cpu();
 
+        int had = w->nq;
+
         if ((rc = liq_migrate(w, owner, tids)) == 0)
             w->last_move = liq_now() - t0;
+        liq_trace_rec(&w->tr, LIQ_TEV_MIGRATE, t0, liq_now(), epoch, 0, w->nq - had, 0, 0);
         /* A move's CPU is not what the worker's messages cost per epoch. */
         w->ep_cpu += liq_process_cpu() - c0;
         w->ep_t += liq_now() - t0;

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "liquid.h"
+
 /* viridis (matplotlib) at t = 0, 0.1, ..., 1. */
 static const uint32_t viridis[11] = {
     0x440154, 0x482475, 0x414487, 0x355f8d, 0x2a788e, 0x21918c,
@@ -289,5 +291,48 @@ liq_png_parse_slice(const char *text, int *axis, int *k)
         return -EINVAL;
     *axis = (int)((p - axes) % 3);
     *k = (int)v;
+    return 0;
+}
+
+/* liquid.h's helper for programs that draw their own results (a farm's
+ * image): one grey pixel per value, no scale bar. */
+int
+liquid_png_gray(const char *path, int w, int h, const double *v)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    unsigned char *px;
+    png_image img;
+    size_t n;
+
+    if (path == NULL || v == NULL || w < 1 || h < 1 || w > 65536 || h > 65536) {
+        fprintf(stderr, "liquid_png_gray: bad arguments\n");
+        return -1;
+    }
+    n = (size_t)w * (size_t)h;
+    if ((px = malloc(n)) == NULL) {
+        fprintf(stderr, "liquid_png_gray: %s: out of memory for %dx%d pixels\n", path, w, h);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(v[i])) {
+            lo = v[i] < lo ? v[i] : lo;
+            hi = v[i] > hi ? v[i] : hi;
+        }
+    for (size_t i = 0; i < n; i++)
+        px[i] = !isfinite(v[i]) || !(hi > lo) ? 0 : (unsigned char)lround(255 * (v[i] - lo) / (hi - lo));
+    memset(&img, 0, sizeof(img));
+    img.version = PNG_IMAGE_VERSION;
+    img.width = (png_uint_32)w;
+    img.height = (png_uint_32)h;
+    img.format = PNG_FORMAT_GRAY;
+    errno = 0;
+    if (!png_image_write_to_file(&img, path, 0, px, w, NULL)) {
+        fprintf(stderr, "liquid_png_gray: cannot write %s: %s\n", path,
+                errno != 0 ? strerror(errno) : img.message);
+        png_image_free(&img);
+        free(px);
+        return -1;
+    }
+    free(px);
     return 0;
 }

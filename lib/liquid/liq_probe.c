@@ -23,8 +23,12 @@ liq_probe(struct liq_worker *w)
     pvm_upkint(&kernel, 1, 1);
     pvm_upkdouble(&seconds, 1, 1);
     pvm_upkint(&w->halo, 1, 1);
-    if (kernel != LIQ_JACOBI && kernel != LIQ_RBGS) {
+    if (kernel != LIQ_JACOBI && kernel != LIQ_RBGS && !liq_kernel_user(kernel)) {
         liq_fail(w, "probe: bad kernel %d", kernel);
+        return;
+    }
+    if (liq_kernel_user(kernel) && liq_user_spec == NULL) {
+        liq_fail(w, "probe: a program's own update, but this worker is not that program");
         return;
     }
     if (w->halo < 1 || w->halo > LIQ_MAX_HALO) {
@@ -37,9 +41,23 @@ liq_probe(struct liq_worker *w)
             return;
         }
     w->kernel = (enum liq_kernel)kernel;
+    w->user = liq_kernel_user(w->kernel) ? liq_user_spec : NULL;
+    w->nstate = w->user != NULL ? liq_user_nstate(w->user) * w->user->nf : 1;
+    w->it = 0;
+    memset(&w->g, 0, sizeof(w->g));
+    memcpy(w->g.n, ext, sizeof(w->g.n));
+    /* The probe's box is a grid of its own to the program's setup. */
+    if (w->user != NULL && liq_user_setup(liq_user_spec, ext, w->halo) != 0) {
+        liq_fail(w, "probe: %s", liq_user_spec->err);
+        return;
+    }
     w->seed = 1;
     liq_coeffs(ext, &w->c, &w->c2);
-    /* A box with no halo, run in the job's blocks: the kernel's speed. */
+    /* A box with no halo, run in the job's blocks: the kernel's speed (an
+     * update of reach r has r ghost layers to read). */
+    for (int a = 0; w->user != NULL && a < 3; a++)
+        none[2 * a] = none[2 * a + 1] = liq_user_radius(w->user, ext, a) > 1
+                                            ? liq_user_radius(w->user, ext, a) - 1 : 0;
     if ((rc = liq_region_make(w, &q, lo, ext, none, 1, 0)) != 0) {
         liq_region_clear(&q);
         liq_fail(w, "probe: cannot allocate a %dx%dx%d box: %s", ext[0], ext[1], ext[2],

@@ -24,6 +24,14 @@ liq_kernel_rc(struct liq_worker *w, int rc)
 void
 liq_sweep_region(struct liq_worker *w, struct liq_region *r, int iters)
 {
+    if (w->user != NULL) {
+        int rc = liq_ubox_block(&r->u, w->user, w->g.n, r->ext, w->it, iters, r->repeat, 0);
+
+        /* The update's own error is positive; kerr keeps it as it is. */
+        if (rc != 0 && w->kerr == 0)
+            w->kerr = rc;
+        return;
+    }
     liq_kernel_rc(w, liq_block(&r->cur, &r->nxt, &r->rhs, w->kernel, w->c, w->c2, iters,
                                r->repeat, &r->plan));
 }
@@ -310,16 +318,73 @@ liq_bands(struct liq_worker *w, struct liq_region *r, int inner, int n)
     liq_swap(r);
 }
 
+/* A region's compute span into the trace (a few stores; nothing when off). */
+static inline void
+liq_sweep_trace(struct liq_worker *w, const struct liq_region *r, double t0, double t1,
+                int iters, int part)
+{
+    const int *q0 = r->box.q0, *q1 = r->box.q1;
+
+    if (w->tr.cap == 0)
+        return;
+    liq_trace_rec(&w->tr, LIQ_TEV_COMPUTE, t0, t1, q0[0] + w->g.q[0] * (q0[1] + w->g.q[1] * q0[2]),
+                  (q1[0] - q0[0]) * (q1[1] - q0[1]) * (q1[2] - q0[2]), iters, part, r->repeat);
+}
+
 /*
  * A block of iters iterations on the regions that do (remote = 1) or do
  * not need another worker's points; with inner = 1, only the inner
  * trapezoids of those that overlap (liq_split) -- their skirts then come
  * with remote = 1, and their times add up.
  */
+/* A program's own update: each region a block of shrinking boxes
+ * (liq_ubox_block), one that needs other workers' points in two passes
+ * around the ghosts' arrival (liq_ubox_split) where it can. */
+static double
+liq_sweep_user(struct liq_worker *w, int remote, int inner, int iters)
+{
+    double total = 0;
+
+    for (int i = 0; i < w->nrg; i++) {
+        struct liq_region *r = w->rg[i];
+        double t0, c0;
+        int split = remote && liq_ubox_can_split(&r->u, w->user, w->g.n, iters), rc = 0, part;
+
+        if (r->box.remote != remote || (inner && !split))
+            continue;
+        part = !split ? LIQ_TEV_WHOLE : inner ? LIQ_TEV_INNER : LIQ_TEV_OUTER;
+        c0 = liq_cpu_now();
+        t0 = liq_now();
+        if (!split)
+            liq_sweep_region(w, r, iters);
+        else
+            rc = liq_ubox_split(&r->u, w->user, w->g.n, r->ext, r->stale, w->it, iters,
+                                r->repeat, !inner);
+        if (rc != 0 && w->kerr == 0)
+            w->kerr = rc;
+        /* the two passes of a split block add up */
+        if (inner || !split)
+            r->wall = r->cpu = 0;
+        double dt = liq_now() - t0, dc = liq_cpu_now() - c0;
+
+        r->wall += dt;
+        r->cpu += dc;
+        liq_sweep_trace(w, r, t0, t0 + dt, iters, part);
+        w->compute_cpu += dc;
+        if (inner)
+            w->overlap_cpu += dc;
+        total += dt;
+    }
+    return total;
+}
+
 double
 liq_sweep(struct liq_worker *w, int remote, int inner, int iters)
 {
     double total = 0;
+
+    if (w->user != NULL)
+        return liq_sweep_user(w, remote, inner, iters);
 
     for (int i = 0; i < w->nrg; i++) {
         struct liq_region *r = w->rg[i];
@@ -369,6 +434,8 @@ liq_sweep(struct liq_worker *w, int remote, int inner, int iters)
         }
         double dt = liq_now() - t0, dc = liq_cpu_now() - c0;
 
+        liq_sweep_trace(w, r, t0, t0 + dt, iters,
+                        inner ? LIQ_TEV_INNER : split ? LIQ_TEV_OUTER : LIQ_TEV_WHOLE);
         r->wall += dt;
         r->cpu += dc;
         w->compute_cpu += dc;
@@ -436,7 +503,9 @@ liq_sweep_charge(struct liq_worker *w, int iters)
     for (int i = 0; i < w->nq; i++) {
         struct liq_quantum *q = &w->q[i];
         const struct liq_region *r = w->rg[q->region];
-        double swept = liq_block_points(w, r, iters);
+        double swept = w->user != NULL
+                           ? liq_ubox_points(w->user, w->g.n, r->u.lv[0][0], r->ext, iters)
+                           : liq_block_points(w, r, iters);
 
         q->seconds += r->wall * q->share;
         q->cpu = r->cpu * ((double)q->n[0] * q->n[1] * q->n[2] / swept);

@@ -61,6 +61,15 @@ liq_worker_main(void)
             break; /* evacuated */
         else if (tag == LIQ_TAG_QUIT)
             break;
+        else if (tag == LIQ_TAG_TSYNC) {
+            /* The master's clock ping (--trace): answer at once, since the
+             * round trip bounds the offset's error. */
+            double t = liq_now();
+
+            pvm_initsend(PvmDataDefault);
+            pvm_pkdouble(&t, 1, 1);
+            pvm_send(w.master, LIQ_TAG_TSYNCED);
+        }
     }
     pvm_exit();
     return 0;

@@ -1,7 +1,10 @@
 /*
  * pvm_ext.h - what libpvm3 offers libliquid beyond PVM's API.  Never
- * installed and never exported from libpvm3.so (hidden like the rest of
- * lib/pvm/pvm_*.c's internals): the stencil workers link libpvm3.a.
+ * installed.  vmrun links libpvm3.a; libliquid.so, the runtime for users'
+ * own programs, must share the task's one library context with them, so
+ * it calls libpvm3.so.3's: these calls alone of lib/pvm's internals are
+ * exported from it (visible, and pvm* in libpvm3.map), under the pvm__
+ * prefix no PVM program uses.
  */
 #ifndef LVM_PVM_EXT_H
 #define LVM_PVM_EXT_H
@@ -16,6 +19,6 @@
  * is freed (the next receive).  NULL otherwise, the cursor unmoved: the
  * caller unpacks as usual.
  */
-const void *pvm__upk_view(size_t n);
+__attribute__((visibility("default"))) const void *pvm__upk_view(size_t n);
 
 #endif

@@ -22,7 +22,6 @@
 
 #include "wire.h"
 
-#define TLS_KEY_FILE_MAX (64 * 1024)
 
 static int ctx_fail(char *err, size_t errlen, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -69,6 +68,35 @@ no_passphrase(char *buf, int size, int rwflag, void *arg)
  * (httpd server_tls_init).  The mode is checked on the open descriptor, so a
  * file swapped in after the check cannot slip through.
  */
+int
+wire_key_read(int fd, char **out, size_t *len)
+{
+    char *buf = malloc(WIRE_KEY_FILE_MAX);
+
+    *len = 0;
+    if (buf == NULL)
+        return -ENOMEM;
+    for (;;) {
+        ssize_t r = read(fd, buf + *len, WIRE_KEY_FILE_MAX - *len);
+
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0 || (r > 0 && *len + (size_t)r == WIRE_KEY_FILE_MAX)) {
+            int rc = r < 0 ? -errno : -EFBIG;
+
+            OPENSSL_cleanse(buf, WIRE_KEY_FILE_MAX);
+            free(buf);
+            *len = 0;
+            return rc;
+        }
+        if (r == 0)
+            break;
+        *len += (size_t)r;
+    }
+    *out = buf;
+    return 0;
+}
+
 static int
 load_key(SSL_CTX *ssl, const char *path, char *err, size_t errlen)
 {
@@ -97,31 +125,14 @@ load_key(SSL_CTX *ssl, const char *path, char *err, size_t errlen)
                       path, (unsigned)(st.st_mode & 07777));
         goto done;
     }
-    if (st.st_size >= TLS_KEY_FILE_MAX) {
+    if (st.st_size >= WIRE_KEY_FILE_MAX) {
         rc = ctx_fail(err, errlen, WIRE_ECONF, "%s: too large for a private key", path);
         goto done;
     }
-    buf = malloc(TLS_KEY_FILE_MAX);
-    if (buf == NULL) {
-        rc = ctx_fail(err, errlen, -ENOMEM, "%s: out of memory", path);
+    if ((rc = wire_key_read(fd, &buf, &len)) != 0) {
+        rc = rc == -EFBIG ? ctx_fail(err, errlen, WIRE_ECONF, "%s: too large for a private key", path)
+                          : ctx_fail(err, errlen, rc, "%s: %s", path, strerror(-rc));
         goto done;
-    }
-    for (;;) {
-        ssize_t r = read(fd, buf + len, TLS_KEY_FILE_MAX - len);
-
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            rc = ctx_fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
-            goto done;
-        }
-        if (r == 0)
-            break;
-        len += (size_t)r;
-        if (len == TLS_KEY_FILE_MAX) {
-            rc = ctx_fail(err, errlen, WIRE_ECONF, "%s: too large for a private key", path);
-            goto done;
-        }
     }
     b = BIO_new_mem_buf(buf, (int)len);
     if (b == NULL) {
@@ -143,7 +154,7 @@ done:
     EVP_PKEY_free(key);
     BIO_free(b);
     if (buf != NULL) {
-        OPENSSL_cleanse(buf, TLS_KEY_FILE_MAX);
+        OPENSSL_cleanse(buf, WIRE_KEY_FILE_MAX);
         free(buf);
     }
     close(fd);

@@ -26,4 +26,12 @@
 int wire_tls_ctx_new(const char *ca_path, const char *cert_path, const char *key_path,
                      SSL_CTX **out, char *err, size_t errlen);
 
+/* The largest key file read, plus one. */
+#define WIRE_KEY_FILE_MAX (64 * 1024)
+/* The one reader of private key files (the daemon's, the library's, vmctl
+ * ca's): the bytes of fd into a buffer of WIRE_KEY_FILE_MAX bytes
+ * allocated here, which the caller wipes whole and frees.  0 with *out and
+ * *len set, -ENOMEM, -EFBIG (WIRE_KEY_FILE_MAX bytes or more) or -errno. */
+int wire_key_read(int fd, char **out, size_t *len);
+
 #endif

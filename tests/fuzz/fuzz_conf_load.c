@@ -16,43 +16,16 @@
 
 #include "conf.h"
 
+#include "fuzz_scratch.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static char scratch[256];
-
-static void
-scratch_remove(void)
-{
-    if (scratch[0])
-        unlink(scratch);
-}
-
-/* The input in a scratch file of this process (TMPDIR or /tmp, removed at exit). */
-static const char *
-fuzz_scratch(const uint8_t *data, size_t size)
-{
-    if (scratch[0] == '\0') {
-        const char *dir = getenv("TMPDIR");
-        snprintf(scratch, sizeof(scratch), "%s/lvm-fuzz.%ld.conf", dir && dir[0] ? dir : "/tmp",
-                 (long)getpid());
-        atexit(scratch_remove);
-    }
-    FILE *fp = fopen(scratch, "wb");
-    if (fp == NULL)
-        return NULL;
-    if (size && fwrite(data, 1, size, fp) != size) {
-        fclose(fp);
-        return NULL;
-    }
-    return fclose(fp) == 0 ? scratch : NULL;
-}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct conf c;
     struct conf_diag d;
-    const char *path = fuzz_scratch(data, size);
+    const char *path = fuzz_scratch(data, size, ".conf");
 
     if (path == NULL)
         return 0;

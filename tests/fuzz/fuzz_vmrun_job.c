@@ -1,7 +1,7 @@
 /*
  * fuzz_vmrun_job.c - libFuzzer harness for the job-file loader
- * (launcher/vmrun/vmrun_opts.c, vmrun_job_file): a job file as anyone
- * might write it, every key going through vmrun_opt_set as on the command
+ * (lib/liquid/liq_opts.c, liq_opts_file): a job file as anyone
+ * might write it, every key going through liq_opt_set as on the command
  * line.
  *
  * The input is the file's text, written to a scratch file (the loader
@@ -15,51 +15,25 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "vmrun.h"
+#include "liq_master.h"
+
+#include "fuzz_scratch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static char scratch[256];
-
-static void
-scratch_remove(void)
-{
-    if (scratch[0])
-        unlink(scratch);
-}
-
-static const char *
-write_scratch(const uint8_t *data, size_t size)
-{
-    if (scratch[0] == '\0') {
-        const char *dir = getenv("TMPDIR");
-        snprintf(scratch, sizeof(scratch), "%s/lvm-fuzz.%ld.job", dir && dir[0] ? dir : "/tmp",
-                 (long)getpid());
-        atexit(scratch_remove);
-    }
-    FILE *fp = fopen(scratch, "wb");
-    if (fp == NULL)
-        return NULL;
-    if (size && fwrite(data, 1, size, fp) != size) {
-        fclose(fp);
-        return NULL;
-    }
-    return fclose(fp) == 0 ? scratch : NULL;
-}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct vmrun_opts o;
+    struct liq_opts o;
     char err[4096];
-    const char *path = write_scratch(data, size);
+    const char *path = fuzz_scratch(data, size, ".job");
 
     if (path == NULL)
         return 0;
     memset(&o, 0, sizeof(o));
-    vmrun_opts_defaults(&o);
+    liq_opts_defaults(&o);
     memset(err, 'X', sizeof(err));
-    int rc = vmrun_job_file(&o, path, err, sizeof(err));
+    int rc = liq_opts_file(&o, path, err, sizeof(err));
     if (strnlen(err, sizeof(err)) == sizeof(err))
         abort();                /* err not terminated */
     if (rc != 0 && err[0] == '\0')

@@ -6,6 +6,8 @@ set -u
 VMD=${VMD:-$(pwd)/build/bin/vmd}
 VMCTL=${VMCTL:-$(pwd)/build/bin/vmctl}
 VMRUN=${VMRUN:-$(pwd)/build/bin/vmrun}
+# The example programs of liquid.h (examples/), built beside the binaries.
+EXAMPLES=${EXAMPLES:-$(cd "$(dirname "$VMCTL")/.." 2>/dev/null && pwd)/examples}
 T=$(mktemp -d /tmp/lvm-test.XXXXXX)
 export LIQUIDVM_HOME=$T/home
 unset LIQUIDVM_HOST

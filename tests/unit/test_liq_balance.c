@@ -17,7 +17,7 @@
 
 #include "decomp.h"
 #include "liq.h"
-#include "vmrun.h"
+#include "liq_master.h"
 
 #include "../../lib/liquid/liq_balance.c"
 
@@ -89,7 +89,7 @@ test_slow_worker_loses_quanta(void **state)
 static void
 test_halo_deepens_with_latency(void **state)
 {
-    struct vmrun_opts o;
+    struct liq_opts o;
     struct liq_geom g;
     struct decomp_grid grid;
     int n[3] = { 192, 192, 192 }, owner[32], fast, slow, none, given;
@@ -97,7 +97,7 @@ test_halo_deepens_with_latency(void **state)
     double speed = 1.66e9;
 
     (void)state;
-    vmrun_opts_defaults(&o);
+    liq_opts_defaults(&o);
     o.iters = 1200;
     assert_int_equal(liq_geom_make(&g, n, 32), 0);
     memset(&grid, 0, sizeof(grid));
@@ -107,9 +107,9 @@ test_halo_deepens_with_latency(void **state)
     assert_int_equal(decomp_hilbert_order(&grid, curve), 0);
     for (int r = 0; r < 32; r++)
         owner[curve[r]] = r / 8;
-    none = vmrun_halo(&o, &g, owner, 0, 0);
-    fast = vmrun_halo(&o, &g, owner, 1e-4, speed);
-    slow = vmrun_halo(&o, &g, owner, 10e-3, speed);
+    none = liq_opts_halo(&o, &g, owner, 0, 0);
+    fast = liq_opts_halo(&o, &g, owner, 1e-4, speed);
+    slow = liq_opts_halo(&o, &g, owner, 10e-3, speed);
     /* With the trapezoid 5 sweeps compute 10.7 % more points, 6 13.5 %, 7
      * 16.3 % (past the slack), 10 25.0 %.  6 is the slack's; the epoch of
      * 10 is then cut into two blocks, of 5, and 10 pays from 6.1 ms a
@@ -118,14 +118,14 @@ test_halo_deepens_with_latency(void **state)
     assert_int_equal(none, 5);
     assert_int_equal(fast, none);
     assert_int_equal(slow, 10);
-    assert_int_equal(vmrun_halo(&o, &g, owner, 5e-3, speed), 5);
+    assert_int_equal(liq_opts_halo(&o, &g, owner, 5e-3, speed), 5);
     /* An epoch of 11 with the slack's 6: two blocks, of 6 and 5, and the
      * halo must cover the longer. */
     o.epoch = 11;
-    assert_int_equal(vmrun_halo(&o, &g, owner, 0, 0), 6);
+    assert_int_equal(liq_opts_halo(&o, &g, owner, 0, 0), 6);
     o.epoch = 10;
     o.halo = 2;
-    given = vmrun_halo(&o, &g, owner, 3.5e-3, speed);
+    given = liq_opts_halo(&o, &g, owner, 3.5e-3, speed);
     assert_int_equal(given, 2);
 }
 

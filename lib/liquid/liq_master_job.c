@@ -1,13 +1,13 @@
 /*
- * vmrun_job.c - the JOB message (liq.h, "the worker"): what the master
+ * liq_master_job.c - the JOB message (liq.h, "the worker"): what the master
  * tells every worker of a job -- the grid, the kernel, the iterations,
  * the epoch, the heavy region, the halo, the seed, the workers' tids and
  * the owner of every quantum.  The job's start sends it to all the
- * workers (vmrun_stencil.c), and reclaim (seed 002) to the workers that
- * rejoin at an epoch boundary (vmrun_liquid.c); so it has a file of its
+ * workers (liq_master.c), and reclaim (seed 002) to the workers that
+ * rejoin at an epoch boundary (liq_master_balance.c); so it has a file of its
  * own that both use.
  */
-#include "vmrun_job.h"
+#include "liq_master.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,8 +17,8 @@
 #include "pvm3.h"
 
 int
-job_send(struct vmrun_vm *vm, const struct vmrun_opts *o, const struct job_stats *st,
-         int *to, int nto, int start)
+liq_master_job_send(struct liq_vm *vm, const struct liq_opts *o, const struct liq_stats *st,
+                    int *to, int nto, int start)
 {
     int hdr[LIQ_JOB_HDR], seed[2], rc;
     int *owner = malloc((size_t)st->g.nquanta * sizeof(int));
@@ -33,11 +33,18 @@ job_send(struct vmrun_vm *vm, const struct vmrun_opts *o, const struct job_stats
     hdr[LIQ_JOB_NQUANTA] = st->g.nquanta;
     hdr[LIQ_JOB_KERNEL] = (int)o->kernel;
     hdr[LIQ_JOB_ITERS] = o->iters;
-    hdr[LIQ_JOB_GATHER] = vmrun_gathers(o);
+    /* bit 0: send the final field; bits 1..: the fields whose initial
+     * values follow (--input), for the job's first workers only */
+    hdr[LIQ_JOB_GATHER] = liq_opts_gathers(o);
+    for (int f = 0; start == 0 && o->user != NULL && f < o->user->nf; f++)
+        if (o->user->input[f] != NULL)
+            hdr[LIQ_JOB_GATHER] |= 2 << f;
     hdr[LIQ_JOB_EPOCH] = o->balance ? o->epoch : 0;
     hdr[LIQ_JOB_HEAVY] = o->heavy;
     hdr[LIQ_JOB_START] = start;
     hdr[LIQ_JOB_HALO] = st->halo;
+    hdr[LIQ_JOB_SPEC] = o->user != NULL ? (int)liq_user_fingerprint(o->user) : 0;
+    hdr[LIQ_JOB_TRACE] = o->trace[0] != '\0' ? LIQ_TRACE_EVENTS : 0;
     seed[0] = (int)(uint32_t)o->seed;
     seed[1] = (int)(uint32_t)(o->seed >> 32);
     pvm_initsend(PvmDataDefault);

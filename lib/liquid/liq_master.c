@@ -1,17 +1,19 @@
 /*
- * vmrun_stencil.c - `vmrun stencil`, a job's master (docs/architecture.md,
+ * liq_master.c - a stencil job's master, liq_stencil_main (docs/architecture.md,
  * "The liquid runtime": steps 1 to 4 and 8; seeds 000 and 001): benchmark the hosts, cut
  * the grid into quanta, rank the decompositions with the measured speeds,
  * lambda and tau, place the quanta by the best (or the one asked for), run
  * the job with a live progress line, gather and verify, and report
- * (summary and JSON).  The JOB message is vmrun_job.c's; balancing and
- * reclaim during the run are vmrun_liquid.c's.  Also `vmrun bench` (only
- * the benchmarks).
+ * (summary and JSON).  `vmrun stencil` is this, and so is a user's own
+ * program.  The VM session is liq_vm.c's, the JOB message
+ * liq_master_job.c's; balancing and reclaim during the run are
+ * liq_master_balance.c's.
  */
-#include "vmrun.h"
+#include "liq_master.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,18 +23,22 @@
 #include "lvm_err.h"
 #include "pvm3.h"
 #include "wire.h"
-#include "vmrun_job.h"
 
-static const char stencil_usage[] =
-    "usage: vmrun stencil [--grid N|NXxNYxNZ] [--iters K] [--kernel jacobi|rbgs]\n"
-    "                     [--quanta Q] [--hosts NAME,...] [--tasks-per-host T]\n"
-    "                     [--decomp METHOD|auto] [--verify] [--json FILE] [--output FILE]\n"
-    "                     [--job FILE] [--seed S] [--network shared|switched]\n"
-    "                     [--probe-seconds S] [--quiet] [--balance on|off] [--epoch K]\n"
-    "                     [--heavy K] [--min-gain F] [--reclaim on|off]\n"
-    "                     [--reclaim-below F] [--reclaim-after S] [--rejoin-above F]\n"
-    "                     [--rejoin-after S] [--svg FILE] [--halo H|auto]\n"
-    "                     [--png FILE [--slice x|y|z=K] [--field NAME]]\n"
+static const char *const stencil_synopsis[] = {
+    "[--grid N|NXxNYxNZ] [--iters K] [--kernel jacobi|rbgs]",
+    "[--quanta Q] [--hosts NAME,...] [--tasks-per-host T]",
+    "[--decomp METHOD|auto] [--verify] [--json FILE] [--output FILE]",
+    "[--job FILE] [--seed S] [--network shared|switched]",
+    "[--probe-seconds S] [--quiet] [--balance on|off] [--epoch K]",
+    "[--heavy K] [--min-gain F] [--reclaim on|off]",
+    "[--reclaim-below F] [--reclaim-after S] [--rejoin-above F]",
+    "[--rejoin-after S] [--svg FILE] [--halo H|auto]",
+    "[--png FILE [--slice x|y|z=K] [--field NAME]]",
+    "[--trace FILE] [--hints FILE]",
+    NULL
+};
+
+static const char stencil_text[] =
     "\n"
     "  Run a 3D 7-point stencil job on the virtual machine of LIQUIDVM_HOME: probe\n"
     "  every host's speed and the ring network (lambda, tau), cut the grid into Q\n"
@@ -91,6 +97,11 @@ static const char stencil_usage[] =
     "                       a colour bar labelled with its minimum and maximum\n"
     "  --slice AXIS=K       the slice: x=K, y=K or z=K, K from 0 (default: z, the middle)\n"
     "  --field NAME         the field to picture (the stencil job has one: u)\n"
+    "  --trace FILE         record the run (compute, waits, messages, moves, epochs)\n"
+    "                       as Chrome Trace Event JSON (vmrun trace view, vmrun analyze,\n"
+    "                       the Perfetto UI)\n"
+    "  --hints FILE         settings from vmrun analyze --hints, read like --job; options\n"
+    "                       given on the command line or in --job win\n"
     "\n"
     "  Exit status: 0 done (and verified), 1 the job failed or the field differs,\n"
     "  2 bad options or job file.\n";
@@ -99,11 +110,19 @@ static const char *const stencil_opts[] = {
     "grid", "iters", "kernel", "quanta", "hosts", "tasks-per-host", "decomp", "verify", "json",
     "output", "seed", "network", "probe-seconds", "quiet", "balance", "epoch", "heavy",
     "min-gain", "reclaim", "reclaim-below", "reclaim-after", "rejoin-above", "rejoin-after",
-    "svg", "halo", "png", "slice", "field", NULL
+    "svg", "halo", "png", "slice", "field", "trace", "hints", NULL
+};
+
+/* A program's own update: its kernel is its own, and it may check its reach. */
+static const char *const user_opts[] = {
+    "grid", "iters", "quanta", "hosts", "tasks-per-host", "decomp", "verify", "json",
+    "output", "seed", "network", "probe-seconds", "quiet", "balance", "epoch", "heavy",
+    "min-gain", "reclaim", "reclaim-below", "reclaim-after", "rejoin-above", "rejoin-after",
+    "svg", "halo", "png", "slice", "field", "check-reach", "input", "trace", "hints", NULL
 };
 
 static void
-stats_free(struct job_stats *st)
+stats_free(struct liq_stats *st)
 {
     free(st->owner);
     free(st->qweight);
@@ -115,18 +134,20 @@ stats_free(struct job_stats *st)
     free(st->wrun);
     free(st->wpass);
     free(st->wcpu);
-    liquid_free(st);
+    liq_mb_free(st);
+    liq_mu_free(st);
+    liq_mt_free(st);
     kern_box_free(&st->field);
 }
 
 /* ---- decomposition ---- */
 
 static int
-decompose(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
+decompose(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
 {
     struct decomp_job job;
     struct decomp_spec spec;
-    int ext[3], rc, phases = o->kernel == LIQ_RBGS ? 2 : 1;
+    int ext[3], rc, phases = liq_halo_depth(o->kernel, 1);
     double *model = NULL;
 
     liq_geom_max_extent(&st->g, ext);
@@ -142,7 +163,7 @@ decompose(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
         st->qweight[q] = (double)(hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
     }
     memset(&job, 0, sizeof(job));
-    job.name = o->kernel == LIQ_RBGS ? "rbgs" : "jacobi";
+    job.name = liq_kernel_name(o);
     job.grid.ndim = 3;
     for (int a = 0; a < 3; a++)
         job.grid.dim[a] = (uint32_t)st->g.q[a];
@@ -188,7 +209,7 @@ decompose(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
         /* The balancer's own speeds: the first epoch then moves only what
          * its measurements change. */
         if ((model = malloc((size_t)vm->nworkers * sizeof(double))) == NULL ||
-            liquid_init(vm, o, st) != 0 || liquid_speeds(vm, st, model) != 0) {
+            liq_mb_init(vm, o, st) != 0 || liq_mb_speeds(vm, st, model) != 0) {
             free(model);
             if (vm->why[0] == '\0')
                 snprintf(vm->why, sizeof(vm->why), "out of memory");
@@ -212,7 +233,7 @@ decompose(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
 
 /* Balance efficiency: mean over max of the compute time of the workers that hold quanta. */
 static double
-job_be(const struct vmrun_vm *vm, const struct job_stats *st)
+job_be(const struct liq_vm *vm, const struct liq_stats *st)
 {
     double sum = 0, max = 0;
     int busy = 0;
@@ -229,7 +250,7 @@ job_be(const struct vmrun_vm *vm, const struct job_stats *st)
 
 
 static void
-progress_line(const struct vmrun_vm *vm, const struct vmrun_opts *o, const struct job_stats *st,
+progress_line(const struct liq_vm *vm, const struct liq_opts *o, const struct liq_stats *st,
               double elapsed, int final)
 {
     int low = o->iters;
@@ -245,24 +266,26 @@ progress_line(const struct vmrun_vm *vm, const struct vmrun_opts *o, const struc
 }
 
 static int
-take_field(struct vmrun_vm *vm, struct job_stats *st)
+take_field(struct liq_vm *vm, struct liq_stats *st)
 {
-    int hdr[3], lo[3], hi[3], bytes, tag, src;
+    int hdr[4], lo[3], hi[3], bytes, tag, src;
     size_t plane;
+    struct kern_box *b = NULL;
 
     pvm_bufinfo(pvm_getrbuf(), &bytes, &tag, &src);
-    pvm_upkint(hdr, 3, 1);
-    if (hdr[0] < 0 || hdr[0] >= st->g.nquanta || st->owner[hdr[0]] != vmrun_vm_worker(vm, src))
+    pvm_upkint(hdr, 4, 1);
+    if (hdr[0] < 0 || hdr[0] >= st->g.nquanta || st->owner[hdr[0]] != liq_vm_worker(vm, src) ||
+        (b = liq_mu_field(st, hdr[3])) == NULL)
         goto bad;
     liq_quantum_extent(&st->g, hdr[0], lo, hi);
     if (hdr[1] < 1 || hdr[2] < hdr[1] || hdr[2] > hi[2] - lo[2])
         goto bad;
     plane = (size_t)(hi[0] - lo[0]) * (size_t)(hi[1] - lo[1]);
-    if ((size_t)bytes != 3 * sizeof(int) + plane * (size_t)(hdr[2] - hdr[1] + 1) * sizeof(double))
+    if ((size_t)bytes != 4 * sizeof(int) + plane * (size_t)(hdr[2] - hdr[1] + 1) * sizeof(double))
         goto bad;
     for (int k = hdr[1]; k <= hdr[2]; k++)
         for (int j = 1; j <= hi[1] - lo[1]; j++) {
-            if (pvm_upkdouble(kern_at(&st->field, lo[0] + 1, lo[1] + j, lo[2] + k),
+            if (pvm_upkdouble(kern_at(b, lo[0] + 1, lo[1] + j, lo[2] + k),
                               hi[0] - lo[0], 1) < 0)
                 goto bad;
             st->field_points += (size_t)(hi[0] - lo[0]);
@@ -274,7 +297,7 @@ bad:
 }
 
 static int
-take_done(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int w)
+take_done(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int w)
 {
     unsigned cs[2];
     int nq;
@@ -300,25 +323,26 @@ take_done(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st,
         pvm_upkdouble(&sec, 1, 1);
     }
     if (pvm_upkdouble(&move, 1, 1) < 0 || pvm_upkint(&st->wpass[w], 1, 1) < 0 ||
-        pvm_upkdouble(&st->wcpu[JOB_WCPU * w], JOB_WCPU, 1) < 0) {
+        pvm_upkdouble(&st->wcpu[LIQ_WCPU * w], LIQ_WCPU, 1) < 0) {
         snprintf(vm->why, sizeof(vm->why), "worker t%x sent a short DONE message",
                  (unsigned)vm->tids[w]);
         return -1;
     }
     /* They go into the JSON report as numbers. */
-    const double *cpu = &st->wcpu[JOB_WCPU * w];
+    const double *cpu = &st->wcpu[LIQ_WCPU * w];
 
     if (st->wpass[w] < 0 || st->wpass[w] > 1000 || !(cpu[0] >= 0) || !isfinite(cpu[0]) ||
         !(cpu[1] >= 0) || !isfinite(cpu[1]) || !(cpu[2] >= 0) || !(cpu[2] <= cpu[0]) ||
         !(cpu[3] >= 0) || !isfinite(cpu[3]) || !(cpu[4] >= 0) || !isfinite(cpu[4]) ||
-        !(cpu[5] >= 0) || !(cpu[5] <= 1e18)) {
+        !(cpu[5] >= 0) || !(cpu[5] <= 1e18) || !(cpu[6] >= 0) || !(cpu[6] <= 1e18) ||
+        !(cpu[7] >= 0) || !(cpu[7] <= 1e18)) {
         snprintf(vm->why, sizeof(vm->why), "worker t%x sent a malformed DONE message",
                  (unsigned)vm->tids[w]);
         return -1;
     }
     /* Its last move was at the last boundary (or at none: a move is
      * reported with the next epoch's report). */
-    int e = o->epoch > 0 ? liquid_plan_record((o->iters - 1) / o->epoch) : -1;
+    int e = o->epoch > 0 ? liq_mb_plan_record((st->iters_done - 1) / o->epoch) : -1;
 
     if (e >= 0 && e < st->nep && move > st->ep[e].move_s)
         st->ep[e].move_s = move;
@@ -330,15 +354,18 @@ take_done(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st,
 }
 
 static int
-run_job(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
+run_job(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
 {
-    int gather = vmrun_gathers(o);
-    size_t want = (size_t)st->g.n[0] * st->g.n[1] * st->g.n[2];
-    double t0 = vmrun_now(), last = t0;
+    int gather = liq_opts_gathers(o);
+    size_t want = (size_t)st->g.n[0] * st->g.n[1] * st->g.n[2] * (size_t)st->nfields;
+    double t0 = liq_vm_now(), last = t0;
 
-    if (liquid_init(vm, o, st) != 0)
+    if (liq_mb_init(vm, o, st) != 0)
         return -1;
-    if (gather) {
+    if (o->user != NULL) {
+        if (liq_mu_gather_alloc(vm, o, st) != 0)
+            return -1;
+    } else if (gather) {
         struct kern_box rhs;
 
         /* Ghosts hold the Dirichlet values the reference has too. */
@@ -353,16 +380,23 @@ run_job(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
     }
     /* The first epoch's reports are of the placement the job starts with. */
     memcpy(st->owner_prev, st->owner, (size_t)st->g.nquanta * sizeof(int32_t));
-    st->run_t0 = vmrun_now();
-    st->run_unix = vmrun_unix_now();
-    if (job_send(vm, o, st, vm->tids, vm->nworkers, 0) != 0)
+    if (liq_mt_start(vm, o, st) != 0)
         return -1;
-    while (st->ndone < st->nlive || st->left_due > 0 || (gather && st->field_points < want)) {
+    for (int w = 0; w < vm->nworkers; w++)
+        if (liq_mt_expect(vm, st, w) != 0)
+            return -1;
+    st->run_t0 = liq_vm_now();
+    st->run_unix = liq_vm_unix_now();
+    if (liq_master_job_send(vm, o, st, vm->tids, vm->nworkers, 0) != 0 ||
+        (o->user != NULL && liq_mu_send_input(vm, o, st) != 0))
+        return -1;
+    while (st->ndone < st->nlive || st->left_due > 0 || (gather && st->field_points < want) ||
+           st->tr.due > 0) {
         int tag, src, w;
 
-        if (vmrun_vm_next(vm, &tag, &src) < 0)
+        if (liq_vm_next(vm, &tag, &src) < 0)
             return -1;
-        w = vmrun_vm_worker(vm, src);
+        w = liq_vm_worker(vm, src);
         if (tag == LIQ_TAG_PROGRESS) {
             int it;
             double c, m;
@@ -373,42 +407,48 @@ run_job(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
             st->witer[w] = it;
             st->wcompute[w] += c;
             st->wcomm[w] += m;
-            if (vm->progress && vmrun_now() - last > (isatty(2) ? 0.25 : 2.0)) {
-                last = vmrun_now();
+            if (vm->progress && liq_vm_now() - last > (isatty(2) ? 0.25 : 2.0)) {
+                last = liq_vm_now();
                 progress_line(vm, o, st, last - t0, 0);
             }
         } else if (tag == LIQ_TAG_DONE) {
             if (take_done(vm, o, st, w) != 0)
                 return -1;
             if (st->ndone == st->nlive)
-                st->t_run = vmrun_now() - t0;
+                st->t_run = liq_vm_now() - t0;
         } else if (tag == LIQ_TAG_FIELD) {
             if (take_field(vm, st) != 0)
                 return -1;
         } else if (tag == LIQ_TAG_EPOCH) {
-            if (liquid_epoch(vm, o, st, w) != 0)
+            if (liq_mb_epoch(vm, o, st, w) != 0)
                 return -1;
         } else if (tag == LIQ_TAG_LEFT) {
-            if (liquid_left(vm, o, st, w) != 0)
+            if (liq_mb_left(vm, o, st, w) != 0)
+                return -1;
+        } else if (tag == LIQ_TAG_REDUCE) {
+            if (liq_mu_reduce(vm, o, st, w) != 0)
+                return -1;
+        } else if (tag == LIQ_TAG_TRACE) {
+            if (liq_mt_take(vm, st, src) != 0)
                 return -1;
         }
     }
     if (vm->progress)
         progress_line(vm, o, st, st->t_run, 1);
-    st->t_gather = vmrun_now() - t0 - st->t_run;
+    st->t_gather = liq_vm_now() - t0 - st->t_run;
     return 0;
 }
 
 static int
-verify(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
+verify(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
 {
     struct kern_box ref;
-    double t0 = vmrun_now();
+    double t0 = liq_vm_now();
     int rc;
 
     if (vm->progress)
-        fprintf(stderr, "vmrun: verifying against the single-process reference (%d iterations)\n",
-                o->iters);
+        fprintf(stderr, "%s: verifying against the single-process reference (%d iterations)\n",
+                vm->who, o->iters);
     if ((rc = liq_reference(st->g.n, o->kernel, o->iters, o->seed, &ref)) != 0) {
         snprintf(vm->why, sizeof(vm->why), "the reference run failed: %s", strerror(-rc));
         return -1;
@@ -423,14 +463,14 @@ verify(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
                                         sizeof(double)) != 0;
     st->verified = st->diffs == 0 && liq_field_checksum(&ref) == st->checksum;
     kern_box_free(&ref);
-    st->t_verify = vmrun_now() - t0;
+    st->t_verify = liq_vm_now() - t0;
     return 0;
 }
 
 /* ---- reports ---- */
 
 static double
-job_comm_share(const struct vmrun_vm *vm, const struct job_stats *st)
+job_comm_share(const struct liq_vm *vm, const struct liq_stats *st)
 {
     double c = 0, m = 0;
 
@@ -442,59 +482,16 @@ job_comm_share(const struct vmrun_vm *vm, const struct job_stats *st)
 }
 
 static void
-print_bench(FILE *fp, const struct vmrun_vm *vm)
-{
-    fprintf(fp, "hosts (updates/s under current load, %d worker%s each):\n",
-            vm->host[0].count, vm->host[0].count == 1 ? "" : "s");
-    for (int h = 0; h < vm->nhosts; h++)
-        fprintf(fp, "  %-16s %10.2f Mupdates/s   cache %.0f KiB\n", vm->host[h].name,
-                vm->host[h].speed / 1e6, vm->host[h].cache / 1024);
-    if (vm->ringn < 2) {
-        fprintf(fp, "ring: one worker, no network term\n");
-        return;
-    }
-    fprintf(fp, "ring of %d (median round):", vm->ringn);
-    for (int z = 0; z < VMRUN_RING_SIZES; z++)
-        fprintf(fp, "  %d B %.1f us", vm->ring_bytes[z], vm->ring_s[z] * 1e6);
-    fprintf(fp, "\nlambda %.1f us/message, tau %.3f ns/byte (%s, %s)\n", vm->lambda * 1e6,
-            vm->tau * 1e9, vm->net == DECOMP_NET_SHARED ? "shared" : "switched",
-            vm->fit_ok ? "least squares" : "fit not physical: two-point estimate");
-}
-
-static void
-json_bench(FILE *fp, const struct vmrun_vm *vm)
-{
-    fprintf(fp, "\"hosts\":[");
-    for (int h = 0; h < vm->nhosts; h++) {
-        fprintf(fp, "%s{\"name\":", h ? "," : "");
-        wire_json_str(fp, vm->host[h].name);
-        fprintf(fp, ",\"workers\":%d,\"updates_per_s\":%.6g,\"cache_bytes\":%.0f,\"tids\":[",
-                vm->host[h].count, vm->host[h].speed, vm->host[h].cache);
-        for (int i = 0; i < vm->host[h].count; i++)
-            fprintf(fp, "%s%d", i ? "," : "", vm->tids[vm->host[h].first + i]);
-        fprintf(fp, "]}");
-    }
-    fprintf(fp, "],\"ring\":{\"members\":%d,\"network\":\"%s\",\"sizes\":[", vm->ringn,
-            vm->net == DECOMP_NET_SHARED ? "shared" : "switched");
-    for (int z = 0; vm->ringn >= 2 && z < VMRUN_RING_SIZES; z++)
-        fprintf(fp, "%s{\"bytes\":%d,\"median_s\":%.6g}", z ? "," : "", vm->ring_bytes[z],
-                vm->ring_s[z]);
-    fprintf(fp, "],\"lambda_s\":%.6g,\"tau_s_per_byte\":%.6g,\"r2\":%.4f,\"fit\":\"%s\"}",
-            vm->lambda, vm->tau, vm->r2,
-            vm->ringn < 2 ? "none" : vm->fit_ok ? "least-squares" : "two-point");
-}
-
-static void
-json_report(FILE *fp, const struct vmrun_vm *vm, const struct vmrun_opts *o,
-            const struct job_stats *st)
+json_report(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o,
+            const struct liq_stats *st)
 {
     double points = (double)st->g.n[0] * st->g.n[1] * st->g.n[2];
 
     fprintf(fp, "{\"job\":{\"grid\":[%d,%d,%d],\"iters\":%d,\"kernel\":\"%s\",\"quanta_per_host\":%d,"
                 "\"tasks_per_host\":%d,\"seed\":%" PRIu64 "},",
-            st->g.n[0], st->g.n[1], st->g.n[2], o->iters, o->kernel == LIQ_RBGS ? "rbgs" : "jacobi",
+            st->g.n[0], st->g.n[1], st->g.n[2], o->iters, liq_kernel_name(o),
             o->quanta, o->tasks_per_host, o->seed);
-    json_bench(fp, vm);
+    liq_bench_json(fp, vm);
     fprintf(fp, ",\"quanta\":{\"grid\":[%d,%d,%d],\"count\":%d},", st->g.q[0], st->g.q[1],
             st->g.q[2], st->g.nquanta);
     fprintf(fp, "\"halo\":{\"iterations\":%d,\"depth\":%d,\"work\":%.4f,\"auto\":%s},",
@@ -510,7 +507,7 @@ json_report(FILE *fp, const struct vmrun_vm *vm, const struct vmrun_opts *o,
         fprintf(fp, "%s%d", q ? "," : "", (int)st->owner[q]);
     fprintf(fp, "],\"workers\":[");
     for (int w = 0; w < vm->nworkers; w++) {
-        const double *f = &st->wcpu[JOB_WCPU * w];
+        const double *f = &st->wcpu[LIQ_WCPU * w];
 
         fprintf(fp, "%s{\"tid\":%d,\"host\":", w ? "," : "", vm->tids[w]);
         wire_json_str(fp, vm->host[vm->whost[w]].name);
@@ -519,17 +516,39 @@ json_report(FILE *fp, const struct vmrun_vm *vm, const struct vmrun_opts *o,
         if (st->wpass[w] > 0)
             fprintf(fp, ",\"jacobi_sweeps_per_pass\":%d", st->wpass[w]);
         fprintf(fp, ",\"compute_cpu_s\":%.6g,\"cpu_s\":%.6g,\"overlap_cpu_s\":%.6g,"
-                    "\"ghost_wait_s\":%.6g,\"plan_wait_s\":%.6g,\"ghost_bytes\":%.0f",
-                f[0], f[1], f[2], f[3], f[4], f[5]);
+                    "\"ghost_wait_s\":%.6g,\"plan_wait_s\":%.6g,\"ghost_bytes\":%.0f,"
+                    "\"rss_bytes\":%.0f,\"held_bytes\":%.0f",
+                f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7]);
         if (st->wother != NULL)
             fprintf(fp, ",\"other_cpu_share\":%.4g", st->wother[w]);
         fputc('}', fp);
     }
     fprintf(fp, "],\"time_s\":%.6g,\"run_s\":%.6g,\"time_per_iter_s\":%.6g,\"updates_per_s\":%.6g,"
                 "\"be\":%.4f,\"comm_share\":%.4f,",
-            st->t_total, st->t_run, o->iters ? st->t_iter / o->iters : 0.0,
-            st->t_iter > 0 ? points * o->iters / st->t_iter : 0.0, job_be(vm, st),
+            st->t_total, st->t_run, st->iters_done ? st->t_iter / st->iters_done : 0.0,
+            st->t_iter > 0 ? points * st->iters_done / st->t_iter : 0.0, job_be(vm, st),
             job_comm_share(vm, st));
+    fprintf(fp, "\"iterations_done\":%d,", st->iters_done);
+    fprintf(fp, "\"trace\":");
+    if (o->trace[0] != '\0')
+        wire_json_str(fp, o->trace);
+    else
+        fprintf(fp, "null");
+    fprintf(fp, ",\"hints\":{\"file\":");
+    if (o->hints[0] != '\0')
+        wire_json_str(fp, o->hints);
+    else
+        fprintf(fp, "null");
+    fprintf(fp, ",\"settings\":[");
+    for (const char *k = o->hinted, *c; *k != '\0'; k = *c ? c + 1 : c) {
+        c = strchr(k, ',');
+        if (c == NULL)
+            c = k + strlen(k);
+        fprintf(fp, "%s\"%.*s\"", k == o->hinted ? "" : ",", (int)(c - k), k);
+    }
+    fprintf(fp, "]},");
+    if (o->user != NULL)
+        liq_mu_json(fp, o, st);
     fprintf(fp, "\"run_started_unix\":%.6f,", st->run_unix);
     fprintf(fp, "\"phases\":{\"benchmark_s\":%.6g,\"decompose_s\":%.6g,\"setup_s\":%.6g,"
                 "\"iterations_s\":%.6g,\"gather_s\":%.6g,\"verify_s\":%.6g},",
@@ -570,23 +589,29 @@ json_report(FILE *fp, const struct vmrun_vm *vm, const struct vmrun_opts *o,
         fprintf(fp, ",\"what\":\"%s\"}", st->ev[i].rejoin ? "rejoin" : "evacuate");
     }
     fprintf(fp, "]},");
-    vmrun_fields_json(fp, o);
+    liq_fields_json(fp, o);
     fprintf(fp, "\"checksum\":\"%016" PRIx64 "\",\"verified\":%s}\n", st->checksum,
             st->verified < 0 ? "null" : st->verified ? "true" : "false");
 }
 
 static void
-summary(FILE *fp, const struct vmrun_vm *vm, const struct vmrun_opts *o, const struct job_stats *st)
+summary(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o, const struct liq_stats *st)
 {
     double points = (double)st->g.n[0] * st->g.n[1] * st->g.n[2];
 
-    fprintf(fp, "job: %s %dx%dx%d, %d iterations, %d quanta (%dx%dx%d) on %d worker%s, method %s\n",
-            o->kernel == LIQ_RBGS ? "rbgs" : "jacobi", st->g.n[0], st->g.n[1], st->g.n[2], o->iters,
-            st->g.nquanta, st->g.q[0], st->g.q[1], st->g.q[2], vm->nworkers,
+    char its[64];
+
+    if (st->stopped)
+        snprintf(its, sizeof(its), "%d of %d iterations (its until rule stopped it)",
+                 st->iters_done, o->iters);
+    else
+        snprintf(its, sizeof(its), "%d iterations", o->iters);
+    fprintf(fp, "job: %s %dx%dx%d, %s, %d quanta (%dx%dx%d) on %d worker%s, method %s\n",
+            liq_kernel_name(o), st->g.n[0], st->g.n[1], st->g.n[2], its, st->g.nquanta, st->g.q[0], st->g.q[1], st->g.q[2], vm->nworkers,
             vm->nworkers == 1 ? "" : "s", decomp_method_name(st->method));
     fprintf(fp, "run: %.3f s (setup included), %.2f ms/iteration, %.1f Mupdates/s, BE %.2f, communication %.0f%%\n",
-            st->t_run, o->iters ? st->t_iter / o->iters * 1e3 : 0.0,
-            st->t_iter > 0 ? points * o->iters / st->t_iter / 1e6 : 0.0, job_be(vm, st),
+            st->t_run, st->iters_done ? st->t_iter / st->iters_done * 1e3 : 0.0,
+            st->t_iter > 0 ? points * st->iters_done / st->t_iter / 1e6 : 0.0, job_be(vm, st),
             100 * job_comm_share(vm, st));
     fprintf(fp, "phases: benchmark %.3f s, decompose %.3f s, run %.3f s, gather %.3f s, "
                 "verify %.3f s; total %.3f s\n",
@@ -615,43 +640,43 @@ summary(FILE *fp, const struct vmrun_vm *vm, const struct vmrun_opts *o, const s
 }
 
 static int
-write_report(const struct vmrun_vm *vm, const struct vmrun_opts *o, const struct job_stats *st)
+write_report(const struct liq_vm *vm, const struct liq_opts *o, const struct liq_stats *st)
 {
     FILE *fp = strcmp(o->json, "-") == 0 ? stdout : fopen(o->json, "w");
 
     if (fp == NULL) {
-        fprintf(stderr, "vmrun stencil: cannot write %s: %s\n", o->json, strerror(errno));
+        fprintf(stderr, "%s: cannot write %s: %s\n", vm->prog->name, o->json, strerror(errno));
         return -1;
     }
     json_report(fp, vm, o, st);
     if (fp != stdout && fclose(fp) != 0) {
-        fprintf(stderr, "vmrun stencil: cannot write %s: %s\n", o->json, strerror(errno));
+        fprintf(stderr, "%s: cannot write %s: %s\n", vm->prog->name, o->json, strerror(errno));
         return -1;
     }
     return 0;
 }
 
 /* The quanta grid, checked before any benchmark runs: 0, or
- * VMRUN_EXIT_USAGE after saying why and leaving the VM. */
+ * LIQ_EXIT_USAGE after saying why and leaving the VM. */
 static int
-cut_quanta(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
+cut_quanta(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
 {
     if (liq_geom_make(&st->g, o->n, vm->nhosts * o->quanta) != 0) {
         snprintf(vm->why, sizeof(vm->why),
                  "a %dx%dx%d grid cannot be cut into %d quanta (%d hosts x %d) of at least one "
                  "point per axis",
                  o->n[0], o->n[1], o->n[2], vm->nhosts * o->quanta, vm->nhosts, o->quanta);
-        vmrun_vm_stop(vm, 1);
-        vmrun_vm_free(vm);
-        fprintf(stderr, "vmrun stencil: %s\n", vm->why);
-        return VMRUN_EXIT_USAGE;
+        liq_vm_stop(vm, 1);
+        liq_vm_free(vm);
+        fprintf(stderr, "%s: %s\n", vm->prog->name, vm->why);
+        return LIQ_EXIT_USAGE;
     }
     if (vm->nworkers > st->g.nquanta) {
-        fprintf(stderr, "vmrun stencil: more workers (%d) than quanta (%d): raise --quanta or "
-                        "lower --tasks-per-host\n", vm->nworkers, st->g.nquanta);
-        vmrun_vm_stop(vm, 1);
-        vmrun_vm_free(vm);
-        return VMRUN_EXIT_USAGE;
+        fprintf(stderr, "%s: more workers (%d) than quanta (%d): raise --quanta or "
+                        "lower --tasks-per-host\n", vm->prog->name, vm->nworkers, st->g.nquanta);
+        liq_vm_stop(vm, 1);
+        liq_vm_free(vm);
+        return LIQ_EXIT_USAGE;
     }
     return 0;
 }
@@ -659,7 +684,7 @@ cut_quanta(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st
 /* The per-worker figures of a job of nw workers.  0, or -1 out of memory
  * (stats_free frees what was allocated). */
 static int
-stats_alloc(struct job_stats *st, int nw)
+stats_alloc(struct liq_stats *st, int nw)
 {
     st->wquanta = calloc((size_t)nw, sizeof(int));
     st->witer = calloc((size_t)nw, sizeof(int));
@@ -668,7 +693,7 @@ stats_alloc(struct job_stats *st, int nw)
     st->wsetup = calloc((size_t)nw, sizeof(double));
     st->wrun = calloc((size_t)nw, sizeof(double));
     st->wpass = calloc((size_t)nw, sizeof(int));
-    st->wcpu = calloc(JOB_WCPU * (size_t)nw, sizeof(double));
+    st->wcpu = calloc(LIQ_WCPU * (size_t)nw, sizeof(double));
     if (!st->wquanta || !st->witer || !st->wcompute || !st->wcomm || !st->wsetup || !st->wrun ||
         !st->wpass || !st->wcpu)
         return -1;
@@ -678,13 +703,13 @@ stats_alloc(struct job_stats *st, int nw)
 /* The quanta are placed: the halo for the placement's regions, and each
  * worker's quanta. */
 static void
-placed(const struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
+placed(const struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
 {
     double speed = 0;
 
     for (int w = 0; w < vm->nworkers; w++)
         speed += vm->wspeed[w];
-    st->halo = vmrun_halo(o, &st->g, st->owner, vm->lambda, speed);
+    st->halo = liq_mu_halo(o, st, liq_opts_halo(o, &st->g, st->owner, vm->lambda, speed));
     st->halo_work = liq_halo_work(&st->g, o->kernel, st->halo, st->owner, o->heavy);
     for (int q = 0; q < st->g.nquanta; q++)
         st->wquanta[st->owner[q]]++;
@@ -692,7 +717,7 @@ placed(const struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *
 
 /* The advisor's table, the halo and the placement, before the run. */
 static void
-print_placement(FILE *out, const struct vmrun_opts *o, const struct job_stats *st)
+print_placement(FILE *out, const struct liq_opts *o, const struct liq_stats *st)
 {
     ssize_t need = decomp_advice_table(&st->adv, NULL, 0);
     char *text = need > 0 ? malloc((size_t)need + 1) : NULL;
@@ -713,38 +738,70 @@ print_placement(FILE *out, const struct vmrun_opts *o, const struct job_stats *s
                 : "");
 }
 
-int
-vmrun_stencil_main(int argc, char **argv)
+/* This process is one of a job's workers when the program's own workers
+ * are spawned with LIQ_WORKER_ARG and argv is that: the worker's exit
+ * status, or -1 when it is not a worker. */
+static int
+stencil_worker(const struct liq_program *prog, int argc, char **argv)
 {
-    struct vmrun_opts o;
-    struct vmrun_vm vm;
-    struct job_stats st;
+    if (prog->worker_argv != NULL || argc < 2 || strcmp(argv[1], LIQ_WORKER_ARG) != 0)
+        return -1;
+    if (argc != 2) {
+        fprintf(stderr, "%s %s: takes no other arguments; the job's master spawns it\n",
+                prog->name, LIQ_WORKER_ARG);
+        return LIQ_EXIT_USAGE;
+    }
+    return liq_worker_main();
+}
+
+int
+liq_stencil_main(const struct liq_program *prog, int argc, char **argv)
+{
+    struct liq_opts o;
+    struct liq_vm vm;
+    struct liq_stats st;
     int rc, ext[3], failed = 1, nw, usage = 0;
-    double t0 = vmrun_now(), t;
+    double t0 = liq_vm_now(), t;
     FILE *out;
 
-    vmrun_opts_defaults(&o);
-    if ((rc = vmrun_parse_args(&o, argc, argv, stencil_opts)) != 0) {
+    struct liq_program up;
+
+    if ((rc = stencil_worker(prog, argc, argv)) >= 0)
+        return rc;
+    liq_opts_defaults(&o);
+    o.user = (struct liquid *)(uintptr_t)prog->user;
+    if (o.user != NULL)
+        memcpy(o.n, o.user->n, sizeof(o.n)); /* the program's grid, unless --grid */
+    rc = liq_opts_parse(&o, prog->name, argc, argv, o.user != NULL ? user_opts : stencil_opts);
+    if (rc != 0) {
         if (rc < 0) {
-            fputs(stencil_usage, stdout);
-            return VMRUN_EXIT_OK;
+            if (o.user != NULL)
+                liq_mu_usage(stdout, o.user, stencil_synopsis, stencil_text);
+            else
+                liq_opts_usage(stdout, prog->name, stencil_synopsis, stencil_text);
+            return LIQ_EXIT_OK;
         }
         return rc;
     }
-    if (o.balance && o.reclaim && o.rejoin_above <= o.reclaim_below) {
-        fprintf(stderr, "vmrun stencil: --rejoin-above (%g) must be above --reclaim-below (%g), "
-                        "or a host would leave and come back in turn\n",
-                o.rejoin_above, o.reclaim_below);
-        return VMRUN_EXIT_USAGE;
+    if (o.user != NULL) {
+        if ((rc = liq_mu_prepare(o.user, &o, prog, &up)) != 0)
+            return rc == -2 ? LIQ_EXIT_FAIL : LIQ_EXIT_USAGE;
+        prog = &up;
     }
-    if (vmrun_fields_check(&o, vm.why, sizeof(vm.why)) != 0) {
-        fprintf(stderr, "vmrun stencil: %s\n", vm.why);
-        return VMRUN_EXIT_USAGE;
+    if (o.balance && o.reclaim && o.rejoin_above <= o.reclaim_below) {
+        fprintf(stderr, "%s: --rejoin-above (%g) must be above --reclaim-below (%g), "
+                        "or a host would leave and come back in turn\n",
+                prog->name, o.rejoin_above, o.reclaim_below);
+        return LIQ_EXIT_USAGE;
+    }
+    if (liq_fields_check(&o, vm.why, sizeof(vm.why)) != 0) {
+        fprintf(stderr, "%s: %s\n", prog->name, vm.why);
+        return LIQ_EXIT_USAGE;
     }
     out = strcmp(o.json, "-") == 0 ? stderr : stdout;
     memset(&st, 0, sizeof(st));
     st.verified = -1;
-    if (vmrun_vm_start(&vm, &o) != 0) {
+    if (liq_vm_start(&vm, &o, prog) != 0) {
         usage = vm.usage;
         goto out;
     }
@@ -757,123 +814,54 @@ vmrun_stencil_main(int argc, char **argv)
     }
     liq_geom_max_extent(&st.g, ext);
     /* The probe's blocks; the job's halo follows the placement's regions. */
-    st.halo = vmrun_halo(&o, &st.g, NULL, 0, 0);
-    t = vmrun_now();
-    if (vmrun_vm_bench(&vm, ext, o.kernel, o.probe_seconds, st.halo) != 0)
+    liq_mu_geom(&o, &st);
+    st.halo = liq_mu_halo(&o, &st, liq_opts_halo(&o, &st.g, NULL, 0, 0));
+    t = liq_vm_now();
+    if (liq_vm_bench(&vm, ext, o.kernel, o.probe_seconds, st.halo) != 0)
         goto out;
-    st.t_bench = vmrun_now() - t;
+    st.t_bench = liq_vm_now() - t;
     if (!o.quiet)
-        print_bench(out, &vm);
-    t = vmrun_now();
+        liq_bench_print(out, &vm);
+    t = liq_vm_now();
     if ((rc = decompose(&vm, &o, &st)) != 0) {
         usage = rc == -2;
         goto out;
     }
-    st.t_decomp = vmrun_now() - t;
+    st.t_decomp = liq_vm_now() - t;
     placed(&vm, &o, &st);
     if (!o.quiet)
         print_placement(out, &o, &st);
     if (run_job(&vm, &o, &st) != 0)
         goto out;
-    if (o.verify && verify(&vm, &o, &st) != 0)
+    if (o.verify && (o.user != NULL ? liq_mu_verify(&vm, &o, &st) : verify(&vm, &o, &st)) != 0)
         goto out;
-    if ((o.output[0] != '\0' || o.png[0] != '\0') &&
-        vmrun_fields_write(&o, &st.field, st.checksum, vm.why, sizeof(vm.why)) != 0)
+    if (o.user != NULL ? liq_mu_finish(&vm, &o, &st) != 0
+                       : (o.output[0] != '\0' || o.png[0] != '\0') &&
+                             liq_fields_write(&o, &st.field, st.checksum, vm.why,
+                                              sizeof(vm.why)) != 0)
         goto out;
     failed = 0;
 out:
-    st.t_total = vmrun_now() - t0;
-    vmrun_vm_stop(&vm, failed);
+    st.t_total = liq_vm_now() - t0;
+    liq_vm_stop(&vm, failed);
     if (failed) {
-        fprintf(stderr, "vmrun stencil: %s\n", vm.why);
+        fprintf(stderr, "%s: %s\n", prog->name, vm.why);
     } else {
         summary(out, &vm, &o, &st);
         if (o.json[0] != '\0' && write_report(&vm, &o, &st) != 0)
             failed = 1;
-        if (o.svg[0] != '\0' && vmrun_plot_svg(o.svg, &vm, &o, &st) != 0) {
-            fprintf(stderr, "vmrun stencil: cannot write %s: %s\n", o.svg, strerror(errno));
+        if (o.svg[0] != '\0' && liq_plot_svg(o.svg, &vm, &o, &st) != 0) {
+            fprintf(stderr, "%s: cannot write %s: %s\n", prog->name, o.svg, strerror(errno));
+            failed = 1;
+        }
+        if (o.trace[0] != '\0' && liq_mt_write(o.trace, &vm, &o, &st) != 0) {
+            fprintf(stderr, "%s: cannot write %s: %s\n", prog->name, o.trace, strerror(errno));
             failed = 1;
         }
         if (st.verified == 0)
             failed = 1;
     }
     stats_free(&st);
-    vmrun_vm_free(&vm);
-    return usage ? VMRUN_EXIT_USAGE : failed ? VMRUN_EXIT_FAIL : VMRUN_EXIT_OK;
-}
-
-/* ---- vmrun bench ---- */
-
-static const char bench_usage[] =
-    "usage: vmrun bench [--grid N|NXxNYxNZ] [--kernel jacobi|rbgs] [--quanta Q]\n"
-    "                   [--hosts NAME,...] [--tasks-per-host T] [--network shared|switched]\n"
-    "                   [--probe-seconds S] [--json FILE] [--quiet]\n"
-    "\n"
-    "  Only the benchmarks of `vmrun stencil`: every worker runs the tiled kernel on a\n"
-    "  box the size of one quantum of the grid (updates/s under the current load),\n"
-    "  then one worker per host passes 8 B .. 1 MB messages around a ring and the\n"
-    "  round times are fitted to lambda (s/message) and tau (s/byte), seed 001.\n"
-    "\n"
-    "  Exit status: 0 measured, 1 the VM or a worker failed, 2 bad options.\n";
-
-static const char *const bench_opts[] = {
-    "grid", "kernel", "quanta", "hosts", "tasks-per-host", "network", "probe-seconds", "json",
-    "quiet", NULL
-};
-
-int
-vmrun_bench_main(int argc, char **argv)
-{
-    struct vmrun_opts o;
-    struct vmrun_vm vm;
-    struct liq_geom g;
-    int rc, ext[3], failed = 1;
-
-    vmrun_opts_defaults(&o);
-    if ((rc = vmrun_parse_args(&o, argc, argv, bench_opts)) != 0) {
-        if (rc < 0) {
-            fputs(bench_usage, stdout);
-            return VMRUN_EXIT_OK;
-        }
-        return rc;
-    }
-    if (vmrun_vm_start(&vm, &o) == 0) {
-        if (liq_geom_make(&g, o.n, vm.nhosts * o.quanta) != 0) {
-            vmrun_vm_stop(&vm, 1);
-            vmrun_vm_free(&vm);
-            fprintf(stderr, "vmrun bench: the grid cannot be cut into %d quanta\n",
-                    vm.nhosts * o.quanta);
-            return VMRUN_EXIT_USAGE;
-        }
-        liq_geom_max_extent(&g, ext);
-        failed = vmrun_vm_bench(&vm, ext, o.kernel, o.probe_seconds,
-                                vmrun_halo(&o, &g, NULL, 0, 0)) != 0;
-    }
-    vmrun_vm_stop(&vm, failed);
-    if (failed) {
-        fprintf(stderr, "vmrun bench: %s\n", vm.why);
-        if (vm.usage) {
-            vmrun_vm_free(&vm);
-            return VMRUN_EXIT_USAGE;
-        }
-    } else {
-        if (!o.quiet && strcmp(o.json, "-") != 0)
-            print_bench(stdout, &vm);
-        if (o.json[0] != '\0') {
-            FILE *fp = strcmp(o.json, "-") == 0 ? stdout : fopen(o.json, "w");
-
-            if (fp == NULL) {
-                fprintf(stderr, "vmrun bench: cannot write %s: %s\n", o.json, strerror(errno));
-                failed = 1;
-            } else {
-                fputc('{', fp);
-                json_bench(fp, &vm);
-                fputs("}\n", fp);
-                if (fp != stdout && fclose(fp) != 0)
-                    failed = 1;
-            }
-        }
-    }
-    vmrun_vm_free(&vm);
-    return failed ? VMRUN_EXIT_FAIL : VMRUN_EXIT_OK;
+    liq_vm_free(&vm);
+    return usage ? LIQ_EXIT_USAGE : failed ? LIQ_EXIT_FAIL : LIQ_EXIT_OK;
 }

@@ -1,11 +1,12 @@
 /*
- * vmrun_vm.c - vmrun as a PVM task: choose the hosts, spawn one worker per
- * task slot (vmrun itself, as `vmrun worker`), benchmark them (speed probe
- * on all at once, then the ring of seed 001 fitted to lambda and tau), and
- * turn a worker's failure, death or lost host into an error that names the
- * host instead of a hang.
+ * liq_vm.c - the job master as a PVM task: choose the hosts, spawn one
+ * worker per task slot (the program itself, as its struct liq_program
+ * says: vmrun as `vmrun worker`), benchmark them (speed probe on all at
+ * once, then the ring of seed 001 fitted to lambda and tau), and turn a
+ * worker's failure, death or lost host into an error that names the host
+ * instead of a hang.
  */
-#include "vmrun.h"
+#include "liq_master.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -19,11 +20,11 @@
 #include "lvm_load.h"
 #include "pvm3.h"
 
-static const int ring_bytes[VMRUN_RING_SIZES] = { 8, 4096, 65536, 262144, 1048576 };
-#define VMRUN_RING_ROUNDS 5
+static const int ring_bytes[LIQ_RING_SIZES] = { 8, 4096, 65536, 262144, 1048576 };
+#define LIQ_RING_ROUNDS 5
 
 double
-vmrun_now(void)
+liq_vm_now(void)
 {
     struct timespec ts;
 
@@ -32,7 +33,7 @@ vmrun_now(void)
 }
 
 double
-vmrun_unix_now(void)
+liq_vm_unix_now(void)
 {
     struct timespec ts;
 
@@ -41,7 +42,7 @@ vmrun_unix_now(void)
 }
 
 int
-vmrun_vm_worker(const struct vmrun_vm *vm, int tid)
+liq_vm_worker(const struct liq_vm *vm, int tid)
 {
     for (int i = 0; i < vm->nworkers; i++)
         if (vm->tids[i] == tid)
@@ -50,9 +51,9 @@ vmrun_vm_worker(const struct vmrun_vm *vm, int tid)
 }
 
 static const char *
-vm_host_of(const struct vmrun_vm *vm, int tid)
+vm_host_of(const struct liq_vm *vm, int tid)
 {
-    int w = vmrun_vm_worker(vm, tid);
+    int w = liq_vm_worker(vm, tid);
 
     return w >= 0 ? vm->host[vm->whost[w]].name : "?";
 }
@@ -75,34 +76,71 @@ list_has(const char *list, const char *name)
 }
 
 static int
-vm_fail(struct vmrun_vm *vm, const char *what, int code)
+vm_fail(struct liq_vm *vm, const char *what, int code)
 {
     snprintf(vm->why, sizeof(vm->why), "%s: %s", what, code < 0 ? lvm_errtext(code) : "failed");
     return -1;
 }
 
-/* This executable, which workers run as `vmrun worker`. */
+/* The executable the workers run: the program's, or this very one by its
+ * absolute path (vmrun runs as `vmrun worker` wherever it was started
+ * from). */
 static int
-vm_exe(struct vmrun_vm *vm, char *exe, size_t size)
+vm_exe(struct liq_vm *vm, char *exe, size_t size)
 {
-    ssize_t n = readlink("/proc/self/exe", exe, size - 1);
+    ssize_t n;
 
-    if (n < 0)
-        return vm_fail(vm, "cannot find the vmrun executable", 0);
+    if (vm->prog->exe != NULL) {
+        if (strlen(vm->prog->exe) >= size)
+            return vm_fail(vm, "the workers' executable: name too long", 0);
+        strcpy(exe, vm->prog->exe);
+        return 0;
+    }
+    if ((n = readlink("/proc/self/exe", exe, size - 1)) < 0) {
+        snprintf(vm->why, sizeof(vm->why), "cannot find the %s executable: %s", vm->who,
+                 strerror(errno));
+        return -1;
+    }
     exe[n] = '\0';
     return 0;
 }
 
-int
-vmrun_vm_respawn(struct vmrun_vm *vm, int w)
+/* The arguments the workers are spawned with (pvm_spawn's argv is not const). */
+static char **
+vm_worker_argv(const struct liq_vm *vm)
 {
-    char exe[PATH_MAX], host[sizeof(vm->host[0].name)], *wargv[] = { "worker", NULL };
+    static const char *const dflt[] = { LIQ_WORKER_ARG, NULL };
+
+    return (char **)(uintptr_t)(vm->prog->worker_argv != NULL ? vm->prog->worker_argv : dflt);
+}
+
+/* Spawn count workers on host: this executable by its absolute path where
+ * the hosts share it, else (none started: no such file there) by its name
+ * along the host's spawn_path, as PVM programs are found. */
+static int
+vm_spawn(const struct liq_vm *vm, const char *exe, char **wargv, const char *host, int count,
+         int *tids)
+{
+    int got = pvm_spawn((char *)(uintptr_t)exe, wargv, PvmTaskHost, (char *)(uintptr_t)host,
+                        count, tids);
+    const char *base = strrchr(exe, '/');
+
+    if (got == 0 && tids[0] == PvmNoFile && vm->prog->exe == NULL && base != NULL)
+        got = pvm_spawn((char *)(uintptr_t)(base + 1), wargv, PvmTaskHost,
+                        (char *)(uintptr_t)host, count, tids);
+    return got;
+}
+
+int
+liq_vm_respawn(struct liq_vm *vm, int w)
+{
+    char exe[PATH_MAX], host[sizeof(vm->host[0].name)], **wargv = vm_worker_argv(vm);
     int tid = 0, got;
 
     if (vm_exe(vm, exe, sizeof(exe)) != 0)
         return -1;
     memcpy(host, vm->host[vm->whost[w]].name, sizeof(host));
-    got = pvm_spawn(exe, wargv, PvmTaskHost, host, 1, &tid);
+    got = vm_spawn(vm, exe, wargv, host, 1, &tid);
     if (got != 1) {
         snprintf(vm->why, sizeof(vm->why), "cannot start a worker again on host %s: %s", host,
                  lvm_errtext(got < 0 ? got : tid));
@@ -122,7 +160,7 @@ vmrun_vm_respawn(struct vmrun_vm *vm, int w)
  * and the balancer would move quanta between them for nothing.
  */
 int
-vmrun_vm_capacity(struct vmrun_vm *vm, double *cap, unsigned long long *kernel)
+liq_vm_capacity(struct liq_vm *vm, double *cap, unsigned long long *kernel)
 {
     struct lvm_hostload *hl = NULL;
     int n = 0, rc = lvm_hostload(&hl, &n);
@@ -180,14 +218,16 @@ vmrun_vm_capacity(struct vmrun_vm *vm, double *cap, unsigned long long *kernel)
 }
 
 int
-vmrun_vm_start(struct vmrun_vm *vm, const struct vmrun_opts *o)
+liq_vm_start(struct liq_vm *vm, const struct liq_opts *o, const struct liq_program *prog)
 {
     struct pvmhostinfo *hi;
     int nhost, narch, rc;
-    char exe[PATH_MAX];
-    char *wargv[] = { "worker", NULL };
+    char exe[PATH_MAX], **wargv;
 
     memset(vm, 0, sizeof(*vm));
+    vm->prog = prog;
+    snprintf(vm->who, sizeof(vm->who), "%.*s", (int)strcspn(prog->name, " "), prog->name);
+    wargv = vm_worker_argv(vm);
     vm->net = o->net;
     vm->progress = !o->quiet;
     pvm_setopt(PvmAutoErr, 0);
@@ -210,7 +250,7 @@ vmrun_vm_start(struct vmrun_vm *vm, const struct vmrun_opts *o)
     }
     if (o->hosts[0] != '\0') {
         /* Every named host must be in the VM. */
-        char copy[VMRUN_PATH_MAX], *save = NULL;
+        char copy[LIQ_PATH_MAX], *save = NULL;
 
         snprintf(copy, sizeof(copy), "%s", o->hosts);
         for (char *h = strtok_r(copy, ",", &save); h; h = strtok_r(NULL, ",", &save)) {
@@ -242,12 +282,12 @@ vmrun_vm_start(struct vmrun_vm *vm, const struct vmrun_opts *o)
     if (vm_exe(vm, exe, sizeof(exe)) != 0)
         return -1;
     for (int h = 0; h < vm->nhosts; h++) {
-        struct vmrun_host *ho = &vm->host[h];
+        struct liq_vm_host *ho = &vm->host[h];
         int got;
 
         ho->first = h * o->tasks_per_host;
         ho->count = o->tasks_per_host;
-        got = pvm_spawn(exe, wargv, PvmTaskHost, ho->name, ho->count, vm->tids + ho->first);
+        got = vm_spawn(vm, exe, wargv, ho->name, ho->count, vm->tids + ho->first);
         for (int i = 0; i < ho->count; i++)
             vm->whost[ho->first + i] = h;
         if (got != ho->count) {
@@ -255,7 +295,7 @@ vmrun_vm_start(struct vmrun_vm *vm, const struct vmrun_opts *o)
 
             snprintf(vm->why, sizeof(vm->why), "cannot start workers on host %s: %s", ho->name,
                      lvm_errtext(code));
-            /* The ones that started are killed by vmrun_vm_stop. */
+            /* The ones that started are killed by liq_vm_stop. */
             for (int i = got > 0 ? got : 0; i < ho->count; i++)
                 vm->tids[ho->first + i] = 0;
             return -1;
@@ -280,11 +320,11 @@ vmrun_vm_start(struct vmrun_vm *vm, const struct vmrun_opts *o)
  * a death or a lost host that caused it, and report that instead.
  */
 static void
-vm_cause(struct vmrun_vm *vm)
+vm_cause(struct liq_vm *vm)
 {
-    double end = vmrun_now() + 1.0;
+    double end = liq_vm_now() + 1.0;
 
-    while (vmrun_now() < end) {
+    while (liq_vm_now() < end) {
         struct timeval tmo = { 0, 50000 };
         int who, b;
 
@@ -299,7 +339,7 @@ vm_cause(struct vmrun_vm *vm)
         }
         if ((b = pvm_trecv(-1, LIQ_TAG_EXITED, &tmo)) > 0) {
             pvm_upkint(&who, 1, 1);
-            if (vmrun_vm_worker(vm, who) >= 0) {
+            if (liq_vm_worker(vm, who) >= 0) {
                 snprintf(vm->why, sizeof(vm->why), "worker t%x on host %s exited during the job",
                          (unsigned)who, vm_host_of(vm, who));
                 return;
@@ -309,7 +349,7 @@ vm_cause(struct vmrun_vm *vm)
 }
 
 int
-vmrun_vm_next(struct vmrun_vm *vm, int *tag, int *src)
+liq_vm_next(struct liq_vm *vm, int *tag, int *src)
 {
     for (;;) {
         int b = pvm_recv(-1, -1), bytes, t, s, who;
@@ -332,14 +372,15 @@ vmrun_vm_next(struct vmrun_vm *vm, int *tag, int *src)
             int w;
 
             pvm_upkint(&who, 1, 1);
-            if ((w = vmrun_vm_worker(vm, who)) < 0)
+            if ((w = liq_vm_worker(vm, who)) < 0)
                 continue;
-            /* An evacuated worker exits after its last epoch report and
-             * its LEFT: take those first, in that order (the report counts
-             * towards its epoch; after LEFT nothing from it is taken). */
-            static const int last[2] = { LIQ_TAG_EPOCH, LIQ_TAG_LEFT };
+            /* An evacuated worker exits after its last epoch report, its
+             * trace (--trace) and its LEFT: take those first, in that
+             * order (the report counts towards its epoch; after LEFT
+             * nothing from it is taken). */
+            static const int last[3] = { LIQ_TAG_EPOCH, LIQ_TAG_TRACE, LIQ_TAG_LEFT };
 
-            for (int i = 0; vm->leaving[w] && i < 2; i++)
+            for (int i = 0; vm->leaving[w] && i < 3; i++)
                 if ((b = pvm_nrecv(who, last[i])) > 0) {
                     *tag = last[i];
                     *src = who;
@@ -359,7 +400,7 @@ vmrun_vm_next(struct vmrun_vm *vm, int *tag, int *src)
                 }
             continue;
         default:
-            if (vmrun_vm_worker(vm, s) < 0)
+            if (liq_vm_worker(vm, s) < 0)
                 continue; /* not from this job */
             *tag = t;
             *src = s;
@@ -370,8 +411,8 @@ vmrun_vm_next(struct vmrun_vm *vm, int *tag, int *src)
 
 /* Receive one message with tag from every worker in set (flags), in any order. */
 static int
-vm_collect(struct vmrun_vm *vm, int want, const int *member,
-           int (*take)(struct vmrun_vm *, int, void *), void *arg)
+vm_collect(struct liq_vm *vm, int want, const int *member,
+           int (*take)(struct liq_vm *, int, void *), void *arg)
 {
     int left = 0;
     char *seen = calloc((size_t)vm->nworkers, 1);
@@ -383,11 +424,11 @@ vm_collect(struct vmrun_vm *vm, int want, const int *member,
     while (left > 0) {
         int tag, src, w;
 
-        if (vmrun_vm_next(vm, &tag, &src) < 0) {
+        if (liq_vm_next(vm, &tag, &src) < 0) {
             free(seen);
             return -1;
         }
-        w = vmrun_vm_worker(vm, src);
+        w = liq_vm_worker(vm, src);
         if (tag != want || seen[w] || (member != NULL && !member[w]))
             continue;
         seen[w] = 1;
@@ -402,7 +443,7 @@ vm_collect(struct vmrun_vm *vm, int want, const int *member,
 }
 
 static int
-take_probe(struct vmrun_vm *vm, int w, void *arg)
+take_probe(struct liq_vm *vm, int w, void *arg)
 {
     double ups, cache, ups_cpu = 0;
 
@@ -424,14 +465,14 @@ take_probe(struct vmrun_vm *vm, int w, void *arg)
 
 /* Round times of the ring (arg): per size and round, the slowest member's. */
 static int
-take_ring(struct vmrun_vm *vm, int w, void *arg)
+take_ring(struct liq_vm *vm, int w, void *arg)
 {
     double *ring_times = arg;
     int count;
-    double t[VMRUN_RING_SIZES * VMRUN_RING_ROUNDS];
+    double t[LIQ_RING_SIZES * LIQ_RING_ROUNDS];
 
     pvm_upkint(&count, 1, 1);
-    if (count != VMRUN_RING_SIZES * VMRUN_RING_ROUNDS) {
+    if (count != LIQ_RING_SIZES * LIQ_RING_ROUNDS) {
         snprintf(vm->why, sizeof(vm->why), "ring results of worker %d: %d times", w, count);
         return -1;
     }
@@ -443,13 +484,13 @@ take_ring(struct vmrun_vm *vm, int w, void *arg)
 }
 
 static int
-vm_ring(struct vmrun_vm *vm)
+vm_ring(struct liq_vm *vm)
 {
-    double times[VMRUN_RING_SIZES * VMRUN_RING_ROUNDS] = { 0 };
-    struct decomp_sample s[VMRUN_RING_SIZES * VMRUN_RING_ROUNDS];
+    double times[LIQ_RING_SIZES * LIQ_RING_ROUNDS] = { 0 };
+    struct decomp_sample s[LIQ_RING_SIZES * LIQ_RING_ROUNDS];
     struct decomp_net net = { 0, 0, DECOMP_ETH_PAYLOAD, DECOMP_ETH_OVERHEAD, vm->net };
     int *member = calloc((size_t)vm->nworkers, sizeof(int)), *rtids, n = 0, rc;
-    int nsizes = VMRUN_RING_SIZES, rounds = VMRUN_RING_ROUNDS;
+    int nsizes = LIQ_RING_SIZES, rounds = LIQ_RING_ROUNDS;
 
     if (member == NULL)
         return vm_fail(vm, "out of memory", 0);
@@ -475,7 +516,7 @@ vm_ring(struct vmrun_vm *vm)
     pvm_pkint(rtids, n, 1);
     pvm_pkint(&nsizes, 1, 1);
     {
-        int sizes[VMRUN_RING_SIZES];
+        int sizes[LIQ_RING_SIZES];
 
         memcpy(sizes, ring_bytes, sizeof(sizes));
         pvm_pkint(sizes, nsizes, 1);
@@ -492,7 +533,7 @@ vm_ring(struct vmrun_vm *vm)
     if (rc != 0)
         return -1;
     for (int z = 0; z < nsizes; z++) {
-        double r[VMRUN_RING_ROUNDS];
+        double r[LIQ_RING_ROUNDS];
 
         for (int k = 0; k < rounds; k++) {
             s[z * rounds + k].bytes = ring_bytes[z];
@@ -519,15 +560,15 @@ vm_ring(struct vmrun_vm *vm)
 }
 
 int
-vmrun_vm_bench(struct vmrun_vm *vm, const int ext[3], enum liq_kernel k, double seconds,
-               int halo)
+liq_vm_bench(struct liq_vm *vm, const int ext[3], enum liq_kernel k, double seconds,
+             int halo)
 {
     int kernel = (int)k, rc;
 
     if (vm->progress)
-        fprintf(stderr, "vmrun: probing %d worker%s on %d host%s (%dx%dx%d %s box, %.2f s)\n",
-                vm->nworkers, vm->nworkers == 1 ? "" : "s", vm->nhosts, vm->nhosts == 1 ? "" : "s",
-                ext[0], ext[1], ext[2], k == LIQ_RBGS ? "rbgs" : "jacobi", seconds);
+        fprintf(stderr, "%s: probing %d worker%s on %d host%s (%dx%dx%d %s box, %.2f s)\n",
+                vm->who, vm->nworkers, vm->nworkers == 1 ? "" : "s", vm->nhosts,
+                vm->nhosts == 1 ? "" : "s", ext[0], ext[1], ext[2], k == LIQ_RBGS ? "rbgs" : "jacobi", seconds);
     int e[3] = { ext[0], ext[1], ext[2] };
 
     pvm_initsend(PvmDataDefault);
@@ -540,13 +581,13 @@ vmrun_vm_bench(struct vmrun_vm *vm, const int ext[3], enum liq_kernel k, double 
     if (vm_collect(vm, LIQ_TAG_PROBED, NULL, take_probe, NULL) != 0)
         return -1;
     if (vm->progress)
-        fprintf(stderr, "vmrun: ring benchmark (%d sizes x %d rounds)\n", VMRUN_RING_SIZES,
-                VMRUN_RING_ROUNDS);
+        fprintf(stderr, "%s: ring benchmark (%d sizes x %d rounds)\n", vm->who, LIQ_RING_SIZES,
+                LIQ_RING_ROUNDS);
     return vm_ring(vm);
 }
 
 void
-vmrun_vm_stop(struct vmrun_vm *vm, int failed)
+liq_vm_stop(struct liq_vm *vm, int failed)
 {
     if (vm->mytid <= 0)
         return;
@@ -572,7 +613,7 @@ vmrun_vm_stop(struct vmrun_vm *vm, int failed)
 }
 
 void
-vmrun_vm_free(struct vmrun_vm *vm)
+liq_vm_free(struct liq_vm *vm)
 {
     free(vm->host);
     free(vm->tids);

@@ -1,5 +1,5 @@
 /*
- * vmrun_liquid.c - liquid balancing on the master's side (issue 8).  At the
+ * liq_master_balance.c - liquid balancing on the master's side (issue 8).  At the
  * end of every epoch each worker reports the median time of its quanta and
  * its speed now; when the last report is in, the master looks at the
  * hosts' capacity (reclaim, seed 002: the workers leave a host its owner
@@ -7,7 +7,7 @@
  * (liq_balance_plan) and sends the plan: the owner of every quantum and
  * the worker of every slot.
  */
-#include "vmrun_job.h"
+#include "liq_master.h"
 
 #include <limits.h>
 #include <math.h>
@@ -29,7 +29,7 @@ slot_share(double cap, int count)
 }
 
 static int
-vm_machines(struct vmrun_vm *vm, struct job_stats *st)
+vm_machines(struct liq_vm *vm, struct liq_stats *st)
 {
     int nh = vm->nhosts, nw = vm->nworkers;
     double *cap = calloc((size_t)nh, sizeof(double)), *v = calloc((size_t)nw, sizeof(double));
@@ -43,7 +43,7 @@ vm_machines(struct vmrun_vm *vm, struct job_stats *st)
         snprintf(vm->why, sizeof(vm->why), "out of memory for the balancer");
         return -1;
     }
-    known = vmrun_vm_capacity(vm, cap, kernel) == 0;
+    known = liq_vm_capacity(vm, cap, kernel) == 0;
     if (!known)
         memset(kernel, 0, (size_t)nh * sizeof(*kernel));
     for (int w = 0; w < nw; w++) {
@@ -67,7 +67,7 @@ vm_machines(struct vmrun_vm *vm, struct job_stats *st)
 }
 
 int
-liquid_init(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st)
+liq_mb_init(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
 {
     if (st->order != NULL)
         return 0; /* done already, for the first placement */
@@ -126,7 +126,7 @@ liquid_init(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *s
 }
 
 int
-liquid_speeds(const struct vmrun_vm *vm, const struct job_stats *st, double *speed)
+liq_mb_speeds(const struct liq_vm *vm, const struct liq_stats *st, double *speed)
 {
     for (int w = 0; w < vm->nworkers; w++) {
         double s = st->wshare[w] > 0 ? st->wshare[w] : 1;
@@ -139,7 +139,7 @@ liquid_speeds(const struct vmrun_vm *vm, const struct job_stats *st, double *spe
 }
 
 void
-liquid_free(struct job_stats *st)
+liq_mb_free(struct liq_stats *st)
 {
     free(st->order);
     free(st->cost);
@@ -165,16 +165,17 @@ liquid_free(struct job_stats *st)
 }
 
 static void
-event(const struct vmrun_vm *vm, struct job_stats *st, int epoch, int h, int rejoin)
+event(const struct liq_vm *vm, struct liq_stats *st, int epoch, int h, int rejoin)
 {
-    struct job_event *e = &st->ev[st->nev++];
+    struct liq_event *e = &st->ev[st->nev++];
 
     e->epoch = epoch;
-    e->t_s = vmrun_now() - st->run_t0;
+    e->t_s = liq_vm_now() - st->run_t0;
     e->host = h;
     e->rejoin = rejoin;
+    liq_trace_rec(&st->tr.mine, LIQ_TEV_RECLAIM, liq_vm_now(), 0, h, rejoin, epoch, 0, 0);
     if (vm->progress)
-        fprintf(stderr, "%svmrun: epoch %d: host %s %s\n", isatty(2) ? "\n" : "", epoch,
+        fprintf(stderr, "%s%s: epoch %d: host %s %s\n", isatty(2) ? "\n" : "", vm->who, epoch,
                 vm->host[h].name,
                 rejoin ? "is idle again: a worker rejoins"
                        : "is needed by its owner: its workers leave");
@@ -185,7 +186,7 @@ event(const struct vmrun_vm *vm, struct job_stats *st, int epoch, int h, int rej
  * share it was planned with, over the placement the costs were measured
  * under) and by its compute wall time per iteration. */
 static void
-host_times(const struct vmrun_vm *vm, struct job_stats *st, const double *share)
+host_times(const struct liq_vm *vm, struct liq_stats *st, const double *share)
 {
     double *m = &st->hmodel[st->nep * vm->nhosts], *t = &st->hwall[st->nep * vm->nhosts];
 
@@ -213,7 +214,7 @@ host_times(const struct vmrun_vm *vm, struct job_stats *st, const double *share)
  * boundary where this plan takes effect.
  */
 static int
-reclaim(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int epoch,
+reclaim(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int epoch,
         int may_act, char *active, int *tids, double *share, double *fb)
 {
     int boundary = liq_plan_boundary(epoch); /* where this plan takes effect */
@@ -227,7 +228,7 @@ reclaim(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, i
         ret = -1;
         goto out;
     }
-    if (vmrun_vm_capacity(vm, cap, NULL) != 0)
+    if (liq_vm_capacity(vm, cap, NULL) != 0)
         for (int h = 0; h < nh; h++)
             cap[h] = -1; /* nothing known: nobody leaves or comes, shares are whole CPUs */
     for (int h = 0; h < nh; h++)
@@ -248,7 +249,7 @@ reclaim(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, i
         goto out;
     struct liq_reclaim_opts ro = {o->reclaim_below, o->reclaim_after, o->rejoin_above,
                                   o->rejoin_after};
-    int acting = liq_reclaim_step(st->rec, nh, cap, count, vmrun_now(), &ro, act);
+    int acting = liq_reclaim_step(st->rec, nh, cap, count, liq_vm_now(), &ro, act);
 
     /* A host whose share is below reclaim_below holds no quanta from this
      * plan on (they leave at once, whatever the gain), though its worker
@@ -263,7 +264,7 @@ reclaim(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, i
     if (acting == 0)
         goto out;
     for (int h = 0; h < nh; h++) {
-        const struct vmrun_host *ho = &vm->host[h];
+        const struct liq_vm_host *ho = &vm->host[h];
 
         if (act[h] == LIQ_EVACUATE) {
             for (int w = ho->first; w < ho->first + ho->count; w++)
@@ -282,14 +283,18 @@ reclaim(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, i
             for (int w = ho->first; w < ho->first + ho->count; w++) {
                 if (vm->tids[w] != 0)
                     continue; /* its last worker has not left yet */
-                if (vmrun_vm_respawn(vm, w) != 0) {
+                if (liq_vm_respawn(vm, w) != 0) {
                     if (vm->progress)
-                        fprintf(stderr, "vmrun: %s; host %s stays out\n", vm->why, ho->name);
+                        fprintf(stderr, "%s: %s; host %s stays out\n", vm->who, vm->why, ho->name);
                     continue;
                 }
                 active[w] = 1;
                 tids[w] = vm->tids[w];
                 fresh[nnew++] = vm->tids[w];
+                if (liq_mt_expect(vm, st, w) != 0) {
+                    ret = -1;
+                    goto out;
+                }
                 st->wnow[w] = 0;
                 st->wother[w] = 0;
                 st->witer[w] = boundary * o->epoch;
@@ -305,7 +310,7 @@ reclaim(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, i
         }
     }
     /* The new workers learn the job, with the owners before this plan. */
-    if (nnew > 0 && job_send(vm, o, st, fresh, nnew, boundary * o->epoch) != 0)
+    if (nnew > 0 && liq_master_job_send(vm, o, st, fresh, nnew, boundary * o->epoch) != 0)
         ret = -1;
 out:
     free(cap);
@@ -317,7 +322,7 @@ out:
 
 /* The balancer's input for the plan taken at boundary. */
 static void
-plan_input(const struct vmrun_vm *vm, const struct vmrun_opts *o, const struct job_stats *st,
+plan_input(const struct liq_vm *vm, const struct liq_opts *o, const struct liq_stats *st,
            int boundary, const char *active, const double *fb, const double *share,
            struct liq_balance_in *in)
 {
@@ -343,7 +348,7 @@ plan_input(const struct vmrun_vm *vm, const struct vmrun_opts *o, const struct j
 
 /* Record the plan next as the owners from now on, and the epoch's figures. */
 static void
-plan_record(struct vmrun_vm *vm, struct job_stats *st, int epoch, int boundary,
+plan_record(struct liq_vm *vm, struct liq_stats *st, int epoch, int boundary,
             const int32_t *next, int *owners)
 {
     int n = st->g.nquanta;
@@ -371,7 +376,7 @@ plan_record(struct vmrun_vm *vm, struct job_stats *st, int epoch, int boundary,
 /* Send the owners from boundary on to every worker: those of every slot,
  * leaving and new, take it there together. */
 static int
-plan_send(struct vmrun_vm *vm, int boundary, int *owners, int n, int *tids, int *to)
+plan_send(struct liq_vm *vm, int boundary, int *owners, int n, int *tids, int *to)
 {
     int nw = vm->nworkers, nto = 0, rc;
 
@@ -394,7 +399,7 @@ plan_send(struct vmrun_vm *vm, int boundary, int *owners, int n, int *tids, int 
 /* Decide the placement from liq_plan_boundary(epoch) on and send the
  * plan; when no boundary is left to take it, only the epoch's figures. */
 static int
-plan(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int epoch)
+plan(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int epoch)
 {
     int boundary = liq_plan_boundary(epoch), last = (o->iters - 1) / o->epoch;
     int taken = boundary <= last;
@@ -405,7 +410,7 @@ plan(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int 
     int *owners = malloc((size_t)n * sizeof(int)), *tids = malloc((size_t)nw * sizeof(int));
     int *to = malloc((size_t)nw * sizeof(int));
     char *active = malloc((size_t)nw);
-    double *fb = malloc((size_t)nw * sizeof(double)), t0 = vmrun_now();
+    double *fb = malloc((size_t)nw * sizeof(double)), t0 = liq_vm_now();
     double *share = malloc((size_t)nw * sizeof(double));
 
     if (!next || !owners || !tids || !to || !active || !fb || !share) {
@@ -427,11 +432,13 @@ plan(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int 
         ep->after_s = ep->before_s;
     }
     ep->epoch = epoch;
-    ep->decide_s = vmrun_now() - t0;
-    ep->t_s = vmrun_now() - st->run_t0;
+    ep->decide_s = liq_vm_now() - t0;
+    ep->t_s = liq_vm_now() - st->run_t0;
     ep->publish_s = t0 - st->t_first;
     host_times(vm, st, share);
     plan_record(vm, st, epoch, boundary, next, owners);
+    liq_trace_rec(&st->tr.mine, LIQ_TEV_PLAN, t0, liq_vm_now(), epoch, ep->applied, ep->moved,
+                  (int)(ep->be * 1000), ep->forced);
     rc = taken ? plan_send(vm, boundary, owners, n, tids, to) : 0;
 out:
     free(next);
@@ -445,7 +452,7 @@ out:
 }
 
 int
-liquid_plan_record(int boundary)
+liq_mb_plan_record(int boundary)
 {
     return boundary == 1 ? 0 : liq_plan_at(boundary) ? boundary - 2 : -1;
 }
@@ -453,7 +460,7 @@ liquid_plan_record(int boundary)
 /* The workers that compute in epoch e, and so report it (one that left
  * since reported its last epoch before it went). */
 static int
-reporters(const struct job_stats *st, int nworkers, int e)
+reporters(const struct liq_stats *st, int nworkers, int e)
 {
     int n = 0;
 
@@ -464,12 +471,12 @@ reporters(const struct job_stats *st, int nworkers, int e)
 
 /*
  * Take worker w's report of `epoch` (its header read, the rest in the
- * active receive buffer), which came at `came` (vmrun_now()).  1 when it
+ * active receive buffer), which came at `came` (liq_vm_now()).  1 when it
  * completed the epoch's reports and the plan went out, 0 when others are
  * still due, -1 on a bad report.
  */
 static int
-take_report(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int w,
+take_report(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int w,
             int epoch, int count, double came)
 {
     int held = 0;
@@ -499,7 +506,7 @@ take_report(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *s
      * measured is the CPU of racing through an empty epoch. */
     st->wother[w] = count > 0 ? other : 0;
     /* Its last move was at boundary epoch - 1. */
-    int e = liquid_plan_record(epoch - 1);
+    int e = liq_mb_plan_record(epoch - 1);
 
     if (e >= 0 && e < st->nep && move > st->ep[e].move_s)
         st->ep[e].move_s = move;
@@ -525,14 +532,14 @@ bad:
  * that plan); its report is kept, and taken when epoch e's are complete.
  */
 int
-liquid_epoch(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int w)
+liq_mb_epoch(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int w)
 {
     int epoch = -1, count = -1, rc;
 
     if (pvm_upkint(&epoch, 1, 1) < 0 || pvm_upkint(&count, 1, 1) < 0)
         epoch = -1;
     if (epoch == st->nep + 2 && st->kept[w].buf == 0) {
-        struct job_kept *k = &st->kept[w];
+        struct liq_kept *k = &st->kept[w];
 
         if ((k->buf = pvm_setrbuf(0)) <= 0) {
             k->buf = 0;
@@ -540,10 +547,10 @@ liquid_epoch(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *
             return -1;
         }
         k->count = count;
-        k->t = vmrun_now();
+        k->t = liq_vm_now();
         return 0;
     }
-    if ((rc = take_report(vm, o, st, w, epoch, count, vmrun_now())) <= 0)
+    if ((rc = take_report(vm, o, st, w, epoch, count, liq_vm_now())) <= 0)
         return rc;
     /* Epoch e's reports are complete: the early ones are the next epoch's. */
     for (int x = 0; x < vm->nworkers; x++) {
@@ -563,7 +570,7 @@ liquid_epoch(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *
 }
 
 int
-liquid_left(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *st, int w)
+liq_mb_left(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int w)
 {
     double totals[2], move;
     int iters;
@@ -576,7 +583,7 @@ liquid_left(struct vmrun_vm *vm, const struct vmrun_opts *o, struct job_stats *s
     }
     st->witer[w] = iters;
     /* It handed its quanta over at boundary iters / epoch. */
-    int e = o->epoch > 0 ? liquid_plan_record(iters / o->epoch) : -1;
+    int e = o->epoch > 0 ? liq_mb_plan_record(iters / o->epoch) : -1;
 
     if (e >= 0 && e < st->nep && move > st->ep[e].move_s)
         st->ep[e].move_s = move;

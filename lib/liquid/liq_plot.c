@@ -1,11 +1,11 @@
 /*
- * vmrun_plot.c - `vmrun stencil --svg FILE`: the run's balancing as a plot.
+ * liq_plot.c - `vmrun stencil --svg FILE`: the run's balancing as a plot.
  * Top: the balance efficiency measured in each epoch, with the 85 % line.
  * Bottom: each host's share of the quanta after each epoch's plan, stacked.
  * Evacuations and rejoins are marked where they happened.  Plain SVG 1.1,
  * no script, readable in any browser.
  */
-#include "vmrun_job.h"
+#include "liq_master.h"
 
 #include <stdio.h>
 
@@ -45,7 +45,7 @@ xml_text(FILE *fp, const char *s)
 }
 
 static void
-axes(FILE *fp, double y, double h, const char *title, int nep, const struct job_stats *st)
+axes(FILE *fp, double y, double h, const char *title, int nep, const struct liq_stats *st)
 {
     fprintf(fp, "<text x=\"%g\" y=\"%g\" font-size=\"13\">%s</text>\n", L, y - 8, title);
     fprintf(fp, "<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" fill=\"none\" stroke=\"#444\"/>\n",
@@ -62,7 +62,7 @@ axes(FILE *fp, double y, double h, const char *title, int nep, const struct job_
 
 /* Each epoch's BE as a line: by the wall clock, or (cpu) of the CPU times. */
 static void
-be_line(FILE *fp, const struct job_stats *st, int cpu, const char *stroke, double width)
+be_line(FILE *fp, const struct liq_stats *st, int cpu, const char *stroke, double width)
 {
     fprintf(fp, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%g\" points=\"", stroke,
             width);
@@ -73,8 +73,8 @@ be_line(FILE *fp, const struct job_stats *st, int cpu, const char *stroke, doubl
 }
 
 int
-vmrun_plot_svg(const char *path, const struct vmrun_vm *vm, const struct vmrun_opts *o,
-               const struct job_stats *st)
+liq_plot_svg(const char *path, const struct liq_vm *vm, const struct liq_opts *o,
+             const struct liq_stats *st)
 {
     FILE *fp = fopen(path, "w");
     int nep = st->nep, nh = vm->nhosts;
@@ -85,9 +85,13 @@ vmrun_plot_svg(const char *path, const struct vmrun_vm *vm, const struct vmrun_o
                 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" height=\"%g\" "
                 "font-family=\"sans-serif\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
             W, H);
-    fprintf(fp, "<text x=\"%g\" y=\"20\" font-size=\"14\">vmrun stencil %s %dx%dx%d, %d iterations, "
-                "%d hosts, epoch %d, balance %s</text>\n",
-            L, o->kernel == LIQ_RBGS ? "rbgs" : "jacobi", st->g.n[0], st->g.n[1], st->g.n[2],
+    fprintf(fp, "<text x=\"%g\" y=\"20\" font-size=\"14\">", L);
+    /* The program's name is text, not markup. */
+    for (const char *c = vm->prog->name; *c; c++)
+        fputs(*c == '<' ? "&lt;" : *c == '>' ? "&gt;" : *c == '&' ? "&amp;" : (char[2]){ *c, 0 },
+              fp);
+    fprintf(fp, " %s %dx%dx%d, %d iterations, %d hosts, epoch %d, balance %s</text>\n",
+            o->kernel == LIQ_RBGS ? "rbgs" : "jacobi", st->g.n[0], st->g.n[1], st->g.n[2],
             o->iters, nh, o->epoch, o->balance ? "on" : "off");
     if (nep == 0) {
         fprintf(fp, "<text x=\"%g\" y=\"%g\" font-size=\"13\">no epoch ended: nothing to plot "

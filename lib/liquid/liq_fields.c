@@ -1,12 +1,12 @@
 /*
- * vmrun_fields.c - the job's final field in files (issue 25, "Fields in
+ * liq_fields.c - the job's final field in files (issue 25, "Fields in
  * and out"): --output as raw doubles or, for a .h5/.hdf5 name, as an HDF5
  * dataset with its attributes and an XDMF file beside it (liq_h5.c), and
  * --png as the picture of a slice (liq_png.c); the checks that let a bad
  * slice, field name or unwritable path fail before the job runs; and the
  * report's list of the files written.
  */
-#include "vmrun.h"
+#include "liq_master.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -18,7 +18,7 @@
 
 /* The slice asked for, with -1 resolved to the middle of its axis. */
 static int
-slice_k(const struct vmrun_opts *o)
+slice_k(const struct liq_opts *o)
 {
     return o->slice_k >= 0 ? o->slice_k : o->n[o->slice_axis] / 2;
 }
@@ -27,7 +27,7 @@ slice_k(const struct vmrun_opts *o)
 static int
 writable(const char *path, const char *opt, char *why, size_t len)
 {
-    char d[VMRUN_PATH_MAX];
+    char d[LIQ_PATH_MAX];
     const char *slash = strrchr(path, '/');
     size_t n = slash == NULL ? 0 : slash == path ? 1 : (size_t)(slash - path);
 
@@ -45,17 +45,27 @@ writable(const char *path, const char *opt, char *why, size_t len)
 }
 
 int
-vmrun_fields_check(const struct vmrun_opts *o, char *why, size_t len)
+liq_fields_check(const struct liq_opts *o, char *why, size_t len)
 {
-    char xmf[VMRUN_PATH_MAX + 8];
+    char xmf[LIQ_PATH_MAX + 8];
 
     if (o->png[0] == '\0' && (o->slice_k >= 0 || o->slice_axis != LIQ_AXIS_Z || o->field[0])) {
         snprintf(why, len, "--slice and --field choose what --png draws: give --png FILE too");
         return -1;
     }
-    if (o->field[0] != '\0' && strcmp(o->field, VMRUN_FIELD_NAME) != 0) {
+    if (o->field[0] != '\0' && o->user == NULL && strcmp(o->field, LIQ_FIELD_NAME) != 0) {
         snprintf(why, len, "--field %s: no such field (the stencil job has one: %s)", o->field,
-                 VMRUN_FIELD_NAME);
+                 LIQ_FIELD_NAME);
+        return -1;
+    }
+    if (o->field[0] != '\0' && o->user != NULL && liquid_field_index(o->user, o->field) < 0) {
+        size_t n = (size_t)snprintf(why, len, "--field %s: no such field (%s has:", o->field,
+                                    o->user->name);
+
+        for (int f = 0; f < o->user->nf && n < len; f++)
+            n += (size_t)snprintf(why + n, len - n, " %s", o->user->f[f].name);
+        if (n < len)
+            snprintf(why + n, len - n, ")");
         return -1;
     }
     if (o->png[0] != '\0' && slice_k(o) >= o->n[o->slice_axis]) {
@@ -76,14 +86,19 @@ vmrun_fields_check(const struct vmrun_opts *o, char *why, size_t len)
 }
 
 static int
-write_raw(const struct vmrun_opts *o, const struct kern_box *b, char *why, size_t len)
+write_raw(const struct liq_opts *o, const struct liq_field_set *set, char *why, size_t len)
 {
     FILE *fp = fopen(o->output, "wb");
     int ok = fp != NULL;
 
-    for (int k = 1; ok && k <= b->nk; k++)
-        for (int j = 1; ok && j <= b->nj; j++)
-            ok = fwrite(kern_at(b, 1, j, k), sizeof(double), (size_t)b->ni, fp) == (size_t)b->ni;
+    for (int f = 0; ok && f < set->nf; f++) {
+        const struct kern_box *b = set->box[f];
+
+        for (int k = 1; ok && k <= b->nk; k++)
+            for (int j = 1; ok && j <= b->nj; j++)
+                ok = fwrite(kern_at(b, 1, j, k), sizeof(double), (size_t)b->ni, fp) ==
+                     (size_t)b->ni;
+    }
     if (fp != NULL && fclose(fp) != 0)
         ok = 0;
     if (!ok) {
@@ -94,32 +109,65 @@ write_raw(const struct vmrun_opts *o, const struct kern_box *b, char *why, size_
 }
 
 int
-vmrun_fields_write(const struct vmrun_opts *o, const struct kern_box *field, uint64_t checksum,
-                   char *why, size_t len)
+liq_fields_write_set(const struct liq_opts *o, const struct liq_field_set *set,
+                     uint64_t checksum, char *why, size_t len)
 {
     struct liq_io_meta m;
-    struct liq_io_field f = { VMRUN_FIELD_NAME, kern_at(field, 1, 1, 1), field->bi,
-                              (long)field->bi * field->bj };
-    int n[3] = { field->ni, field->nj, field->nk };
+    struct liq_io_field f[LIQUID_MAX_FIELDS];
+    const struct kern_box *b0 = set->box[0];
+    int n[3] = { b0->ni, b0->nj, b0->nk }, pic = 0;
 
     memset(&m, 0, sizeof(m));
     liq_io_meta_grid(&m, n);
-    m.iteration = o->iters;
-    /* A Jacobi sweep is an explicit Euler step of u_t = lap(u) - rhs with
-     * dt = h^2/6 (liq_coeffs); red-black sweeps count the same. */
-    m.time = o->iters * m.spacing[0] * m.spacing[0] / 6.0;
+    if (set->geom) {
+        memcpy(m.origin, set->origin, sizeof(m.origin));
+        memcpy(m.spacing, set->spacing, sizeof(m.spacing));
+    }
+    m.iteration = set->iteration;
+    m.time = set->time;
     m.checksum = checksum;
+    for (int i = 0; i < set->nf; i++) {
+        const struct kern_box *b = set->box[i];
+
+        f[i].name = set->name[i];
+        f[i].data = kern_at(b, 1, 1, 1);
+        f[i].sy = b->bi;
+        f[i].sz = (long)b->bi * b->bj;
+        if (o->field[0] != '\0' && strcmp(o->field, set->name[i]) == 0)
+            pic = i;
+    }
     if (o->output[0] != '\0') {
         if (!liq_h5_is_path(o->output)) {
-            if (write_raw(o, field, why, len) != 0)
+            if (write_raw(o, set, why, len) != 0)
                 return -1;
-        } else if (liq_h5_write(o->output, &m, &f, 1, why, len) != 0) {
+        } else if (liq_h5_write(o->output, &m, f, set->nf, why, len) != 0) {
             return -1;
         }
     }
-    if (o->png[0] != '\0' && liq_png_write(o->png, &m, &f, o->slice_axis, slice_k(o), why, len) != 0)
+    if (o->png[0] != '\0' &&
+        liq_png_write(o->png, &m, &f[pic], o->slice_axis, slice_k(o), why, len) != 0)
         return -1;
     return 0;
+}
+
+int
+liq_fields_write(const struct liq_opts *o, const struct kern_box *field, uint64_t checksum,
+                 char *why, size_t len)
+{
+    struct liq_field_set set;
+    double h = 1.0 / ((field->ni > field->nj ? (field->ni > field->nk ? field->ni : field->nk)
+                                             : (field->nj > field->nk ? field->nj : field->nk)) +
+                      1);
+
+    memset(&set, 0, sizeof(set));
+    set.nf = 1;
+    set.name[0] = LIQ_FIELD_NAME;
+    set.box[0] = field;
+    set.iteration = o->iters;
+    /* A Jacobi sweep is an explicit Euler step of u_t = lap(u) - rhs with
+     * dt = h^2/6 (liq_coeffs); red-black sweeps count the same. */
+    set.time = o->iters * h * h / 6.0;
+    return liq_fields_write_set(o, &set, checksum, why, len);
 }
 
 static void
@@ -133,9 +181,9 @@ json_file(FILE *fp, int *first, const char *path, const char *kind)
 }
 
 void
-vmrun_fields_json(FILE *fp, const struct vmrun_opts *o)
+liq_fields_json(FILE *fp, const struct liq_opts *o)
 {
-    char xmf[VMRUN_PATH_MAX + 8];
+    char xmf[LIQ_PATH_MAX + 8];
     int first = 1;
 
     fputs("\"files\":[", fp);
@@ -150,7 +198,7 @@ vmrun_fields_json(FILE *fp, const struct vmrun_opts *o)
         json_file(fp, &first, o->png, "png");
     if (o->png[0] != '\0')
         fprintf(fp, "],\"slice\":{\"axis\":\"%c\",\"index\":%d,\"field\":\"%s\"},",
-                "xyz"[o->slice_axis], slice_k(o), VMRUN_FIELD_NAME);
+                "xyz"[o->slice_axis], slice_k(o), LIQ_FIELD_NAME);
     else
         fputs("],", fp);
 }

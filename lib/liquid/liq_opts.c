@@ -1,12 +1,15 @@
 /*
- * vmrun_opts.c - the options of vmrun's job commands, from the command line
+ * liq_opts.c - the options of a job master (vmrun's job commands and users'
+ * programs alike), from the command line
  * and from libconfig job files that use the same names (grid, iters,
  * kernel, quanta, hosts, tasks_per_host, decomp, verify, json, output, seed,
  * network, probe_seconds, quiet, balance, epoch, heavy, min_gain, reclaim,
  * reclaim_below, reclaim_after, rejoin_above, rejoin_after, svg, halo, png,
- * slice, field).  One setter validates both.
+ * slice, field, trace).  One setter validates both.  A hints file (--hints,
+ * written by vmrun analyze; issue 27, seed 003) is read like a job file,
+ * but only for the settings that neither the command line nor --job give.
  */
-#include "vmrun.h"
+#include "liq_master.h"
 
 #include <errno.h>
 #include <libconfig.h>
@@ -19,7 +22,7 @@
 #include "conf.h"
 
 void
-vmrun_opts_defaults(struct vmrun_opts *o)
+liq_opts_defaults(struct liq_opts *o)
 {
     memset(o, 0, sizeof(*o));
     o->n[0] = o->n[1] = o->n[2] = 64;
@@ -157,7 +160,7 @@ opt_bool(const char *s, int *out)
 static int
 opt_path(char *dst, const char *s)
 {
-    if (s == NULL || *s == '\0' || strlen(s) >= VMRUN_PATH_MAX)
+    if (s == NULL || *s == '\0' || strlen(s) >= LIQ_PATH_MAX)
         return -1;
     strcpy(dst, s);
     return 0;
@@ -167,7 +170,7 @@ opt_path(char *dst, const char *s)
 static int
 opt_hosts(char *dst, const char *s)
 {
-    if (s == NULL || *s == '\0' || strlen(s) >= VMRUN_PATH_MAX || *s == ',' ||
+    if (s == NULL || *s == '\0' || strlen(s) >= LIQ_PATH_MAX || *s == ',' ||
         s[strlen(s) - 1] == ',' || strstr(s, ",,") != NULL)
         return -1;
     for (const char *p = s; *p; p++)
@@ -181,7 +184,7 @@ opt_hosts(char *dst, const char *s)
 /* The job: grid, kernel, iterations, placement.  Returns 0 when set, -1
  * with err when the value is bad, 1 when key is none of them. */
 static int
-set_job_option(struct vmrun_opts *o, const char *key, const char *value, char *err,
+set_job_option(struct liq_opts *o, const char *key, const char *value, char *err,
                size_t errlen)
 {
     long long v;
@@ -235,7 +238,7 @@ set_job_option(struct vmrun_opts *o, const char *key, const char *value, char *e
 /* What the run prints and writes.  Returns 0 when set, -1 with err when the value is
  * bad, 1 when key is none of them. */
 static int
-set_output_option(struct vmrun_opts *o, const char *key, const char *value, char *err,
+set_output_option(struct liq_opts *o, const char *key, const char *value, char *err,
                   size_t errlen)
 {
     long long v;
@@ -249,6 +252,9 @@ set_output_option(struct vmrun_opts *o, const char *key, const char *value, char
     } else if (strcmp(key, "json") == 0) {
         if (opt_path(o->json, value) != 0)
             return opt_error(err, errlen, "--json: expected a file name (or -)");
+    } else if (strcmp(key, "trace") == 0) {
+        if (opt_path(o->trace, value) != 0 || strcmp(value, "-") == 0)
+            return opt_error(err, errlen, "--trace: expected a file name");
     } else if (strcmp(key, "output") == 0) {
         if (opt_path(o->output, value) != 0 || strcmp(value, "-") == 0)
             return opt_error(err, errlen, "--output: expected a file name");
@@ -271,10 +277,10 @@ set_output_option(struct vmrun_opts *o, const char *key, const char *value, char
 }
 
 /* The picture of the final field (liq_png.c); its range against the grid is
- * vmrun_fields_check's.  Returns 0 when set, -1 with err when the value is
+ * liq_fields_check's.  Returns 0 when set, -1 with err when the value is
  * bad, 1 when key is none of them. */
 static int
-set_field_option(struct vmrun_opts *o, const char *key, const char *value, char *err,
+set_field_option(struct liq_opts *o, const char *key, const char *value, char *err,
                  size_t errlen)
 {
     if (strcmp(key, "png") == 0) {
@@ -288,6 +294,9 @@ set_field_option(struct vmrun_opts *o, const char *key, const char *value, char 
         if (strlen(value) == 0 || strlen(value) >= sizeof(o->field))
             return opt_error(err, errlen, "--field: expected a field name, got '%s'", value);
         strcpy(o->field, value);
+    } else if (strcmp(key, "input") == 0 && o->user != NULL) {
+        if (opt_path(o->input, value) != 0 || strchr(value, ':') == NULL)
+            return opt_error(err, errlen, "--input: expected FILE:DATASET, got '%s'", value);
     } else {
         return 1;
     }
@@ -297,7 +306,7 @@ set_field_option(struct vmrun_opts *o, const char *key, const char *value, char 
 /* Balancing and reclaim.  Returns 0 when set, -1 with err when the value is
  * bad, 1 when key is none of them. */
 static int
-set_balance_option(struct vmrun_opts *o, const char *key, const char *value, char *err,
+set_balance_option(struct liq_opts *o, const char *key, const char *value, char *err,
                    size_t errlen)
 {
     long long v;
@@ -349,8 +358,8 @@ set_balance_option(struct vmrun_opts *o, const char *key, const char *value, cha
 }
 
 int
-vmrun_opt_set(struct vmrun_opts *o, const char *name, const char *value, char *err,
-              size_t errlen)
+liq_opt_set(struct liq_opts *o, const char *name, const char *value, char *err,
+            size_t errlen)
 {
     char key[64];
     size_t i;
@@ -361,14 +370,33 @@ vmrun_opt_set(struct vmrun_opts *o, const char *name, const char *value, char *e
     for (i = 0; name[i]; i++)
         key[i] = name[i] == '_' ? '-' : name[i];
     key[i] = '\0';
-    if (value == NULL && strcmp(key, "verify") != 0 && strcmp(key, "quiet") != 0)
+    if (o->user != NULL && strcmp(key, "check-reach") == 0) {
+        if (value != NULL && strcmp(value, "true") != 0 && strcmp(value, "false") != 0)
+            return opt_error(err, errlen, "--check-reach: expected true or false, got '%s'",
+                             value);
+        o->check_reach = value == NULL || strcmp(value, "true") == 0;
+        return 0;
+    }
+    if (value == NULL && strcmp(key, "verify") != 0 && strcmp(key, "quiet") != 0 &&
+        (o->user == NULL || !liq_user_opt_known(o->user, key)))
         return opt_error(err, errlen, "--%s needs a value", key);
     if ((rc = set_job_option(o, key, value, err, errlen)) != 1 ||
         (rc = set_output_option(o, key, value, err, errlen)) != 1 ||
         (rc = set_balance_option(o, key, value, err, errlen)) != 1 ||
         (rc = set_field_option(o, key, value, err, errlen)) != 1)
         return rc;
+    if (o->user != NULL && (rc = liq_user_opt_set(o->user, key, value, err, errlen)) != 1)
+        return rc;
     return opt_error(err, errlen, "unknown option '--%s'", key);
+}
+
+static int
+allowed_has(const char *const *allowed, const char *name)
+{
+    for (; *allowed; allowed++)
+        if (strcmp(*allowed, name) == 0)
+            return 1;
+    return 0;
 }
 
 /* A setting's value as the text the command line would carry. */
@@ -420,8 +448,47 @@ job_value(const config_setting_t *s, char *buf, size_t len)
     }
 }
 
-int
-vmrun_job_file(struct vmrun_opts *o, const char *path, char *err, size_t errlen)
+/* Append name to a comma-separated list (dropped when it does not fit). */
+static void
+names_add(char *list, size_t len, const char *name)
+{
+    size_t used = strlen(list);
+
+    if (used + strlen(name) + 2 <= len)
+        snprintf(list + used, len - used, "%s%s", used ? "," : "", name);
+}
+
+/* Is name in the comma-separated list? */
+static int
+names_have(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (const char *p = list; p != NULL && *p != '\0'; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+/* An option's name as the command line spells it ('_' as '-'). */
+static void
+names_key(char *key, size_t len, const char *name)
+{
+    size_t i;
+
+    for (i = 0; name[i] != '\0' && i + 1 < len; i++)
+        key[i] = name[i] == '_' ? '-' : name[i];
+    key[i] = '\0';
+}
+
+/*
+ * A libconfig file of options.  skip: keys given otherwise, left alone
+ * (NULL: none); names: the keys set are appended to it (NULL: not kept);
+ * allowed: the keys this command takes (NULL: any).
+ */
+static int
+opts_file(struct liq_opts *o, const char *path, const char *skip, char *names, size_t nlen,
+          const char *const *allowed, char *err, size_t errlen)
 {
     struct conf_diag diag;
     config_t cfg;
@@ -440,19 +507,27 @@ vmrun_job_file(struct vmrun_opts *o, const char *path, char *err, size_t errlen)
     for (int i = 0; i < config_setting_length(root); i++) {
         config_setting_t *s = config_setting_get_elem(root, (unsigned)i);
         const char *name = config_setting_name(s);
-        char value[VMRUN_PATH_MAX], why[512];
+        char value[LIQ_PATH_MAX], why[512], key[64];
         int line = (int)config_setting_source_line(s), n;
 
-        if (job_value(s, value, sizeof(value)) != 0)
+        names_key(key, sizeof(key), name);
+        if (skip != NULL && names_have(skip, key))
+            continue;
+        if (names != NULL)
+            names_add(names, nlen, key);
+        if (allowed != NULL && !allowed_has(allowed, key) &&
+            (o->user == NULL || !liq_user_opt_known(o->user, key)))
+            snprintf(why, sizeof(why), "%s: not an option of this command", name);
+        else if (job_value(s, value, sizeof(value)) != 0)
             snprintf(why, sizeof(why), "%s: expected a number, string, boolean or list", name);
         else if (strcmp(name, "grid") == 0 && strchr(value, ',') != NULL) {
             /* grid = [NX, NY, NZ] */
             for (char *c = value; *c; c++)
                 if (*c == ',')
                     *c = 'x';
-            if (vmrun_opt_set(o, name, value, why, sizeof(why)) == 0)
+            if (liq_opt_set(o, name, value, why, sizeof(why)) == 0)
                 continue;
-        } else if (vmrun_opt_set(o, name, value, why, sizeof(why)) == 0) {
+        } else if (liq_opt_set(o, name, value, why, sizeof(why)) == 0) {
             continue;
         }
         nerr++;
@@ -464,34 +539,72 @@ vmrun_job_file(struct vmrun_opts *o, const char *path, char *err, size_t errlen)
     return nerr > 0 ? -1 : 0;
 }
 
-static int
-allowed_has(const char *const *allowed, const char *name)
+int
+liq_opts_file(struct liq_opts *o, const char *path, char *err, size_t errlen)
 {
-    for (; *allowed; allowed++)
-        if (strcmp(*allowed, name) == 0)
-            return 1;
-    return 0;
+    return opts_file(o, path, NULL, NULL, 0, NULL, err, errlen);
+}
+
+
+void
+liq_opts_usage(FILE *fp, const char *name, const char *const *synopsis, const char *text)
+{
+    int indent = (int)strlen("usage: ") + (int)strlen(name) + 1;
+
+    fprintf(fp, "usage: %s %s\n", name, synopsis[0]);
+    for (int i = 1; synopsis[i] != NULL; i++)
+        fprintf(fp, "%*s%s\n", indent, "", synopsis[i]);
+    fputs(text, fp);
 }
 
 int
-vmrun_parse_args(struct vmrun_opts *o, int argc, char **argv, const char *const *allowed)
+liq_opts_parse(struct liq_opts *o, const char *cmd, int argc, char **argv,
+               const char *const *allowed)
 {
-    char err[4096];
+    char err[4096], given[2048] = "";
 
-    /* The job file first, so the command line overrides it. */
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--job") == 0 || strncmp(argv[i], "--job=", 6) == 0) {
-            const char *path = argv[i][5] == '=' ? argv[i] + 6 : (i + 1 < argc ? argv[++i] : NULL);
+    /* The options given explicitly: on the command line ... */
+    for (int i = 1; i < argc; i++)
+        if (strncmp(argv[i], "--", 2) == 0 && strlen(argv[i]) < 66) {
+            char key[64];
 
-            if (path == NULL) {
-                fprintf(stderr, "vmrun %s: --job needs a file name\n", argv[0]);
-                return VMRUN_EXIT_USAGE;
-            }
-            if (vmrun_job_file(o, path, err, sizeof(err)) != 0) {
-                fprintf(stderr, "%s", err);
-                return VMRUN_EXIT_USAGE;
-            }
+            names_key(key, sizeof(key), argv[i] + 2);
+            if (strchr(key, '=') != NULL)
+                *strchr(key, '=') = '\0';
+            names_add(given, sizeof(given), key);
         }
+    /* ... and in the job file, read first, so the command line overrides it. */
+    for (int i = 1; i < argc; i++) {
+        int job = strcmp(argv[i], "--job") == 0 || strncmp(argv[i], "--job=", 6) == 0;
+        int hints = strcmp(argv[i], "--hints") == 0 || strncmp(argv[i], "--hints=", 8) == 0;
+        const char *eq = strchr(argv[i], '=');
+        const char *path = eq != NULL ? eq + 1 : (i + 1 < argc ? argv[i + 1] : NULL);
+
+        if (!job && !hints)
+            continue;
+        i += eq == NULL;
+        if (path == NULL || *path == '\0') {
+            fprintf(stderr, "%s: --%s needs a file name\n", cmd, job ? "job" : "hints");
+            return LIQ_EXIT_USAGE;
+        }
+        if (hints) {
+            if (!allowed_has(allowed, "hints") || opt_path(o->hints, path) != 0) {
+                fprintf(stderr, "%s: unknown option '--hints' (%s --help)\n", cmd, cmd);
+                return LIQ_EXIT_USAGE;
+            }
+            continue;
+        }
+        if (opts_file(o, path, NULL, given, sizeof(given), NULL, err, sizeof(err)) != 0) {
+            fprintf(stderr, "%s", err);
+            return LIQ_EXIT_USAGE;
+        }
+    }
+    /* The hints, for what neither gives (vmrun analyze writes them). */
+    if (o->hints[0] != '\0' &&
+        opts_file(o, o->hints, given, o->hinted, sizeof(o->hinted), allowed, err,
+                  sizeof(err)) != 0) {
+        fprintf(stderr, "%s", err);
+        return LIQ_EXIT_USAGE;
     }
     for (int i = 1; i < argc; i++) {
         char name[64];
@@ -501,37 +614,37 @@ vmrun_parse_args(struct vmrun_opts *o, int argc, char **argv, const char *const 
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
             return -1;
         if (strncmp(a, "--", 2) != 0) {
-            fprintf(stderr, "vmrun %s: unexpected argument '%s' (vmrun %s --help)\n", argv[0], a,
-                    argv[0]);
-            return VMRUN_EXIT_USAGE;
+            fprintf(stderr, "%s: unexpected argument '%s' (%s --help)\n", cmd, a, cmd);
+            return LIQ_EXIT_USAGE;
         }
         a += 2;
         eq = strchr(a, '=');
         len = eq ? (size_t)(eq - a) : strlen(a);
         if (len >= sizeof(name) || len == 0) {
-            fprintf(stderr, "vmrun %s: unknown option '%s'\n", argv[0], argv[i]);
-            return VMRUN_EXIT_USAGE;
+            fprintf(stderr, "%s: unknown option '%s'\n", cmd, argv[i]);
+            return LIQ_EXIT_USAGE;
         }
         memcpy(name, a, len);
         name[len] = '\0';
-        if (strcmp(name, "job") == 0) {
+        if (strcmp(name, "job") == 0 || strcmp(name, "hints") == 0) {
             i += eq == NULL;
             continue;
         }
-        if (!allowed_has(allowed, name)) {
-            fprintf(stderr, "vmrun %s: unknown option '--%s' (vmrun %s --help)\n", argv[0], name,
-                    argv[0]);
-            return VMRUN_EXIT_USAGE;
+        if (!allowed_has(allowed, name) &&
+            (o->user == NULL || !liq_user_opt_known(o->user, name))) {
+            fprintf(stderr, "%s: unknown option '--%s' (%s --help)\n", cmd, name, cmd);
+            return LIQ_EXIT_USAGE;
         }
         if (eq != NULL)
             value = eq + 1;
         else if (strcmp(name, "json") == 0 && (i + 1 >= argc || strncmp(argv[i + 1], "--", 2) == 0))
             value = "-"; /* a bare --json: the report on stdout */
-        else if (strcmp(name, "verify") != 0 && strcmp(name, "quiet") != 0)
+        else if (strcmp(name, "verify") != 0 && strcmp(name, "quiet") != 0 &&
+                 strcmp(name, "check-reach") != 0)
             value = i + 1 < argc ? argv[++i] : NULL;
-        if (vmrun_opt_set(o, name, value, err, sizeof(err)) != 0) {
-            fprintf(stderr, "vmrun %s: %s\n", argv[0], err);
-            return VMRUN_EXIT_USAGE;
+        if (liq_opt_set(o, name, value, err, sizeof(err)) != 0) {
+            fprintf(stderr, "%s: %s\n", cmd, err);
+            return LIQ_EXIT_USAGE;
         }
     }
     return 0;
@@ -554,7 +667,7 @@ vmrun_parse_args(struct vmrun_opts *o, int argc, char **argv, const char *const 
  * each other there, so runs took either (10 ran 20.2 s, 5 18.4 s).
  */
 static int
-halo_for_latency(const struct vmrun_opts *o, const struct liq_geom *g, const int *owner,
+halo_for_latency(const struct liq_opts *o, const struct liq_geom *g, const int *owner,
                  int h, int max, int span, double lambda, double speed)
 {
     double points = (double)g->n[0] * g->n[1] * g->n[2], best_t = -1;
@@ -579,8 +692,8 @@ halo_for_latency(const struct vmrun_opts *o, const struct liq_geom *g, const int
 }
 
 int
-vmrun_halo(const struct vmrun_opts *o, const struct liq_geom *g, const int *owner, double lambda,
-           double speed)
+liq_opts_halo(const struct liq_opts *o, const struct liq_geom *g, const int *owner, double lambda,
+              double speed)
 {
     int span = o->balance && o->epoch < o->iters ? o->epoch : o->iters, h, blocks, max;
 

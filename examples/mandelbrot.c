@@ -1,0 +1,115 @@
+/*
+ * mandelbrot - the Mandelbrot set as a farm (liquid_farm): every pixel is
+ * an item whose cost is its iteration count, up to --maxiter inside the
+ * set, so the cost is very irregular; the record of a pixel is that count.
+ * The picture goes to a grey PNG (log of the count; the set black).  With
+ * --check-serial the master computes the image again by itself and
+ * compares the two bit for bit and says the serial CPU time (bench/farm.sh's
+ * measure of the work).
+ *
+ *   mandelbrot --size 1024x768 --maxiter 5000 --png m.png --hosts a,b,c --json report.json
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <liquid.h>
+
+struct view {
+    int w, h, maxiter;
+};
+
+/* Pixel (i, j) of the image (row 0 at the top) is the point
+ * c = -2.2 + 3 (i + 1/2) / w + i (1.2 - 2.4 (j + 1/2) / h) scaled to keep pixels square. */
+static int
+tile(const int lo[3], const int n[3], void *out, void *arg)
+{
+    const struct view *v = arg;
+    double s = fmax(3.0 / v->w, 2.4 / v->h);
+    int *count = out;
+
+    for (int b = 0; b < n[1]; b++)
+        for (int a = 0; a < n[0]; a++) {
+            double cx = -0.7 + (lo[0] + a + 0.5 - v->w / 2.0) * s;
+            double cy = (v->h / 2.0 - (lo[1] + b + 0.5)) * s, x = 0, y = 0;
+            int k = 0;
+
+            while (k < v->maxiter && x * x + y * y <= 4) {
+                double t = x * x - y * y + cx;
+
+                y = 2 * x * y + cy;
+                x = t;
+                k++;
+            }
+            count[a + n[0] * b] = k;
+        }
+    return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+    struct view v = { 512, 384, 2000 };
+    const char *png = "mandelbrot.png";
+    int check = 0, k = 1, rc, bad = 0;
+
+    /* Our own options out of argv; the rest (the farm's, and the workers'
+     * first argument) stay for liquid_farm. */
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--size") == 0 && i + 1 < argc)
+            bad |= sscanf(argv[++i], "%dx%d", &v.w, &v.h) != 2 || v.w < 1 || v.h < 1;
+        else if (strcmp(argv[i], "--maxiter") == 0 && i + 1 < argc)
+            bad |= sscanf(argv[++i], "%d", &v.maxiter) != 1 || v.maxiter < 1;
+        else if (strcmp(argv[i], "--png") == 0 && i + 1 < argc)
+            png = argv[++i];
+        else if (strcmp(argv[i], "--check-serial") == 0)
+            check = 1;
+        else
+            argv[k++] = argv[i];
+    }
+    argc = k;
+    argv[argc] = NULL;
+    if (bad) {
+        fprintf(stderr, "mandelbrot: --size WxH and --maxiter N take positive numbers\n");
+        return 2;
+    }
+    if (argc > 1 && strcmp(argv[1], "--help") == 0)
+        printf("mandelbrot [--size WxH] [--maxiter N] [--png FILE] [--check-serial] "
+               "[farm options]\n");
+
+    int n[3] = { v.w, v.h, 1 };
+    int *count = calloc((size_t)v.w * v.h, sizeof(int));
+    double *img = malloc((size_t)v.w * v.h * sizeof(double));
+
+    if (count == NULL || img == NULL) {
+        fprintf(stderr, "mandelbrot: out of memory\n");
+        return 1;
+    }
+    rc = liquid_farm(argc, argv, "mandelbrot", n, sizeof(int), tile, &v, count);
+    if (rc == 0 && liquid_farm_master(argc, argv)) {
+        for (size_t i = 0; i < (size_t)v.w * v.h; i++)
+            img[i] = count[i] >= v.maxiter ? 0 : log(1.0 + count[i]);
+        if (liquid_png_gray(png, v.w, v.h, img) != 0)
+            rc = 1;
+        if (check) {
+            int *serial = malloc((size_t)v.w * v.h * sizeof(int)), lo[3] = { 0, 0, 0 };
+            clock_t c0 = clock();
+
+            if (serial == NULL || tile(lo, n, serial, &v) != 0)
+                rc = 1;
+            else if (memcmp(serial, count, (size_t)v.w * v.h * sizeof(int)) != 0) {
+                fprintf(stderr, "mandelbrot: the farm's image differs from the serial one\n");
+                rc = 1;
+            } else
+                printf("mandelbrot: %dx%d, the farm's counts equal the serial ones bit for bit"
+                       " (serial: %.3f s CPU)\n", v.w, v.h,
+                       (double)(clock() - c0) / CLOCKS_PER_SEC);
+            free(serial);
+        }
+    }
+    free(count);
+    free(img);
+    return rc;
+}

@@ -1,0 +1,511 @@
+/*
+ * vmrun_analyze.c - `vmrun analyze FILE [--hints OUT] [--json]` (issue 27;
+ * seed 003, Paradise's post-mortem analysis): from a stencil job's trace,
+ * the characteristics seed 003 infers -- grain size per kind of work, the
+ * communication graph and its shape, load over time, communication
+ * against computation, idle time per host -- with their numbers; then the
+ * rules (vmrun_rules.c) and the hints file for the next run, a job file
+ * whose every setting carries a comment naming its evidence.
+ */
+#include "vmrun_trace.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmrun_rules.h"
+#include "wire.h"
+
+static const char an_usage[] =
+    "usage: vmrun analyze FILE [--hints OUT] [--json]\n"
+    "\n"
+    "  Read a stencil job's trace (vmrun stencil --trace FILE) and print its\n"
+    "  characteristics: grain size (mean and coefficient of variation of compute per\n"
+    "  quantum and iteration, light and heavy regions), the communication graph\n"
+    "  (messages and bytes per pair, its shape), load over time (per-epoch balance\n"
+    "  efficiency; steady, drifting or bursty), waiting against computing, idle time\n"
+    "  per host; then the rules that fired and why.\n"
+    "\n"
+    "  --hints OUT   write the hints (a job file: vmrun stencil --hints OUT)\n"
+    "  --json        print the analysis as JSON instead\n";
+
+/* Per-kind grain: light regions (0) and heavy ones (1). */
+struct an_grain {
+    int n;
+    double sum, sum2;
+};
+
+struct an {
+    const struct vmrun_trace *t;
+    struct vmrun_traits tr;
+    struct an_grain kind[2];
+    int nitems;
+    double *lcompute, *lwait, *lplan; /* per lane */
+    double *msgs, *bytes;       /* nlanes x nlanes */
+    int nwin;                   /* epochs (or time windows) of the load series */
+    double *wcomp, *wwork;      /* nlanes x nwin: compute s and work (point-phases) */
+    double *be;                 /* per window */
+    double span_t0, span_t1;    /* the workers' first and last event */
+    int epochs_by_marks;
+};
+
+static double
+an_cv(const struct an_grain *g)
+{
+    double m = g->n ? g->sum / g->n : 0, v = g->n > 1 ? (g->sum2 - g->n * m * m) / (g->n - 1) : 0;
+
+    return m > 0 && v > 0 ? sqrt(v) / m : 0;
+}
+
+static int
+an_dcmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/* The load window of a span on lane l starting at time t. */
+static int
+an_window(const struct an *a, int l, double t)
+{
+    int w = 0;
+
+    if (!a->epochs_by_marks) {
+        double f = (t - a->span_t0) / (a->span_t1 - a->span_t0 + 1e-12);
+
+        w = (int)(f * a->nwin);
+        return w < 0 ? 0 : w >= a->nwin ? a->nwin - 1 : w;
+    }
+    for (int i = 0; i < a->t->nmarks; i++)
+        w += a->t->marks[i].lane == l && a->t->marks[i].epoch >= 0 && a->t->marks[i].t <= t;
+    return w < a->nwin ? w : a->nwin - 1;
+}
+
+/* Grain, waits, the load series. */
+static void
+an_compute(struct an *a)
+{
+    const struct vmrun_trace *t = a->t;
+    int nl = t->nlanes;
+    double *pending = calloc((size_t)nl, sizeof(double)), blocks = 0, gsum = 0, gsum2 = 0;
+
+    for (int i = 0; i < t->nspans; i++) {
+        const struct vmrun_tspan *s = &t->spans[i];
+        int l = s->lane;
+
+        if (s->kind == VT_COMPUTE) {
+            int win = an_window(a, l, s->t);
+
+            a->lcompute[l] += s->dur;
+            a->wcomp[l * a->nwin + win] += s->dur;
+            /* An inner part is followed by its region's outer part: one block. */
+            if (s->part == 1) {
+                pending[l] += s->dur;
+                continue;
+            }
+            double dur = s->dur + pending[l], work = (double)s->quanta * s->iters;
+            struct an_grain *g = &a->kind[s->heavy > 1];
+
+            pending[l] = 0;
+            if (work <= 0)
+                continue;
+            a->wwork[l * a->nwin + win] += work * (s->heavy > 0 ? s->heavy : 1);
+            g->n++;
+            g->sum += dur / work;
+            g->sum2 += dur / work * (dur / work);
+            gsum += dur / work;
+            gsum2 += dur / work * (dur / work);
+            blocks += dur;
+            a->nitems++;
+        } else if (s->kind == VT_WAIT_GHOST || s->kind == VT_WAIT_MOVE ||
+                   s->kind == VT_WAIT_PLAN || s->kind == VT_WAIT_VERDICT) {
+            a->lwait[l] += s->dur;
+            if (s->kind == VT_WAIT_PLAN)
+                a->lplan[l] += s->dur;
+        } else if (s->kind == VT_PLAN) {
+            a->tr.moved += s->arg;
+        }
+    }
+    free(pending);
+    struct an_grain all = { a->nitems, gsum, gsum2 };
+
+    a->tr.grain_mean_s = a->nitems ? gsum / a->nitems : 0;
+    a->tr.grain_cv = an_cv(&all);
+    a->tr.block_s = a->nitems ? blocks / a->nitems : 0;
+    a->tr.heavy_ratio = a->kind[0].n && a->kind[1].n
+                            ? (a->kind[1].sum / a->kind[1].n) / (a->kind[0].sum / a->kind[0].n)
+                            : 1;
+}
+
+/* Messages, bytes, latency, the shape. */
+static void
+an_comm(struct an *a, const struct vmrun_thresholds *th)
+{
+    const struct vmrun_trace *t = a->t;
+    int nl = t->nlanes, n = 0;
+    double *lat = malloc((size_t)(t->nflows + 1) * sizeof(double));
+
+    for (int i = 0; i < t->nflows; i++) {
+        const struct vmrun_tflow *f = &t->flows[i];
+
+        a->msgs[f->from * nl + f->to]++;
+        a->bytes[f->from * nl + f->to] += f->bytes;
+        if (lat != NULL && f->t1 >= f->t0)
+            lat[n++] = f->t1 - f->t0;
+    }
+    if (lat != NULL && n > 0) {
+        qsort(lat, (size_t)n, sizeof(double), an_dcmp);
+        a->tr.latency_s = lat[n / 10];
+    }
+    free(lat);
+    a->tr.shape = vmrun_shape_of(nl, a->msgs, th);
+}
+
+/* Per-window balance efficiency and each worker's speed over the run. */
+static void
+an_load(struct an *a, const struct vmrun_thresholds *th)
+{
+    const struct vmrun_trace *t = a->t;
+    double *v = malloc((size_t)a->nwin * sizeof(double)), besum = 0;
+    int nbe = 0;
+
+    a->tr.be_min = 1;
+    for (int w = 0; w < a->nwin; w++) {
+        double sum = 0, max = 0;
+        int k = 0;
+
+        for (int l = 0; l < t->nlanes; l++) {
+            double c = a->wcomp[l * a->nwin + w];
+
+            if (c > 0) {
+                sum += c;
+                k++;
+                max = c > max ? c : max;
+            }
+        }
+        a->be[w] = max > 0 ? sum / k / max : 1;
+        if (k > 1) {
+            besum += a->be[w];
+            nbe++;
+            a->tr.be_min = a->be[w] < a->tr.be_min ? a->be[w] : a->tr.be_min;
+        }
+    }
+    a->tr.be_mean = nbe ? besum / nbe : 1;
+    /* A worker's seconds per unit of work, window by window: what its host
+     * gives it, whatever quanta it holds. */
+    a->tr.load = VR_LOAD_STEADY;
+    for (int l = 0; v != NULL && l < t->nlanes; l++) {
+        int n = 0;
+        double d, b;
+        enum vmrun_load c;
+
+        for (int w = 0; w < a->nwin; w++)
+            if (a->wwork[l * a->nwin + w] > 0)
+                v[n++] = a->wcomp[l * a->nwin + w] / a->wwork[l * a->nwin + w];
+        if (n < 3)
+            continue;
+        c = vmrun_load_class(v, n, th, &d, &b);
+        if (d > a->tr.drift)
+            a->tr.drift = d;
+        if (b > a->tr.burst)
+            a->tr.burst = b;
+        if (c == VR_LOAD_DRIFTING || (c == VR_LOAD_BURSTY && a->tr.load == VR_LOAD_STEADY))
+            a->tr.load = c;
+    }
+    free(v);
+    a->tr.epochs = a->nwin;
+}
+
+static int
+an_run(struct an *a, const struct vmrun_trace *t, const struct vmrun_thresholds *th)
+{
+    int nl = t->nlanes, marks = 0;
+    double comp = 0, wait = 0, plan = 0;
+
+    memset(a, 0, sizeof(*a));
+    a->t = t;
+    a->span_t0 = 1e300;
+    for (int i = 0; i < t->nspans; i++)
+        if (!t->lanes[t->spans[i].lane].master) {
+            a->span_t0 = t->spans[i].t < a->span_t0 ? t->spans[i].t : a->span_t0;
+            a->span_t1 = t->spans[i].t + t->spans[i].dur > a->span_t1
+                             ? t->spans[i].t + t->spans[i].dur : a->span_t1;
+        }
+    for (int l = 0; l < nl; l++) {
+        int m = 0;
+
+        for (int i = 0; i < t->nmarks; i++)
+            m += t->marks[i].lane == l && t->marks[i].epoch >= 0;
+        marks = m > marks ? m : marks;
+    }
+    a->epochs_by_marks = marks >= 2;
+    a->nwin = a->epochs_by_marks ? marks + 1 : 8;
+    a->lcompute = calloc((size_t)nl + 1, sizeof(double));
+    a->lwait = calloc((size_t)nl + 1, sizeof(double));
+    a->lplan = calloc((size_t)nl + 1, sizeof(double));
+    a->msgs = calloc((size_t)nl * nl + 1, sizeof(double));
+    a->bytes = calloc((size_t)nl * nl + 1, sizeof(double));
+    a->wcomp = calloc((size_t)nl * a->nwin + 1, sizeof(double));
+    a->wwork = calloc((size_t)nl * a->nwin + 1, sizeof(double));
+    a->be = calloc((size_t)a->nwin + 1, sizeof(double));
+    if (!a->lcompute || !a->lwait || !a->lplan || !a->msgs || !a->bytes || !a->wcomp ||
+        !a->wwork || !a->be)
+        return -1;
+    a->tr.workers = t->job.workers;
+    a->tr.balance = t->job.balance;
+    a->tr.halo = t->job.halo;
+    a->tr.halo_auto = t->job.halo_auto;
+    a->tr.epoch = t->job.epoch;
+    a->tr.quanta = t->job.quanta;
+    a->tr.heavy = t->job.heavy;
+    a->tr.min_gain = t->job.min_gain;
+    an_compute(a);
+    an_comm(a, th);
+    an_load(a, th);
+    for (int l = 0; l < nl; l++) {
+        comp += a->lcompute[l];
+        wait += a->lwait[l];
+        plan += a->lplan[l];
+    }
+    a->tr.comm_ratio = comp > 0 ? wait / comp : 0;
+    a->tr.plan_wait_share = comp > 0 ? plan / comp : 0;
+    return 0;
+}
+
+static void
+an_free(struct an *a)
+{
+    free(a->lcompute);
+    free(a->lwait);
+    free(a->lplan);
+    free(a->msgs);
+    free(a->bytes);
+    free(a->wcomp);
+    free(a->wwork);
+    free(a->be);
+}
+
+/* A host's idle share: its workers' waits over their lanes' time. */
+static double
+an_idle(const struct an *a, int h)
+{
+    double w = 0, span = a->span_t1 - a->span_t0;
+    int k = 0;
+
+    for (int l = 0; l < a->t->nlanes; l++)
+        if (a->t->lanes[l].host == h && !a->t->lanes[l].master) {
+            w += a->lwait[l];
+            k++;
+        }
+    return k > 0 && span > 0 ? w / (k * span) : 0;
+}
+
+static void
+an_print(FILE *fp, const char *path, const struct an *a, const struct vmrun_advice *adv)
+{
+    const struct vmrun_trace *t = a->t;
+    int nl = t->nlanes;
+    double msgs = 0, bytes = 0;
+
+    fprintf(fp, "trace %s: %s, %dx%dx%d %s, %d iterations, %d workers on %d hosts, %.3f s; "
+                "clocks within %.1f us; %ld events dropped, %d message ends unpaired\n",
+            path, t->job.program, t->job.grid[0], t->job.grid[1], t->job.grid[2], t->job.kernel,
+            t->job.iters, t->job.workers, t->nhosts, a->span_t1 - a->span_t0, t->residual_us,
+            t->dropped, t->unpaired);
+    fprintf(fp, "settings: balance %s, epoch %d, min-gain %g, halo %d%s, quanta %d per host, "
+                "decomp %s, heavy %d\n",
+            t->job.balance ? "on" : "off", t->job.epoch, t->job.min_gain, t->job.halo,
+            t->job.halo_auto ? " (auto)" : "", t->job.quanta, t->job.decomp, t->job.heavy);
+    fprintf(fp, "grain: %.3g us per quantum-iteration, CV %.2f over %d blocks (mean block "
+                "%.3g ms)\n",
+            1e6 * a->tr.grain_mean_s, a->tr.grain_cv, a->nitems, 1e3 * a->tr.block_s);
+    for (int k = 0; k < 2; k++)
+        if (a->kind[k].n > 0)
+            fprintf(fp, "  %-5s regions: %d blocks, %.3g us per quantum-iteration, CV %.2f\n",
+                    k ? "heavy" : "light", a->kind[k].n, 1e6 * a->kind[k].sum / a->kind[k].n,
+                    an_cv(&a->kind[k]));
+    if (a->kind[1].n > 0)
+        fprintf(fp, "  heavy over light: %.2fx\n", a->tr.heavy_ratio);
+    for (int i = 0; i < nl * nl; i++) {
+        msgs += a->msgs[i];
+        bytes += a->bytes[i];
+    }
+    fprintf(fp, "communication: %.0f messages, %.2f MB; shape %s; latency %.3g ms (10th "
+                "percentile of send to receipt)\n",
+            msgs, bytes / 1e6, vmrun_shape_name(a->tr.shape), 1e3 * a->tr.latency_s);
+    fprintf(fp, "  %-14s", "from \\ to");
+    for (int j = 0; j < nl; j++)
+        if (!t->lanes[j].master)
+            fprintf(fp, " %16s", t->lanes[j].name);
+    fputc('\n', fp);
+    for (int i = 0; i < nl; i++) {
+        if (t->lanes[i].master)
+            continue;
+        fprintf(fp, "  %-14s", t->lanes[i].name);
+        for (int j = 0; j < nl; j++)
+            if (!t->lanes[j].master)
+                fprintf(fp, " %6.0f %6.2fMB", a->msgs[i * nl + j], a->bytes[i * nl + j] / 1e6);
+        fputc('\n', fp);
+    }
+    fprintf(fp, "load: %d %s; balance efficiency %.2f at worst, %.2f mean; %s (speed drift "
+                "%.0f%%, bursts %.0f%%); %d quanta moved\n",
+            a->nwin, a->epochs_by_marks ? "epochs" : "time windows", a->tr.be_min, a->tr.be_mean,
+            vmrun_load_name(a->tr.load), 100 * a->tr.drift, 100 * a->tr.burst, a->tr.moved);
+    fprintf(fp, "  compute s per window:");
+    for (int l = 0; l < nl; l++) {
+        if (t->lanes[l].master)
+            continue;
+        fprintf(fp, "\n    %-14s", t->lanes[l].name);
+        for (int w = 0; w < a->nwin && w < 24; w++)
+            fprintf(fp, " %.3f", a->wcomp[l * a->nwin + w]);
+    }
+    fprintf(fp, "\nwaiting / computing: %.1f%% (plans %.1f%%)\nidle per host:",
+            100 * a->tr.comm_ratio, 100 * a->tr.plan_wait_share);
+    for (int h = 0; h < t->nhosts; h++)
+        fprintf(fp, " %s %.1f%%", t->hosts[h].name, 100 * an_idle(a, h));
+    fprintf(fp, "\nrules:\n");
+    for (int i = 0; i < adv->nrules; i++)
+        fprintf(fp, "  %s %-16s %s\n", adv->rule[i].fired ? "FIRED" : "  -  ", adv->rule[i].name,
+                adv->rule[i].why);
+    fprintf(fp, "hints:%s\n", adv->nhints ? "" : " none (the settings fit the run)");
+    for (int i = 0; i < adv->nhints; i++)
+        fprintf(fp, "  %s = %s;\n", adv->hint[i].key, adv->hint[i].value);
+}
+
+static void
+an_json(FILE *fp, const char *path, const struct an *a, const struct vmrun_advice *adv)
+{
+    const struct vmrun_trace *t = a->t;
+
+    fprintf(fp, "{\"trace\":");
+    wire_json_str(fp, path);
+    fprintf(fp, ",\"grain\":{\"mean_s\":%.6g,\"cv\":%.4f,\"blocks\":%d,\"block_s\":%.6g,"
+                "\"heavy_ratio\":%.4f,\"kinds\":[",
+            a->tr.grain_mean_s, a->tr.grain_cv, a->nitems, a->tr.block_s, a->tr.heavy_ratio);
+    for (int k = 0, first = 1; k < 2; k++)
+        if (a->kind[k].n > 0) {
+            fprintf(fp, "%s{\"kind\":\"%s\",\"blocks\":%d,\"mean_s\":%.6g,\"cv\":%.4f}",
+                    first ? "" : ",", k ? "heavy" : "light", a->kind[k].n,
+                    a->kind[k].sum / a->kind[k].n, an_cv(&a->kind[k]));
+            first = 0;
+        }
+    fprintf(fp, "]},\"communication\":{\"shape\":\"%s\",\"latency_s\":%.6g,\"pairs\":[",
+            vmrun_shape_name(a->tr.shape), a->tr.latency_s);
+    for (int i = 0, first = 1; i < t->nlanes; i++)
+        for (int j = 0; j < t->nlanes; j++)
+            if (a->msgs[i * t->nlanes + j] > 0) {
+                fprintf(fp, "%s{\"from\":%d,\"to\":%d,\"messages\":%.0f,\"bytes\":%.0f}",
+                        first ? "" : ",", t->lanes[i].tid, t->lanes[j].tid,
+                        a->msgs[i * t->nlanes + j], a->bytes[i * t->nlanes + j]);
+                first = 0;
+            }
+    fprintf(fp, "]},\"load\":{\"windows\":%d,\"by\":\"%s\",\"class\":\"%s\",\"drift\":%.4f,"
+                "\"burst\":%.4f,\"be_min\":%.4f,\"be_mean\":%.4f,\"moved\":%d,\"be\":[",
+            a->nwin, a->epochs_by_marks ? "epochs" : "time", vmrun_load_name(a->tr.load),
+            a->tr.drift, a->tr.burst, a->tr.be_min, a->tr.be_mean, a->tr.moved);
+    for (int w = 0; w < a->nwin; w++)
+        fprintf(fp, "%s%.4f", w ? "," : "", a->be[w]);
+    fprintf(fp, "]},\"comm_ratio\":%.4f,\"plan_wait_share\":%.4f,\"idle\":{",
+            a->tr.comm_ratio, a->tr.plan_wait_share);
+    for (int h = 0; h < t->nhosts; h++) {
+        fprintf(fp, "%s", h ? "," : "");
+        wire_json_str(fp, t->hosts[h].name);
+        fprintf(fp, ":%.4f", an_idle(a, h));
+    }
+    fprintf(fp, "},\"rules\":[");
+    for (int i = 0; i < adv->nrules; i++) {
+        fprintf(fp, "%s{\"name\":\"%s\",\"fired\":%s,\"why\":", i ? "," : "", adv->rule[i].name,
+                adv->rule[i].fired ? "true" : "false");
+        wire_json_str(fp, adv->rule[i].why);
+        fputc('}', fp);
+    }
+    fprintf(fp, "],\"hints\":{");
+    for (int i = 0; i < adv->nhints; i++) {
+        fprintf(fp, "%s\"%s\":", i ? "," : "", adv->hint[i].key);
+        wire_json_str(fp, adv->hint[i].value);
+    }
+    fprintf(fp, "}}\n");
+}
+
+/* The hints file: a job file, a comment with its evidence above each setting. */
+static int
+an_hints(const char *out, const char *path, const struct vmrun_advice *adv)
+{
+    FILE *fp = fopen(out, "w");
+
+    if (fp == NULL)
+        return -1;
+    fprintf(fp, "# Hints by vmrun analyze from the trace %s (Paradise, seed 003).\n"
+                "# Read by vmrun stencil --hints FILE (and by users' programs): options given\n"
+                "# on the command line or in --job win over these.\n",
+            path);
+    for (int i = 0; i < adv->nhints; i++) {
+        const char *rule = "";
+
+        for (int r = 0; r < adv->nrules; r++)
+            if (adv->rule[r].fired && strcmp(adv->rule[r].why, adv->hint[i].why) == 0)
+                rule = adv->rule[r].name;
+        fprintf(fp, "\n# %s: %s\n%s = %s;\n", rule, adv->hint[i].why, adv->hint[i].key,
+                adv->hint[i].value);
+    }
+    return fclose(fp) != 0 ? -1 : 0;
+}
+
+int
+vmrun_analyze_main(int argc, char **argv)
+{
+    const char *in = NULL, *hints = NULL;
+    int json = 0, rc = 1;
+    struct vmrun_trace t;
+    struct vmrun_thresholds th;
+    struct vmrun_advice adv;
+    struct an a;
+    char err[512];
+
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(an_usage, stdout);
+            return 0;
+        } else if (strcmp(argv[i], "--json") == 0) {
+            json = 1;
+        } else if (strcmp(argv[i], "--hints") == 0 && i + 1 < argc) {
+            hints = argv[++i];
+        } else if (argv[i][0] != '-' && in == NULL) {
+            in = argv[i];
+        } else {
+            fprintf(stderr, "vmrun analyze: unexpected argument '%s'\n%s", argv[i], an_usage);
+            return 2;
+        }
+    }
+    if (in == NULL) {
+        fputs(an_usage, stderr);
+        return 2;
+    }
+    if (vmrun_tload(in, &t, err, sizeof(err)) != 0) {
+        fprintf(stderr, "vmrun analyze: %s\n", err);
+        return 1;
+    }
+    vmrun_rules_defaults(&th);
+    if (an_run(&a, &t, &th) != 0) {
+        fprintf(stderr, "vmrun analyze: out of memory\n");
+        goto out;
+    }
+    vmrun_rules_apply(&a.tr, &th, &adv);
+    if (json)
+        an_json(stdout, in, &a, &adv);
+    else
+        an_print(stdout, in, &a, &adv);
+    if (hints != NULL && an_hints(hints, in, &adv) != 0) {
+        fprintf(stderr, "vmrun analyze: cannot write %s\n", hints);
+        goto out;
+    }
+    if (hints != NULL && !json)
+        printf("wrote %s\n", hints);
+    rc = 0;
+out:
+    an_free(&a);
+    vmrun_tfree(&t);
+    return rc;
+}

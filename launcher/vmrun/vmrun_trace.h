@@ -1,0 +1,88 @@
+/*
+ * vmrun_trace.h - a stencil job's trace read back (issue 27; the file is
+ * liq_master_trace.c's Chrome Trace Event JSON): lanes, spans, messages
+ * and marks, for `vmrun trace view` (vmrun_trace.c) and `vmrun analyze`
+ * (vmrun_analyze.c).
+ *
+ * Who may include it: launcher/vmrun/ and tests.  Pure: vmrun_tload reads
+ * a file and fills a struct vmrun_trace that owns its arrays (freed by
+ * vmrun_tfree).  Times are seconds from the trace's origin.  Errors: 0, or
+ * -1 with "FILE: what" in err (unreadable, not JSON, or an event without
+ * the fields its phase needs).
+ */
+#ifndef LIQUIDVM_VMRUN_TRACE_H
+#define LIQUIDVM_VMRUN_TRACE_H
+
+#include <stddef.h>
+
+enum vmrun_tkind {
+    VT_COMPUTE, VT_WAIT_GHOST, VT_WAIT_MOVE, VT_WAIT_PLAN, VT_WAIT_VERDICT, VT_SEND,
+    VT_MIGRATE, VT_PLAN, VT_SYNC, VT_OTHER
+};
+
+struct vmrun_tlane {
+    int pid, tid;
+    int host;                   /* index in hosts */
+    int master;
+    char name[64];
+};
+
+struct vmrun_thost {
+    int pid;
+    char name[64];
+};
+
+struct vmrun_tspan {
+    int lane;
+    enum vmrun_tkind kind;
+    double t, dur;
+    int quanta, iters, heavy;   /* VT_COMPUTE; heavy: the phases' repeat */
+    int part;                   /* 0 whole, 1 inner, 2 outer */
+    int arg;                    /* VT_PLAN: quanta moved; VT_MIGRATE: the change held */
+};
+
+struct vmrun_tflow {
+    int from, to;               /* lanes */
+    double t0, t1;
+    double bytes;
+    int tag;
+};
+
+struct vmrun_tmark {
+    int lane;
+    double t;
+    int epoch;                  /* "epoch" marks; -1 others */
+    char name[16];              /* epoch, evacuate, rejoin, verdict */
+};
+
+/* The job's settings as the trace's otherData gives them. */
+struct vmrun_tjob {
+    int grid[3], iters, quanta, tasks_per_host, hosts, workers, nquanta;
+    int halo, halo_auto, balance, epoch, heavy, reclaim, decomp_asked;
+    double min_gain, reclaim_below;
+    char kernel[32], decomp[32], program[64];
+};
+
+struct vmrun_trace {
+    int nhosts, nlanes, nspans, nflows, nmarks;
+    struct vmrun_thost *hosts;
+    struct vmrun_tlane *lanes;
+    struct vmrun_tspan *spans;
+    struct vmrun_tflow *flows;
+    struct vmrun_tmark *marks;
+    double t_end;               /* the last event's end */
+    double residual_us;         /* the clocks' worst residual */
+    long dropped;               /* events the workers' arrays had no room for */
+    int unpaired;               /* flow starts or finishes without their other end */
+    struct vmrun_tjob job;
+};
+
+int vmrun_tload(const char *path, struct vmrun_trace *t, char *err, size_t errlen);
+void vmrun_tfree(struct vmrun_trace *t);
+
+/* vmrun_trace.c: `vmrun trace view FILE --svg OUT`. */
+int vmrun_trace_main(int argc, char **argv);
+/* vmrun_analyze.c: `vmrun analyze FILE [--hints OUT] [--json]`. */
+int vmrun_analyze_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,74 @@
+/*
+ * liquid_wide - an update of radius 2 (a fourth-order Laplacian, 13
+ * points) for test_liquid_reach.sh: two ghost layers at its Dirichlet and
+ * Neumann faces, a periodic x axis, halos two points a phase.  --lie 1
+ * makes it read three points along x while it declares two, for
+ * --check-reach to find.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include <liquid.h>
+
+static int lie;
+
+static double
+start(int field, const double x[3], void *arg)
+{
+    (void)field;
+    (void)arg;
+    return sin(2 * M_PI * x[0]) * sin(M_PI * x[1]) * cos(M_PI * x[2]);
+}
+
+static double
+wall(int field, const double x[3], void *arg)
+{
+    (void)field;
+    (void)arg;
+    return x[1] * x[2];
+}
+
+static int
+update(const struct liquid_box *b, void *arg)
+{
+    (void)arg;
+    for (int k = 0; k < b->n[2]; k++)
+        for (int j = 0; j < b->n[1]; j++) {
+            ptrdiff_t o = j * b->sj + k * b->sk;
+            const double *u = b->in[0] + o;
+            double *v = b->out[0] + o;
+
+            for (int i = 0; i < b->n[0]; i++) {
+                double s1 = u[i - 1] + u[i + 1] + u[i - b->sj] + u[i + b->sj] + u[i - b->sk] +
+                            u[i + b->sk];
+                double s2 = u[i - 2] + u[i + 2] + u[i - 2 * b->sj] + u[i + 2 * b->sj] +
+                            u[i - 2 * b->sk] + u[i + 2 * b->sk];
+
+                v[i] = u[i] + 0.01 * (16 * s1 - s2 - 90 * u[i]) / 12 +
+                       (lie ? 1e-9 * u[i + 3] : 0);
+            }
+        }
+    return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+    struct liquid *lq = liquid_new("liquid_wide");
+    int rc;
+
+    if (lq == NULL || liquid_grid(lq, 24, 20, 16) != 0 || liquid_field(lq, "u") != 0 ||
+        liquid_reach(lq, 2, 2, 2, LIQUID_STAR) != 0 || liquid_init(lq, 0, start, NULL) != 0 ||
+        liquid_boundary_fn(lq, LIQUID_ALL, wall, NULL) != 0 ||
+        liquid_boundary(lq, LIQUID_XLO | LIQUID_XHI, LIQUID_PERIODIC, 0) != 0 ||
+        liquid_boundary(lq, LIQUID_YLO | LIQUID_ZHI, LIQUID_NEUMANN, 0) != 0 ||
+        liquid_update(lq, update, NULL) != 0 ||
+        liquid_option_int(lq, "lie", &lie, "1: read 3 points along x (0)") != 0 ||
+        liquid_reduce(lq, "norm", LIQUID_NORM2, 0, NULL, NULL, 5) < 0) {
+        fprintf(stderr, "liquid_wide: %s\n", liquid_error(lq));
+        return 2;
+    }
+    rc = liquid_run(lq, argc, argv);
+    liquid_free(lq);
+    return rc;
+}
