@@ -552,19 +552,24 @@ links_spin(void)
 
     if (d == NULL || d->nrx == 0)
         return 0;
-    budget_ns = (long)pvm__shm_spin_us() * 1000;
+    budget_ns = pvm__shm_spin_budget_ns();
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (unsigned i = 0;; i++) {
         for (struct pvm__link *l = d->links; l; l = l->next) {
-            if (l->rx != NULL && pvm__shm_readable(l->rx))
+            if (l->rx != NULL && pvm__shm_readable(l->rx)) {
+                if (i > 0)
+                    pvm__shm_spin_result(1);
                 return 1;
+            }
             if (l->more)
                 return 0;       /* the poll will not wait anyway */
         }
         if ((i & 31) == 31) {
             clock_gettime(CLOCK_MONOTONIC, &t);
-            if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) >= budget_ns)
+            if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) >= budget_ns) {
+                pvm__shm_spin_result(0);
                 return 0;
+            }
             /* The peer may share our CPU: let it run, or we only wait longer. */
             sched_yield();
         }

@@ -122,6 +122,40 @@ pvm__shm_spin_us(void)
     return us;
 }
 
+/*
+ * The spin adapts: a spin that ends with the peer's answer doubles the
+ * budget (up to pvm__shm_spin_us), one that runs out halves it (down to
+ * PVM__SHM_SPIN_MIN_NS, so that a peer that answers quickly again is
+ * noticed).  On a host whose CPUs are busy the peer often cannot run while
+ * we spin; a fixed 50 us spin then cost 108 us round trips where sleeping
+ * at once costs 5-7 us.
+ */
+static long spin_budget = -1;
+
+long
+pvm__shm_spin_budget_ns(void)
+{
+    if (spin_budget < 0)
+        spin_budget = (long)pvm__shm_spin_us() * 1000;
+    return spin_budget;
+}
+
+void
+pvm__shm_spin_result(int answered)
+{
+    long max = (long)pvm__shm_spin_us() * 1000;
+
+    if (spin_budget < 0)
+        spin_budget = max;
+    if (answered)
+        spin_budget = spin_budget * 2 > max ? max : spin_budget * 2;
+    else
+        spin_budget = spin_budget / 2 < PVM__SHM_SPIN_MIN_NS ? PVM__SHM_SPIN_MIN_NS
+                                                             : spin_budget / 2;
+    if (max == 0)
+        spin_budget = 0;
+}
+
 /* ---- helpers ---- */
 
 static uint64_t
@@ -335,8 +369,8 @@ room(const struct pvm__shm *r, uint64_t head)
 static int
 wait_room(struct pvm__shm *r, uint64_t head, pvm__shm_wait_cb wait, void *arg)
 {
-    uint64_t until = now_ns() + (uint64_t)pvm__shm_spin_us() * 1000u;
-    int rc, n = 0;
+    uint64_t until = now_ns() + (uint64_t)pvm__shm_spin_budget_ns();
+    int rc, n = 0, spun = room(r, head) == 0;
 
     while (room(r, head) == 0) {
         if ((++n & 31) == 0) {
@@ -347,6 +381,8 @@ wait_room(struct pvm__shm *r, uint64_t head, pvm__shm_wait_cb wait, void *arg)
         }
         pvm__shm_relax();
     }
+    if (spun)
+        pvm__shm_spin_result(room(r, head) != 0);
     while (room(r, head) == 0) {
         atomic_store_explicit(&r->ctl->writer_waits, 1, memory_order_seq_cst);
         atomic_thread_fence(memory_order_seq_cst);

@@ -77,6 +77,10 @@ typedef int (*pvm__shm_wait_cb)(struct pvm__shm *r, void *arg);
 size_t pvm__shm_ring_size(void);
 /* How long an end spins before it sleeps, in microseconds. */
 int pvm__shm_spin_us(void);
+/* The spin's budget now (ns), and how a spin ended (1: the peer answered). */
+#define PVM__SHM_SPIN_MIN_NS 2000
+long pvm__shm_spin_budget_ns(void);
+void pvm__shm_spin_result(int answered);
 
 /*
  * A new ring of size data bytes (a power of two), this process its writer.
