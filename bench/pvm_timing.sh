@@ -13,16 +13,26 @@
 #
 #   bench/pvm_timing.sh [-r REPS] [--json] [--no-netns]
 #
+# First, one host (issue 31): two tasks of one host, LiquidVM (its tasks
+# talk through shared-memory rings), real PVM 3.4.6 (one namespace host)
+# and Open MPI's shared memory (bench/mpi/mpi_pingpong over mpirun -np 2,
+# when mpicc built it), in -k rounds interleaved (LVM, PVM, MPI, LVM, ...);
+# each figure is the median of the rounds' medians.  --one-host stops there.
+#
+#   bench/pvm_timing.sh [-r REPS] [-k ROUNDS] [--json] [--no-netns] [--one-host]
+#
 # Progress goes to stderr, the table (or one JSON object) to stdout.
 set -u
 cd "$(dirname "$0")/.." || exit 2
-reps=200 json=0 netns=1
+reps=200 json=0 netns=1 rounds=3 onehost_only=0
 while [ $# -gt 0 ]; do
     case $1 in
     -r) reps=${2:-}; shift ;;
     --json) json=1 ;;
     --no-netns) netns=0 ;;
-    *) echo "usage: bench/pvm_timing.sh [-r REPS] [--json] [--no-netns]" >&2; exit 2 ;;
+    --one-host) onehost_only=1 ;;
+    -k) rounds=${2:-}; shift ;;
+    *) echo "usage: bench/pvm_timing.sh [-r REPS] [-k ROUNDS] [--json] [--no-netns] [--one-host]" >&2; exit 2 ;;
     esac
     shift
 done
@@ -60,6 +70,87 @@ measure() {
             fail "$name $route failed"
     done
 }
+
+# ---- One host: LiquidVM (rings), real PVM, Open MPI, interleaved
+PMPI=$B/bench/mpi_pingpong
+OH=${REALPVM_PREFIX}o
+printf 'spawn_path = [ "%s" ];\n' "$B/bench" >"$T/one.conf"
+say "one host: starting LiquidVM (1 daemon)"
+"$VMCTL" start --local 1 -c "$T/one.conf" >"$T/start.out" 2>&1 || { cat "$T/start.out" >&2; fail "vmctl start failed"; }
+pvm1=0
+if [ -x "$PTR" ] && [ -x "${PVM_ROOT:-/usr/lib/pvm3}/lib/pvmd" ] &&
+    REALPVM_PREFIX=$OH "$R" up 1 >"$T/up1.out" 2>&1; then
+    say "one host: starting real PVM 3.4.6 in ${OH}1 (waits for the shared real-PVM lock)"
+    REALPVM_PREFIX=$OH "$R" start "$B/bench" && pvm1=1
+fi
+[ $pvm1 = 1 ] || say "one host: no real PVM figures (not installed, or no namespaces)"
+[ -x "$PMPI" ] || say "one host: no Open MPI figures ($PMPI not built: apt-get install openmpi-bin libopenmpi-dev)"
+for ((k = 1; k <= rounds; k++)); do
+    for route in default direct; do
+        say "one host, round $k: LiquidVM $route"
+        "$PT" -r "$reps" $([ $route = direct ] && echo -d) --json >"$RES/r$k.one_lvm.$route.json" ||
+            fail "LiquidVM one host $route failed"
+        if [ $pvm1 = 1 ]; then
+            say "one host, round $k: PVM $route"
+            REALPVM_PREFIX=$OH "$R" exec "${OH}1" "$PTR" -r "$reps" $([ $route = direct ] && echo -d) \
+                --json >"$RES/r$k.one_pvm.$route.json" || say "PVM one host $route failed"
+        fi
+    done
+    if [ -x "$PMPI" ]; then
+        say "one host, round $k: Open MPI"
+        timeout 300 mpirun --allow-run-as-root --oversubscribe -np 2 "$PMPI" -r "$reps" \
+            >"$RES/r$k.one_mpi.shm.json" 2>"$T/mpi.err" || { cat "$T/mpi.err" >&2; say "Open MPI failed"; }
+    fi
+done
+"$VMCTL" halt >/dev/null
+[ $pvm1 = 1 ] && REALPVM_PREFIX=$OH "$R" down >/dev/null 2>&1
+perl - "$RES" "$json" "$reps" "$rounds" <<'PERL'
+use strict; use warnings;
+my ($dir, $json, $reps, $rounds) = @ARGV;
+my @cols = (['one_lvm.default', 'LVM'], ['one_lvm.direct', 'LVM'], ['one_pvm.default', 'PVM'],
+            ['one_pvm.direct', 'PVM'], ['one_mpi.shm', 'Open MPI']);
+my %v;
+for my $c (@cols) {
+    for my $k (1 .. $rounds) {
+        my $f = "$dir/r$k.$c->[0].json";
+        next unless -s $f;
+        open my $fh, '<', $f or next;
+        my $line = <$fh>;
+        while ($line =~ /\{"bytes":(\d+),"median_us":([\d.]+)/g) { push @{$v{$c->[0]}{$1}}, $2; }
+    }
+}
+sub med { my @a = sort { $a <=> $b } @_; return undef unless @a; my $n = @a; return $n % 2 ? $a[$n/2] : ($a[$n/2-1] + $a[$n/2]) / 2; }
+my @sizes = (4, 100, 1000, 10000, 100000, 1000000);
+my %m;
+for my $c (@cols) { for my $n (@sizes) { my $x = med(@{$v{$c->[0]}{$n} // []}); $m{$c->[0]}{$n} = $x if defined $x; } }
+if ($json) {
+    print "{\"benchmark\":\"pvm_timing_one_host\",\"reps\":$reps,\"rounds\":$rounds,\"median_us\":{",
+        join(',', map { my $c = $_->[0]; "\"$c\":{" . join(',', map { sprintf('"%d":%.2f', $_, $m{$c}{$_}) } grep { defined $m{$c}{$_} } @sizes) . "}" } @cols), "}}\n";
+    exit 0;
+}
+print "One host: two tasks, PVM's timing protocol (N bytes, 4-byte reply), median of $rounds interleaved rounds\n";
+print "of $reps round trips each, microseconds; LVM: LiquidVM (shared-memory rings), PVM: real PVM 3.4.6,\n";
+print "Open MPI: bench/mpi/mpi_pingpong, -np 2 on one host (its shared memory)\n\n";
+printf "%-10s %9s %9s %9s %9s %9s %9s %9s %9s\n", "bytes", "LVM", "LVM", "PVM", "PVM", "Open MPI", "LVM/PVM", "LVM/PVM", "LVM/MPI";
+printf "%-10s %9s %9s %9s %9s %9s %9s %9s %9s\n", "", "default", "direct", "default", "direct", "shm", "default", "direct", "default";
+my %goal_pvm = (4 => 0.5, 1000000 => 0.2);
+my %goal_mpi = (4 => 3, 1000000 => 1);
+for my $n (@sizes) {
+    printf "%-10s", $n == 4 ? "4 (RTT)" : $n;
+    printf " %9s", defined $m{$_->[0]}{$n} ? sprintf("%.1f", $m{$_->[0]}{$n}) : '-' for @cols;
+    for my $r (['one_lvm.default', 'one_pvm.default', \%goal_pvm], ['one_lvm.direct', 'one_pvm.direct', \%goal_pvm],
+               ['one_lvm.default', 'one_mpi.shm', \%goal_mpi]) {
+        my ($a, $b, $g) = @$r;
+        if (defined $m{$a}{$n} && $m{$b}{$n}) {
+            my $x = $m{$a}{$n} / $m{$b}{$n};
+            printf " %9s", sprintf("%.2f%s", $x, defined $g->{$n} ? ($x <= $g->{$n} ? " ok" : " >$g->{$n}") : '');
+        } else { printf " %9s", '-'; }
+    }
+    print "\n";
+}
+print "\ngoals (issue 31): RTT at most 0.5x PVM's and 3x Open MPI's; 1 MB at most 0.2x PVM's and 1x Open MPI's\n\n";
+PERL
+[ $onehost_only = 1 ] && exit 0
 
 # ---- LiquidVM on loopback
 printf 'spawn_path = [ "%s" ];\n' "$B/bench" >"$T/loop.conf"

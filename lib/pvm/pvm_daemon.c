@@ -123,6 +123,10 @@ message_frame(const struct wire_hdr *h, unsigned char *body, const struct wire_h
         free(m);
         return 1;
     }
+    /* What a task put in shared memory before it died comes before the
+     * daemon's word of its death (pvm_link.c's drain). */
+    if (pvm__ctx.pollsrc != NULL && pvm__ctx.pollsrc->drain != NULL)
+        pvm__ctx.pollsrc->drain();
     if (pvm__inq_push(m) && reply == NULL && (rc = pvm__mhf_run_pending()) < 0)
         return rc;
     return 1;

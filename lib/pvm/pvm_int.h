@@ -197,6 +197,7 @@ struct pvm__ctx {
     const struct pvm__pollsrc *pollsrc;
     struct pollfd *pfd;
     size_t pcap;
+    unsigned spin_hits;         /* waits the spin ended without a poll */
     /*
      * Where a WIRE_T_DIRECT frame from the daemon goes (pvm_link.c's
      * pvm__direct_from_daemon, set at enrollment, which sits above both);
@@ -394,10 +395,21 @@ struct pvm__pollsrc {
      * Fill pfd with the descriptors to watch and return how many.  wfd
      * is the socket a blocked write waits on (it wants POLLOUT), or -1.
      * *busy = 1 when input waits already, so the poll must not block.
+     * sleep = 0 when the poll will not block anyway (a timeout of 0).
      */
-    size_t (*fill)(struct pollfd *pfd, int wfd, int *busy);
+    size_t (*fill)(struct pollfd *pfd, int wfd, int sleep, int *busy);
     /* The poll's result for the n entries fill made: service them. */
     void (*ready)(const struct pollfd *pfd, size_t n);
+    /*
+     * Optional.  spin: before a wait that may sleep, look for input in
+     * shared memory for a short bounded time; 1 if some came (ready is
+     * then called with no entries).  drain: take in every message whole
+     * in shared memory now, before a message from the daemon is queued,
+     * so that a task's last messages come before the daemon's word of its
+     * exit.
+     */
+    int (*spin)(void);
+    void (*drain)(void);
 };
 
 /* Set the wait's other source (pvm_link.c), or clear it (NULL). */
@@ -453,16 +465,20 @@ void pvm__direct_from_daemon(const struct wire_hdr *h, unsigned char *body);
 /* What needs requests to the daemon (answering a link request, refusals):
  * done where the library may make requests, never inside a wait. */
 int pvm__direct_work(void);
+/* 1 if our messages to tid take a link (or its ring) now, not the daemons. */
+int pvm__direct_linked(int tid);
 /* Close every link and listener (pvm_exit). */
 void pvm__direct_close(void);
 /* The sockets a program should watch (pvm_getfds): daemon first. */
 int pvm__direct_fds(int **fds);
 
 #define PVM__DIRECT_HOST_MAX 256
+#define PVM__LINK_RFDS 3        /* a ring's descriptors (pvm_shm.h, PVM__SHM_NFD) */
 #define PVM__DIRECT_TLS_RECORD 16384    /* the largest TLS record's plaintext */
 
 struct ssl_st;
 struct ssl_ctx_st;
+struct pvm__shm;
 struct bio_method_st;
 
 enum pvm__link_state {
@@ -492,6 +508,16 @@ struct pvm__link {
     unsigned char token[WIRE_DIRECT_TOKEN];
     char host[PVM__DIRECT_HOST_MAX];    /* the peer's host: its certificate must name it */
     struct pvm__msg *held, *held_tail;  /* link messages that came before the MARK */
+    /*
+     * Shared memory (pvm_shm.c), on a Unix link only: tx, our ring to the
+     * peer, once we sent it (WIRE_DIRECT_SHM); rx, the peer's to us.
+     */
+    struct pvm__shm *tx, *rx;
+    int shm_off;                /* no ring to this peer (off, or it could not be made) */
+    int tx_busy;                /* a write into tx is under way: tx outlives link_dead */
+    int tx_wait;                /* that write sleeps on tx's space eventfd */
+    int rfds[PVM__LINK_RFDS];   /* descriptors that came with the link's bytes */
+    int nrfds;
     /* The frame being read (pvm_linkio.c). */
     int in_frame;
     struct wire_hdr h;
@@ -520,6 +546,8 @@ struct pvm__direct {
     struct bio_method_st *bio;
     struct pvm__conreq *conreqs, *conreqs_tail;
     int work;                   /* conreqs or NAKs wait for pvm__direct_work */
+    int nrx;                    /* links with a ring from their peer */
+    int sticky;                 /* pvm_getfds handed out the rings' eventfds */
     unsigned char scratch[PVM__DIRECT_TLS_RECORD];
     /* Scratch for waits (the link of each entry fill made) and pvm_getfds. */
     struct pvm__link **plink;
@@ -571,6 +599,12 @@ int pvm__link_ctl_flush(struct pvm__link *l);
  */
 int pvm__link_write(struct pvm__direct *d, struct pvm__link *l, struct wire_hdr *h,
                     const void *body, size_t len);
+/* A frame without a body on a Unix link, with n descriptors attached
+ * (SCM_RIGHTS), written as pvm__link_write writes.  0 or an error. */
+int pvm__link_write_fds(struct pvm__link *l, struct wire_hdr *h, const int *fds, int n);
+/* Take the descriptors that came with l's bytes (at most PVM__LINK_RFDS):
+ * their number; they are the caller's. */
+int pvm__link_take_fds(struct pvm__link *l, int *fds);
 /* Close l's socket and TLS and drop a frame being read. */
 void pvm__link_close_io(struct pvm__link *l);
 

@@ -26,10 +26,10 @@
  * peer until the MARK arrives and queues it only then.  Either task may
  * send on a link once both have checked it (HELLO, ACK), each after its
  * own MARK.  A link that fails turns DEAD and messages go through the
- * daemons again; the one whose write failed is sent that way whole (the
- * receiver drops a partial frame).  Only then can order break, and only
- * for a peer that is most likely dead: its daemon tells the PvmTaskExit
- * watchers.
+ * daemons again; the one whose write on the socket failed is sent that
+ * way whole (the receiver drops a partial frame; a ring's rule, below, is
+ * stricter).  Only then can order break, and only for a peer that is most
+ * likely dead: its daemon tells the PvmTaskExit watchers.
  *
  * Who may connect.  Between hosts a task presents its host's certificate
  * and key, whose paths its daemon gives it (a task runs as the daemon's
@@ -41,17 +41,39 @@
  * was not offered.  On one host the socket sits in a directory only the
  * user can enter, the peer's uid is checked, and so is the token.
  *
+ * Shared memory.  On one host a link carries messages only until the
+ * sender has made a ring (pvm_shm.c) for them: before its first message
+ * on the link it sends WIRE_DIRECT_SHM on the link with the ring's
+ * descriptors attached (SCM_RIGHTS), and every message after that goes
+ * into the ring.  The link is a stream, so the receiver reads every
+ * message the sender put on the link before it learns of the ring, and the
+ * ring's messages go through on_message like the link's (held until the
+ * MARK), so the pair's order holds across daemons, link and ring.  Under
+ * the default route too (PvmAllowDirect) a task asks a peer of its own
+ * host for a link, so that the ring can be made; PvmDontRoute on either
+ * side, or LIQUIDVM_SHM_RING=0, keeps the daemons' route.  The socket
+ * stays open: it is how each end learns of the other's end.  On EOF the
+ * reader first takes every message whole in the ring (the peer wrote them
+ * before it died or left) and drops a partial one, then the link dies.  A
+ * write into the ring that fails goes whole through the daemons only if
+ * none of it was published; otherwise pvm_send reports the error (a
+ * message either arrives once and whole, or its sender is told).
+ * A message from the daemon is queued only after the rings are drained
+ * (links_drain), so a task's last messages come before its exit notice.
+ *
  * Reading.  A frame read whole with nothing left over ends the read: no
  * extra call only to hear EAGAIN.  At most LINK_FRAMES_MAX frames are read
  * from one link per wait, so one busy peer cannot starve the others.
  */
 #include "pvm_int.h"
+#include "pvm_shm.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +104,7 @@ struct pvm__conreq {
 };
 
 static void link_input(struct pvm__direct *d, struct pvm__link *l);
+static void ring_input(struct pvm__direct *d, struct pvm__link *l, int all);
 static void direct_atexit(void);
 static const struct pvm__pollsrc links_source;
 
@@ -137,6 +160,21 @@ link_new(struct pvm__direct *d, int tid, enum pvm__link_state state)
     return l;
 }
 
+/* Close l's rings; a ring being written into stays for its writer. */
+static void
+link_shm_close(struct pvm__link *l)
+{
+    if (l->rx != NULL) {
+        pvm__shm_close(l->rx);
+        l->rx = NULL;
+        pvm__ctx.direct->nrx--;
+    }
+    if (l->tx != NULL && !l->tx_busy) {
+        pvm__shm_close(l->tx);
+        l->tx = NULL;
+    }
+}
+
 /*
  * The link will not carry messages: the daemons route from now on.  A
  * connector that failed tells the asker (a NAK, sent later).
@@ -150,6 +188,7 @@ link_dead(struct pvm__link *l)
         pvm__ctx.direct->work = 1;
     }
     l->state = PVM__LINK_DEAD;
+    link_shm_close(l);
     pvm__link_close_io(l);
 }
 
@@ -158,6 +197,7 @@ link_free(struct pvm__link *l)
 {
     struct pvm__msg *m, *n;
 
+    link_shm_close(l);
     pvm__link_close_io(l);
     for (m = l->held; m; m = n) {
         n = m->next;
@@ -316,6 +356,7 @@ on_hello(struct pvm__direct *d, struct pvm__link *c, const struct wire_hdr *h,
     a->stage = c->stage;
     a->st_off = c->st_off;
     a->st_len = c->st_len;
+    a->nrfds = pvm__link_take_fds(c, a->rfds);
     c->fd = -1;
     c->ssl = NULL;
     c->stage = NULL;
@@ -360,6 +401,33 @@ on_message(struct pvm__link *l, const struct wire_hdr *h, unsigned char *body)
     return 0;
 }
 
+/*
+ * The peer's WIRE_DIRECT_SHM: its ring, whose descriptors came with the
+ * frame, carries its messages from now on.  0, or 1 if the link died.
+ */
+static int
+on_shm(struct pvm__direct *d, struct pvm__link *l, const struct wire_hdr *h)
+{
+    int fds[PVM__LINK_RFDS], n = pvm__link_take_fds(l, fds);
+
+    if (l->remote || l->ssl != NULL || l->rx != NULL || h->len != 0 ||
+        (int)h->src != l->tid || n != PVM__SHM_NFD) {
+        while (n > 0)
+            close(fds[--n]);
+        link_dead(l);
+        return 1;
+    }
+    if (pvm__shm_attach(fds, &l->rx) != 0) {
+        l->rx = NULL;
+        link_dead(l);
+        return 1;
+    }
+    d->nrx++;
+    if (d->sticky)
+        pvm__shm_sticky(l->rx);
+    return 0;
+}
+
 /* One whole frame read from l: 0 to read on, 1 when the link changed
  * under the reader.  body is taken. */
 static int
@@ -383,6 +451,10 @@ link_frame(struct pvm__direct *d, struct pvm__link *l, unsigned char *body)
         return 0;
     case PVM__LINK_READY:
     case PVM__LINK_UP:
+        if (h->type == WIRE_T_DIRECT && h->tag == WIRE_DIRECT_SHM) {
+            free(body);
+            return on_shm(d, l, h);
+        }
         return on_message(l, h, body);
     default:
         free(body);
@@ -412,6 +484,8 @@ link_input(struct pvm__direct *d, struct pvm__link *l)
         if (rc == 0)
             return;
         if (rc < 0) {
+            /* The peer wrote what its ring holds before it went. */
+            ring_input(d, l, 1);
             link_dead(l);       /* a partial frame is dropped with the link */
             return;
         }
@@ -424,6 +498,82 @@ link_input(struct pvm__direct *d, struct pvm__link *l)
          */
         if (pvm__link_rx_idle(l))
             return;
+    }
+}
+
+/*
+ * Messages whole in l's ring from the peer, at most LINK_FRAMES_MAX unless
+ * all; a partial one stays in the ring's reader until the rest comes.
+ */
+static void
+ring_input(struct pvm__direct *d, struct pvm__link *l, int all)
+{
+    uint32_t max = pvm__ctx.max_msg && pvm__ctx.max_msg < LINK_MAX_FRAME
+                       ? (uint32_t)pvm__ctx.max_msg : LINK_MAX_FRAME;
+    struct wire_hdr h;
+    unsigned char *body;
+    int frames, rc;
+
+    (void)d;
+    for (frames = 0; l->rx != NULL && (all || frames < LINK_FRAMES_MAX); frames++) {
+        if ((rc = pvm__shm_read(l->rx, max, &h, &body)) == 0)
+            return;
+        if (rc < 0 || on_message(l, &h, body) != 0) {
+            link_dead(l);
+            return;
+        }
+    }
+}
+
+/* Every ring's whole messages, now (the daemon's message waits). */
+static void
+links_drain(void)
+{
+    struct pvm__direct *d = pvm__ctx.direct;
+
+    if (d == NULL || d->nrx == 0)
+        return;
+    for (struct pvm__link *l = d->links; l; l = l->next)
+        if (l->rx != NULL && pvm__shm_readable(l->rx))
+            ring_input(d, l, 1);
+}
+
+/*
+ * Before a wait that may sleep: look at the rings for a few microseconds,
+ * so that a peer that answers at once is heard without a system call on
+ * either side.  1 if a ring has bytes.
+ */
+static int
+links_spin(void)
+{
+    struct pvm__direct *d = pvm__ctx.direct;
+    struct timespec t0, t;
+    long budget_ns;
+
+    if (d == NULL || d->nrx == 0)
+        return 0;
+    budget_ns = pvm__shm_spin_budget_ns();
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (unsigned i = 0;; i++) {
+        for (struct pvm__link *l = d->links; l; l = l->next) {
+            if (l->rx != NULL && pvm__shm_readable(l->rx)) {
+                if (i > 0)
+                    pvm__shm_spin_result(1);
+                return 1;
+            }
+            if (l->more)
+                return 0;       /* the poll will not wait anyway */
+        }
+        if ((i & 31) == 31) {
+            clock_gettime(CLOCK_MONOTONIC, &t);
+            if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) >= budget_ns) {
+                pvm__shm_spin_result(0);
+                return 0;
+            }
+            /* The peer may share our CPU: let it run, or we only wait longer. */
+            sched_yield();
+        }
+        pvm__shm_relax();
     }
 }
 
@@ -561,8 +711,9 @@ links_size(size_t *n)
     struct pvm__link **k, *l;
     size_t want = 2;
 
+    /* The socket, and the eventfds of both rings. */
     for (l = d->links; l; l = l->next)
-        want++;
+        want += 3;
     if (want > d->plink_cap) {
         if ((k = realloc(d->plink, want * sizeof(*k))) == NULL)
             return -ENOMEM;
@@ -573,8 +724,11 @@ links_size(size_t *n)
     return 0;
 }
 
+/* What links_fill puts in plink for a ring's eventfd. */
+static struct pvm__link ring_entry;
+
 static size_t
-links_fill(struct pollfd *pfd, int wfd, int *busy)
+links_fill(struct pollfd *pfd, int wfd, int sleep, int *busy)
 {
     struct pvm__direct *d = pvm__ctx.direct;
     struct pvm__link *l;
@@ -604,6 +758,17 @@ links_fill(struct pollfd *pfd, int wfd, int *busy)
             *busy = 1;
         pfd[n] = (struct pollfd){ .fd = l->fd, .events = ev };
         d->plink[n++] = l;
+        if (l->rx != NULL) {
+            /* The writer rings only if we said we sleep, after a last look. */
+            if (sleep ? pvm__shm_arm(l->rx) : pvm__shm_readable(l->rx))
+                *busy = 1;
+            pfd[n] = (struct pollfd){ .fd = pvm__shm_data_fd(l->rx), .events = POLLIN };
+            d->plink[n++] = &ring_entry;
+        }
+        if (l->tx != NULL && l->tx_wait) {
+            pfd[n] = (struct pollfd){ .fd = pvm__shm_space_fd(l->tx), .events = POLLIN };
+            d->plink[n++] = &ring_entry;
+        }
     }
     return n;
 }
@@ -623,11 +788,22 @@ links_ready(const struct pollfd *pfd, size_t n)
                 accept_on(d, pfd[i].fd, pfd[i].fd == d->tfd);
             continue;
         }
+        if (l == &ring_entry)
+            continue;   /* the rings are looked at below, woken or not */
         /* A link handed to another (HELLO) or closed by now is skipped. */
         if (l->fd != pfd[i].fd)
             continue;
         if (re != 0 || l->more || pvm__link_tls_pending(l))
             link_service(d, l, re);
+    }
+    if (d->nrx > 0) {
+        for (l = d->links; l; l = l->next) {
+            if (l->rx == NULL)
+                continue;
+            pvm__shm_disarm(l->rx);
+            if (pvm__shm_readable(l->rx))
+                ring_input(d, l, 0);
+        }
     }
     sweep(d);
 }
@@ -637,6 +813,8 @@ static const struct pvm__pollsrc links_source = {
     .size = links_size,
     .fill = links_fill,
     .ready = links_ready,
+    .spin = links_spin,
+    .drain = links_drain,
 };
 
 /* ---- what the daemons bring ---- */
@@ -839,6 +1017,100 @@ ask(int tid)
     wire_wbuf_free(&b);
 }
 
+/* A ring is wanted with tid: a task of our host, and neither rings nor
+ * routing through the daemons forced. */
+static int
+shm_wanted(int tid)
+{
+    return WIRE_TID_HOST(tid) == WIRE_TID_HOST(pvm__ctx.mytid) &&
+           pvm__opt(PvmRoute) != PvmDontRoute && pvm__shm_ring_size() > 0;
+}
+
+/* Make our ring to l's peer and send it the descriptors on the link. */
+static void
+shm_offer(struct pvm__link *l)
+{
+    struct wire_hdr h = { .type = WIRE_T_DIRECT, .tag = WIRE_DIRECT_SHM,
+                          .src = (uint32_t)pvm__ctx.mytid, .dst = (uint32_t)l->tid };
+    size_t size = pvm__shm_ring_size();
+    struct pvm__shm *r;
+    int fds[PVM__SHM_NFD], rc;
+
+    if (size == 0 || pvm__shm_create(size, &r, fds) != 0) {
+        l->shm_off = 1;         /* the link carries the messages */
+        return;
+    }
+    rc = pvm__link_write_fds(l, &h, fds, PVM__SHM_NFD);
+    close(fds[0]);
+    if (rc != 0 || l->state != PVM__LINK_UP) {
+        pvm__shm_close(r);
+        if (l->state != PVM__LINK_DEAD)
+            link_dead(l);
+        return;
+    }
+    l->tx = r;
+}
+
+/* The writer's wait for room in l's ring: the one wait, its eventfd in it. */
+static int
+shm_wait(struct pvm__shm *r, void *arg)
+{
+    struct pvm__link *l = arg;
+    int dready = 0, rc;
+
+    (void)r;
+    l->tx_wait = 1;
+    rc = pvm__poll_wait(-1, -1, &dready, NULL);
+    if (rc >= 0 && dready)
+        rc = pvm__pump_daemon(NULL, NULL);
+    l->tx_wait = 0;
+    if (rc < 0)
+        return rc;
+    return l->state == PVM__LINK_UP ? 0 : -ECONNRESET;
+}
+
+/*
+ * One message into l's ring, as pvm__direct_send answers: 1 when it is
+ * whole in the ring; 0 when the ring failed before any of it was
+ * published (the daemons take it whole); or the error, when the ring
+ * failed with part of it published.  The link is dead after a failure.
+ */
+static int
+shm_send(struct pvm__link *l, struct wire_hdr *h, const void *body, size_t len)
+{
+    int rc, torn;
+
+    l->tx_busy = 1;
+    pvm__ctx.io_depth++;
+    rc = pvm__shm_write(l->tx, h, body, len, shm_wait, l);
+    pvm__ctx.io_depth--;
+    l->tx_busy = 0;
+    if (rc == 0 && l->state == PVM__LINK_UP)
+        return 1;
+    /*
+     * A frame whole in the ring is the reader's, even if the link died
+     * meanwhile (it takes whole frames before it closes the ring): never a
+     * second copy.  Part of a frame is dropped by the reader, and the
+     * sender hears of the loss (pvm_shm.c says why it is not resent).
+     */
+    torn = pvm__shm_torn(l->tx);
+    if (l->state != PVM__LINK_DEAD)
+        link_dead(l);
+    pvm__shm_close(l->tx);
+    l->tx = NULL;
+    if (rc == 0)
+        return 1;
+    return torn ? rc : 0;
+}
+
+int
+pvm__direct_linked(int tid)
+{
+    struct pvm__link *l = link_find(tid);
+
+    return l != NULL && l->state == PVM__LINK_UP;
+}
+
 int
 pvm__direct_send(int tid, struct wire_hdr *h, const void *body, size_t len)
 {
@@ -851,7 +1123,7 @@ pvm__direct_send(int tid, struct wire_hdr *h, const void *body, size_t len)
     if (tid == pvm__ctx.mytid || !WIRE_TID_IS_TASK(tid) || pvm__ctx.io_depth > 0)
         return 0;
     if ((l = link_find(tid)) == NULL) {
-        if (pvm__opt(PvmRoute) == PvmRouteDirect)
+        if (pvm__opt(PvmRoute) == PvmRouteDirect || shm_wanted(tid))
             ask(tid);
         return 0;
     }
@@ -861,6 +1133,12 @@ pvm__direct_send(int tid, struct wire_hdr *h, const void *body, size_t len)
             return 0;
         l->state = PVM__LINK_UP;
     }
+    if (l->state != PVM__LINK_UP)
+        return 0;
+    if (!l->remote && l->tx == NULL && !l->shm_off)
+        shm_offer(l);
+    if (l->tx != NULL)
+        return shm_send(l, h, body, len);
     if (l->state != PVM__LINK_UP)
         return 0;
     if (pvm__link_write(d, l, h, body, len) == 0)
@@ -994,18 +1272,26 @@ pvm__direct_fds(int **fds)
         return 1;
     }
     for (l = d->links; l; l = l->next)
-        n++;
+        n += 2;
     if ((f = realloc(d->fds, n * sizeof(*f))) == NULL)
         return -ENOMEM;
+    /* A program that waits on these outside the library must be woken by
+     * the rings too: their writers ring every time from now on. */
+    d->sticky = 1;
     d->fds = f;
     f[k++] = pvm__ctx.fd;
     if (d->ufd >= 0)
         f[k++] = d->ufd;
     if (d->tfd >= 0)
         f[k++] = d->tfd;
-    for (l = d->links; l; l = l->next)
+    for (l = d->links; l; l = l->next) {
         if (l->fd >= 0)
             f[k++] = l->fd;
+        if (l->rx != NULL) {
+            pvm__shm_sticky(l->rx);
+            f[k++] = pvm__shm_data_fd(l->rx);
+        }
+    }
     *fds = f;
     return k;
 }

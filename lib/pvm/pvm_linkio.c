@@ -306,6 +306,57 @@ pvm__link_tls_pending(const struct pvm__link *l)
 
 /* ---- reading frames ---- */
 
+/* Keep the descriptors a Unix link's bytes brought (a ring's, pvm_shm.c);
+ * any beyond PVM__LINK_RFDS are closed. */
+static void
+keep_fds(struct pvm__link *l, struct msghdr *mh)
+{
+    struct cmsghdr *c;
+
+    for (c = CMSG_FIRSTHDR(mh); c != NULL; c = CMSG_NXTHDR(mh, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+            continue;
+        size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t i = 0; i < n; i++) {
+            int fd;
+
+            memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+            if (l->nrfds < PVM__LINK_RFDS)
+                l->rfds[l->nrfds++] = fd;
+            else
+                close(fd);
+        }
+    }
+}
+
+/* recv on a Unix link, keeping descriptors that come along. */
+static ssize_t
+unix_recv(struct pvm__link *l, void *buf, size_t n)
+{
+    union {
+        struct cmsghdr h;
+        char b[CMSG_SPACE(sizeof(int) * PVM__LINK_RFDS)];
+    } cm;
+    struct iovec iov = { buf, n };
+    struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b,
+                         .msg_controllen = sizeof(cm.b) };
+    ssize_t k = recvmsg(l->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+
+    if (k >= 0 && mh.msg_controllen > 0)
+        keep_fds(l, &mh);
+    return k;
+}
+
+int
+pvm__link_take_fds(struct pvm__link *l, int *fds)
+{
+    int n = l->nrfds;
+
+    memcpy(fds, l->rfds, (size_t)n * sizeof(int));
+    l->nrfds = 0;
+    return n;
+}
+
 /* Bytes read, 0 at EOF, -EAGAIN when none yet, or another error. */
 static ssize_t
 link_recv(struct pvm__link *l, void *buf, size_t n)
@@ -325,7 +376,7 @@ link_recv(struct pvm__link *l, void *buf, size_t n)
             return -EAGAIN;
         return e == SSL_ERROR_ZERO_RETURN ? 0 : -ECONNRESET;
     }
-    k = recv(l->fd, buf, n, MSG_DONTWAIT);
+    k = unix_recv(l, buf, n);
     if (k < 0)
         return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? -EAGAIN : -errno;
     return k;
@@ -541,15 +592,36 @@ write_tls(struct pvm__direct *d, struct pvm__link *l, const unsigned char *hdr,
     return rc;
 }
 
+/* nfd descriptors ride with the first bytes the socket takes. */
 static int
-write_unix(struct pvm__link *l, unsigned char *hdr, const void *body, size_t len)
+write_unix(struct pvm__link *l, unsigned char *hdr, const void *body, size_t len,
+           const int *fds, int nfd)
 {
     struct iovec iov[2] = { { hdr, WIRE_HDR_LEN }, { (void *)(uintptr_t)body, len } };
     struct msghdr mh = { .msg_iov = iov, .msg_iovlen = len > 0 ? 2 : 1 };
+    union {
+        struct cmsghdr h;
+        char b[CMSG_SPACE(sizeof(int) * PVM__LINK_RFDS)];
+    } cm;
     int rc;
 
+    if (nfd > 0) {
+        memset(&cm, 0, sizeof(cm));
+        mh.msg_control = cm.b;
+        mh.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfd);
+        CMSG_FIRSTHDR(&mh)->cmsg_level = SOL_SOCKET;
+        CMSG_FIRSTHDR(&mh)->cmsg_type = SCM_RIGHTS;
+        CMSG_FIRSTHDR(&mh)->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfd);
+        memcpy(CMSG_DATA(CMSG_FIRSTHDR(&mh)), fds, sizeof(int) * (size_t)nfd);
+    }
     while (mh.msg_iovlen > 0) {
         ssize_t k = sendmsg(l->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+        /* Taken with the first byte: not again. */
+        if (k > 0) {
+            mh.msg_control = NULL;
+            mh.msg_controllen = 0;
+        }
 
         if (k < 0 && errno == EINTR)
             continue;
@@ -586,7 +658,23 @@ pvm__link_write(struct pvm__direct *d, struct pvm__link *l, struct wire_hdr *h,
     if (l->ssl != NULL)
         rc = write_tls(d, l, hdr, body, len);
     else
-        rc = write_unix(l, hdr, body, len);
+        rc = write_unix(l, hdr, body, len, NULL, 0);
+    pvm__ctx.io_depth--;
+    return rc;
+}
+
+int
+pvm__link_write_fds(struct pvm__link *l, struct wire_hdr *h, const int *fds, int n)
+{
+    unsigned char hdr[WIRE_HDR_LEN];
+    int rc;
+
+    if (l->ssl != NULL || n < 0 || n > PVM__LINK_RFDS)
+        return -EINVAL;
+    h->len = 0;
+    wire_hdr_pack(h, hdr);
+    pvm__ctx.io_depth++;
+    rc = write_unix(l, hdr, NULL, 0, fds, n);
     pvm__ctx.io_depth--;
     return rc;
 }
@@ -608,4 +696,6 @@ pvm__link_close_io(struct pvm__link *l)
     l->st_off = l->st_len = 0;
     l->ctl_len = 0;
     l->more = 0;
+    while (l->nrfds > 0)
+        close(l->rfds[--l->nrfds]);
 }

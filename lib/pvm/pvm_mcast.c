@@ -6,7 +6,9 @@
  * WIRE_T_MSG frame per task; pvm_bcast (pvm_group.c) uses
  * pvm__mcast_frame: the body goes to the local daemon once, in one
  * WIRE_T_TASK_MCAST frame with the list of tids, and the daemons fan it
- * out per host as PVM's do (daemon/vmd_mcast.c).
+ * out per host as PVM's do (daemon/vmd_mcast.c).  A task our messages reach
+ * over a link or a ring (pvm_link.c) gets its copy that way too, so that
+ * the pair's order holds.
  */
 #include "pvm_int.h"
 
@@ -36,6 +38,25 @@ pvm__mcast_frame(const int *tids, int n, int tag, const void *body, size_t len, 
         return pvm__send_frame(tids[0], tag, body, len, encword);
     if (PVM__CTX_DAEMON(ctx))
         return -EINVAL;
+    for (int i = 0; i < n; i++) {
+        if (!pvm__direct_linked(tids[i]))
+            continue;
+        /* Linked ones one by one, the rest in one frame. */
+        int *rest = pvm__malloc((size_t)n * sizeof(*rest)), k = 0;
+        if (rest == NULL)
+            return -ENOMEM;
+        rc = 0;
+        for (int j = 0; j < n && rc == 0; j++) {
+            if (pvm__direct_linked(tids[j]))
+                rc = pvm__send_frame(tids[j], tag, body, len, encword);
+            else
+                rest[k++] = tids[j];
+        }
+        if (rc == 0)
+            rc = pvm__mcast_frame(rest, k, tag, body, len, encword);
+        free(rest);
+        return rc;
+    }
     if (len + 4 + 4 * (size_t)n > UINT32_MAX ||
         (pvm__ctx.max_msg && len + 4 + 4 * (size_t)n > pvm__ctx.max_msg))
         return -EMSGSIZE;

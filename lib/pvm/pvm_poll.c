@@ -11,12 +11,20 @@
  * protocol, which waits here while it writes, is never named from below.
  * Without links a plain receive never comes here (pvm__pump reads the
  * daemon's socket directly).
+ *
+ * Rings in shared memory (pvm_shm.c) are part of that source: a wait that
+ * may sleep first lets the source spin on them for a few microseconds
+ * (its spin hook), and when that finds input the wait returns without a
+ * system call; every PVM__SPIN_POLL-th time it polls anyway, without
+ * blocking, so that the daemon's socket is never starved by a busy ring.
  */
 #include "pvm_int.h"
 
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
+
+#define PVM__SPIN_POLL 8
 
 void
 pvm__poll_source(const struct pvm__pollsrc *src)
@@ -54,6 +62,13 @@ pvm__poll_wait(int timeout_ms, int wfd, int *dready, int *wready)
     *dready = 0;
     if (wready)
         *wready = 0;
+    if (src != NULL && src->spin != NULL && timeout_ms != 0 && src->spin()) {
+        if (++pvm__ctx.spin_hits % PVM__SPIN_POLL != 0) {
+            src->ready(NULL, 0);
+            return 1;
+        }
+        timeout_ms = 0;
+    }
     if (src != NULL) {
         if ((rc = src->size(&more)) != 0 || (rc = reserve(more + 1)) != 0)
             return rc;
@@ -64,7 +79,7 @@ pvm__poll_wait(int timeout_ms, int wfd, int *dready, int *wready)
                                     .events = POLLIN | (wfd == pvm__ctx.fd ? POLLOUT : 0) };
     first = n;
     if (src != NULL)
-        n += src->fill(pfd + first, wfd, &busy);
+        n += src->fill(pfd + first, wfd, timeout_ms != 0, &busy);
     r = poll(pfd, (nfds_t)n, busy ? 0 : timeout_ms);
     if (r < 0 && errno != EINTR)
         return -errno;

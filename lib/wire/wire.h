@@ -201,6 +201,9 @@ enum wire_type {
 #define WIRE_DIRECT_MARK 3      /* (empty) my messages to you now take the link */
 #define WIRE_DIRECT_HELLO 4     /* token[32]: on the link, from the task that connected */
 #define WIRE_DIRECT_ACK 5       /* (empty) on the link: the HELLO was right */
+#define WIRE_DIRECT_SHM 6       /* (empty) on a Unix link, with a ring's descriptors
+                                   (SCM_RIGHTS): my messages now take the ring
+                                   (lib/pvm/pvm_shm.h) */
 #define WIRE_DIRECT_TOKEN 32
 
 /* WIRE_T_CLOCK's flags: this one is the answer. */

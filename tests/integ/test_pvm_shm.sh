@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Shared memory between tasks of one host (issue 31): two tasks of one host
+# exchange messages through rings in shared memory under the default route
+# and PvmRouteDirect, with messages already on their way through the
+# daemons and the link as the ring comes up; order, bytes, contexts,
+# pvm_recv/pvm_trecv/pvm_probe/pvm_nrecv checked by the programs
+# (tests/integ/pvm_shm.c).  PvmDontRoute and LIQUIDVM_SHM_RING=0 keep the
+# rings off.  A task killed while it writes a message larger than the ring
+# leaves its earlier messages, no part of that one, and then its exit
+# notice, in that order.
+. "$(dirname "$0")/lib.sh"
+P=$(dirname "$VMCTL")/../tests/integ/pvm_shm
+[ -x "$P" ] || skip_all "pvm_shm is not built"
+write_conf
+
+check "start a local VM of 1 host" "$VMCTL" start --local 1 -c "$T/test.conf"
+
+# pair NAME SERVER-ROUTE CLIENT-ROUTE N [ENV...]
+pair() {
+    local n=$1 sr=$2 cr=$3 count=$4
+    shift 4
+    rm -f "$T/$n.srv"
+    env "$@" timeout 120 "$P" echo "$sr" >"$T/$n.srv" 2>&1 &
+    local spid=$!
+    wait_for 10 test -s "$T/$n.srv" || return 1
+    env "$@" timeout 120 "$P" client "$(head -1 "$T/$n.srv")" "$count" "$cr" >"$T/$n.cli" 2>&1
+    local rc=$?
+    wait "$spid" || rc=1
+    cat "$T/$n.cli" "$T/$n.srv"
+    return $rc
+}
+rings_of() { sed -n 's/^rings //p' "$1" | tail -1; }
+
+check "default route: 200 messages of 0 B to 3 MB each way, two contexts, in order" \
+    pair allow allow allow 200
+check "... through rings: the client maps both of the pair's" test "$(rings_of "$T/allow.cli")" = 2
+check "... and so does the server" test "$(rings_of "$T/allow.srv")" = 2
+
+check "PvmRouteDirect: 200 messages each way, in order" pair direct allow direct 200
+check "... through rings" test "$(rings_of "$T/direct.cli")" = 2
+
+check "both ask (PvmRouteDirect on both): in order" pair both direct direct 120
+check "... one ring each way" test "$(rings_of "$T/both.cli")" = 2
+
+check "PvmDontRoute on the server: in order through the daemons" pair dont dont allow 60
+check "... no ring" test "$(rings_of "$T/dont.cli")" = 0
+
+check "LIQUIDVM_SHM_RING=0: in order over the Unix-socket link" \
+    pair off allow direct 60 LIQUIDVM_SHM_RING=0
+check "... no ring" test "$(rings_of "$T/off.cli")" = 0
+
+check "a ring smaller than most messages (4 KB): 120 messages stream through it" \
+    pair tiny allow allow 120 LIQUIDVM_SHM_RING=4096
+check "... through rings" test "$(rings_of "$T/tiny.cli")" = 2
+
+# A task killed while it holds the ring, in the middle of a message.  The
+# holder runs without timeout(1): the kill must reach the holder itself,
+# not a parent that would leave it running (then its send completes once
+# the watcher reads, and the watcher waits in vain for its exit notice).
+killed() {
+    mkdir -p "$T/kill"
+    "$P" holder >"$T/holder" 2>&1 &
+    local hpid=$!
+    stop_holder() { kill -9 "$hpid" 2>/dev/null; wait "$hpid" 2>/dev/null; }
+    wait_for 10 test -s "$T/holder" || { stop_holder; return 1; }
+    timeout 60 "$P" watcher "$(head -1 "$T/holder")" "$T/kill" >"$T/watcher" 2>&1 &
+    local wpid=$!
+    # The holder blocks in its 8 MB send: the watcher reads nothing yet.
+    wait_for 20 grep -q '^big$' "$T/holder" || { stop_holder; cat "$T/holder" "$T/watcher"; return 1; }
+    sleep 0.5
+    grep -q '^sent big' "$T/holder" && { stop_holder; echo "the 8 MB send did not block"; return 1; }
+    stop_holder
+    touch "$T/kill/read"
+    local rc=0
+    wait "$wpid" || rc=1
+    cat "$T/holder" "$T/watcher"
+    return $rc
+}
+check "holder killed mid-message: its 50 earlier messages in order, none of the 8 MB one, the exit notice last" \
+    killed
+check "... the pair talked through rings" \
+    bash -c '[ "$(sed -n "s/^rings //p" "$0")" = 2 ] && [ "$(sed -n "s/^rings //p" "$1")" = 2 ]' \
+    "$T/holder" "$T/watcher"
+
+check "halt" "$VMCTL" halt
+check "no vmd process is left" wait_for 5 vmd_count_is 0
