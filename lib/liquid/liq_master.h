@@ -131,7 +131,8 @@ struct liq_opts {
     char svg[LIQ_PATH_MAX];     /* plot of BE and each host's share per epoch */
     char trace[LIQ_PATH_MAX];   /* --trace: Chrome Trace Event JSON of the run; "" = none */
     char hints[LIQ_PATH_MAX];   /* --hints: the file the settings below came from; "" none */
-    int ckpt_every;             /* --checkpoint-every: epochs between checkpoints, 0 none */
+    int ckpt_every;             /* --checkpoint-every: epochs between checkpoints, 0 none,
+                                 * -1 auto (LIQ_CK_SHARE of the run, liq_master_ckpt.c) */
     char hinted[512];           /* the settings it gave (comma-separated keys, '-' style)
                                  * that no option given explicitly overrode */
 };
@@ -331,8 +332,13 @@ struct liq_failure {
 /* Checkpoints not yet complete: every quantum's copy acknowledged. */
 #define LIQ_CK_PENDING 4
 
+/* --checkpoint-every auto: the copies' modelled cost stays within this
+ * share of the iterations' time. */
+#define LIQ_CK_SHARE 0.03
+
 struct liq_ckpt {
     int on;
+    int every;                  /* epochs between checkpoints (auto: as chosen) */
     int iters;                  /* iterations between checkpoints */
     int iter;                   /* the last confirmed checkpoint, 0 none */
     int *otid, *btid;           /* per quantum, at iter: its owner and the buddy with

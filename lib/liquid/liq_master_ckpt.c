@@ -24,6 +24,35 @@
 #include "pvm3.h"
 #include "wire.h"
 
+/*
+ * --checkpoint-every auto: the fewest epochs between checkpoints whose
+ * copies the model prices at most LIQ_CK_SHARE of the iterations' time,
+ * but no more than a quarter of the job's epochs, so that a job has at
+ * least four checkpoints whatever they cost (the summary says what they
+ * did).  A worker sends its share of the state and keeps a buddy's once
+ * per checkpoint: twice tau per byte, plus lambda (the sends overlap);
+ * an iteration takes the grid's points (heavy ones counted as often as
+ * they run) over the workers' probed speeds together.
+ */
+static int
+ck_auto(const struct liq_vm *vm, const struct liq_opts *o, const struct liq_stats *st)
+{
+    double pts = (double)st->g.n[0] * st->g.n[1] * st->g.n[2], speed = 0, state, copy, iter;
+    int nstate = o->user != NULL ? liq_user_nstate(o->user) * o->user->nf : 1, k;
+
+    for (int w = 0; w < vm->nworkers; w++)
+        speed += vm->wspeed[w];
+    state = 8.0 * nstate * pts / vm->nworkers;
+    copy = 2 * (vm->ringn >= 2 ? vm->tau : 1e-9) * state + vm->lambda;
+    iter = speed > 0 ? pts * (o->heavy > 1 ? 1 + (o->heavy - 1) / 8.0 : 1) / speed : 0;
+    if (!(iter > 0) || o->epoch <= 0)
+        return 1;
+    k = (int)(copy / (LIQ_CK_SHARE * o->epoch * iter)) + 1;
+    if (k > o->iters / o->epoch / 4)
+        k = o->iters / o->epoch / 4;
+    return k < 1 ? 1 : k;
+}
+
 int
 liq_mc_init(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
 {
@@ -32,11 +61,12 @@ liq_mc_init(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
 
     if ((vm->lost = calloc((size_t)vm->nworkers, 1)) == NULL)
         goto nomem;
-    if (o->ckpt_every <= 0)
+    if (o->ckpt_every == 0)
         return 0;
     ck->on = 1;
     vm->ckpt = 1;
-    ck->iters = o->ckpt_every * o->epoch;
+    ck->every = o->ckpt_every > 0 ? o->ckpt_every : ck_auto(vm, o, st);
+    ck->iters = ck->every * o->epoch;
     /* A checkpoint is a block's end: blocks never cross a reduction point. */
     if (stride > 0 && ck->iters % stride != 0)
         ck->iters += stride - ck->iters % stride;
@@ -435,10 +465,10 @@ liq_mc_json(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o,
         if (ck->wsec[w] > max)
             max = ck->wsec[w];
     }
-    fprintf(fp, "\"checkpoints\":{\"on\":%s,\"every_epochs\":%d,\"every_iterations\":%d,"
+    fprintf(fp, "\"checkpoints\":{\"on\":%s,\"auto\":%s,\"every_epochs\":%d,\"every_iterations\":%d,"
                 "\"count\":%d,\"last\":%d,\"bytes\":%.0f,\"bytes_sent\":%.0f,\"seconds\":%.6g,"
                 "\"max_worker_seconds\":%.6g},\"failures\":[",
-            ck->on ? "true" : "false", o->ckpt_every, ck->iters, ck->count, ck->iter, ck->bytes,
+            ck->on ? "true" : "false", o->ckpt_every < 0 ? "true" : "false", ck->every, ck->iters, ck->count, ck->iter, ck->bytes,
             bytes, sec, max);
     for (int i = 0; i < ck->nfail; i++) {
         const struct liq_failure *f = &ck->fail[i];
@@ -469,9 +499,10 @@ liq_mc_summary(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o,
         bytes += ck->wbytes[w];
         compute += st->wcompute[w];
     }
-    fprintf(fp, "checkpoints: %d confirmed, every %d epoch%s (%d iterations), %.1f MB sent to "
+    fprintf(fp, "checkpoints: %d confirmed, every %d epoch%s (%d iterations%s), %.1f MB sent to "
                 "buddies, %.3f s in the workers (%.1f%% of their compute)\n",
-            ck->count, o->ckpt_every, o->ckpt_every == 1 ? "" : "s", ck->iters, bytes / 1e6, sec,
+            ck->count, ck->every, ck->every == 1 ? "" : "s", ck->iters,
+            o->ckpt_every < 0 ? ", auto" : "", bytes / 1e6, sec,
             compute > 0 ? 100 * sec / compute : 0.0);
     for (int i = 0; i < ck->nfail; i++) {
         const struct liq_failure *f = &ck->fail[i];
