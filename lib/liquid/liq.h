@@ -314,6 +314,13 @@ int liq_regions(const struct liq_geom *g, const int *owner, int depth, int heavy
 #define LIQ_TAG_TSYNC    0x4c517 /* master -> worker: a clock ping (--trace) */
 #define LIQ_TAG_TSYNCED  0x4c52b /* worker -> master: its clock (CLOCK_MONOTONIC s) */
 #define LIQ_TAG_TRACE    0x4c52c /* worker -> master: its trace, in chunks (liq_trace.c) */
+/* Checkpoints and recovery (liq_ckpt.c, liq_master_ckpt.c; "checkpoints" below). */
+#define LIQ_TAG_CKDATA   0x4c532 /* worker -> buddy: a quantum's copy (generation-tagged) */
+#define LIQ_TAG_CKACK    0x4c52d /* buddy -> master: a copy is held */
+#define LIQ_TAG_CKCONFIRM 0x4c518 /* master -> worker: every copy of an iteration is held */
+#define LIQ_TAG_RECOVER  0x4c519 /* master -> worker: abandon the job, keep iteration c's
+                                  * copies */
+#define LIQ_TAG_RECOVERED 0x4c52e /* worker -> master: done so; nothing older follows */
 
 /* The JOB message's header: ints in this order. */
 enum {
@@ -321,8 +328,54 @@ enum {
     LIQ_JOB_GATHER, LIQ_JOB_EPOCH, LIQ_JOB_HEAVY, LIQ_JOB_START, LIQ_JOB_HALO,
     LIQ_JOB_SPEC,       /* a program's own update: its description's fingerprint */
     LIQ_JOB_TRACE,      /* events a worker's trace holds (--trace), 0 none */
+    LIQ_JOB_CKPT,       /* iterations between checkpoints (--checkpoint-every), 0 none */
+    LIQ_JOB_GEN,        /* the job's generation: 0, then one more per recovery */
+    LIQ_JOB_RESTORE,    /* 1: a recovery; START is the checkpoint the quanta come from */
     LIQ_JOB_HDR
 };
+
+/*
+ * Checkpoints (issue 26).  With LIQ_JOB_CKPT = C > 0, at every iteration
+ * c that is a multiple of C (an epoch boundary, its plan and reduction
+ * done) each worker keeps a copy of the state of every quantum it holds
+ * (liq_region_state: what a move carries) in plain heap buffers and sends
+ * one to its buddy (LIQ_TAG_CKDATA: ints c, quantum id, owner tid, then the
+ * values): the first worker of the next host that has one, or with one
+ * host the next worker.  The buddy keeps it and tells the master
+ * (LIQ_TAG_CKACK: ints generation, c, owner tid, id, bytes).  Once every
+ * quantum's copy of c is acknowledged the master confirms c
+ * (LIQ_TAG_CKCONFIRM: generation, c) and the workers drop older copies:
+ * a checkpoint replaces the last only when complete.
+ *
+ * Recovery.  When a worker exits or its host leaves the VM, the master
+ * places every quantum on the survivor that holds its copy of the last
+ * confirmed checkpoint c (its owner then, else its buddy; neither: the
+ * job ends naming the quanta lost) and sends every survivor
+ * LIQ_TAG_RECOVER (generation g, c).  A survivor abandons its job (a wait
+ * returns, the job's memory is freed, its copies are kept), drops the
+ * master's older messages (they came before RECOVER) and every copy but
+ * c's, and answers LIQ_TAG_RECOVERED (g): messages between two tasks keep
+ * their order, so the master drops whatever a survivor sent before it.
+ * Then a JOB with LIQ_JOB_RESTORE, START = c and generation g: each
+ * survivor restores its quanta from its copies and goes on from c.
+ * Messages between workers (ghosts, moves, copies) carry the generation in
+ * their tag (liq_gtag), so those of a generation given up, still on their
+ * way, are never taken for the new one's; they are drained at each
+ * recovery and each confirmed checkpoint.
+ */
+#define LIQ_GEN_SHIFT 20
+#define LIQ_MAX_GEN 1000
+
+static inline int
+liq_gtag(int tag, int gen)
+{
+    return tag + (gen << LIQ_GEN_SHIFT);
+}
+
+/* The buddy of worker slot me among n slots (tids[s] 0: no worker; whost[s]
+ * its host): the first live slot of the next host that has one, else the
+ * next live slot of any host; -1 for none. */
+int liq_ckpt_buddy(const int *tids, const int *whost, int n, int me);
 
 /* Does quantum id reach into the lower octant (the heavy region)? */
 int liq_quantum_heavy(const struct liq_geom *g, int id);

@@ -17,6 +17,7 @@
  *   liq_sweep.c     a block's sweeps: trapezoid, overlap, temporal blocking
  *   liq_migrate.c   taking a plan and moving quanta
  *   liq_report.c    the messages that tell the master what happened
+ *   liq_ckpt.c      checkpoints to a buddy, and giving a job up for recovery
  *
  * Errors: functions that talk to the master return 0 or -1 after telling
  * it why (liq_fail); the others return 0 or a negative errno.
@@ -56,6 +57,15 @@ struct liq_quantum {
     double seconds;             /* compute time, whole run */
     double cpu;                 /* CPU time of this block's compute, per iteration */
     double *hist;               /* CPU time of each iteration, this epoch */
+};
+
+/* A quantum's state at a checkpoint iteration, the worker's own or a
+ * buddy's (liq.h, "checkpoints"). */
+struct liq_ckcopy {
+    int id, iter;
+    int owner;                  /* the tid whose quantum it was */
+    size_t n;                   /* doubles in v: nstate boxes of its own points */
+    double *v;
 };
 
 /* One direction of the exchange with one other worker: its patches, src
@@ -116,6 +126,16 @@ struct liq_worker {
     double cpu0;                /* the process's CPU seconds when the job came */
     double ep_t, ep_cpu, ep_kcpu; /* wall, process CPU, kernel CPU at the last report */
     struct liq_trace tr;        /* this job's events (--trace; cap 0 when off) */
+    /* checkpoints (liq_ckpt.c): they outlive a job given up for recovery */
+    int ckpt;                   /* iterations between checkpoints, 0 none */
+    int gen;                    /* the job's generation (liq_gtag) */
+    int restore;                /* this JOB is a recovery: quanta come from copies */
+    int *whost;                 /* host of every slot, for the buddy */
+    struct liq_ckcopy *ck;      /* copies held, own and buddies' */
+    int nck, capck;
+    double ck_seconds;          /* wall s spent making, sending and keeping copies */
+    double ck_bytes;            /* bytes of copies sent to buddies */
+    int rec_gen, rec_iter;      /* a RECOVER came (rec_gen > 0): its generation, iteration */
 };
 
 /* ---- clocks: inline, since the block loop reads them per region ---- */
@@ -236,6 +256,25 @@ double liq_sweep(struct liq_worker *w, int remote, int inner, int iters);
 void liq_sweep_charge(struct liq_worker *w, int iters);
 
 /* ---- liq_migrate.c ---- */
+
+/* ---- liq_ckpt.c ---- */
+
+/* Iteration it is done (the epoch's report, plan and reduction too): at a
+ * multiple of w->ckpt, copy every quantum held and send its buddy one;
+ * at every call, liq_ckpt_poll.  0, or -1 after telling the master. */
+int liq_ckpt_take(struct liq_worker *w, int it);
+/* Keep the buddies' copies that came (acknowledging each to the master)
+ * and take the master's confirmations.  0, or -1 after telling it, or
+ * silently when a RECOVER came (w->rec_gen set). */
+int liq_ckpt_poll(struct liq_worker *w);
+/* A recovery's JOB: fill every quantum held from its copy of w->start.
+ * 0, or -1 after telling the master. */
+int liq_ckpt_restore(struct liq_worker *w);
+/* A RECOVER came (w->rec_gen): drop what belongs to the generations before
+ * it, keep only the copies of w->rec_iter, answer RECOVERED. */
+void liq_ckpt_recovered(struct liq_worker *w);
+/* Every copy dropped (a new job, or the worker's exit). */
+void liq_ckpt_free(struct liq_worker *w);
 
 /* Take the plan of an epoch boundary and move.  Returns 0, 1 when this
  * worker's slot is given up (it has handed its quanta over), or -1. */

@@ -29,11 +29,12 @@ liq_job_free(struct liq_worker *w)
     free(w->owner);
     free(w->tids);
     free(w->ctime);
+    free(w->whost);
     liq_trace_free(&w->tr);
     w->q = NULL;
     w->rg = NULL;
     w->all = NULL;
-    w->region_of = w->rlocal = w->owner = w->tids = NULL;
+    w->region_of = w->rlocal = w->owner = w->tids = w->whost = NULL;
     w->ctime = NULL;
     w->nq = w->nrg = w->nall = 0;
 }
@@ -100,6 +101,9 @@ liq_job_header(struct liq_worker *w)
     w->heavy = hdr[LIQ_JOB_HEAVY];
     w->start = hdr[LIQ_JOB_START];
     w->halo = hdr[LIQ_JOB_HALO];
+    w->ckpt = hdr[LIQ_JOB_CKPT];
+    w->gen = hdr[LIQ_JOB_GEN];
+    w->restore = hdr[LIQ_JOB_RESTORE] != 0;
     w->seed = (uint64_t)(unsigned)seed[0] | (uint64_t)(unsigned)seed[1] << 32;
     if ((rc = liq_geom_make(&w->g, hdr, hdr[3])) != 0 ||
         (w->kernel != LIQ_JACOBI && w->kernel != LIQ_RBGS && !liq_kernel_user(w->kernel)) ||
@@ -108,7 +112,9 @@ liq_job_header(struct liq_worker *w)
         w->halo < 1 || w->halo > LIQ_MAX_HALO ||
         w->start >= (w->iters > 0 ? w->iters : 1) ||
         hdr[LIQ_JOB_TRACE] < 0 || hdr[LIQ_JOB_TRACE] > (1 << 24) ||
-        (w->start > 0 && (w->epoch == 0 || w->start % w->epoch != 0))) {
+        w->ckpt < 0 || w->gen < 0 || w->gen > LIQ_MAX_GEN || (w->restore && w->ckpt == 0) ||
+        (w->start > 0 && !w->restore && (w->epoch == 0 || w->start % w->epoch != 0)) ||
+        (w->start > 0 && w->restore && w->start % w->ckpt != 0)) {
         liq_fail(w, "job: bad description (grid %dx%dx%d, %d quanta, kernel %d, %d iterations)",
                  hdr[0], hdr[1], hdr[2], hdr[3], hdr[4], hdr[5]);
         return -EINVAL;
@@ -119,7 +125,7 @@ liq_job_header(struct liq_worker *w)
     }
     w->depth = liq_halo_depth(w->kernel, w->halo);
     liq_coeffs(w->g.n, &w->c, &w->c2);
-    w->span = w->epoch > 0 ? w->epoch : w->iters;
+    w->span = w->epoch > 0 ? w->epoch : w->ckpt > 0 ? w->ckpt : w->iters;
     return liq_kernel_user(w->kernel) ? liq_job_user(w, (uint32_t)hdr[LIQ_JOB_SPEC]) : 0;
 }
 
@@ -134,16 +140,26 @@ liq_job_owners(struct liq_worker *w)
         return -EINVAL;
     }
     w->tids = calloc((size_t)w->nworkers, sizeof(int));
+    w->whost = calloc((size_t)w->nworkers, sizeof(int));
     w->owner = calloc((size_t)w->g.nquanta, sizeof(int));
     w->rlocal = calloc((size_t)w->g.nquanta, sizeof(int));
     if (w->epoch > 0)
         w->ctime = calloc((size_t)w->epoch, sizeof(double));
-    if (w->tids == NULL || w->owner == NULL || w->rlocal == NULL || (w->epoch > 0 && !w->ctime)) {
+    if (w->tids == NULL || w->whost == NULL || w->owner == NULL || w->rlocal == NULL || (w->epoch > 0 && !w->ctime)) {
         liq_fail(w, "job: out of memory");
         return -ENOMEM;
     }
     pvm_upkint(w->tids, w->nworkers, 1);
     pvm_upkint(w->owner, w->g.nquanta, 1);
+    if (w->ckpt > 0 && pvm_upkint(w->whost, w->nworkers, 1) < 0) {
+        liq_fail(w, "job: no hosts of the workers for the checkpoints' buddies");
+        return -EINVAL;
+    }
+    for (int i = 0; i < w->nworkers; i++)
+        if (w->whost[i] < 0 || w->whost[i] >= w->nworkers) {
+            liq_fail(w, "job: bad host index %d of worker %d", w->whost[i], i);
+            return -EINVAL;
+        }
     w->me = -1;
     for (int i = 0; i < w->nworkers; i++)
         if (w->tids[i] == w->mytid)
@@ -343,7 +359,9 @@ liq_job_reduce(struct liq_worker *w, int it)
         any |= due[r] = liq_user_due(lq, r, it, w->iters);
     if (!any)
         return 0;
-    if (liq_exchange_start(w, LIQ_TAG_RGHOST) != 0 || liq_exchange_finish(w, LIQ_TAG_RGHOST) != 0)
+    int rtag = liq_gtag(LIQ_TAG_RGHOST, w->gen);
+
+    if (liq_exchange_start(w, rtag) != 0 || liq_exchange_finish(w, rtag) != 0)
         return -1;
     for (int i = 0; i < w->nrg; i++)
         liq_ubox_bounds(&w->rg[i]->u, lq, w->g.n, 0);
@@ -409,14 +427,23 @@ liq_job(struct liq_worker *w)
     w->passes = 0;
     if (liq_job_setup(w) != 0)
         goto out;
+    /* A new job's copies start from none; a recovery's are what it
+     * restores from. */
+    if (!w->restore) {
+        liq_ckpt_free(w);
+        w->ck_seconds = w->ck_bytes = 0;
+    } else if (w->start > 0 && liq_ckpt_restore(w) != 0)
+        goto out;
     t_setup = liq_now() - t_start;
     liq_job_clear(w);
-    /* A worker that joins at an epoch boundary takes that boundary's plan. */
+    /* A worker that joins at an epoch boundary takes that boundary's plan
+     * (a recovery's JOB holds the placement from its checkpoint on). */
     done = w->start;
-    if (w->start > 0 && (leave = liq_migrate_plan(w, w->start / w->epoch)) != 0)
+    if (w->start > 0 && !w->restore && (leave = liq_migrate_plan(w, w->start / w->epoch)) != 0)
         goto gone;
-    /* ... and the reduction there, which the others make after that plan. */
-    if (w->start > 0 && w->user != NULL && w->user->nred > 0) {
+    /* ... and the reduction there, which the others make after that plan
+     * (made before the checkpoint a recovery starts from). */
+    if (w->start > 0 && !w->restore && w->user != NULL && w->user->nred > 0) {
         int stop = liq_job_reduce(w, w->start);
 
         if (stop < 0)
@@ -429,7 +456,7 @@ liq_job(struct liq_worker *w)
         w->it = it;
 
         double compute, t0 = liq_now();
-        int tag = LIQ_TAG_GHOST + (liq_block_at(w, it, &blk) & 1);
+        int tag = liq_gtag(LIQ_TAG_GHOST + (liq_block_at(w, it, &blk) & 1), w->gen);
 
         if (liq_job_block(w, blk, tag, &compute) != 0)
             goto out;
@@ -454,6 +481,8 @@ liq_job(struct liq_worker *w)
             if (stop > 0)
                 break;
         }
+        if (w->ckpt > 0 && liq_ckpt_take(w, it + blk) != 0)
+            goto out;
     }
 end:
     if (liq_report_done(w, t_start, t_setup) == 0 && (!w->gather || liq_report_field(w) == 0) &&

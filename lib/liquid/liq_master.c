@@ -34,7 +34,7 @@ static const char *const stencil_synopsis[] = {
     "[--reclaim-below F] [--reclaim-after S] [--rejoin-above F]",
     "[--rejoin-after S] [--svg FILE] [--halo H|auto]",
     "[--png FILE [--slice x|y|z=K] [--field NAME]]",
-    "[--trace FILE] [--hints FILE]",
+    "[--trace FILE] [--hints FILE] [--checkpoint-every K]",
     NULL
 };
 
@@ -102,6 +102,11 @@ static const char stencil_text[] =
     "                       the Perfetto UI)\n"
     "  --hints FILE         settings from vmrun analyze --hints, read like --job; options\n"
     "                       given on the command line or in --job win\n"
+    "  --checkpoint-every K copy every quantum to a worker on another host every K\n"
+    "                       epochs (in memory); a lost worker or host then rolls the job\n"
+    "                       back to the last complete copy instead of failing it; auto:\n"
+    "                       the K whose copies the model prices at 3% of the run\n"
+    "                       (default 0: no checkpoints)\n"
     "\n"
     "  Exit status: 0 done (and verified), 1 the job failed or the field differs,\n"
     "  2 bad options or job file.\n";
@@ -110,7 +115,7 @@ static const char *const stencil_opts[] = {
     "grid", "iters", "kernel", "quanta", "hosts", "tasks-per-host", "decomp", "verify", "json",
     "output", "seed", "network", "probe-seconds", "quiet", "balance", "epoch", "heavy",
     "min-gain", "reclaim", "reclaim-below", "reclaim-after", "rejoin-above", "rejoin-after",
-    "svg", "halo", "png", "slice", "field", "trace", "hints", NULL
+    "svg", "halo", "png", "slice", "field", "trace", "hints", "checkpoint-every", NULL
 };
 
 /* A program's own update: its kernel is its own, and it may check its reach. */
@@ -118,7 +123,8 @@ static const char *const user_opts[] = {
     "grid", "iters", "quanta", "hosts", "tasks-per-host", "decomp", "verify", "json",
     "output", "seed", "network", "probe-seconds", "quiet", "balance", "epoch", "heavy",
     "min-gain", "reclaim", "reclaim-below", "reclaim-after", "rejoin-above", "rejoin-after",
-    "svg", "halo", "png", "slice", "field", "check-reach", "input", "trace", "hints", NULL
+    "svg", "halo", "png", "slice", "field", "check-reach", "input", "trace", "hints",
+    "checkpoint-every", NULL
 };
 
 static void
@@ -137,6 +143,7 @@ stats_free(struct liq_stats *st)
     liq_mb_free(st);
     liq_mu_free(st);
     liq_mt_free(st);
+    liq_mc_free(st);
     kern_box_free(&st->field);
 }
 
@@ -328,6 +335,7 @@ take_done(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int
                  (unsigned)vm->tids[w]);
         return -1;
     }
+    liq_mc_done(st, w);
     /* They go into the JSON report as numbers. */
     const double *cpu = &st->wcpu[LIQ_WCPU * w];
 
@@ -360,7 +368,7 @@ run_job(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
     size_t want = (size_t)st->g.n[0] * st->g.n[1] * st->g.n[2] * (size_t)st->nfields;
     double t0 = liq_vm_now(), last = t0;
 
-    if (liq_mb_init(vm, o, st) != 0)
+    if (liq_mb_init(vm, o, st) != 0 || liq_mc_init(vm, o, st) != 0)
         return -1;
     if (o->user != NULL) {
         if (liq_mu_gather_alloc(vm, o, st) != 0)
@@ -387,14 +395,19 @@ run_job(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
             return -1;
     st->run_t0 = liq_vm_now();
     st->run_unix = liq_vm_unix_now();
-    if (liq_master_job_send(vm, o, st, vm->tids, vm->nworkers, 0) != 0 ||
+    if (liq_master_job_send(vm, o, st, vm->tids, vm->nworkers, 0, 0) != 0 ||
         (o->user != NULL && liq_mu_send_input(vm, o, st) != 0))
         return -1;
     while (st->ndone < st->nlive || st->left_due > 0 || (gather && st->field_points < want) ||
            st->tr.due > 0) {
-        int tag, src, w;
+        int tag, src, w, rc;
 
-        if (liq_vm_next(vm, &tag, &src) < 0)
+        if ((rc = liq_vm_next(vm, &tag, &src)) == LIQ_VM_LOST) {
+            if (liq_mc_recover(vm, o, st) != 0)
+                return -1;
+            continue;
+        }
+        if (rc < 0)
             return -1;
         w = liq_vm_worker(vm, src);
         if (tag == LIQ_TAG_PROGRESS) {
@@ -430,6 +443,9 @@ run_job(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
                 return -1;
         } else if (tag == LIQ_TAG_TRACE) {
             if (liq_mt_take(vm, st, src) != 0)
+                return -1;
+        } else if (tag == LIQ_TAG_CKACK) {
+            if (liq_mc_ack(vm, st, w) != 0)
                 return -1;
         }
     }
@@ -549,6 +565,7 @@ json_report(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o,
     fprintf(fp, "]},");
     if (o->user != NULL)
         liq_mu_json(fp, o, st);
+    liq_mc_json(fp, vm, o, st);
     fprintf(fp, "\"run_started_unix\":%.6f,", st->run_unix);
     fprintf(fp, "\"phases\":{\"benchmark_s\":%.6g,\"decompose_s\":%.6g,\"setup_s\":%.6g,"
                 "\"iterations_s\":%.6g,\"gather_s\":%.6g,\"verify_s\":%.6g},",
@@ -621,6 +638,7 @@ summary(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o, const struc
                     "epoch, %.2f in the last\n",
                 st->nep, o->epoch, st->moved_total, st->bytes_total / 1e6, st->ep[0].be,
                 st->ep[st->nep - 1].be);
+    liq_mc_summary(fp, vm, o, st);
     for (int i = 0; i < st->nev; i++)
         fprintf(fp, "reclaim: after epoch %d (%.1f s) host %s %s at the end of epoch %d\n",
                 st->ev[i].epoch, st->ev[i].t_s, vm->host[st->ev[i].host].name,

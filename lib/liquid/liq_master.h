@@ -27,6 +27,7 @@
  *   liq_fields.c          the final field in files (raw, HDF5, PNG)
  *   liq_plot.c            the SVG plot of the balancing
  *   liq_master_trace.c    --trace: the clocks, the workers' traces, the JSON file
+ *   liq_master_ckpt.c     checkpoints confirmed, and a job's recovery from a lost worker
  */
 #ifndef LIQUIDVM_LIQ_MASTER_H
 #define LIQUIDVM_LIQ_MASTER_H
@@ -130,6 +131,8 @@ struct liq_opts {
     char svg[LIQ_PATH_MAX];     /* plot of BE and each host's share per epoch */
     char trace[LIQ_PATH_MAX];   /* --trace: Chrome Trace Event JSON of the run; "" = none */
     char hints[LIQ_PATH_MAX];   /* --hints: the file the settings below came from; "" none */
+    int ckpt_every;             /* --checkpoint-every: epochs between checkpoints, 0 none,
+                                 * -1 auto (LIQ_CK_SHARE of the run, liq_master_ckpt.c) */
     char hinted[512];           /* the settings it gave (comma-separated keys, '-' style)
                                  * that no option given explicitly overrode */
 };
@@ -225,7 +228,16 @@ struct liq_vm {
     char why[512];              /* what failed */
     int usage;                  /* the failure was a bad option (a host not in the VM) */
     int progress;               /* print progress on stderr */
+    /* recovery (liq_master_ckpt.c) */
+    int ckpt;                   /* a lost worker or host starts a recovery, not a failure */
+    int gen;                    /* the job's generation: one more per recovery */
+    char *lost;                 /* per slot: its worker is lost (liq_vm_next said
+                                 * LIQ_VM_LOST), not yet recovered from */
 };
+
+/* liq_vm_next: a worker exited or its host left, and vm->ckpt is set:
+ * vm->lost marks the slots, vm->why says what happened. */
+#define LIQ_VM_LOST (-2)
 
 /* Enroll, choose the hosts (o->hosts) and spawn o->tasks_per_host workers
  * on each, as prog says.  0, or -1 with vm->why set (vm->usage for a host
@@ -245,7 +257,8 @@ int liq_vm_bench(struct liq_vm *vm, const int ext[3], enum liq_kernel k, double 
 int liq_opts_halo(const struct liq_opts *o, const struct liq_geom *g, const int *owner,
                   double lambda, double speed);
 /* The next message from a worker: its buffer id, with tag and source; -1
- * when a worker failed, died or lost its host (vm->why says which). */
+ * when a worker failed, died or lost its host (vm->why says which), or
+ * with vm->ckpt set LIQ_VM_LOST for a death or a lost host. */
 int liq_vm_next(struct liq_vm *vm, int *tag, int *src);
 /* The worker index of a tid, or -1. */
 int liq_vm_worker(const struct liq_vm *vm, int tid);
@@ -302,6 +315,43 @@ struct liq_kept {
     int buf;                    /* its receive buffer, 0 for none */
     int count;                  /* its quanta count (its header is read) */
     double t;                   /* when it came (liq_vm_now()) */
+};
+
+/* A lost worker or host, and the recovery from it (liq_master_ckpt.c). */
+struct liq_failure {
+    double t_s;                 /* seconds since the iterations started */
+    int tid, host;              /* the worker lost and its host */
+    char what[200];             /* what happened, as the master saw it */
+    int reached;                /* the furthest iteration a worker had reported */
+    int back_to;                /* the checkpoint the job went on from */
+    int replaced;               /* quanta placed on another worker than at back_to */
+    int during;                 /* it came while recovering from the one before */
+    double recovery_s;          /* from its notice to the job sent again */
+};
+
+/* Checkpoints not yet complete: every quantum's copy acknowledged. */
+#define LIQ_CK_PENDING 4
+
+/* --checkpoint-every auto: the copies' modelled cost stays within this
+ * share of the iterations' time. */
+#define LIQ_CK_SHARE 0.03
+
+struct liq_ckpt {
+    int on;
+    int every;                  /* epochs between checkpoints (auto: as chosen) */
+    int iters;                  /* iterations between checkpoints */
+    int iter;                   /* the last confirmed checkpoint, 0 none */
+    int *otid, *btid;           /* per quantum, at iter: its owner and the buddy with
+                                 * its copy */
+    struct {
+        int iter, got;          /* 0: free; quanta acknowledged */
+        int *otid, *btid;
+    } pend[LIQ_CK_PENDING];
+    int count;                  /* checkpoints confirmed */
+    double bytes;               /* bytes of copies acknowledged */
+    double *wsec, *wbytes;      /* per slot, from DONE: wall s and bytes of its copies */
+    struct liq_failure *fail;
+    int nfail, capfail;
 };
 
 /* The figures each worker's DONE message ends with (liq_stats.wcpu). */
@@ -375,6 +425,7 @@ struct liq_stats {
     char *red_have;             /* per quantum: its partials came */
     int stopped;                /* the until rule stopped the job there */
     struct liq_mtrace tr;       /* --trace */
+    struct liq_ckpt ck;         /* --checkpoint-every */
 };
 
 /* ---- a program's own update on the master (liq_master_user.c) ---- */
@@ -417,10 +468,35 @@ void liq_mu_free(struct liq_stats *st);
 void liq_mu_json(FILE *fp, const struct liq_opts *o, const struct liq_stats *st);
 
 /* liq_master_job.c: the JOB message for the workers in to[nto] (all of the
- * job's slots; 0 for none), starting at iteration start.  0, or -1 with
- * vm->why set. */
+ * job's slots; 0 for none), starting at iteration start; restore: a
+ * recovery's, whose quanta come from the checkpoint of start.  0, or -1
+ * with vm->why set. */
 int liq_master_job_send(struct liq_vm *vm, const struct liq_opts *o, const struct liq_stats *st,
-                        int *to, int nto, int start);
+                        int *to, int nto, int start, int restore);
+
+/* liq_master_ckpt.c: checkpoints and recovery (liq.h, "checkpoints").
+ * liq_mc_init: before the JOB (0, or -1 with vm->why).  liq_mc_ack: a
+ * LIQ_TAG_CKACK from slot w; the last copy of a checkpoint confirms it to
+ * every worker.  liq_mc_recover: after LIQ_VM_LOST, every survivor rolls
+ * back to the last confirmed checkpoint and the job goes on; -1 with
+ * vm->why naming the quanta lost when some have no copy left.
+ * liq_mc_done: the checkpoint figures that end worker w's DONE.
+ * liq_mc_json: the report's "checkpoints":{...},"failures":[...], (with
+ * the comma); liq_mc_summary: its lines of the summary. */
+int liq_mc_init(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st);
+int liq_mc_ack(struct liq_vm *vm, struct liq_stats *st, int w);
+int liq_mc_recover(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st);
+void liq_mc_done(struct liq_stats *st, int w);
+void liq_mc_json(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o,
+                 const struct liq_stats *st);
+void liq_mc_summary(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o,
+                    const struct liq_stats *st);
+void liq_mc_free(struct liq_stats *st);
+/* liq_master_balance.c: the balancer's state back at checkpoint iteration
+ * c with the placement st->owner (the workers' slots in vm->tids), and
+ * the plan of the next boundary that takes one sent again (the workers
+ * take none at c).  0, or -1 with vm->why set. */
+int liq_mb_rollback(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int c);
 
 /* liq_master_balance.c: liquid balancing and reclaim on the master's side. */
 int liq_mb_init(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st);

@@ -310,7 +310,7 @@ reclaim(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int e
         }
     }
     /* The new workers learn the job, with the owners before this plan. */
-    if (nnew > 0 && liq_master_job_send(vm, o, st, fresh, nnew, boundary * o->epoch) != 0)
+    if (nnew > 0 && liq_master_job_send(vm, o, st, fresh, nnew, boundary * o->epoch, 0) != 0)
         ret = -1;
 out:
     free(cap);
@@ -592,4 +592,78 @@ liq_mb_left(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, i
     vm->leaving[w] = 0;
     st->left_due--;
     return 0;
+}
+
+/*
+ * A recovery (liq_master_ckpt.c) rolled the job back to checkpoint c, an
+ * epoch boundary B = c / epoch whose plan the workers took before they
+ * copied their quanta; st->owner is the placement from c on.  The reports
+ * due next are of epoch B + 1, made under that placement; epochs after B
+ * are measured again, so their figures go.  The plan of boundary B + 1
+ * (decided from epoch B's reports, before the failure, for workers some of
+ * which are gone) is the recovery's placement, sent again; boundaries 1
+ * and 2 need none (liq_plan_at).
+ */
+int
+liq_mb_rollback(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int c)
+{
+    int n = st->g.nquanta, nw = vm->nworkers, nh = vm->nhosts;
+    int b = o->balance && o->epoch > 0 ? c / o->epoch : 0, last, rc = 0;
+
+    memset(st->wquanta, 0, (size_t)nw * sizeof(int));
+    for (int q = 0; q < n; q++)
+        st->wquanta[st->owner[q]]++;
+    st->nlive = 0;
+    for (int w = 0; w < nw; w++) {
+        st->nlive += vm->tids[w] != 0;
+        st->witer[w] = c;
+    }
+    st->left_due = 0;
+    if (st->order == NULL || !o->balance || o->epoch <= 0)
+        return 0;
+    last = (o->iters - 1) / o->epoch;
+    memcpy(st->owner_prev, st->owner, (size_t)n * sizeof(int32_t));
+    for (int w = 0; w < nw; w++) {
+        if (st->kept[w].buf > 0)
+            pvm_freebuf(st->kept[w].buf);
+        st->kept[w].buf = 0;
+        st->rep_from[w] = b + 1;
+        st->rep_until[w] = vm->tids[w] != 0 ? INT_MAX : b;
+    }
+    st->reported = 0;
+    st->nep = b;
+    for (int e = b; e <= last; e++) {
+        memset(&st->hquanta[e * nh], 0, (size_t)nh * sizeof(int));
+        memset(&st->hmodel[e * nh], 0, (size_t)nh * sizeof(double));
+        memset(&st->hwall[e * nh], 0, (size_t)nh * sizeof(double));
+    }
+    if (b >= 1) {
+        /* The plan recorded at B is now the recovery's placement. */
+        struct liq_epoch *ep = &st->ep[b - 1];
+
+        if (ep->epoch != b) {
+            memset(ep, 0, sizeof(*ep));
+            ep->epoch = b;
+            ep->be = ep->be_cpu = 1;
+        }
+        ep->applied = ep->forced = 1;
+        memset(&st->hquanta[(b - 1) * nh], 0, (size_t)nh * sizeof(int));
+        for (int q = 0; q < n; q++)
+            st->hquanta[(b - 1) * nh + vm->whost[st->owner[q]]]++;
+    }
+    if (b >= 2 && b + 1 <= last) {
+        int *owners = malloc((size_t)n * sizeof(int)), *to = malloc((size_t)nw * sizeof(int));
+
+        if (owners == NULL || to == NULL) {
+            snprintf(vm->why, sizeof(vm->why), "out of memory for the balancer");
+            rc = -1;
+        } else {
+            for (int q = 0; q < n; q++)
+                owners[q] = st->owner[q];
+            rc = plan_send(vm, b + 1, owners, n, vm->tids, to);
+        }
+        free(owners);
+        free(to);
+    }
+    return rc;
 }

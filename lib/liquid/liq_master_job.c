@@ -18,7 +18,7 @@
 
 int
 liq_master_job_send(struct liq_vm *vm, const struct liq_opts *o, const struct liq_stats *st,
-                    int *to, int nto, int start)
+                    int *to, int nto, int start, int restore)
 {
     int hdr[LIQ_JOB_HDR], seed[2], rc;
     int *owner = malloc((size_t)st->g.nquanta * sizeof(int));
@@ -45,6 +45,9 @@ liq_master_job_send(struct liq_vm *vm, const struct liq_opts *o, const struct li
     hdr[LIQ_JOB_HALO] = st->halo;
     hdr[LIQ_JOB_SPEC] = o->user != NULL ? (int)liq_user_fingerprint(o->user) : 0;
     hdr[LIQ_JOB_TRACE] = o->trace[0] != '\0' ? LIQ_TRACE_EVENTS : 0;
+    hdr[LIQ_JOB_CKPT] = st->ck.on ? st->ck.iters : 0;
+    hdr[LIQ_JOB_GEN] = vm->gen;
+    hdr[LIQ_JOB_RESTORE] = restore;
     seed[0] = (int)(uint32_t)o->seed;
     seed[1] = (int)(uint32_t)(o->seed >> 32);
     pvm_initsend(PvmDataDefault);
@@ -53,6 +56,8 @@ liq_master_job_send(struct liq_vm *vm, const struct liq_opts *o, const struct li
     pvm_pkint(&vm->nworkers, 1, 1);
     pvm_pkint(vm->tids, vm->nworkers, 1);
     pvm_pkint(owner, st->g.nquanta, 1);
+    if (st->ck.on)
+        pvm_pkint(vm->whost, vm->nworkers, 1); /* the checkpoints' buddies are on other hosts */
     free(owner);
     if ((rc = pvm_mcast(to, nto, LIQ_TAG_JOB)) < 0) {
         snprintf(vm->why, sizeof(vm->why), "the job could not be sent to the workers (%s)",

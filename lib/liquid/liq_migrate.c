@@ -41,7 +41,7 @@ liq_send_moves(struct liq_worker *w, const int *owner, const int *tids)
         pvm_pkdouble(buf, (int)(p.points * (size_t)w->nstate), 1);
         double ts = liq_now();
 
-        rc = pvm_send(tids[owner[q->id]], LIQ_TAG_MOVE);
+        rc = pvm_send(tids[owner[q->id]], liq_gtag(LIQ_TAG_MOVE, w->gen));
         free(buf);
         liq_trace_rec(&w->tr, LIQ_TEV_SEND, ts, ts, tids[owner[q->id]], LIQ_TAG_MOVE,
                       (int)(sizeof(int) + p.points * (size_t)w->nstate * sizeof(double)), q->id,
@@ -60,7 +60,7 @@ static int
 liq_recv_move(struct liq_worker *w, const struct liq_quantum *q, struct liq_region *r, int from)
 {
     double t0 = liq_now();
-    int b = liq_wait(w, from, LIQ_TAG_MOVE), id = -1, bytes, tag, tid;
+    int b = liq_wait(w, from, liq_gtag(LIQ_TAG_MOVE, w->gen)), id = -1, bytes, tag, tid;
     struct liq_patch p;
     double *buf;
 

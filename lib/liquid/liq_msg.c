@@ -33,8 +33,9 @@ liq_fail(struct liq_worker *w, const char *fmt, ...)
 
 /*
  * Receive a message from tid with tag (-1: any), giving up when the master
- * says QUIT or exits.  Returns the buffer id, 0 when told to stop, or a PVM
- * error.
+ * says QUIT or exits, or gives the job up for a recovery (w->rec_gen is
+ * then set: liq_ckpt_recovered answers once the job is freed).  Returns
+ * the buffer id, 0 when told to stop, or a PVM error.
  */
 int
 liq_wait(struct liq_worker *w, int tid, int tag)
@@ -48,5 +49,13 @@ liq_wait(struct liq_worker *w, int tid, int tag)
             return b;
         if (pvm_nrecv(w->master, LIQ_TAG_QUIT) > 0 || pvm_nrecv(-1, LIQ_TAG_EXITED) > 0)
             return 0;
+        if (w->ckpt > 0 && pvm_nrecv(w->master, LIQ_TAG_RECOVER) > 0) {
+            int msg[2] = { 0, 0 };
+
+            pvm_upkint(msg, 2, 1);
+            w->rec_gen = msg[0];
+            w->rec_iter = msg[1];
+            return 0;
+        }
     }
 }

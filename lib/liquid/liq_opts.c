@@ -329,6 +329,15 @@ set_balance_option(struct liq_opts *o, const char *key, const char *value, char 
     } else if (strcmp(key, "svg") == 0) {
         if (opt_path(o->svg, value) != 0 || strcmp(value, "-") == 0)
             return opt_error(err, errlen, "--svg: expected a file name");
+    } else if (strcmp(key, "checkpoint-every") == 0) {
+        if (strcmp(value, "auto") == 0)
+            o->ckpt_every = -1;
+        else if (opt_int(value, 0, 100000, &v) == 0)
+            o->ckpt_every = (int)v;
+        else
+            return opt_error(err, errlen,
+                             "--checkpoint-every: expected auto or epochs 0..100000 (0: none), "
+                             "got '%s'", value);
     } else if (strcmp(key, "epoch") == 0) {
         if (opt_int(value, 1, 100000, &v) != 0)
             return opt_error(err, errlen, "--epoch: expected an integer 1..100000, got '%s'", value);

@@ -174,6 +174,10 @@ liq_report_done(struct liq_worker *w, double t_start, double t_setup)
                      w->ghost_wait, w->plan_wait, w->ghost_bytes, peak_rss(), held_bytes(w) };
 
     pvm_pkdouble(fig, (int)(sizeof(fig) / sizeof(fig[0])), 1);
+    /* Checkpoints (liq_ckpt.c): wall s and bytes sent, every generation. */
+    double ck[2] = { w->ck_seconds, w->ck_bytes };
+
+    pvm_pkdouble(ck, 2, 1);
     return pvm_send(w->master, LIQ_TAG_DONE) < 0 ? -1 : 0;
 }
 

@@ -315,6 +315,30 @@ liq_vm_start(struct liq_vm *vm, const struct liq_opts *o, const struct liq_progr
     return 0;
 }
 
+/* Host h left the VM: with recovery on, its workers are lost. */
+static int
+vm_host_lost(struct liq_vm *vm, int h)
+{
+    int n = 0;
+
+    for (int w = 0; vm->lost != NULL && w < vm->nworkers; w++)
+        if (vm->whost[w] == h && vm->tids[w] != 0) {
+            vm->lost[w] = 1;
+            n++;
+        }
+    return n;
+}
+
+/* Is a worker lost (recovery on)? */
+static int
+vm_any_lost(const struct liq_vm *vm)
+{
+    for (int w = 0; vm->ckpt && vm->lost != NULL && w < vm->nworkers; w++)
+        if (vm->lost[w])
+            return 1;
+    return 0;
+}
+
 /*
  * After a worker reported a failure, wait a little for the notification of
  * a death or a lost host that caused it, and report that instead.
@@ -334,6 +358,7 @@ vm_cause(struct liq_vm *vm)
                 if (vm->host[h].dtid == who) {
                     snprintf(vm->why, sizeof(vm->why), "host %s left the virtual machine",
                              vm->host[h].name);
+                    vm_host_lost(vm, h);
                     return;
                 }
         }
@@ -342,6 +367,8 @@ vm_cause(struct liq_vm *vm)
             if (liq_vm_worker(vm, who) >= 0) {
                 snprintf(vm->why, sizeof(vm->why), "worker t%x on host %s exited during the job",
                          (unsigned)who, vm_host_of(vm, who));
+                if (vm->lost != NULL)
+                    vm->lost[liq_vm_worker(vm, who)] = 1;
                 return;
             }
         }
@@ -367,7 +394,7 @@ liq_vm_next(struct liq_vm *vm, int *tag, int *src)
                      vm_host_of(vm, s), text);
             /* A worker fails when its neighbour dies: the death is the cause. */
             vm_cause(vm);
-            return -1;
+            return vm_any_lost(vm) ? LIQ_VM_LOST : -1;
         case LIQ_TAG_EXITED: {
             int w;
 
@@ -389,6 +416,10 @@ liq_vm_next(struct liq_vm *vm, int *tag, int *src)
         }
             snprintf(vm->why, sizeof(vm->why), "worker t%x on host %s exited during the job",
                      (unsigned)who, vm_host_of(vm, who));
+            if (vm->ckpt && vm->lost != NULL) {
+                vm->lost[liq_vm_worker(vm, who)] = 1;
+                return LIQ_VM_LOST;
+            }
             return -1;
         case LIQ_TAG_HOSTGONE:
             pvm_upkint(&who, 1, 1);
@@ -396,7 +427,11 @@ liq_vm_next(struct liq_vm *vm, int *tag, int *src)
                 if (vm->host[h].dtid == who) {
                     snprintf(vm->why, sizeof(vm->why), "host %s left the virtual machine",
                              vm->host[h].name);
-                    return -1;
+                    if (!vm->ckpt)
+                        return -1;
+                    /* A host whose workers are all gone already is no news. */
+                    if (vm_host_lost(vm, h) > 0)
+                        return LIQ_VM_LOST;
                 }
             continue;
         default:
@@ -621,6 +656,8 @@ liq_vm_free(struct liq_vm *vm)
     free(vm->wspeed);
     free(vm->leaving);
     free(vm->wcpu);
+    free(vm->lost);
+    vm->lost = NULL;
     vm->wcpu = NULL;
     vm->leaving = NULL;
     vm->host = NULL;

@@ -53,6 +53,13 @@ liq_worker_main(void)
         if (b <= 0)
             break;
         pvm_bufinfo(b, &bytes, &tag, &tid);
+        if (tag == LIQ_TAG_RECOVER) {
+            int msg[2] = { 0, 0 };
+
+            pvm_upkint(msg, 2, 1);
+            w.rec_gen = msg[0];
+            w.rec_iter = msg[1];
+        }
         if (tag == LIQ_TAG_PROBE)
             liq_probe(&w);
         else if (tag == LIQ_TAG_RING)
@@ -70,7 +77,12 @@ liq_worker_main(void)
             pvm_pkdouble(&t, 1, 1);
             pvm_send(w.master, LIQ_TAG_TSYNCED);
         }
+        /* A recovery (liq.h, "checkpoints"): the RECOVER came now, or
+         * while the job ran, which then gave up and freed its memory. */
+        if (w.rec_gen > 0)
+            liq_ckpt_recovered(&w);
     }
+    liq_ckpt_free(&w);
     pvm_exit();
     return 0;
 }

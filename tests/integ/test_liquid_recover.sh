@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# A stencil job survives a lost worker or host (issue 26): on a local VM of
+# 3 daemons, with --checkpoint-every 2, kill -9 a worker at a random point
+# of the job (vmrun stencil, then the heat3d example), kill -9 a non-master
+# daemon, and kill two workers one after the other: each job exits 0, its
+# field bit-identical to the single-process reference (--verify), and the
+# JSON report records the failures, the recovery, the iterations rolled
+# back and the checkpoints' bytes and time.  Two workers killed at once
+# lose quanta whose every copy was on them: a clear error naming them.
+# Without --checkpoint-every a lost worker still ends the job with an error.
+. "$(dirname "$0")/lib.sh"
+command -v python3 >/dev/null || skip_all "python3 is needed to read the JSON report"
+
+JOB=
+cleanup_extra() { [ -z "$JOB" ] || kill "$JOB" 2>/dev/null; }
+write_conf 1.5
+
+# A fresh VM of 3 hosts for each case (a case may kill a daemon).
+vm_up() {
+    "$VMCTL" halt >/dev/null 2>&1
+    local pids
+    pids=$(vmd_pids)
+    [ -z "$pids" ] || kill -9 $pids 2>/dev/null
+    wait_for 10 vmd_count_is 0 && "$VMCTL" start --local 3 -c "$T/test.conf" >"$T/start.out" 2>&1
+}
+
+# The pid of this job's worker on host $1 (its daemon's tid prefix from conf).
+worker_pid() {
+    local dtid
+    dtid=$("$VMCTL" conf | awk -v h="$1" '$1 == h { print $2; exit }')
+    "$VMCTL" ps -a | awk -v d="$dtid" '$1 == d && $3 != "0" { print $4; exit }'
+}
+
+# The job is past its benchmarks (their failures are not recovered from),
+# then a random 0.3 .. 1.5 s more.
+into_job() {
+    wait_for 30 grep -q "ring benchmark" "$T/job.err" || return 1
+    sleep "$(python3 -c 'import random; print(round(random.uniform(0.3, 1.5), 2))')"
+}
+
+# start PROG ARGS...: the job in the background, its pid in JOB.
+start() {
+    "$@" --grid 48 --iters 400 --heavy 100 --probe-seconds 0.05 --verify --json "$T/job.json" \
+        >"$T/job.out" 2>"$T/job.err" &
+    JOB=$!
+}
+
+# finish: the job's exit status in RC.
+finish() {
+    wait "$JOB"
+    RC=$?
+    JOB=
+    [ $RC = 0 ] || sed 's/^/#   /' "$T/job.err" | tail -15
+}
+
+# r EXPR: a Python condition on the JSON report (R), C its checkpoints, F its failures.
+r() {
+    python3 - "$1" "$T/job.json" <<'EOF'
+import json, sys
+R = json.load(open(sys.argv[2]))
+C, F = R["checkpoints"], R["failures"]
+sys.exit(0 if eval(sys.argv[1]) else 1)
+EOF
+}
+
+# recovered N WHAT: exit 0, bit-identical, N failures in the report, each
+# rolled back and timed, the checkpoints counted, the summary's lines.
+recovered() {
+    check "$2: the job exits 0 (exit $RC)" [ $RC = 0 ]
+    check "$2: the final field is bit-identical to the single-process reference" \
+        grep -q "bit-identical to the single-process reference" "$T/job.out"
+    check "$2: the report records $1 failure(s), each rolled back and timed" r "(
+len(F) == $1 and all(f['back_to'] % C['every_iterations'] == 0 and f['back_to'] <= f['reached']
+    and f['iterations_rolled_back'] == f['reached'] - f['back_to'] and 0 < f['recovery_s'] < 10
+    and f['tid'] > 0 and f['host'] in ('host1', 'host2') for f in F))"
+    check "$2: the report counts the checkpoints, their bytes and time" r '(
+C["on"] and C["every_epochs"] == 2 and C["every_iterations"] == 20 and C["count"] >= 1
+and C["bytes"] > 0 and C["seconds"] > 0 and R["verified"] is True)'
+    check "$2: the summary has a recovery and a checkpoints line" bash -c \
+        'grep -q "^recovery: .* rolled back to iteration" "$0" && grep -q "^checkpoints: " "$0"' \
+        "$T/job.out"
+}
+
+# 1. kill -9 host1's worker during vmrun stencil.
+check "start a local VM of 3 hosts" vm_up
+start "$VMRUN" stencil --checkpoint-every 2
+into_job
+pid=$(worker_pid host1)
+check "host1 runs a worker of the job (pid $pid)" [ -n "$pid" ]
+kill -9 $pid
+finish
+recovered 1 "vmrun stencil, host1's worker killed"
+check "... the failure is that worker's exit" r \
+    'F[0]["what"].startswith("worker t") and "exited during the job" in F[0]["what"]'
+
+# 2. The same with a program of its own (liquid.h): heat3d.
+if [ -x "$EXAMPLES/heat3d" ]; then
+    check "a fresh VM of 3 hosts" vm_up
+    start "$EXAMPLES/heat3d" --checkpoint-every 2
+    into_job
+    pid=$(worker_pid host2)
+    check "host2 runs a heat3d worker (pid $pid)" [ -n "$pid" ]
+    kill -9 $pid
+    finish
+    recovered 1 "heat3d, host2's worker killed"
+else
+    echo "# $EXAMPLES/heat3d is not built: its case is left out"
+fi
+
+# 3. kill -9 host2's daemon: its host leaves the VM, with its worker.
+check "a fresh VM of 3 hosts" vm_up
+start "$VMRUN" stencil --checkpoint-every 2
+into_job
+vpid=$(vmd_pid_of host2)
+check "host2's daemon runs (pid $vpid)" [ -n "$vpid" ]
+kill -9 $vpid
+finish
+recovered 1 "host2's daemon killed"
+check "... the failure is host2's leaving, or its worker's exit" r \
+    '"host2" in F[0]["what"] or F[0]["host"] == "host2"'
+check "no worker of the job is left behind" bash -c '! pgrep -f "$0 worker" >/dev/null' "$VMRUN"
+
+# 4. Two failures one after the other: host1's worker, then once a newer
+# checkpoint is complete, host2's; host0's worker finishes alone.
+check "a fresh VM of 3 hosts" vm_up
+start "$VMRUN" stencil --checkpoint-every 2
+into_job
+kill -9 "$(worker_pid host1)"
+wait_for 20 grep -q "rolling back" "$T/job.err"
+sleep 1
+pid=$(worker_pid host2)
+check "after the first recovery host2 still runs a worker (pid $pid)" [ -n "$pid" ]
+kill -9 $pid
+finish
+recovered 2 "two workers killed one after the other"
+check "... the second rolled back to a later checkpoint than the first" r \
+    'F[1]["back_to"] >= F[0]["back_to"] and F[1]["t_s"] > F[0]["t_s"]'
+
+# 5. Two workers killed at once: the quanta host1 held at the last
+# checkpoint had their only other copy on host2.
+check "a fresh VM of 3 hosts" vm_up
+start "$VMRUN" stencil --checkpoint-every 2 --balance off
+into_job
+kill -9 "$(worker_pid host1)" "$(worker_pid host2)"
+finish
+check "both lost at once: the job fails (exit $RC)" [ $RC = 1 ]
+check "... naming the quanta lost" grep -Eq "quant(um|a) lost \([0-9]" "$T/job.err"
+
+# 6. Without --checkpoint-every a lost worker ends the job, as before.
+check "a fresh VM of 3 hosts" vm_up
+start "$VMRUN" stencil
+into_job
+kill -9 "$(worker_pid host1)"
+finish
+check "no checkpoints: the job fails (exit $RC)" [ $RC = 1 ]
+check "... saying which worker exited" grep -q "exited during the job" "$T/job.err"
+
+echo "1..$_n"
+[ "$_failed" = 0 ]
