@@ -40,7 +40,8 @@ struct an {
     const struct vmrun_trace *t;
     struct vmrun_traits tr;
     struct an_grain kind[2];
-    int nitems;
+    int nitems;                 /* blocks */
+    int nregions;
     double *lcompute, *lwait, *lplan; /* per lane */
     double *msgs, *bytes;       /* nlanes x nlanes */
     int nwin;                   /* epochs (or time windows) of the load series */
@@ -83,60 +84,134 @@ an_window(const struct an *a, int l, double t)
     return w < a->nwin ? w : a->nwin - 1;
 }
 
-/* Grain, waits, the load series. */
+/* A block: a region's compute over one pass, inner and outer parts summed. */
+struct an_block {
+    int lane, first, quanta, heavy;
+    double grain;               /* s per quantum-iteration */
+};
+
+static int
+an_block_cmp(const void *a, const void *b)
+{
+    const struct an_block *x = a, *y = b;
+
+    if (x->lane != y->lane)
+        return x->lane < y->lane ? -1 : 1;
+    if (x->first != y->first)
+        return x->first < y->first ? -1 : 1;
+    if (x->quanta != y->quanta)
+        return x->quanta < y->quanta ? -1 : 1;
+    return x->grain < y->grain ? -1 : x->grain > y->grain;
+}
+
+/* The grain's dispersion over regions: each region's (lane, first quantum,
+ * quanta) median over its blocks, then their mean and CV.  A block's own
+ * time varies with preemption on a shared machine, which is noise and not
+ * the work's; the median of a region's blocks keeps what differs between
+ * regions (heavy ones, slower hosts) and drops what differs between passes.
+ * b is sorted here. */
 static void
+an_regions(struct an *a, struct an_block *b, int n)
+{
+    double sum = 0, sum2 = 0;
+    int nr = 0;
+
+    qsort(b, (size_t)n, sizeof(*b), an_block_cmp);
+    for (int i = 0, j; i < n; i = j) {
+        double m;
+        struct an_grain *g;
+
+        for (j = i; j < n && b[j].lane == b[i].lane && b[j].first == b[i].first &&
+                    b[j].quanta == b[i].quanta;
+             j++)
+            ;
+        m = (j - i) % 2 ? b[i + (j - i) / 2].grain
+                        : (b[i + (j - i) / 2 - 1].grain + b[i + (j - i) / 2].grain) / 2;
+        g = &a->kind[b[i].heavy > 1];
+        g->n++;
+        g->sum += m;
+        g->sum2 += m * m;
+        sum += m;
+        sum2 += m * m;
+        nr++;
+    }
+    struct an_grain all = { nr, sum, sum2 };
+
+    a->nregions = nr;
+    a->tr.grain_mean_s = nr ? sum / nr : 0;
+    a->tr.grain_cv = an_cv(&all);
+    a->tr.heavy_ratio = a->kind[0].n && a->kind[1].n
+                            ? (a->kind[1].sum / a->kind[1].n) / (a->kind[0].sum / a->kind[0].n)
+                            : 1;
+}
+
+/* Grain, waits, the load series. */
+static int
 an_compute(struct an *a)
 {
     const struct vmrun_trace *t = a->t;
-    int nl = t->nlanes;
-    double *pending = calloc((size_t)nl, sizeof(double)), blocks = 0, gsum = 0, gsum2 = 0;
+    /* Inner parts waiting for their region's outer part, and the blocks. */
+    struct an_block *pend = malloc(((size_t)t->nspans + 1) * sizeof(*pend));
+    struct an_block *blk = malloc(((size_t)t->nspans + 1) * sizeof(*blk));
+    double *gw = malloc(((size_t)t->nspans + 1) * sizeof(double)), blocks = 0;
+    int npend = 0, ngw = 0;
 
+    if (pend == NULL || blk == NULL || gw == NULL) {
+        free(pend);
+        free(blk);
+        free(gw);
+        return -1;
+    }
     for (int i = 0; i < t->nspans; i++) {
         const struct vmrun_tspan *s = &t->spans[i];
         int l = s->lane;
 
         if (s->kind == VT_COMPUTE) {
             int win = an_window(a, l, s->t);
+            double dur = s->dur, work = (double)s->quanta * s->iters;
 
             a->lcompute[l] += s->dur;
             a->wcomp[l * a->nwin + win] += s->dur;
-            /* An inner part is followed by its region's outer part: one block. */
+            /* A region's inner part comes before its outer part, with other
+             * regions' inner parts in between (the ghosts arrive meanwhile):
+             * pair them by lane and first quantum. */
             if (s->part == 1) {
-                pending[l] += s->dur;
+                pend[npend++] = (struct an_block){ l, s->first, s->quanta, s->heavy, s->dur };
                 continue;
             }
-            double dur = s->dur + pending[l], work = (double)s->quanta * s->iters;
-            struct an_grain *g = &a->kind[s->heavy > 1];
-
-            pending[l] = 0;
+            if (s->part == 2)
+                for (int k = 0; k < npend; k++)
+                    if (pend[k].lane == l && pend[k].first == s->first) {
+                        dur += pend[k].grain;
+                        pend[k] = pend[--npend];
+                        break;
+                    }
             if (work <= 0)
                 continue;
             a->wwork[l * a->nwin + win] += work * (s->heavy > 0 ? s->heavy : 1);
-            g->n++;
-            g->sum += dur / work;
-            g->sum2 += dur / work * (dur / work);
-            gsum += dur / work;
-            gsum2 += dur / work * (dur / work);
+            blk[a->nitems++] = (struct an_block){ l, s->first, s->quanta, s->heavy, dur / work };
             blocks += dur;
-            a->nitems++;
         } else if (s->kind == VT_WAIT_GHOST || s->kind == VT_WAIT_MOVE ||
                    s->kind == VT_WAIT_PLAN || s->kind == VT_WAIT_VERDICT) {
             a->lwait[l] += s->dur;
             if (s->kind == VT_WAIT_PLAN)
                 a->lplan[l] += s->dur;
+            if (s->kind == VT_WAIT_GHOST)
+                gw[ngw++] = s->dur;
         } else if (s->kind == VT_PLAN) {
             a->tr.moved += s->arg;
         }
     }
-    free(pending);
-    struct an_grain all = { a->nitems, gsum, gsum2 };
-
-    a->tr.grain_mean_s = a->nitems ? gsum / a->nitems : 0;
-    a->tr.grain_cv = an_cv(&all);
     a->tr.block_s = a->nitems ? blocks / a->nitems : 0;
-    a->tr.heavy_ratio = a->kind[0].n && a->kind[1].n
-                            ? (a->kind[1].sum / a->kind[1].n) / (a->kind[0].sum / a->kind[0].n)
-                            : 1;
+    an_regions(a, blk, a->nitems);
+    if (ngw > 0) {
+        qsort(gw, (size_t)ngw, sizeof(double), an_dcmp);
+        a->tr.ghost_wait_s = gw[ngw / 2];
+    }
+    free(pend);
+    free(blk);
+    free(gw);
+    return 0;
 }
 
 /* Messages, bytes, latency, the shape. */
@@ -261,7 +336,8 @@ an_run(struct an *a, const struct vmrun_trace *t, const struct vmrun_thresholds 
     a->tr.quanta = t->job.quanta;
     a->tr.heavy = t->job.heavy;
     a->tr.min_gain = t->job.min_gain;
-    an_compute(a);
+    if (an_compute(a) != 0)
+        return -1;
     an_comm(a, th);
     an_load(a, th);
     for (int l = 0; l < nl; l++) {
@@ -318,12 +394,13 @@ an_print(FILE *fp, const char *path, const struct an *a, const struct vmrun_advi
                 "decomp %s, heavy %d\n",
             t->job.balance ? "on" : "off", t->job.epoch, t->job.min_gain, t->job.halo,
             t->job.halo_auto ? " (auto)" : "", t->job.quanta, t->job.decomp, t->job.heavy);
-    fprintf(fp, "grain: %.3g us per quantum-iteration, CV %.2f over %d blocks (mean block "
-                "%.3g ms)\n",
-            1e6 * a->tr.grain_mean_s, a->tr.grain_cv, a->nitems, 1e3 * a->tr.block_s);
+    fprintf(fp, "grain: %.3g us per quantum-iteration, CV %.2f over %d regions (their "
+                "medians over %d blocks; mean block %.3g ms)\n",
+            1e6 * a->tr.grain_mean_s, a->tr.grain_cv, a->nregions, a->nitems,
+            1e3 * a->tr.block_s);
     for (int k = 0; k < 2; k++)
         if (a->kind[k].n > 0)
-            fprintf(fp, "  %-5s regions: %d blocks, %.3g us per quantum-iteration, CV %.2f\n",
+            fprintf(fp, "  %-5s regions: %d, %.3g us per quantum-iteration, CV %.2f\n",
                     k ? "heavy" : "light", a->kind[k].n, 1e6 * a->kind[k].sum / a->kind[k].n,
                     an_cv(&a->kind[k]));
     if (a->kind[1].n > 0)
@@ -333,8 +410,9 @@ an_print(FILE *fp, const char *path, const struct an *a, const struct vmrun_advi
         bytes += a->bytes[i];
     }
     fprintf(fp, "communication: %.0f messages, %.2f MB; shape %s; latency %.3g ms (10th "
-                "percentile of send to receipt)\n",
-            msgs, bytes / 1e6, vmrun_shape_name(a->tr.shape), 1e3 * a->tr.latency_s);
+                "percentile of send to receipt); a wait for ghosts %.3g ms (median)\n",
+            msgs, bytes / 1e6, vmrun_shape_name(a->tr.shape), 1e3 * a->tr.latency_s,
+            1e3 * a->tr.ghost_wait_s);
     fprintf(fp, "  %-14s", "from \\ to");
     for (int j = 0; j < nl; j++)
         if (!t->lanes[j].master)
@@ -381,18 +459,20 @@ an_json(FILE *fp, const char *path, const struct an *a, const struct vmrun_advic
 
     fprintf(fp, "{\"trace\":");
     wire_json_str(fp, path);
-    fprintf(fp, ",\"grain\":{\"mean_s\":%.6g,\"cv\":%.4f,\"blocks\":%d,\"block_s\":%.6g,"
-                "\"heavy_ratio\":%.4f,\"kinds\":[",
-            a->tr.grain_mean_s, a->tr.grain_cv, a->nitems, a->tr.block_s, a->tr.heavy_ratio);
+    fprintf(fp, ",\"grain\":{\"mean_s\":%.6g,\"cv\":%.4f,\"regions\":%d,\"blocks\":%d,"
+                "\"block_s\":%.6g,\"heavy_ratio\":%.4f,\"kinds\":[",
+            a->tr.grain_mean_s, a->tr.grain_cv, a->nregions, a->nitems, a->tr.block_s,
+            a->tr.heavy_ratio);
     for (int k = 0, first = 1; k < 2; k++)
         if (a->kind[k].n > 0) {
-            fprintf(fp, "%s{\"kind\":\"%s\",\"blocks\":%d,\"mean_s\":%.6g,\"cv\":%.4f}",
+            fprintf(fp, "%s{\"kind\":\"%s\",\"regions\":%d,\"mean_s\":%.6g,\"cv\":%.4f}",
                     first ? "" : ",", k ? "heavy" : "light", a->kind[k].n,
                     a->kind[k].sum / a->kind[k].n, an_cv(&a->kind[k]));
             first = 0;
         }
-    fprintf(fp, "]},\"communication\":{\"shape\":\"%s\",\"latency_s\":%.6g,\"pairs\":[",
-            vmrun_shape_name(a->tr.shape), a->tr.latency_s);
+    fprintf(fp, "]},\"communication\":{\"shape\":\"%s\",\"latency_s\":%.6g,"
+                "\"ghost_wait_s\":%.6g,\"pairs\":[",
+            vmrun_shape_name(a->tr.shape), a->tr.latency_s, a->tr.ghost_wait_s);
     for (int i = 0, first = 1; i < t->nlanes; i++)
         for (int j = 0; j < t->nlanes; j++)
             if (a->msgs[i * t->nlanes + j] > 0) {

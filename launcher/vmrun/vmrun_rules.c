@@ -24,6 +24,7 @@ vmrun_rules_defaults(struct vmrun_thresholds *th)
     th->heavy_ratio = 1.5;
     th->be_good = 0.90;
     th->comm_ratio = 0.15;
+    th->late_messages = 0.5;
     th->small_grain = 10;
     th->drift = 0.25;
     th->burst = 0.25;
@@ -205,12 +206,20 @@ vmrun_rules_apply(const struct vmrun_traits *t, const struct vmrun_thresholds *t
     if (r->fired)
         hint(out, "balance", r->why, "false");
     /* R5, seed 003's small-grain flag: a block's compute comparable to a
-     * message's latency -- fewer, deeper exchanges. */
-    r = rule(out, "latency-bound", t->comm_ratio > th->comm_ratio && small && t->halo < 16,
+     * message's latency -- fewer, deeper exchanges.  Only when the waits are
+     * the messages' own: if most ghosts are there when asked for (the median
+     * wait well under a latency) and the waiting is a few long waits, it is
+     * for neighbours that compute later (imbalance, a preempted worker),
+     * which a deeper halo does not cure but pays for in redundant points. */
+    int late = t->ghost_wait_s >= th->late_messages * t->latency_s;
+
+    r = rule(out, "latency-bound",
+             t->comm_ratio > th->comm_ratio && small && late && t->halo < 16,
              "waiting is %.0f%% of computing (significant above %.0f%%), a block computes "
-             "%.3g ms against %.3g ms per message (small under %.0fx)",
+             "%.3g ms against %.3g ms per message (small under %.0fx), a wait for ghosts "
+             "%.3g ms at the median (the messages' own from %.2f latencies)",
              100 * t->comm_ratio, 100 * th->comm_ratio, 1e3 * t->block_s, 1e3 * t->latency_s,
-             th->small_grain);
+             th->small_grain, 1e3 * t->ghost_wait_s, th->late_messages);
     if (r->fired)
         hint(out, "halo", r->why, "%d", t->halo * 2 < 16 ? t->halo * 2 : 16);
     /* R6, seed 003 §7: the communication graph's shape.  A stencil's is

@@ -21,6 +21,9 @@ struct vmrun_thresholds {
     double heavy_ratio;         /* heavy over light grain above this: irregular (1.5) */
     double be_good;             /* per-epoch balance efficiency at or above: balanced (0.90) */
     double comm_ratio;          /* waiting over computing above this: significant (0.15) */
+    double late_messages;       /* a wait for ghosts, at the median, at or above this many
+                                 * message latencies: the messages are late, not the
+                                 * neighbours (0.5) */
     double small_grain;         /* a block's compute under this many message latencies is
                                  * small grain (10) */
     double drift;               /* relative change of a worker's speed over the run at or
@@ -41,6 +44,7 @@ struct vmrun_traits {
     double heavy_ratio;         /* mean grain of heavy regions over light ones (1: none) */
     double block_s;             /* mean compute s of a region's block */
     double latency_s;           /* a message's send-to-receipt time (10th percentile) */
+    double ghost_wait_s;        /* a wait for ghosts, median */
     double comm_ratio;          /* wait s over compute s, all workers */
     double plan_wait_share;     /* wait for plans over compute */
     double be_min, be_mean;     /* per-epoch balance efficiency */

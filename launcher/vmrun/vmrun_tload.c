@@ -138,6 +138,7 @@ tl_event(struct tl *x, const struct vmrun_json *e)
         s->kind = tl_kind(name);
         s->t = ts;
         s->dur = dur;
+        s->first = (int)vmrun_json_num(args, "first_quantum", -1);
         s->quanta = (int)vmrun_json_num(args, "quanta", 0);
         s->iters = (int)vmrun_json_num(args, "iters", 0);
         s->heavy = (int)vmrun_json_num(args, "heavy", 1);
