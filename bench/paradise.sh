@@ -4,7 +4,9 @@
 # default run's trace come close to the best settings a sweep finds?
 #
 # A local VM of 3 daemons, each in its own cgroup of the v1 cpu controller
-# with the same CPU quota (the workers a daemon spawns inherit it), and three
+# with the same CPU quota and cpu.shares 10240 (bench/liquid.sh's: other work
+# on the machine does not take the quota away; the quotas leave it the rest of
+# the cores), the workers a daemon spawns in it too, and three
 # scenarios of the same `vmrun stencil` job:
 #   uniform  uniform work on equal hosts;
 #   heavy    seed 000's heavy octant (--heavy 4);
@@ -26,11 +28,11 @@
 #   bench/paradise.sh [--rounds R] [--grid N] [--iters K] [--quota P]
 #                     [--drop-to P] [--drop-at S] [--out DIR] [--build DIR]
 #
-#   --rounds R   runs of each configuration (default 1)
+#   --rounds R   runs of each configuration (default 3)
 #   --grid N     grid of interior points (default 96)
-#   --iters K    iterations (default 800: about 2 s a run here)
-#   --quota P    every host's CPU quota in % of one CPU (default 60)
-#   --drop-to P  the loaded host's quota meanwhile (default 20)
+#   --iters K    iterations (default 1500: about 2 s a run here)
+#   --quota P    every host's CPU quota in % of one CPU (default 50)
+#   --drop-to P  the loaded host's quota meanwhile (default 15)
 #   --drop-at S  seconds after a run starts (default 1.0)
 #   --out DIR    keep every report, trace, hints file and analysis in DIR
 #
@@ -38,7 +40,7 @@
 # otherwise).  Everything it starts (daemons, cgroups) is removed on exit.
 set -u
 cd "$(dirname "$0")/.."
-build=build rounds=1 grid=96 iters=800 quota=60 drop_to=20 drop_at=1.0 out=""
+build=build rounds=3 grid=96 iters=1500 quota=50 drop_to=15 drop_at=1.0 out=""
 usage() { sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 bad() { echo "bench/paradise.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -109,6 +111,7 @@ for h in "${HOSTS[@]}"; do
         '$2 ~ /vmd$/ && index($0, home) { for (i = 3; i < NF; i++) if ($i == "--name" && $(i + 1) == n) print $1 }')
     [ -n "$pid" ] || { echo "paradise: no daemon for $h" >&2; exit 1; }
     mkdir "$CPU/$CG-$h" && echo 10000 >"$CPU/$CG-$h/cpu.cfs_period_us" &&
+        echo 10240 >"$CPU/$CG-$h/cpu.shares" &&
         echo "$pid" >"$CPU/$CG-$h/cgroup.procs" && set_quota "$h" "$quota" ||
         { echo "paradise: cannot put $h in a cgroup" >&2; exit 1; }
 done
