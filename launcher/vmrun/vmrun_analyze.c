@@ -1,5 +1,5 @@
 /*
- * vmrun_analyze.c - `vmrun analyze FILE [--hints OUT] [--json]` (issue 27;
+ * vmrun_analyze.c - `vmrun analyze FILE|DIR [--hints OUT] [--json]` (issue 27;
  * seed 003, Paradise's post-mortem analysis): from a stencil job's trace,
  * the characteristics seed 003 infers -- grain size per kind of work, the
  * communication graph and its shape, load over time, communication
@@ -9,26 +9,31 @@
  */
 #include "vmrun_trace.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "vmrun_rules.h"
 #include "wire.h"
 
 static const char an_usage[] =
-    "usage: vmrun analyze FILE [--hints OUT] [--json]\n"
+    "usage: vmrun analyze FILE|DIR [--hints OUT] [--json]\n"
     "\n"
     "  Read a stencil job's trace (vmrun stencil --trace FILE) and print its\n"
     "  characteristics: grain size (mean and coefficient of variation of compute per\n"
     "  quantum and iteration, light and heavy regions), the communication graph\n"
     "  (messages and bytes per pair, its shape), load over time (per-epoch balance\n"
     "  efficiency; steady, drifting or bursty), waiting against computing, idle time\n"
-    "  per host; then the rules that fired and why.\n"
+    "  per host; then the rules that fired and why.  A directory: every *.json trace\n"
+    "  in it, by name, one after the other (other files are named and skipped).\n"
     "\n"
-    "  --hints OUT   write the hints (a job file: vmrun stencil --hints OUT)\n"
-    "  --json        print the analysis as JSON instead\n";
+    "  --hints OUT   write the hints (a job file: vmrun stencil --hints OUT); from a\n"
+    "                directory, those every trace that gives them agrees on\n"
+    "  --json        print the analysis as JSON instead (a directory: an array)\n";
 
 /* Per-kind grain: light regions (0) and heavy ones (1). */
 struct an_grain {
@@ -509,40 +514,126 @@ an_json(FILE *fp, const char *path, const struct an *a, const struct vmrun_advic
     fprintf(fp, "}}\n");
 }
 
-/* The hints file: a job file, a comment with its evidence above each setting. */
+/* One trace's analysis, kept for the hints file. */
+struct an_one {
+    char *path;
+    struct vmrun_advice adv;
+};
+
+/* The rule that gave hint h its evidence. */
+static const char *
+an_rule_of(const struct vmrun_advice *adv, const struct vmrun_hint *h)
+{
+    for (int r = 0; r < adv->nrules; r++)
+        if (adv->rule[r].fired && strcmp(adv->rule[r].why, h->why) == 0)
+            return adv->rule[r].name;
+    return "";
+}
+
+/* The hints file: a job file, a comment with its evidence above each
+ * setting.  From several traces (a directory), a key goes in only when
+ * every trace that hints at it gives the same value, its evidence the
+ * first trace's; a key they disagree on is left out, and a comment says
+ * so: the runs do not bear one setting out. */
 static int
-an_hints(const char *out, const char *path, const struct vmrun_advice *adv)
+an_hints(const char *out, const char *in, const struct an_one *one, int n)
 {
     FILE *fp = fopen(out, "w");
 
     if (fp == NULL)
         return -1;
-    fprintf(fp, "# Hints by vmrun analyze from the trace %s (Paradise, seed 003).\n"
+    fprintf(fp, "# Hints by vmrun analyze from the trace%s %s (Paradise, seed 003).\n"
                 "# Read by vmrun stencil --hints FILE (and by users' programs): options given\n"
                 "# on the command line or in --job win over these.\n",
-            path);
-    for (int i = 0; i < adv->nhints; i++) {
-        const char *rule = "";
+            n > 1 ? "s in" : "", in);
+    for (int k = 0; k < n; k++)
+        for (int i = 0; i < one[k].adv.nhints; i++) {
+            const struct vmrun_hint *h = &one[k].adv.hint[i];
+            int seen = 0, agree = 1;
 
-        for (int r = 0; r < adv->nrules; r++)
-            if (adv->rule[r].fired && strcmp(adv->rule[r].why, adv->hint[i].why) == 0)
-                rule = adv->rule[r].name;
-        fprintf(fp, "\n# %s: %s\n%s = %s;\n", rule, adv->hint[i].why, adv->hint[i].key,
-                adv->hint[i].value);
-    }
+            for (int o = 0; o < n; o++)
+                for (int j = 0; j < one[o].adv.nhints; j++)
+                    if (strcmp(one[o].adv.hint[j].key, h->key) == 0) {
+                        seen |= o < k;
+                        agree &= strcmp(one[o].adv.hint[j].value, h->value) == 0;
+                    }
+            if (seen)
+                continue; /* written (or refused) for an earlier trace */
+            if (!agree) {
+                fprintf(fp, "\n# %s: the traces disagree (", h->key);
+                for (int o = 0, first = 1; o < n; o++)
+                    for (int j = 0; j < one[o].adv.nhints; j++)
+                        if (strcmp(one[o].adv.hint[j].key, h->key) == 0) {
+                            fprintf(fp, "%s%s in %s", first ? "" : ", ",
+                                    one[o].adv.hint[j].value, one[o].path);
+                            first = 0;
+                        }
+                fprintf(fp, "); left to the defaults\n");
+                continue;
+            }
+            fprintf(fp, "\n# %s%s%s: %s\n%s = %s;\n", an_rule_of(&one[k].adv, h),
+                    n > 1 ? " in " : "", n > 1 ? one[k].path : "", h->why, h->key, h->value);
+        }
     return fclose(fp) != 0 ? -1 : 0;
+}
+
+static int
+an_name_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The traces to read: FILE itself, or every *.json in DIR, by name. */
+static int
+an_inputs(const char *in, char ***paths, int *n, int *dir)
+{
+    struct stat st;
+    DIR *d;
+    struct dirent *e;
+    int cap = 0;
+
+    *paths = NULL;
+    *n = 0;
+    *dir = stat(in, &st) == 0 && S_ISDIR(st.st_mode);
+    if (!*dir) {
+        if ((*paths = malloc(sizeof(char *))) == NULL || ((*paths)[0] = strdup(in)) == NULL)
+            return -1;
+        *n = 1;
+        return 0;
+    }
+    if ((d = opendir(in)) == NULL)
+        return -1;
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        char **x;
+
+        if (len <= 5 || strcmp(e->d_name + len - 5, ".json") != 0)
+            continue;
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 16;
+            if ((x = realloc(*paths, (size_t)cap * sizeof(char *))) == NULL)
+                break;
+            *paths = x;
+        }
+        if (asprintf(&(*paths)[*n], "%s/%s", in, e->d_name) < 0)
+            break;
+        ++*n;
+    }
+    closedir(d);
+    if (e != NULL)
+        return -1;
+    qsort(*paths, (size_t)*n, sizeof(char *), an_name_cmp);
+    return 0;
 }
 
 int
 vmrun_analyze_main(int argc, char **argv)
 {
     const char *in = NULL, *hints = NULL;
-    int json = 0, rc = 1;
-    struct vmrun_trace t;
+    int json = 0, rc = 1, n = 0, dir = 0, done = 0;
+    char **paths = NULL;
+    struct an_one *one = NULL;
     struct vmrun_thresholds th;
-    struct vmrun_advice adv;
-    struct an a;
-    char err[512];
 
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -563,21 +654,57 @@ vmrun_analyze_main(int argc, char **argv)
         fputs(an_usage, stderr);
         return 2;
     }
-    if (vmrun_tload(in, &t, err, sizeof(err)) != 0) {
-        fprintf(stderr, "vmrun analyze: %s\n", err);
-        return 1;
+    if (an_inputs(in, &paths, &n, &dir) != 0) {
+        fprintf(stderr, "vmrun analyze: %s: cannot list: %s\n", in, strerror(errno));
+        goto out;
     }
-    vmrun_rules_defaults(&th);
-    if (an_run(&a, &t, &th) != 0) {
+    if ((one = calloc((size_t)n + 1, sizeof(*one))) == NULL) {
         fprintf(stderr, "vmrun analyze: out of memory\n");
         goto out;
     }
-    vmrun_rules_apply(&a.tr, &th, &adv);
-    if (json)
-        an_json(stdout, in, &a, &adv);
-    else
-        an_print(stdout, in, &a, &adv);
-    if (hints != NULL && an_hints(hints, in, &adv) != 0) {
+    vmrun_rules_defaults(&th);
+    if (json && dir)
+        fputc('[', stdout);
+    for (int i = 0; i < n; i++) {
+        struct vmrun_trace t;
+        struct an a;
+        char err[512];
+
+        /* In a directory, a file that is no trace (a job's report beside
+         * it) is named and passed over; a file named alone must be one. */
+        if (vmrun_tload(paths[i], &t, err, sizeof(err)) != 0) {
+            fprintf(stderr, "vmrun analyze: %s%s\n", err, dir ? "; skipped" : "");
+            continue;
+        }
+        if (an_run(&a, &t, &th) != 0) {
+            fprintf(stderr, "vmrun analyze: out of memory\n");
+            an_free(&a);
+            vmrun_tfree(&t);
+            goto out;
+        }
+        one[done].path = paths[i];
+        vmrun_rules_apply(&a.tr, &th, &one[done].adv);
+        if (json) {
+            if (dir && done > 0)
+                fputc(',', stdout);
+            an_json(stdout, paths[i], &a, &one[done].adv);
+        } else {
+            if (done > 0)
+                fputc('\n', stdout);
+            an_print(stdout, paths[i], &a, &one[done].adv);
+        }
+        done++;
+        an_free(&a);
+        vmrun_tfree(&t);
+    }
+    if (json && dir)
+        fputs("]\n", stdout);
+    if (done == 0) {
+        if (dir)
+            fprintf(stderr, "vmrun analyze: %s: no trace in it (*.json)\n", in);
+        goto out;
+    }
+    if (hints != NULL && an_hints(hints, in, one, done) != 0) {
         fprintf(stderr, "vmrun analyze: cannot write %s\n", hints);
         goto out;
     }
@@ -585,7 +712,9 @@ vmrun_analyze_main(int argc, char **argv)
         printf("wrote %s\n", hints);
     rc = 0;
 out:
-    an_free(&a);
-    vmrun_tfree(&t);
+    for (int i = 0; i < n; i++)
+        free(paths[i]);
+    free(paths);
+    free(one);
     return rc;
 }

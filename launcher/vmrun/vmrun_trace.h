@@ -83,7 +83,7 @@ void vmrun_tfree(struct vmrun_trace *t);
 
 /* vmrun_trace.c: `vmrun trace view FILE --svg OUT`. */
 int vmrun_trace_main(int argc, char **argv);
-/* vmrun_analyze.c: `vmrun analyze FILE [--hints OUT] [--json]`. */
+/* vmrun_analyze.c: `vmrun analyze FILE|DIR [--hints OUT] [--json]`. */
 int vmrun_analyze_main(int argc, char **argv);
 
 #endif
