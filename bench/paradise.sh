@@ -30,7 +30,7 @@
 #
 #   --rounds R   runs of each configuration (default 3)
 #   --grid N     grid of interior points (default 96)
-#   --iters K    iterations (default 1500: about 2 s a run here)
+#   --iters K    iterations (default 1000: about 2 s a run here)
 #   --quota P    every host's CPU quota in % of one CPU (default 50)
 #   --drop-to P  the loaded host's quota meanwhile (default 15)
 #   --drop-at S  seconds after a run starts (default 1.0)
@@ -40,7 +40,7 @@
 # otherwise).  Everything it starts (daemons, cgroups) is removed on exit.
 set -u
 cd "$(dirname "$0")/.."
-build=build rounds=3 grid=96 iters=1500 quota=50 drop_to=15 drop_at=1.0 out=""
+build=build rounds=3 grid=96 iters=1000 quota=50 drop_to=15 drop_at=1.0 out=""
 usage() { sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 bad() { echo "bench/paradise.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do

@@ -49,7 +49,8 @@ struct an {
     int nregions;
     double *lcompute, *lwait, *lplan; /* per lane */
     double *msgs, *bytes;       /* nlanes x nlanes */
-    int nwin;                   /* epochs (or time windows) of the load series */
+    int nwin;                   /* windows of the load series: epochs, a few together */
+    int nepochs;                /* epochs (when the trace marks them) */
     double *wcomp, *wwork;      /* nlanes x nwin: compute s and work (point-phases) */
     double *be;                 /* per window */
     double span_t0, span_t1;    /* the workers' first and last event */
@@ -86,6 +87,7 @@ an_window(const struct an *a, int l, double t)
     }
     for (int i = 0; i < a->t->nmarks; i++)
         w += a->t->marks[i].lane == l && a->t->marks[i].epoch >= 0 && a->t->marks[i].t <= t;
+    w = (int)((long long)w * a->nwin / a->nepochs);
     return w < a->nwin ? w : a->nwin - 1;
 }
 
@@ -321,7 +323,19 @@ an_run(struct an *a, const struct vmrun_trace *t, const struct vmrun_thresholds 
         marks = m > marks ? m : marks;
     }
     a->epochs_by_marks = marks >= 2;
-    a->nwin = a->epochs_by_marks ? marks + 1 : 8;
+    a->nepochs = marks + 1;
+    /* A window of the load series spans epochs enough for window_s: a
+     * worker's speed over one short epoch (10 ms here) is the scheduler's
+     * slices (a CFS quota's period, other processes' turns), which would
+     * read as bursts and imbalance that no balancer can follow. */
+    a->nwin = 8;
+    if (a->epochs_by_marks) {
+        double run = a->span_t1 - a->span_t0;
+        int by_time = run > 0 && th->window_s > 0 ? (int)fmin(run / th->window_s, 1e6) : 0;
+
+        a->nwin = by_time < 3 ? 3 : by_time;
+        a->nwin = a->nwin < a->nepochs ? a->nwin : a->nepochs;
+    }
     a->lcompute = calloc((size_t)nl + 1, sizeof(double));
     a->lwait = calloc((size_t)nl + 1, sizeof(double));
     a->lplan = calloc((size_t)nl + 1, sizeof(double));
@@ -434,7 +448,8 @@ an_print(FILE *fp, const char *path, const struct an *a, const struct vmrun_advi
     }
     fprintf(fp, "load: %d %s; balance efficiency %.2f at worst, %.2f mean; %s (speed drift "
                 "%.0f%%, bursts %.0f%%); %d quanta moved\n",
-            a->nwin, a->epochs_by_marks ? "epochs" : "time windows", a->tr.be_min, a->tr.be_mean,
+            a->nwin, a->epochs_by_marks ? "windows of epochs" : "time windows", a->tr.be_min,
+            a->tr.be_mean,
             vmrun_load_name(a->tr.load), 100 * a->tr.drift, 100 * a->tr.burst, a->tr.moved);
     fprintf(fp, "  compute s per window:");
     for (int l = 0; l < nl; l++) {

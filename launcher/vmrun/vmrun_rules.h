@@ -30,13 +30,15 @@ struct vmrun_thresholds {
                                  * above this: drifting (0.25) */
     double burst;               /* CV of a worker's speed across epochs, trend removed, at
                                  * or above this: bursty (0.25) */
+    double window_s;            /* the load series' windows: epochs enough for this many
+                                 * seconds, 3 windows at least (0.25) */
     double all_to_all;          /* share of the pairs that talk at or above this, with 4
                                  * workers or more: all-to-all (0.9) */
 };
 
 /* What the analyser measured (vmrun_analyze.c) and the run's settings. */
 struct vmrun_traits {
-    int workers, epochs;
+    int workers, epochs;        /* epochs: the load series' windows */
     int balance, halo, halo_auto, epoch, quanta, heavy;
     double min_gain;
     double grain_mean_s;        /* compute s per quantum-iteration, mean over blocks */

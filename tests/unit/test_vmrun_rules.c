@@ -190,6 +190,11 @@ test_vmrun_rules_latency_deepens_the_halo(void **state)
     assert_int_equal(fired(&a, "latency-bound"), 0);
     assert_null(hint_of(&a, "halo"));
     t.ghost_wait_s = 8e-5;
+    /* A halo the runtime chose from the ring's lambda is left to it. */
+    t.halo_auto = 1;
+    vmrun_rules_apply(&t, &th, &a);
+    assert_int_equal(fired(&a, "latency-bound"), 0);
+    t.halo_auto = 0;
     /* Large grain: the waits are not latency's. */
     t.block_s = 0.05;
     vmrun_rules_apply(&t, &th, &a);
