@@ -82,8 +82,11 @@ an_window(const struct an *a, int l, double t)
     if (!a->epochs_by_marks) {
         double f = (t - a->span_t0) / (a->span_t1 - a->span_t0 + 1e-12);
 
-        w = (int)(f * a->nwin);
-        return w < 0 ? 0 : w >= a->nwin ? a->nwin - 1 : w;
+        /* A master's span may lie outside the workers' [t0, t1]: clamp
+         * before the conversion, whose overflow is undefined. */
+        if (!(f > 0))
+            return 0;
+        return f >= 1 ? a->nwin - 1 : (int)(f * a->nwin);
     }
     for (int i = 0; i < a->t->nmarks; i++)
         w += a->t->marks[i].lane == l && a->t->marks[i].epoch >= 0 && a->t->marks[i].t <= t;
@@ -276,16 +279,31 @@ an_load(struct an *a, const struct vmrun_thresholds *th)
     }
     a->tr.be_mean = nbe ? besum / nbe : 1;
     /* A worker's seconds per unit of work, window by window: what its host
-     * gives it, whatever quanta it holds. */
+     * gives it, whatever quanta it holds -- over the mean of all workers in
+     * that window.  A balancer follows the workers' speeds relative to each
+     * other; when the whole machine slows down (other users' work on shared
+     * cores) every worker drifts alike, and there is nothing to follow. */
+    double *mean = calloc((size_t)a->nwin + 1, sizeof(double));
+
+    for (int w = 0; mean != NULL && w < a->nwin; w++) {
+        int k = 0;
+
+        for (int l = 0; l < t->nlanes; l++)
+            if (a->wwork[l * a->nwin + w] > 0) {
+                mean[w] += a->wcomp[l * a->nwin + w] / a->wwork[l * a->nwin + w];
+                k++;
+            }
+        mean[w] = k ? mean[w] / k : 0;
+    }
     a->tr.load = VR_LOAD_STEADY;
-    for (int l = 0; v != NULL && l < t->nlanes; l++) {
+    for (int l = 0; v != NULL && mean != NULL && l < t->nlanes; l++) {
         int n = 0;
         double d, b;
         enum vmrun_load c;
 
         for (int w = 0; w < a->nwin; w++)
-            if (a->wwork[l * a->nwin + w] > 0)
-                v[n++] = a->wcomp[l * a->nwin + w] / a->wwork[l * a->nwin + w];
+            if (a->wwork[l * a->nwin + w] > 0 && mean[w] > 0)
+                v[n++] = a->wcomp[l * a->nwin + w] / a->wwork[l * a->nwin + w] / mean[w];
         if (n < 3)
             continue;
         c = vmrun_load_class(v, n, th, &d, &b);
@@ -297,6 +315,7 @@ an_load(struct an *a, const struct vmrun_thresholds *th)
             a->tr.load = c;
     }
     free(v);
+    free(mean);
     a->tr.epochs = a->nwin;
 }
 
