@@ -216,7 +216,7 @@ vmrun_rules_apply(const struct vmrun_traits *t, const struct vmrun_thresholds *t
      * exchanges against the redundant points with the ring's lambda, a
      * message's fixed cost, while a trace's send-to-receipt time is mostly
      * the ghosts' bytes, which a deeper halo does not save (bench/paradise.sh:
-     * doubling an automatic halo of 5 cost 20-40 % in all three scenarios). */
+     * doubling an automatic halo of 5 cost 22-34 % in all three scenarios). */
     int late = t->ghost_wait_s >= th->late_messages * t->latency_s;
 
     r = rule(out, "latency-bound",
