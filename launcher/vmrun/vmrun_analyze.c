@@ -1,5 +1,5 @@
 /*
- * vmrun_analyze.c - `vmrun analyze FILE [--hints OUT] [--json]` (issue 27;
+ * vmrun_analyze.c - `vmrun analyze FILE|DIR [--hints OUT] [--json]` (issue 27;
  * seed 003, Paradise's post-mortem analysis): from a stencil job's trace,
  * the characteristics seed 003 infers -- grain size per kind of work, the
  * communication graph and its shape, load over time, communication
@@ -9,26 +9,31 @@
  */
 #include "vmrun_trace.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "vmrun_rules.h"
 #include "wire.h"
 
 static const char an_usage[] =
-    "usage: vmrun analyze FILE [--hints OUT] [--json]\n"
+    "usage: vmrun analyze FILE|DIR [--hints OUT] [--json]\n"
     "\n"
     "  Read a stencil job's trace (vmrun stencil --trace FILE) and print its\n"
     "  characteristics: grain size (mean and coefficient of variation of compute per\n"
     "  quantum and iteration, light and heavy regions), the communication graph\n"
     "  (messages and bytes per pair, its shape), load over time (per-epoch balance\n"
     "  efficiency; steady, drifting or bursty), waiting against computing, idle time\n"
-    "  per host; then the rules that fired and why.\n"
+    "  per host; then the rules that fired and why.  A directory: every *.json trace\n"
+    "  in it, by name, one after the other (other files are named and skipped).\n"
     "\n"
-    "  --hints OUT   write the hints (a job file: vmrun stencil --hints OUT)\n"
-    "  --json        print the analysis as JSON instead\n";
+    "  --hints OUT   write the hints (a job file: vmrun stencil --hints OUT); from a\n"
+    "                directory, those every trace that gives them agrees on\n"
+    "  --json        print the analysis as JSON instead (a directory: an array)\n";
 
 /* Per-kind grain: light regions (0) and heavy ones (1). */
 struct an_grain {
@@ -40,10 +45,12 @@ struct an {
     const struct vmrun_trace *t;
     struct vmrun_traits tr;
     struct an_grain kind[2];
-    int nitems;
+    int nitems;                 /* blocks */
+    int nregions;
     double *lcompute, *lwait, *lplan; /* per lane */
     double *msgs, *bytes;       /* nlanes x nlanes */
-    int nwin;                   /* epochs (or time windows) of the load series */
+    int nwin;                   /* windows of the load series: epochs, a few together */
+    int nepochs;                /* epochs (when the trace marks them) */
     double *wcomp, *wwork;      /* nlanes x nwin: compute s and work (point-phases) */
     double *be;                 /* per window */
     double span_t0, span_t1;    /* the workers' first and last event */
@@ -75,68 +82,146 @@ an_window(const struct an *a, int l, double t)
     if (!a->epochs_by_marks) {
         double f = (t - a->span_t0) / (a->span_t1 - a->span_t0 + 1e-12);
 
-        w = (int)(f * a->nwin);
-        return w < 0 ? 0 : w >= a->nwin ? a->nwin - 1 : w;
+        /* A master's span may lie outside the workers' [t0, t1]: clamp
+         * before the conversion, whose overflow is undefined. */
+        if (!(f > 0))
+            return 0;
+        return f >= 1 ? a->nwin - 1 : (int)(f * a->nwin);
     }
     for (int i = 0; i < a->t->nmarks; i++)
         w += a->t->marks[i].lane == l && a->t->marks[i].epoch >= 0 && a->t->marks[i].t <= t;
+    w = (int)((long long)w * a->nwin / a->nepochs);
     return w < a->nwin ? w : a->nwin - 1;
 }
 
-/* Grain, waits, the load series. */
+/* A block: a region's compute over one pass, inner and outer parts summed. */
+struct an_block {
+    int lane, first, quanta, heavy;
+    double grain;               /* s per quantum-iteration */
+};
+
+static int
+an_block_cmp(const void *a, const void *b)
+{
+    const struct an_block *x = a, *y = b;
+
+    if (x->lane != y->lane)
+        return x->lane < y->lane ? -1 : 1;
+    if (x->first != y->first)
+        return x->first < y->first ? -1 : 1;
+    if (x->quanta != y->quanta)
+        return x->quanta < y->quanta ? -1 : 1;
+    return x->grain < y->grain ? -1 : x->grain > y->grain;
+}
+
+/* The grain's dispersion over regions: each region's (lane, first quantum,
+ * quanta) median over its blocks, then their mean and CV.  A block's own
+ * time varies with preemption on a shared machine, which is noise and not
+ * the work's; the median of a region's blocks keeps what differs between
+ * regions (heavy ones, slower hosts) and drops what differs between passes.
+ * b is sorted here. */
 static void
+an_regions(struct an *a, struct an_block *b, int n)
+{
+    double sum = 0, sum2 = 0;
+    int nr = 0;
+
+    qsort(b, (size_t)n, sizeof(*b), an_block_cmp);
+    for (int i = 0, j; i < n; i = j) {
+        double m;
+        struct an_grain *g;
+
+        for (j = i; j < n && b[j].lane == b[i].lane && b[j].first == b[i].first &&
+                    b[j].quanta == b[i].quanta;
+             j++)
+            ;
+        m = (j - i) % 2 ? b[i + (j - i) / 2].grain
+                        : (b[i + (j - i) / 2 - 1].grain + b[i + (j - i) / 2].grain) / 2;
+        g = &a->kind[b[i].heavy > 1];
+        g->n++;
+        g->sum += m;
+        g->sum2 += m * m;
+        sum += m;
+        sum2 += m * m;
+        nr++;
+    }
+    struct an_grain all = { nr, sum, sum2 };
+
+    a->nregions = nr;
+    a->tr.grain_mean_s = nr ? sum / nr : 0;
+    a->tr.grain_cv = an_cv(&all);
+    a->tr.heavy_ratio = a->kind[0].n && a->kind[1].n
+                            ? (a->kind[1].sum / a->kind[1].n) / (a->kind[0].sum / a->kind[0].n)
+                            : 1;
+}
+
+/* Grain, waits, the load series. */
+static int
 an_compute(struct an *a)
 {
     const struct vmrun_trace *t = a->t;
-    int nl = t->nlanes;
-    double *pending = calloc((size_t)nl, sizeof(double)), blocks = 0, gsum = 0, gsum2 = 0;
+    /* Inner parts waiting for their region's outer part, and the blocks. */
+    struct an_block *pend = malloc(((size_t)t->nspans + 1) * sizeof(*pend));
+    struct an_block *blk = malloc(((size_t)t->nspans + 1) * sizeof(*blk));
+    double *gw = malloc(((size_t)t->nspans + 1) * sizeof(double)), blocks = 0;
+    int npend = 0, ngw = 0;
 
+    if (pend == NULL || blk == NULL || gw == NULL) {
+        free(pend);
+        free(blk);
+        free(gw);
+        return -1;
+    }
     for (int i = 0; i < t->nspans; i++) {
         const struct vmrun_tspan *s = &t->spans[i];
         int l = s->lane;
 
         if (s->kind == VT_COMPUTE) {
             int win = an_window(a, l, s->t);
+            double dur = s->dur, work = (double)s->quanta * s->iters;
 
             a->lcompute[l] += s->dur;
             a->wcomp[l * a->nwin + win] += s->dur;
-            /* An inner part is followed by its region's outer part: one block. */
+            /* A region's inner part comes before its outer part, with other
+             * regions' inner parts in between (the ghosts arrive meanwhile):
+             * pair them by lane and first quantum. */
             if (s->part == 1) {
-                pending[l] += s->dur;
+                pend[npend++] = (struct an_block){ l, s->first, s->quanta, s->heavy, s->dur };
                 continue;
             }
-            double dur = s->dur + pending[l], work = (double)s->quanta * s->iters;
-            struct an_grain *g = &a->kind[s->heavy > 1];
-
-            pending[l] = 0;
+            if (s->part == 2)
+                for (int k = 0; k < npend; k++)
+                    if (pend[k].lane == l && pend[k].first == s->first) {
+                        dur += pend[k].grain;
+                        pend[k] = pend[--npend];
+                        break;
+                    }
             if (work <= 0)
                 continue;
             a->wwork[l * a->nwin + win] += work * (s->heavy > 0 ? s->heavy : 1);
-            g->n++;
-            g->sum += dur / work;
-            g->sum2 += dur / work * (dur / work);
-            gsum += dur / work;
-            gsum2 += dur / work * (dur / work);
+            blk[a->nitems++] = (struct an_block){ l, s->first, s->quanta, s->heavy, dur / work };
             blocks += dur;
-            a->nitems++;
         } else if (s->kind == VT_WAIT_GHOST || s->kind == VT_WAIT_MOVE ||
                    s->kind == VT_WAIT_PLAN || s->kind == VT_WAIT_VERDICT) {
             a->lwait[l] += s->dur;
             if (s->kind == VT_WAIT_PLAN)
                 a->lplan[l] += s->dur;
+            if (s->kind == VT_WAIT_GHOST)
+                gw[ngw++] = s->dur;
         } else if (s->kind == VT_PLAN) {
             a->tr.moved += s->arg;
         }
     }
-    free(pending);
-    struct an_grain all = { a->nitems, gsum, gsum2 };
-
-    a->tr.grain_mean_s = a->nitems ? gsum / a->nitems : 0;
-    a->tr.grain_cv = an_cv(&all);
     a->tr.block_s = a->nitems ? blocks / a->nitems : 0;
-    a->tr.heavy_ratio = a->kind[0].n && a->kind[1].n
-                            ? (a->kind[1].sum / a->kind[1].n) / (a->kind[0].sum / a->kind[0].n)
-                            : 1;
+    an_regions(a, blk, a->nitems);
+    if (ngw > 0) {
+        qsort(gw, (size_t)ngw, sizeof(double), an_dcmp);
+        a->tr.ghost_wait_s = gw[ngw / 2];
+    }
+    free(pend);
+    free(blk);
+    free(gw);
+    return 0;
 }
 
 /* Messages, bytes, latency, the shape. */
@@ -194,16 +279,31 @@ an_load(struct an *a, const struct vmrun_thresholds *th)
     }
     a->tr.be_mean = nbe ? besum / nbe : 1;
     /* A worker's seconds per unit of work, window by window: what its host
-     * gives it, whatever quanta it holds. */
+     * gives it, whatever quanta it holds -- over the mean of all workers in
+     * that window.  A balancer follows the workers' speeds relative to each
+     * other; when the whole machine slows down (other users' work on shared
+     * cores) every worker drifts alike, and there is nothing to follow. */
+    double *mean = calloc((size_t)a->nwin + 1, sizeof(double));
+
+    for (int w = 0; mean != NULL && w < a->nwin; w++) {
+        int k = 0;
+
+        for (int l = 0; l < t->nlanes; l++)
+            if (a->wwork[l * a->nwin + w] > 0) {
+                mean[w] += a->wcomp[l * a->nwin + w] / a->wwork[l * a->nwin + w];
+                k++;
+            }
+        mean[w] = k ? mean[w] / k : 0;
+    }
     a->tr.load = VR_LOAD_STEADY;
-    for (int l = 0; v != NULL && l < t->nlanes; l++) {
+    for (int l = 0; v != NULL && mean != NULL && l < t->nlanes; l++) {
         int n = 0;
         double d, b;
         enum vmrun_load c;
 
         for (int w = 0; w < a->nwin; w++)
-            if (a->wwork[l * a->nwin + w] > 0)
-                v[n++] = a->wcomp[l * a->nwin + w] / a->wwork[l * a->nwin + w];
+            if (a->wwork[l * a->nwin + w] > 0 && mean[w] > 0)
+                v[n++] = a->wcomp[l * a->nwin + w] / a->wwork[l * a->nwin + w] / mean[w];
         if (n < 3)
             continue;
         c = vmrun_load_class(v, n, th, &d, &b);
@@ -215,6 +315,7 @@ an_load(struct an *a, const struct vmrun_thresholds *th)
             a->tr.load = c;
     }
     free(v);
+    free(mean);
     a->tr.epochs = a->nwin;
 }
 
@@ -241,7 +342,19 @@ an_run(struct an *a, const struct vmrun_trace *t, const struct vmrun_thresholds 
         marks = m > marks ? m : marks;
     }
     a->epochs_by_marks = marks >= 2;
-    a->nwin = a->epochs_by_marks ? marks + 1 : 8;
+    a->nepochs = marks + 1;
+    /* A window of the load series spans epochs enough for window_s: a
+     * worker's speed over one short epoch (10 ms here) is the scheduler's
+     * slices (a CFS quota's period, other processes' turns), which would
+     * read as bursts and imbalance that no balancer can follow. */
+    a->nwin = 8;
+    if (a->epochs_by_marks) {
+        double run = a->span_t1 - a->span_t0;
+        int by_time = run > 0 && th->window_s > 0 ? (int)fmin(run / th->window_s, 1e6) : 0;
+
+        a->nwin = by_time < 3 ? 3 : by_time;
+        a->nwin = a->nwin < a->nepochs ? a->nwin : a->nepochs;
+    }
     a->lcompute = calloc((size_t)nl + 1, sizeof(double));
     a->lwait = calloc((size_t)nl + 1, sizeof(double));
     a->lplan = calloc((size_t)nl + 1, sizeof(double));
@@ -261,7 +374,8 @@ an_run(struct an *a, const struct vmrun_trace *t, const struct vmrun_thresholds 
     a->tr.quanta = t->job.quanta;
     a->tr.heavy = t->job.heavy;
     a->tr.min_gain = t->job.min_gain;
-    an_compute(a);
+    if (an_compute(a) != 0)
+        return -1;
     an_comm(a, th);
     an_load(a, th);
     for (int l = 0; l < nl; l++) {
@@ -318,12 +432,13 @@ an_print(FILE *fp, const char *path, const struct an *a, const struct vmrun_advi
                 "decomp %s, heavy %d\n",
             t->job.balance ? "on" : "off", t->job.epoch, t->job.min_gain, t->job.halo,
             t->job.halo_auto ? " (auto)" : "", t->job.quanta, t->job.decomp, t->job.heavy);
-    fprintf(fp, "grain: %.3g us per quantum-iteration, CV %.2f over %d blocks (mean block "
-                "%.3g ms)\n",
-            1e6 * a->tr.grain_mean_s, a->tr.grain_cv, a->nitems, 1e3 * a->tr.block_s);
+    fprintf(fp, "grain: %.3g us per quantum-iteration, CV %.2f over %d regions (their "
+                "medians over %d blocks; mean block %.3g ms)\n",
+            1e6 * a->tr.grain_mean_s, a->tr.grain_cv, a->nregions, a->nitems,
+            1e3 * a->tr.block_s);
     for (int k = 0; k < 2; k++)
         if (a->kind[k].n > 0)
-            fprintf(fp, "  %-5s regions: %d blocks, %.3g us per quantum-iteration, CV %.2f\n",
+            fprintf(fp, "  %-5s regions: %d, %.3g us per quantum-iteration, CV %.2f\n",
                     k ? "heavy" : "light", a->kind[k].n, 1e6 * a->kind[k].sum / a->kind[k].n,
                     an_cv(&a->kind[k]));
     if (a->kind[1].n > 0)
@@ -333,8 +448,9 @@ an_print(FILE *fp, const char *path, const struct an *a, const struct vmrun_advi
         bytes += a->bytes[i];
     }
     fprintf(fp, "communication: %.0f messages, %.2f MB; shape %s; latency %.3g ms (10th "
-                "percentile of send to receipt)\n",
-            msgs, bytes / 1e6, vmrun_shape_name(a->tr.shape), 1e3 * a->tr.latency_s);
+                "percentile of send to receipt); a wait for ghosts %.3g ms (median)\n",
+            msgs, bytes / 1e6, vmrun_shape_name(a->tr.shape), 1e3 * a->tr.latency_s,
+            1e3 * a->tr.ghost_wait_s);
     fprintf(fp, "  %-14s", "from \\ to");
     for (int j = 0; j < nl; j++)
         if (!t->lanes[j].master)
@@ -351,7 +467,8 @@ an_print(FILE *fp, const char *path, const struct an *a, const struct vmrun_advi
     }
     fprintf(fp, "load: %d %s; balance efficiency %.2f at worst, %.2f mean; %s (speed drift "
                 "%.0f%%, bursts %.0f%%); %d quanta moved\n",
-            a->nwin, a->epochs_by_marks ? "epochs" : "time windows", a->tr.be_min, a->tr.be_mean,
+            a->nwin, a->epochs_by_marks ? "windows of epochs" : "time windows", a->tr.be_min,
+            a->tr.be_mean,
             vmrun_load_name(a->tr.load), 100 * a->tr.drift, 100 * a->tr.burst, a->tr.moved);
     fprintf(fp, "  compute s per window:");
     for (int l = 0; l < nl; l++) {
@@ -381,18 +498,20 @@ an_json(FILE *fp, const char *path, const struct an *a, const struct vmrun_advic
 
     fprintf(fp, "{\"trace\":");
     wire_json_str(fp, path);
-    fprintf(fp, ",\"grain\":{\"mean_s\":%.6g,\"cv\":%.4f,\"blocks\":%d,\"block_s\":%.6g,"
-                "\"heavy_ratio\":%.4f,\"kinds\":[",
-            a->tr.grain_mean_s, a->tr.grain_cv, a->nitems, a->tr.block_s, a->tr.heavy_ratio);
+    fprintf(fp, ",\"grain\":{\"mean_s\":%.6g,\"cv\":%.4f,\"regions\":%d,\"blocks\":%d,"
+                "\"block_s\":%.6g,\"heavy_ratio\":%.4f,\"kinds\":[",
+            a->tr.grain_mean_s, a->tr.grain_cv, a->nregions, a->nitems, a->tr.block_s,
+            a->tr.heavy_ratio);
     for (int k = 0, first = 1; k < 2; k++)
         if (a->kind[k].n > 0) {
-            fprintf(fp, "%s{\"kind\":\"%s\",\"blocks\":%d,\"mean_s\":%.6g,\"cv\":%.4f}",
+            fprintf(fp, "%s{\"kind\":\"%s\",\"regions\":%d,\"mean_s\":%.6g,\"cv\":%.4f}",
                     first ? "" : ",", k ? "heavy" : "light", a->kind[k].n,
                     a->kind[k].sum / a->kind[k].n, an_cv(&a->kind[k]));
             first = 0;
         }
-    fprintf(fp, "]},\"communication\":{\"shape\":\"%s\",\"latency_s\":%.6g,\"pairs\":[",
-            vmrun_shape_name(a->tr.shape), a->tr.latency_s);
+    fprintf(fp, "]},\"communication\":{\"shape\":\"%s\",\"latency_s\":%.6g,"
+                "\"ghost_wait_s\":%.6g,\"pairs\":[",
+            vmrun_shape_name(a->tr.shape), a->tr.latency_s, a->tr.ghost_wait_s);
     for (int i = 0, first = 1; i < t->nlanes; i++)
         for (int j = 0; j < t->nlanes; j++)
             if (a->msgs[i * t->nlanes + j] > 0) {
@@ -429,40 +548,126 @@ an_json(FILE *fp, const char *path, const struct an *a, const struct vmrun_advic
     fprintf(fp, "}}\n");
 }
 
-/* The hints file: a job file, a comment with its evidence above each setting. */
+/* One trace's analysis, kept for the hints file. */
+struct an_one {
+    char *path;
+    struct vmrun_advice adv;
+};
+
+/* The rule that gave hint h its evidence. */
+static const char *
+an_rule_of(const struct vmrun_advice *adv, const struct vmrun_hint *h)
+{
+    for (int r = 0; r < adv->nrules; r++)
+        if (adv->rule[r].fired && strcmp(adv->rule[r].why, h->why) == 0)
+            return adv->rule[r].name;
+    return "";
+}
+
+/* The hints file: a job file, a comment with its evidence above each
+ * setting.  From several traces (a directory), a key goes in only when
+ * every trace that hints at it gives the same value, its evidence the
+ * first trace's; a key they disagree on is left out, and a comment says
+ * so: the runs do not bear one setting out. */
 static int
-an_hints(const char *out, const char *path, const struct vmrun_advice *adv)
+an_hints(const char *out, const char *in, const struct an_one *one, int n)
 {
     FILE *fp = fopen(out, "w");
 
     if (fp == NULL)
         return -1;
-    fprintf(fp, "# Hints by vmrun analyze from the trace %s (Paradise, seed 003).\n"
+    fprintf(fp, "# Hints by vmrun analyze from the trace%s %s (Paradise, seed 003).\n"
                 "# Read by vmrun stencil --hints FILE (and by users' programs): options given\n"
                 "# on the command line or in --job win over these.\n",
-            path);
-    for (int i = 0; i < adv->nhints; i++) {
-        const char *rule = "";
+            n > 1 ? "s in" : "", in);
+    for (int k = 0; k < n; k++)
+        for (int i = 0; i < one[k].adv.nhints; i++) {
+            const struct vmrun_hint *h = &one[k].adv.hint[i];
+            int seen = 0, agree = 1;
 
-        for (int r = 0; r < adv->nrules; r++)
-            if (adv->rule[r].fired && strcmp(adv->rule[r].why, adv->hint[i].why) == 0)
-                rule = adv->rule[r].name;
-        fprintf(fp, "\n# %s: %s\n%s = %s;\n", rule, adv->hint[i].why, adv->hint[i].key,
-                adv->hint[i].value);
-    }
+            for (int o = 0; o < n; o++)
+                for (int j = 0; j < one[o].adv.nhints; j++)
+                    if (strcmp(one[o].adv.hint[j].key, h->key) == 0) {
+                        seen |= o < k;
+                        agree &= strcmp(one[o].adv.hint[j].value, h->value) == 0;
+                    }
+            if (seen)
+                continue; /* written (or refused) for an earlier trace */
+            if (!agree) {
+                fprintf(fp, "\n# %s: the traces disagree (", h->key);
+                for (int o = 0, first = 1; o < n; o++)
+                    for (int j = 0; j < one[o].adv.nhints; j++)
+                        if (strcmp(one[o].adv.hint[j].key, h->key) == 0) {
+                            fprintf(fp, "%s%s in %s", first ? "" : ", ",
+                                    one[o].adv.hint[j].value, one[o].path);
+                            first = 0;
+                        }
+                fprintf(fp, "); left to the defaults\n");
+                continue;
+            }
+            fprintf(fp, "\n# %s%s%s: %s\n%s = %s;\n", an_rule_of(&one[k].adv, h),
+                    n > 1 ? " in " : "", n > 1 ? one[k].path : "", h->why, h->key, h->value);
+        }
     return fclose(fp) != 0 ? -1 : 0;
+}
+
+static int
+an_name_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The traces to read: FILE itself, or every *.json in DIR, by name. */
+static int
+an_inputs(const char *in, char ***paths, int *n, int *dir)
+{
+    struct stat st;
+    DIR *d;
+    struct dirent *e;
+    int cap = 0;
+
+    *paths = NULL;
+    *n = 0;
+    *dir = stat(in, &st) == 0 && S_ISDIR(st.st_mode);
+    if (!*dir) {
+        if ((*paths = malloc(sizeof(char *))) == NULL || ((*paths)[0] = strdup(in)) == NULL)
+            return -1;
+        *n = 1;
+        return 0;
+    }
+    if ((d = opendir(in)) == NULL)
+        return -1;
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        char **x;
+
+        if (len <= 5 || strcmp(e->d_name + len - 5, ".json") != 0)
+            continue;
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 16;
+            if ((x = realloc(*paths, (size_t)cap * sizeof(char *))) == NULL)
+                break;
+            *paths = x;
+        }
+        if (asprintf(&(*paths)[*n], "%s/%s", in, e->d_name) < 0)
+            break;
+        ++*n;
+    }
+    closedir(d);
+    if (e != NULL)
+        return -1;
+    qsort(*paths, (size_t)*n, sizeof(char *), an_name_cmp);
+    return 0;
 }
 
 int
 vmrun_analyze_main(int argc, char **argv)
 {
     const char *in = NULL, *hints = NULL;
-    int json = 0, rc = 1;
-    struct vmrun_trace t;
+    int json = 0, rc = 1, n = 0, dir = 0, done = 0;
+    char **paths = NULL;
+    struct an_one *one = NULL;
     struct vmrun_thresholds th;
-    struct vmrun_advice adv;
-    struct an a;
-    char err[512];
 
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -483,21 +688,57 @@ vmrun_analyze_main(int argc, char **argv)
         fputs(an_usage, stderr);
         return 2;
     }
-    if (vmrun_tload(in, &t, err, sizeof(err)) != 0) {
-        fprintf(stderr, "vmrun analyze: %s\n", err);
-        return 1;
+    if (an_inputs(in, &paths, &n, &dir) != 0) {
+        fprintf(stderr, "vmrun analyze: %s: cannot list: %s\n", in, strerror(errno));
+        goto out;
     }
-    vmrun_rules_defaults(&th);
-    if (an_run(&a, &t, &th) != 0) {
+    if ((one = calloc((size_t)n + 1, sizeof(*one))) == NULL) {
         fprintf(stderr, "vmrun analyze: out of memory\n");
         goto out;
     }
-    vmrun_rules_apply(&a.tr, &th, &adv);
-    if (json)
-        an_json(stdout, in, &a, &adv);
-    else
-        an_print(stdout, in, &a, &adv);
-    if (hints != NULL && an_hints(hints, in, &adv) != 0) {
+    vmrun_rules_defaults(&th);
+    if (json && dir)
+        fputc('[', stdout);
+    for (int i = 0; i < n; i++) {
+        struct vmrun_trace t;
+        struct an a;
+        char err[512];
+
+        /* In a directory, a file that is no trace (a job's report beside
+         * it) is named and passed over; a file named alone must be one. */
+        if (vmrun_tload(paths[i], &t, err, sizeof(err)) != 0) {
+            fprintf(stderr, "vmrun analyze: %s%s\n", err, dir ? "; skipped" : "");
+            continue;
+        }
+        if (an_run(&a, &t, &th) != 0) {
+            fprintf(stderr, "vmrun analyze: out of memory\n");
+            an_free(&a);
+            vmrun_tfree(&t);
+            goto out;
+        }
+        one[done].path = paths[i];
+        vmrun_rules_apply(&a.tr, &th, &one[done].adv);
+        if (json) {
+            if (dir && done > 0)
+                fputc(',', stdout);
+            an_json(stdout, paths[i], &a, &one[done].adv);
+        } else {
+            if (done > 0)
+                fputc('\n', stdout);
+            an_print(stdout, paths[i], &a, &one[done].adv);
+        }
+        done++;
+        an_free(&a);
+        vmrun_tfree(&t);
+    }
+    if (json && dir)
+        fputs("]\n", stdout);
+    if (done == 0) {
+        if (dir)
+            fprintf(stderr, "vmrun analyze: %s: no trace in it (*.json)\n", in);
+        goto out;
+    }
+    if (hints != NULL && an_hints(hints, in, one, done) != 0) {
         fprintf(stderr, "vmrun analyze: cannot write %s\n", hints);
         goto out;
     }
@@ -505,7 +746,9 @@ vmrun_analyze_main(int argc, char **argv)
         printf("wrote %s\n", hints);
     rc = 0;
 out:
-    an_free(&a);
-    vmrun_tfree(&t);
+    for (int i = 0; i < n; i++)
+        free(paths[i]);
+    free(paths);
+    free(one);
     return rc;
 }

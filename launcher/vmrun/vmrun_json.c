@@ -7,6 +7,8 @@
 #include "vmrun_json.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,7 +194,9 @@ vj_value(struct vj_in *in, struct vmrun_json *out, int depth)
         char buf[64], *e;
         size_t n = 0;
 
-        while (in->s + n < in->end && n < sizeof(buf) - 1 && strchr("+-0123456789.eE", in->s[n]))
+        /* strchr finds a NUL byte too: it is no part of a number. */
+        while (in->s + n < in->end && n < sizeof(buf) - 1 && in->s[n] != '\0' &&
+               strchr("+-0123456789.eE", in->s[n]))
             n++;
         memcpy(buf, in->s, n);
         buf[n] = '\0';
@@ -263,4 +267,21 @@ vmrun_json_str(const struct vmrun_json *j, const char *key)
     const struct vmrun_json *v = vmrun_json_get(j, key);
 
     return v != NULL && v->type == VJ_STR ? v->str : NULL;
+}
+
+int
+vmrun_json_clamp(double v, int dflt)
+{
+    if (isnan(v))
+        return dflt;
+    return v <= INT_MIN ? INT_MIN : v >= INT_MAX ? INT_MAX : (int)v;
+}
+
+int
+vmrun_json_int(const struct vmrun_json *j, const char *key, int dflt)
+{
+    const struct vmrun_json *v = vmrun_json_get(j, key);
+
+    return v != NULL && (v->type == VJ_NUM || v->type == VJ_BOOL) ? vmrun_json_clamp(v->num, dflt)
+                                                                    : dflt;
 }

@@ -31,5 +31,10 @@ const struct vmrun_json *vmrun_json_get(const struct vmrun_json *j, const char *
 /* A member's number (dflt when absent or not a number) or string (NULL). */
 double vmrun_json_num(const struct vmrun_json *j, const char *key, double dflt);
 const char *vmrun_json_str(const struct vmrun_json *j, const char *key);
+/* A member's number as an int, rounded toward zero and held to INT_MIN..
+ * INT_MAX (dflt when absent, not a number or NaN): a file's 1e300 must not
+ * reach a conversion whose overflow is undefined. */
+int vmrun_json_int(const struct vmrun_json *j, const char *key, int dflt);
+int vmrun_json_clamp(double v, int dflt);
 
 #endif

@@ -24,10 +24,12 @@ vmrun_rules_defaults(struct vmrun_thresholds *th)
     th->heavy_ratio = 1.5;
     th->be_good = 0.90;
     th->comm_ratio = 0.15;
+    th->late_messages = 0.5;
     th->small_grain = 10;
     th->drift = 0.25;
     th->burst = 0.25;
     th->all_to_all = 0.9;
+    th->window_s = 0.25;
 }
 
 const char *
@@ -175,7 +177,7 @@ vmrun_rules_apply(const struct vmrun_traits *t, const struct vmrun_thresholds *t
      * back, seed 002) wants a balancer that looks more often; bursts it
      * should not chase. */
     r = rule(out, "load-changes", t->load != VR_LOAD_STEADY,
-             "load over %d epochs is %s: speed drifts %.0f%% over the run (drifting from "
+             "load over %d windows is %s: speed drifts %.0f%% over the run (drifting from "
              "%.0f%%), varies %.0f%% around its trend (bursty from %.0f%%)",
              t->epochs, vmrun_load_name(t->load), 100 * t->drift, 100 * th->drift,
              100 * t->burst, 100 * th->burst);
@@ -205,12 +207,26 @@ vmrun_rules_apply(const struct vmrun_traits *t, const struct vmrun_thresholds *t
     if (r->fired)
         hint(out, "balance", r->why, "false");
     /* R5, seed 003's small-grain flag: a block's compute comparable to a
-     * message's latency -- fewer, deeper exchanges. */
-    r = rule(out, "latency-bound", t->comm_ratio > th->comm_ratio && small && t->halo < 16,
+     * message's latency -- fewer, deeper exchanges.  Only when the waits are
+     * the messages' own: if most ghosts are there when asked for (the median
+     * wait well under a latency) and the waiting is a few long waits, it is
+     * for neighbours that compute later (imbalance, a preempted worker),
+     * which a deeper halo does not cure but pays for in redundant points.
+     * Nor when the runtime chose the halo (--halo auto): it weighed the
+     * exchanges against the redundant points with the ring's lambda, a
+     * message's fixed cost, while a trace's send-to-receipt time is mostly
+     * the ghosts' bytes, which a deeper halo does not save (bench/paradise.sh:
+     * doubling an automatic halo of 5 cost 22-34 % in all three scenarios). */
+    int late = t->ghost_wait_s >= th->late_messages * t->latency_s;
+
+    r = rule(out, "latency-bound",
+             t->comm_ratio > th->comm_ratio && small && late && !t->halo_auto && t->halo < 16,
              "waiting is %.0f%% of computing (significant above %.0f%%), a block computes "
-             "%.3g ms against %.3g ms per message (small under %.0fx)",
+             "%.3g ms against %.3g ms per message (small under %.0fx), a wait for ghosts "
+             "%.3g ms at the median (the messages' own from %.2f latencies), halo %d %s",
              100 * t->comm_ratio, 100 * th->comm_ratio, 1e3 * t->block_s, 1e3 * t->latency_s,
-             th->small_grain);
+             th->small_grain, 1e3 * t->ghost_wait_s, th->late_messages, t->halo,
+             t->halo_auto ? "chosen by the runtime" : "given");
     if (r->fired)
         hint(out, "halo", r->why, "%d", t->halo * 2 < 16 ? t->halo * 2 : 16);
     /* R6, seed 003 §7: the communication graph's shape.  A stencil's is

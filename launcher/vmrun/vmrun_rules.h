@@ -21,19 +21,24 @@ struct vmrun_thresholds {
     double heavy_ratio;         /* heavy over light grain above this: irregular (1.5) */
     double be_good;             /* per-epoch balance efficiency at or above: balanced (0.90) */
     double comm_ratio;          /* waiting over computing above this: significant (0.15) */
+    double late_messages;       /* a wait for ghosts, at the median, at or above this many
+                                 * message latencies: the messages are late, not the
+                                 * neighbours (0.5) */
     double small_grain;         /* a block's compute under this many message latencies is
                                  * small grain (10) */
     double drift;               /* relative change of a worker's speed over the run at or
                                  * above this: drifting (0.25) */
     double burst;               /* CV of a worker's speed across epochs, trend removed, at
                                  * or above this: bursty (0.25) */
+    double window_s;            /* the load series' windows: epochs enough for this many
+                                 * seconds, 3 windows at least (0.25) */
     double all_to_all;          /* share of the pairs that talk at or above this, with 4
                                  * workers or more: all-to-all (0.9) */
 };
 
 /* What the analyser measured (vmrun_analyze.c) and the run's settings. */
 struct vmrun_traits {
-    int workers, epochs;
+    int workers, epochs;        /* epochs: the load series' windows */
     int balance, halo, halo_auto, epoch, quanta, heavy;
     double min_gain;
     double grain_mean_s;        /* compute s per quantum-iteration, mean over blocks */
@@ -41,6 +46,7 @@ struct vmrun_traits {
     double heavy_ratio;         /* mean grain of heavy regions over light ones (1: none) */
     double block_s;             /* mean compute s of a region's block */
     double latency_s;           /* a message's send-to-receipt time (10th percentile) */
+    double ghost_wait_s;        /* a wait for ghosts, median */
     double comm_ratio;          /* wait s over compute s, all workers */
     double plan_wait_share;     /* wait for plans over compute */
     double be_min, be_mean;     /* per-epoch balance efficiency */

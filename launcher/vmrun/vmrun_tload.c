@@ -8,6 +8,7 @@
 #include "vmrun_trace.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,10 +97,10 @@ tl_event(struct tl *x, const struct vmrun_json *e)
     struct vmrun_trace *t = x->t;
     const char *ph = vmrun_json_str(e, "ph"), *name = vmrun_json_str(e, "name");
     const struct vmrun_json *args = vmrun_json_get(e, "args");
-    double ts = vmrun_json_num(e, "ts", -1e300) * 1e-6;
-    int pid = (int)vmrun_json_num(e, "pid", -1), tid = (int)vmrun_json_num(e, "tid", -1), lane;
+    double ts = vmrun_json_num(e, "ts", NAN) * 1e-6;
+    int pid = vmrun_json_int(e, "pid", -1), tid = vmrun_json_int(e, "tid", -1), lane;
 
-    if (ph == NULL || name == NULL || pid < 0 || tid < 0 || ts < -1e290)
+    if (ph == NULL || name == NULL || pid < 0 || tid < 0 || !isfinite(ts))
         return 1;
     if (strcmp(ph, "M") == 0) {
         const char *v = vmrun_json_str(args, "name");
@@ -128,7 +129,7 @@ tl_event(struct tl *x, const struct vmrun_json *e)
         double dur = vmrun_json_num(e, "dur", -1) * 1e-6;
         struct vmrun_tspan *s;
 
-        if (dur < 0)
+        if (!(dur >= 0) || !isfinite(dur))
             return 1;
         if (grow((void **)&t->spans, t->nspans, &x->caps, sizeof(*t->spans)) != 0)
             return -1;
@@ -138,15 +139,16 @@ tl_event(struct tl *x, const struct vmrun_json *e)
         s->kind = tl_kind(name);
         s->t = ts;
         s->dur = dur;
-        s->quanta = (int)vmrun_json_num(args, "quanta", 0);
-        s->iters = (int)vmrun_json_num(args, "iters", 0);
-        s->heavy = (int)vmrun_json_num(args, "heavy", 1);
+        s->first = vmrun_json_int(args, "first_quantum", -1);
+        s->quanta = vmrun_json_int(args, "quanta", 0);
+        s->iters = vmrun_json_int(args, "iters", 0);
+        s->heavy = vmrun_json_int(args, "heavy", 1);
         const char *part = vmrun_json_str(args, "part");
 
         s->part = part == NULL ? 0 : strcmp(part, "inner") == 0 ? 1 : strcmp(part, "outer") == 0;
         if (part != NULL && strcmp(part, "outer") == 0)
             s->part = 2;
-        s->arg = (int)vmrun_json_num(args, s->kind == VT_PLAN ? "moved" : "quanta_change", 0);
+        s->arg = vmrun_json_int(args, s->kind == VT_PLAN ? "moved" : "quanta_change", 0);
         if (ts + dur > t->t_end)
             t->t_end = ts + dur;
         return 0;
@@ -162,11 +164,11 @@ tl_event(struct tl *x, const struct vmrun_json *e)
                  sizeof(struct tl_end)) != 0)
             return -1;
         v = fin ? &x->f[x->nf++] : &x->s[x->ns++];
-        v->id = (int)id->num;
+        v->id = vmrun_json_clamp(id->num, -1);
         v->lane = lane;
         v->t = ts;
         v->bytes = vmrun_json_num(args, "bytes", 0);
-        v->tag = (int)vmrun_json_num(args, "tag", 0);
+        v->tag = vmrun_json_int(args, "tag", 0);
         return 0;
     }
     if (strcmp(ph, "i") == 0 || strcmp(ph, "I") == 0) {
@@ -177,7 +179,7 @@ tl_event(struct tl *x, const struct vmrun_json *e)
         m = &t->marks[t->nmarks++];
         m->lane = lane;
         m->t = ts;
-        m->epoch = strcmp(name, "epoch") == 0 ? (int)vmrun_json_num(args, "epoch", -1) : -1;
+        m->epoch = strcmp(name, "epoch") == 0 ? vmrun_json_int(args, "epoch", -1) : -1;
         snprintf(m->name, sizeof(m->name), "%s", name);
         return 0;
     }
@@ -199,8 +201,11 @@ tl_flows(struct tl *x)
     struct vmrun_trace *t = x->t;
     int cap = 0;
 
-    qsort(x->s, (size_t)x->ns, sizeof(*x->s), tl_end_cmp);
-    qsort(x->f, (size_t)x->nf, sizeof(*x->f), tl_end_cmp);
+    /* qsort's array must not be NULL, even for no elements. */
+    if (x->ns > 1)
+        qsort(x->s, (size_t)x->ns, sizeof(*x->s), tl_end_cmp);
+    if (x->nf > 1)
+        qsort(x->f, (size_t)x->nf, sizeof(*x->f), tl_end_cmp);
     for (int a = 0, b = 0; a < x->ns || b < x->nf;) {
         int c = a >= x->ns ? 1 : b >= x->nf ? -1 : tl_end_cmp(&x->s[a], &x->f[b]);
 
@@ -228,20 +233,20 @@ tl_job(struct vmrun_trace *t, const struct vmrun_json *other)
     const char *s;
 
     for (int a = 0; grid != NULL && grid->type == VJ_ARR && a < 3 && a < grid->n; a++)
-        j->grid[a] = (int)grid->v[a].num;
-    j->iters = (int)vmrun_json_num(job, "iters", 0);
-    j->quanta = (int)vmrun_json_num(job, "quanta", 8);
-    j->tasks_per_host = (int)vmrun_json_num(job, "tasks_per_host", 1);
-    j->hosts = (int)vmrun_json_num(job, "hosts", 0);
-    j->workers = (int)vmrun_json_num(job, "workers", 0);
-    j->nquanta = (int)vmrun_json_num(job, "nquanta", 0);
-    j->halo = (int)vmrun_json_num(job, "halo", 1);
-    j->halo_auto = (int)vmrun_json_num(job, "halo_auto", 1);
-    j->balance = (int)vmrun_json_num(job, "balance", 1);
-    j->epoch = (int)vmrun_json_num(job, "epoch", 10);
-    j->heavy = (int)vmrun_json_num(job, "heavy", 1);
-    j->reclaim = (int)vmrun_json_num(job, "reclaim", 1);
-    j->decomp_asked = (int)vmrun_json_num(job, "decomp_asked", 0);
+        j->grid[a] = vmrun_json_clamp(grid->v[a].num, 0);
+    j->iters = vmrun_json_int(job, "iters", 0);
+    j->quanta = vmrun_json_int(job, "quanta", 8);
+    j->tasks_per_host = vmrun_json_int(job, "tasks_per_host", 1);
+    j->hosts = vmrun_json_int(job, "hosts", 0);
+    j->workers = vmrun_json_int(job, "workers", 0);
+    j->nquanta = vmrun_json_int(job, "nquanta", 0);
+    j->halo = vmrun_json_int(job, "halo", 1);
+    j->halo_auto = vmrun_json_int(job, "halo_auto", 1);
+    j->balance = vmrun_json_int(job, "balance", 1);
+    j->epoch = vmrun_json_int(job, "epoch", 10);
+    j->heavy = vmrun_json_int(job, "heavy", 1);
+    j->reclaim = vmrun_json_int(job, "reclaim", 1);
+    j->decomp_asked = vmrun_json_int(job, "decomp_asked", 0);
     j->min_gain = vmrun_json_num(job, "min_gain", 0.2);
     j->reclaim_below = vmrun_json_num(job, "reclaim_below", 0.125);
     snprintf(j->kernel, sizeof(j->kernel), "%s", (s = vmrun_json_str(job, "kernel")) ? s : "?");
@@ -249,7 +254,7 @@ tl_job(struct vmrun_trace *t, const struct vmrun_json *other)
     snprintf(j->program, sizeof(j->program), "%s",
              (s = vmrun_json_str(other, "program")) ? s : "?");
     t->residual_us = vmrun_json_num(vmrun_json_get(other, "clock"), "residual_us", -1);
-    t->dropped = (long)vmrun_json_num(other, "dropped", 0);
+    t->dropped = vmrun_json_int(other, "dropped", 0);
 }
 
 int

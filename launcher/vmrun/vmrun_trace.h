@@ -36,7 +36,8 @@ struct vmrun_tspan {
     int lane;
     enum vmrun_tkind kind;
     double t, dur;
-    int quanta, iters, heavy;   /* VT_COMPUTE; heavy: the phases' repeat */
+    int first, quanta, iters, heavy; /* VT_COMPUTE: the region (first quantum, how many);
+                                      * heavy: the phases' repeat */
     int part;                   /* 0 whole, 1 inner, 2 outer */
     int arg;                    /* VT_PLAN: quanta moved; VT_MIGRATE: the change held */
 };
@@ -82,7 +83,7 @@ void vmrun_tfree(struct vmrun_trace *t);
 
 /* vmrun_trace.c: `vmrun trace view FILE --svg OUT`. */
 int vmrun_trace_main(int argc, char **argv);
-/* vmrun_analyze.c: `vmrun analyze FILE [--hints OUT] [--json]`. */
+/* vmrun_analyze.c: `vmrun analyze FILE|DIR [--hints OUT] [--json]`. */
 int vmrun_analyze_main(int argc, char **argv);
 
 #endif

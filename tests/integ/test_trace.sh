@@ -5,7 +5,8 @@
 # ghost_bytes), `vmrun trace view` draws it, `vmrun analyze` prints its
 # characteristics and writes hints, and a second run with --hints shows in
 # its report the settings that came from them -- but not those given
-# explicitly; a user's program (heat3d) is traced the same way.
+# explicitly; a user's program (heat3d) is traced the same way, and
+# `vmrun analyze DIR` reads both traces of the test's directory.
 . "$(dirname "$0")/lib.sh"
 HEAT3D=${HEAT3D:-$(pwd)/build/examples/heat3d}
 
@@ -122,5 +123,15 @@ check "a traced heat3d runs and is bit-identical" \
 check "... its trace validates" validate "$T/h.json" "$T/h.report.json"
 check "... and vmrun analyze reads it" sh -c '"$0" analyze "$1" | grep -q "^grain: "' \
     "$VMRUN" "$T/h.json"
+
+# A directory: its traces one after the other, the reports beside them skipped.
+check "vmrun analyze DIR --json analyses each trace in it and skips the reports" \
+    sh -c '"$0" analyze "$1" --json --hints "$1/dir.hints" >"$2" 2>"$3" &&
+           python3 -c "import json, sys
+r = json.load(open(sys.argv[1]))
+names = sorted(x[\"trace\"].rsplit(\"/\", 1)[1] for x in r)
+sys.exit(0 if names == [\"a.json\", \"h.json\"] else 1)" "$2" &&
+           grep -q "a.report.json: no traceEvents array; skipped" "$3" && test -s "$1/dir.hints"' \
+    "$VMRUN" "$T" "$T/dir.out" "$T/dir.err"
 
 check "halt" "$VMCTL" halt
