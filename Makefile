@@ -212,12 +212,14 @@ $(O)/bench/%: $(O)/bench/%.o $(ARCHIVES)
 # over its corpus (tests/fuzz/build.mk), then the sanitizer build in its own
 # directory; unit tests run in both, integration tests against the
 # sanitizer daemons too.
+# The three builds use every CPU (JOBS); the tests run one at a time.
 CYCLES_MAX ?= 1
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check:
-	$(MAKE) all
+	$(MAKE) -j$(JOBS) all
 	tests/tools/callcycles.py --max $(CYCLES_MAX) $(O)
-	$(MAKE) fuzz-check
-	$(MAKE) O=build/san SAN=1 all
+	$(MAKE) -j$(JOBS) fuzz-check
+	$(MAKE) -j$(JOBS) O=build/san SAN=1 all
 	tests/run.sh build build/san
 
 cycles: all
