@@ -36,22 +36,7 @@ struct worker {
 static int
 w_push(struct worker *w, const struct witem *it)
 {
-    if (w->head > 0 && w->tail == w->cap) {
-        memmove(w->q, w->q + w->head, (w->tail - w->head) * sizeof(*w->q));
-        w->tail -= w->head;
-        w->head = 0;
-    }
-    if (w->tail == w->cap) {
-        size_t cap = w->cap ? 2 * w->cap : 64;
-        struct witem *q = realloc(w->q, cap * sizeof(*q));
-
-        if (q == NULL)
-            return -1;
-        w->q = q;
-        w->cap = cap;
-    }
-    w->q[w->tail++] = *it;
-    return 0;
+    return liq_farm_push((void **)&w->q, sizeof(*it), &w->head, &w->tail, &w->cap, it);
 }
 
 /* One message from the master, already received into the active buffer. */

@@ -469,6 +469,11 @@ liq_trace_rec(struct liq_trace *t, int kind, double t0, double t1, int a, int b,
 int liq_trace_init(struct liq_trace *t, int cap);
 void liq_trace_free(struct liq_trace *t);
 
+/* The end of a job's PVM tasks (liq_vm.c), for the stencil master and the
+ * farm's: kill tids[0..n) (after a failure) or tell them to quit (tag),
+ * then leave the VM.  Zero tids are skipped. */
+void liq_tasks_end(const int *tids, int n, int failed, int quit_tag);
+
 /* The worker's main: returns its exit status. */
 int liq_worker_main(void);
 

@@ -90,6 +90,12 @@ int liq_farm_vm_host(const struct liq_farm_vm *vm, int dtid);
 int liq_farm_vm_capacity(struct liq_farm_vm *vm, double *cap);
 /* Tell the workers to quit (kill them after a failure) and leave the VM. */
 void liq_farm_vm_stop(struct liq_farm_vm *vm, int failed);
+
+/* A worker's queue of items of size bytes, (*q)[head..tail): append item,
+ * moving the queue to its start or growing it as needed.  0 or -1 (out of
+ * memory).  Both workers' (liq_farm_worker.c, vmrun_farm_worker.c). */
+int liq_farm_push(void **q, size_t size, size_t *head, size_t *tail, size_t *cap,
+                  const void *item);
 void liq_farm_vm_free(struct liq_farm_vm *vm);
 /* Seconds on the monotonic clock. */
 double liq_farm_now(void);

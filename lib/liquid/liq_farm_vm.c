@@ -7,6 +7,7 @@
  * It was vmrun farm's (vmrun_farm_vm.c) before liquid_farm() shared it.
  */
 #include "liq_farm.h"
+#include "liq.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -180,23 +181,7 @@ liq_farm_vm_stop(struct liq_farm_vm *vm, int failed)
 {
     if (vm->mytid <= 0)
         return;
-    if (vm->tids != NULL) {
-        int n = 0, *live = calloc((size_t)vm->nworkers + 1, sizeof(int));
-
-        for (int i = 0; i < vm->nworkers; i++) {
-            if (vm->tids[i] <= 0)
-                continue;
-            if (failed)
-                pvm_kill(vm->tids[i]);
-            else if (live != NULL)
-                live[n++] = vm->tids[i];
-        }
-        pvm_initsend(PvmDataDefault);
-        if (n > 0)
-            pvm_mcast(live, n, LIQ_FARM_TAG_QUIT);
-        free(live);
-    }
-    pvm_exit();
+    liq_tasks_end(vm->tids, vm->nworkers, failed, LIQ_FARM_TAG_QUIT);
     vm->mytid = 0;
 }
 

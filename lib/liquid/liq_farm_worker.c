@@ -29,25 +29,32 @@ struct fworker {
     int asked, quit;
 };
 
+int
+liq_farm_push(void **q, size_t size, size_t *head, size_t *tail, size_t *cap, const void *item)
+{
+    char *b = *q;
+
+    if (*head > 0 && *tail == *cap) {
+        memmove(b, b + *head * size, (*tail - *head) * size);
+        *tail -= *head;
+        *head = 0;
+    }
+    if (*tail == *cap) {
+        size_t c = *cap ? 2 * *cap : 64;
+
+        if ((b = realloc(b, c * size)) == NULL)
+            return -1;
+        *q = b;
+        *cap = c;
+    }
+    memcpy(b + (*tail)++ * size, item, size);
+    return 0;
+}
+
 static int
 fw_push(struct fworker *w, const struct ftile *t)
 {
-    if (w->head > 0 && w->tail == w->cap) {
-        memmove(w->q, w->q + w->head, (w->tail - w->head) * sizeof(*w->q));
-        w->tail -= w->head;
-        w->head = 0;
-    }
-    if (w->tail == w->cap) {
-        size_t cap = w->cap ? 2 * w->cap : 64;
-        struct ftile *q = realloc(w->q, cap * sizeof(*q));
-
-        if (q == NULL)
-            return -1;
-        w->q = q;
-        w->cap = cap;
-    }
-    w->q[w->tail++] = *t;
-    return 0;
+    return liq_farm_push((void **)&w->q, sizeof(*t), &w->head, &w->tail, &w->cap, t);
 }
 
 /* One message from the master, already received into the active buffer. */

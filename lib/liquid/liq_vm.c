@@ -622,28 +622,32 @@ liq_vm_bench(struct liq_vm *vm, const int ext[3], enum liq_kernel k, double seco
 }
 
 void
+liq_tasks_end(const int *tids, int n, int failed, int quit_tag)
+{
+    int m = 0, *live = failed || tids == NULL ? NULL : calloc((size_t)n + 1, sizeof(int));
+
+    for (int i = 0; tids != NULL && i < n; i++) {
+        if (tids[i] <= 0)
+            continue;
+        if (failed)
+            pvm_kill(tids[i]);
+        else if (live != NULL)
+            live[m++] = tids[i];
+    }
+    if (m > 0) {
+        pvm_initsend(PvmDataDefault);
+        pvm_mcast(live, m, quit_tag);
+    }
+    free(live);
+    pvm_exit();
+}
+
+void
 liq_vm_stop(struct liq_vm *vm, int failed)
 {
     if (vm->mytid <= 0)
         return;
-    if (vm->nworkers > 0 && vm->tids != NULL) {
-        if (failed) {
-            for (int i = 0; i < vm->nworkers; i++)
-                if (vm->tids[i] > 0)
-                    pvm_kill(vm->tids[i]);
-        } else {
-            int n = 0, *live = calloc((size_t)vm->nworkers, sizeof(int));
-
-            for (int i = 0; live != NULL && i < vm->nworkers; i++)
-                if (vm->tids[i] > 0)
-                    live[n++] = vm->tids[i];
-            pvm_initsend(PvmDataDefault);
-            if (n > 0)
-                pvm_mcast(live, n, LIQ_TAG_QUIT);
-            free(live);
-        }
-    }
-    pvm_exit();
+    liq_tasks_end(vm->tids, vm->nworkers, failed, LIQ_TAG_QUIT);
     vm->mytid = 0;
 }
 
