@@ -291,7 +291,11 @@ replace(struct liq_vm *vm, struct liq_stats *st, int c, int32_t *owner, int *rep
     char cause[200];
 
     snprintf(cause, sizeof(cause), "%.*s", (int)sizeof(cause) - 1, vm->why);
-    snprintf(vm->why, sizeof(vm->why),
+    if (nlost == n)
+        snprintf(vm->why, sizeof(vm->why), "%s; all %d quant%s lost (%s): no worker of the job "
+                 "is left", cause, nlost, nlost == 1 ? "um" : "a", list);
+    else
+        snprintf(vm->why, sizeof(vm->why),
              "%s; %d quant%s lost (%s): neither the worker that held %s at the checkpoint of "
              "iteration %d nor the buddy with %s copy survives",
              cause, nlost, nlost == 1 ? "um" : "a", list, nlost == 1 ? "it" : "them", c,
@@ -390,14 +394,7 @@ liq_mc_recover(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st
         for (int w = 0; w < nw; w++)
             if (vm->tids[w] != 0)
                 to[nto++] = vm->tids[w];
-        if (nto == 0) {
-            size_t len = strlen(vm->why);
-
-            if (len + 40 < sizeof(vm->why))
-                memcpy(vm->why + len, "; no worker of the job is left", 31);
-            goto out;
-        }
-        if (replace(vm, st, c, owner, &replaced) != 0)
+        if (replace(vm, st, c, owner, &replaced) != 0 || nto == 0)
             goto out;
         if (vm->gen >= LIQ_MAX_GEN) {
             snprintf(vm->why, sizeof(vm->why), "more than %d recoveries", LIQ_MAX_GEN);
