@@ -29,7 +29,7 @@
 #
 #   bench/farm.sh [ITEMS]        (default 200; after `make`)
 #   MANDEL="--size 1024x768 --maxiter 12000" (the default) sizes the image;
-#   MANDEL=off skips it.
+#   MANDEL=off skips it; BAND=N rows per GNU parallel job for it (default 4).
 set -u
 cd "$(dirname "$0")/.." || exit 2
 B=$(pwd)/build
@@ -129,13 +129,14 @@ else
     echo "# GNU parallel is not installed: its row is skipped"
 fi
 MANDEL=${MANDEL:-"--size 1024x768 --maxiter 12000"}
+BAND=${BAND:-4}
 if [ "$MANDEL" != off ] && [ -x "$B/examples/mandelbrot" ]; then
     for s in fractiling static self; do
         # shellcheck disable=SC2086
         run "mandel-$s" "$B/examples/mandelbrot" $MANDEL --check-serial --hosts "$hl" \
             --schedule "$s" --reclaim off --quiet --png "$W/mandel-$s.png" --json "$W/mandel-$s.json"
     done
-    # GNU parallel: the same image in bands of 16 rows (bench/mandel_rows,
+    # GNU parallel: the same image in bands of BAND rows (bench/mandel_rows,
     # the same pixel function), one job slot per host, the bands' counts
     # kept in order and compared with a serial run of the whole image,
     # whose CPU time (outside the quotas, afterwards) is the work.
@@ -143,7 +144,7 @@ if [ "$MANDEL" != off ] && [ -x "$B/examples/mandelbrot" ]; then
     mh=$(sed -n 's/.*--size \([0-9]*\)x\([0-9]*\).*/\2/p' <<<"$MANDEL")
     mi=$(sed -n 's/.*--maxiter \([0-9]*\).*/\1/p' <<<"$MANDEL")
     if command -v parallel >/dev/null && [ -n "$mw" ] && [ -n "$mh" ] && [ -n "$mi" ]; then
-        for ((j = 0; j < mh; j += 16)); do echo "$j $((j + 16 < mh ? j + 16 : mh))"; done >"$W/bands"
+        for ((j = 0; j < mh; j += BAND)); do echo "$j $((j + BAND < mh ? j + BAND : mh))"; done >"$W/bands"
         run mandel-parallel parallel --will-cite -k --colsep ' ' --ssh "$W/nsssh" \
             -S "1/${hosts[0]},1/${hosts[1]},1/${hosts[2]}" \
             "$B/bench/mandel_rows $mw $mh $mi {1} {2}" :::: "$W/bands"

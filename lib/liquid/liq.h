@@ -98,6 +98,9 @@ double liq_median(double *v, size_t n);
 /* Fill u (ghosts included) with the initial field and rhs with the
  * right-hand side at the boxes' global offsets.  u and rhs have one shape. */
 void liq_field_init(struct kern_box *u, struct kern_box *rhs, uint64_t seed);
+/* One point of them: the field's (rhs 0) or the right-hand side's value
+ * at box coordinates (gi, gj, gk) of the whole grid (ghost corner 0). */
+double liq_field_value(uint64_t seed, int rhs, long gi, long gj, long gk);
 
 /* A checksum of the interior that does not depend on how the grid is cut:
  * the sum, modulo 2^64, of a hash of every point's global coordinates and

@@ -62,7 +62,7 @@ liq_job_user(struct liq_worker *w, uint32_t spec)
         return -EINVAL;
     }
     w->user = lq;
-    w->nstate = liq_user_nstate(lq) * lq->nf;
+    w->nstate = liq_user_nboxes(lq);
     liq_user_geom(lq, &w->g);
     w->depth *= liq_geom_reach(&w->g); /* reach R: R points a phase */
     for (int a = 0; a < 3; a++) {

@@ -38,7 +38,7 @@ static int
 ck_auto(const struct liq_vm *vm, const struct liq_opts *o, const struct liq_stats *st)
 {
     double pts = (double)st->g.n[0] * st->g.n[1] * st->g.n[2], speed = 0, state, copy, iter;
-    int nstate = o->user != NULL ? liq_user_nstate(o->user) * o->user->nf : 1, k;
+    int nstate = o->user != NULL ? liq_user_nboxes(o->user) : 1, k;
 
     for (int w = 0; w < vm->nworkers; w++)
         speed += vm->wspeed[w];
