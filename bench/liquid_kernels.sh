@@ -13,8 +13,8 @@
 #   bench/liquid_kernels.sh [--build DIR] [--grids "96 160"] [--hosts N]
 #                           [--rounds R] [--seconds S]
 #
-# --seconds (default 3) sets each grid's iterations from a short first run
-# of the built-in Jacobi.  --decomp hilbert for both.  Everything runs in
+# --seconds (default 3) sets each grid's iterations from the run time
+# (run_s) of a first run of 20 iterations of the built-in Jacobi.  --decomp hilbert for both.  Everything runs in
 # its own LIQUIDVM_HOME, halted afterwards.
 set -u
 build=build grids="96 160" hosts=3 rounds=3 seconds=3
@@ -58,8 +58,9 @@ print("%9.0f M %9.0f M %7.2f %7.2f %7.2f" % (mo / 1e6, mn / 1e6, mn / mo, max(o)
 printf '%-6s %-7s %6s %11s %11s %7s %7s %7s\n' grid kernel iters "old M/s" "new M/s" \
     "new/old" "spread o" "spread n"
 for g in $grids; do
-    t0=$(date +%s.%N); one old jacobi "$g" 10 >/dev/null; t1=$(date +%s.%N)
-    iters=$(python3 -c "print(max(20, int(10 * $seconds / max(0.05, $t1 - $t0))))")
+    one old jacobi "$g" 20 >/dev/null
+    iters=$(python3 -c 'import json,sys; R = json.load(open(sys.argv[1]))
+print(max(20, int(20 * float(sys.argv[2]) / max(0.01, R["run_s"]))))' "$T/r.json" "$seconds")
     for k in jacobi rbgs; do
         o="" n=""
         for ((r = 1; r <= rounds; r++)); do

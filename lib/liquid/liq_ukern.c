@@ -17,7 +17,9 @@
 #include "liq.h"
 #include "liq_ukern.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 
 static double
 value(int field, const double x[3], void *arg)
@@ -43,7 +45,15 @@ setup(struct liquid *lq, const int n[3], int iters, void *arg)
     return 0;
 }
 
-static int
+/* AVX2 where the host has it, chosen when the program loads (as
+ * kernels/kern_row.c does at run time; never FMA: -ffp-contract=off). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define LIQ_UKERN_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define LIQ_UKERN_CLONES
+#endif
+
+LIQ_UKERN_CLONES static int
 jacobi(const struct liquid_box *b, void *arg)
 {
     const struct liq_ukern *kp = arg;
@@ -63,23 +73,37 @@ jacobi(const struct liquid_box *b, void *arg)
     return 0;
 }
 
+/* A colour's points of a row read only the other colour's, which this
+ * phase does not write: so the row is computed whole into t, a loop that
+ * vectorises, and its points of the colour are stored back. */
+LIQ_UKERN_CLONES static void
+rbrow(double *restrict t, const double *restrict u, const double *restrict r, ptrdiff_t sj,
+      ptrdiff_t sk, int n, double c, double c2)
+{
+    for (int i = 0; i < n; i++)
+        t[i] = c * (((u[i - 1] + u[i + 1]) + (u[i - sj] + u[i + sj])) +
+                    ((u[i + sk] + u[i - sk]) - c2 * r[i]));
+}
+
 static int
 redblack(const struct liquid_box *b, void *arg)
 {
     const struct liq_ukern *kp = arg;
-    const double c = kp->c, c2 = kp->c2;
     const ptrdiff_t sj = b->sj, sk = b->sk;
+    double *t = malloc((size_t)b->n[0] * sizeof(double));
 
+    if (t == NULL)
+        return ENOMEM;
     for (int k = 0; k < b->n[2]; k++)
         for (int j = 0; j < b->n[1]; j++) {
             double *u = b->out[0] + j * sj + k * sk;
-            const double *r = b->in[1] + j * sj + k * sk;
             int first = (b->lo[0] + b->lo[1] + j + b->lo[2] + k + b->colour) & 1 ? 0 : 1;
 
+            rbrow(t, u, b->in[1] + j * sj + k * sk, sj, sk, b->n[0], kp->c, kp->c2);
             for (int i = first; i < b->n[0]; i += 2)
-                u[i] = c * (((u[i - 1] + u[i + 1]) + (u[i - sj] + u[i + sj])) +
-                            ((u[i + sk] + u[i - sk]) - c2 * r[i]));
+                u[i] = t[i];
         }
+    free(t);
     return 0;
 }
 
