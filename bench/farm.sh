@@ -24,7 +24,9 @@
 # Prints each makespan and the ideal: the work (the sum of the items' CPU
 # seconds in that run: vmrun farm's cpu_s; for GNU parallel, which does not
 # measure it, the farm runs' mean) over the capacity the quotas allowed,
-# with the change taken into account.  Needs root, ip netns, a cgroup v1 cpu
+# with the change taken into account, and the machine's idle share during
+# each run (/proc/stat): with the quotas adding up to 1.4 of the machine's
+# CPUs, a run during which the machine had no idle CPU could not get them.  Needs root, ip netns, a cgroup v1 cpu
 # controller; GNU parallel is optional (its row is skipped without it).
 #
 #   bench/farm.sh [ITEMS]        (default 200; after `make`)
@@ -104,15 +106,23 @@ run() {
     local name=$1; shift
     quota 1 $Q1; quota 2 $Q2; quota 3 $Q3
     sleep 2 # the daemons' samples settle (load_interval 0.5)
-    local t0 t1
+    local t0 t1 s0 s1
+    s0=$(head -1 /proc/stat)
     t0=$(date +%s.%N)
     ( sleep "$CHANGE_AT"; quota 1 $Q1_AFTER ) &
     local changer=$!
     "$@" >"$W/$name.out" 2>"$W/$name.err"
     local rc=$?
     t1=$(date +%s.%N)
+    s1=$(head -1 /proc/stat)
     wait $changer 2>/dev/null
-    echo "$name $rc $(echo "$t1 - $t0" | bc)" >>"$W/times"
+    # the machine's idle share over the run (/proc/stat: idle + iowait of all CPUs)
+    local idle
+    idle=$(python3 -c 'import sys
+a, b = ([int(x) for x in l.split()[1:]] for l in sys.argv[1:3])
+d = [y - x for x, y in zip(a, b)]
+print("%.2f" % ((d[3] + d[4]) / max(1, sum(d[:8]))))' "$s0" "$s1")
+    echo "$name $rc $(echo "$t1 - $t0" | bc) $idle" >>"$W/times"
 }
 
 hl=$(IFS=,; echo "${hosts[*]}")
@@ -164,9 +174,10 @@ q = [float(x) / 100 for x in sys.argv[3:6]]
 before, after = sum(q), float(sys.argv[6]) / 100 + q[1] + q[2]
 def ideal(work):
     return work / before if work <= before * change else change + (work - before * change) / after
-rows, burn = [], []
+rows, burn, idle = [], [], {}
 for line in open(os.path.join(w, "times")):
-    name, rc, t = line.split()
+    name, rc, t, idle_ = line.split()
+    idle[name] = float(idle_)
     out = os.path.join(w, name + (".jsonl" if name != "parallel" else ".out"))
     if name == "mandel-parallel":
         # parallel's own makespan; the work is the serial bands' CPU time.
@@ -205,9 +216,13 @@ if burn:
           " is sh and exec)" % (sum(farmwork) / len(farmwork), sum(burn) / len(burn)))
 print("capacity %.2f CPUs, %.2f after %.0f s (quotas %s; host 1 to %s %%)" %
       (before, after, change, "/".join(sys.argv[3:6]), sys.argv[6]))
-print("%-17s %4s %6s %10s %9s %9s %7s" % ("schedule", "exit", "items", "makespan", "work", "ideal", "x ideal"))
+print("%-17s %4s %6s %10s %9s %9s %7s %13s" % ("schedule", "exit", "items", "makespan", "work", "ideal",
+                                             "x ideal", "machine idle"))
 for name, rc, n, t, work, id_ in rows:
-    print("%-17s %4d %6d %9.2fs %8.2fs %8.2fs %7.2f" % (name, rc, n, t, work, id_, t / id_))
+    print("%-17s %4d %6d %9.2fs %8.2fs %8.2fs %7.2f %12.0f%%" % (name, rc, n, t, work, id_, t / id_,
+                                                               100 * idle[name]))
+print("# machine idle: the share of the machine's CPU time idle during the run; near 0 %,"
+      " other work took what the quotas allowed and the ideal was out of reach")
 for name in ("fractiling", "static", "self", "mandel-fractiling", "mandel-static", "mandel-self"):
     try:
         R = json.load(open(os.path.join(w, name + ".json")))
