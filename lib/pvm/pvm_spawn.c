@@ -23,7 +23,15 @@ pvm_catchout(FILE *ff)
 }
 
 /* Variables named in PVM_EXPORT (colon-separated) go to spawned tasks,
- * at most 254 of them: the daemon takes 256 with our own two. */
+ * at most 254 of them: the daemon takes 256 with our own two.  Of ours
+ * (LIQUIDVM_*) only those a spawn may give (wire_env_spawnable) but the
+ * context, which is set below. */
+static int
+exportable(const char *name)
+{
+    return wire_env_spawnable(name) && strcmp(name, "LIQUIDVM_CTX") != 0;
+}
+
 static void
 put_exports(struct wire_wbuf *b)
 {
@@ -38,7 +46,7 @@ put_exports(struct wire_wbuf *b)
         for (char *name = strtok_r(names, ":", &save); name; name = strtok_r(NULL, ":", &save)) {
             const char *v = getenv(name);
             char kv[8192];
-            if (v == NULL || strncmp(name, "LIQUIDVM_", 9) == 0 || strchr(name, '=') ||
+            if (v == NULL || !exportable(name) || strchr(name, '=') ||
                 (size_t)snprintf(kv, sizeof(kv), "%s=%s", name, v) >= sizeof(kv) || n >= 254)
                 continue;
             wire_put_str(&tmp, kv);

@@ -328,6 +328,11 @@ const char *wire_sock_why(int code);
 #define WIRE_SOCK_SNDBUF (1 << 20)
 /* LIQUIDVM_HOME, else ~/.liquidvm. */
 int wire_home(char *out, size_t cap);
+/* May a spawn request give its task environment variable kv ("NAME=VALUE",
+ * or a bare NAME)?  Anything but our own LIQUIDVM_ names, which the daemon
+ * sets; of those only the parent's context (LIQUIDVM_CTX) and the shared
+ * memory's tuning (LIQUIDVM_SHM_RING, LIQUIDVM_SHM_SPIN_US). */
+int wire_env_spawnable(const char *kv);
 /* Write all n bytes; 0 or -errno. */
 int wire_write_full(int fd, const void *buf, size_t n);
 /* Write one frame: header h (len filled in) and body. */
