@@ -419,8 +419,8 @@ liq_ckfile_same_job(const char *have, const char *want, char *why, size_t whylen
                 a = desc_get(have, key, &la);
                 b = desc_get(want, key, &lb);
                 if (a == NULL || b == NULL || la != lb || memcmp(a, b, la) != 0)
-                    return ckf_why(why, whylen, -1, "the checkpoint is of another job: its %s "
-                                   "is %.*s, this job's %.*s", key, a ? (int)la : 6,
+                    return ckf_why(why, whylen, -1, "the checkpoint is of another job: %s "
+                                   "%.*s there, %.*s here", key, a ? (int)la : 6,
                                    a ? a : "(none)", b ? (int)lb : 6, b ? b : "(none)");
             }
             l += n + (e != NULL);
