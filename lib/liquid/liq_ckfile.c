@@ -208,9 +208,12 @@ liq_ckfile_decode(const unsigned char *p, size_t len, const char *name, struct l
                        "%s: written on a machine of another byte order", name);
     h = rd32(p + 12);
     d = rd32(p + 40);
-    if (d >= LIQ_CKF_DESC_MAX || h != ckf_hlen(d) || h > len)
-        return ckf_why(why, whylen, -EPROTO, "%s: damaged (header length %u, description %u, "
-                       "%zu bytes in the file)", name, h, d, len);
+    if (d >= LIQ_CKF_DESC_MAX || h != ckf_hlen(d))
+        return ckf_why(why, whylen, -EPROTO, "%s: damaged (header length %u, description %u)",
+                       name, h, d);
+    if (h > len)
+        return ckf_why(why, whylen, -EPROTO, "%s: truncated: %zu bytes, shorter than its "
+                       "header (%u)", name, len, h);
     /* The header's own hash, over its bytes with the hash's as zeros. */
     if ((copy = malloc(h)) == NULL)
         return ckf_why(why, whylen, -ENOMEM, "%s: out of memory", name);
