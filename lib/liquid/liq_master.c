@@ -248,6 +248,13 @@ decompose(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
 
 /* ---- the run ---- */
 
+/* The iterations this run computed: a resumed job's start from its file's. */
+static int
+iters_run(const struct liq_stats *st)
+{
+    return st->iters_done - st->dk.resumed_from;
+}
+
 /* Balance efficiency: mean over max of the compute time of the workers that hold quanta. */
 static double
 job_be(const struct liq_vm *vm, const struct liq_stats *st)
@@ -564,8 +571,8 @@ json_report(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o,
     }
     fprintf(fp, "],\"time_s\":%.6g,\"run_s\":%.6g,\"time_per_iter_s\":%.6g,\"updates_per_s\":%.6g,"
                 "\"be\":%.4f,\"comm_share\":%.4f,",
-            st->t_total, st->t_run, st->iters_done ? st->t_iter / st->iters_done : 0.0,
-            st->t_iter > 0 ? points * st->iters_done / st->t_iter : 0.0, job_be(vm, st),
+            st->t_total, st->t_run, iters_run(st) ? st->t_iter / iters_run(st) : 0.0,
+            st->t_iter > 0 ? points * iters_run(st) / st->t_iter : 0.0, job_be(vm, st),
             job_comm_share(vm, st));
     fprintf(fp, "\"iterations_done\":%d,", st->iters_done);
     fprintf(fp, "\"trace\":");
@@ -651,8 +658,8 @@ summary(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o, const struc
             liq_kernel_name(o), st->g.n[0], st->g.n[1], st->g.n[2], its, st->g.nquanta, st->g.q[0], st->g.q[1], st->g.q[2], vm->nworkers,
             vm->nworkers == 1 ? "" : "s", decomp_method_name(st->method));
     fprintf(fp, "run: %.3f s (setup included), %.2f ms/iteration, %.1f Mupdates/s, BE %.2f, communication %.0f%%\n",
-            st->t_run, st->iters_done ? st->t_iter / st->iters_done * 1e3 : 0.0,
-            st->t_iter > 0 ? points * st->iters_done / st->t_iter / 1e6 : 0.0, job_be(vm, st),
+            st->t_run, iters_run(st) ? st->t_iter / iters_run(st) * 1e3 : 0.0,
+            st->t_iter > 0 ? points * iters_run(st) / st->t_iter / 1e6 : 0.0, job_be(vm, st),
             100 * job_comm_share(vm, st));
     fprintf(fp, "phases: benchmark %.3f s, decompose %.3f s, run %.3f s, gather %.3f s, "
                 "verify %.3f s; total %.3f s\n",

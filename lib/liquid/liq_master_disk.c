@@ -374,7 +374,10 @@ liq_md_summary(FILE *fp, const struct liq_opts *o, const struct liq_stats *st)
     if (dk->resumed_from > 0)
         fprintf(fp, "resume: from the disk checkpoint of iteration %d in %s (read and checked "
                     "in %.3f s)\n", dk->resumed_from, o->resume, dk->read_s);
-    if (dk->on)
+    if (dk->on && dk->writes == 0 && dk->failed == 0)
+        fprintf(fp, "disk checkpoints: none written to %s (none due: --checkpoint-interval "
+                    "%g s)\n", o->ckdir, o->ck_interval);
+    else if (dk->on)
         fprintf(fp, "disk checkpoints: %d written to %s (the last of iteration %d, %.1f MB), "
                     "%.3f s writing (at most %.3f s), %.3f s gathering%s%s\n",
                 dk->writes, o->ckdir, dk->iter, dk->bytes / 1e6, dk->sec, dk->sec_max,

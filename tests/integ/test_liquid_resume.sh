@@ -109,6 +109,20 @@ GOOD=$T/good.lqc
 check "a short job leaves a checkpoint" test -s "$CK/checkpoint.lqc"
 cp "$CK/checkpoint.lqc" "$GOOD"
 
+# The file holds the whole grid: a job may go on with other hosts, quanta
+# and workers (the host that was lost with the master stays away).
+"$VMRUN" stencil --grid 48 --iters 200 --probe-seconds 0.05 --checkpoint-every 2 \
+    --resume "$CK" --hosts host0,host1 --tasks-per-host 2 --quanta 5 --verify \
+    >"$T/job.out" 2>"$T/job.err"
+RC=$?
+check "resumed on 2 of the 3 hosts, 4 workers, other quanta: exit 0 (exit $RC)" [ $RC = 0 ]
+check "... 10 quanta on 4 workers, from the file's iteration" bash -c \
+    'grep -q "10 quanta (.*) on 4 workers" "$0" && grep -q "^resume: from the disk checkpoint" "$0"' \
+    "$T/job.out"
+check "... bit-identical to the single-process reference" \
+    grep -q "bit-identical to the single-process reference" "$T/job.out"
+cp "$GOOD" "$CK/checkpoint.lqc"
+
 refused "a job of other iterations" "another job: iterations 200 there, 1200 here"
 python3 - "$GOOD" "$CK/checkpoint.lqc" <<'EOF'
 import sys
