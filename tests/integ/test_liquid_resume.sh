@@ -40,8 +40,9 @@ file_iter() {
 
 ARGS=(--grid 48 --iters 1200 --heavy 100 --probe-seconds 0.05 --checkpoint-every 2
       --checkpoint "$CK" --checkpoint-interval 0)
+ARGS_LONG=("${ARGS[@]}")
 
-# kill_master WHAT PROG ARGS...: run the job, kill -9 its master once a
+# kill_and_resume WHAT PROG...: run the job, kill -9 its master once a
 # disk checkpoint exists, then check the workers leave and resume.
 kill_and_resume() {
     local what=$1
@@ -129,7 +130,6 @@ import sys
 b = bytearray(open(sys.argv[1], "rb").read()); b[-100] ^= 1
 open(sys.argv[2], "wb").write(b)
 EOF
-ARGS200=("${ARGS[@]}")
 ARGS=(--grid 48 --iters 200 --probe-seconds 0.05 --checkpoint-every 2 --checkpoint "$CK")
 refused "one bit of the field flipped" "checksum of its .* bytes of field is wrong"
 head -c 5000 "$GOOD" >"$CK/checkpoint.lqc"
@@ -162,7 +162,7 @@ check "no worker is left after the refusals" wait_for 10 no_workers
 
 # 4. Every worker but one killed at once: the quanta whose copies were all
 # on the two goes on from the disk checkpoint, to the same bits.
-ARGS=("${ARGS200[@]}")
+ARGS=("${ARGS_LONG[@]}")
 rm -f "$CK/checkpoint.lqc"
 "$VMRUN" stencil "${ARGS[@]}" --balance off --verify --json "$T/job.json" \
     >"$T/job.out" 2>"$T/job.err" &
