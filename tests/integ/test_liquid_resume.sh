@@ -4,9 +4,11 @@
 # disk; kill -9 of its master (vmrun stencil, then the heat3d example) once
 # a file is there leaves no worker behind (they leave on their own within
 # seconds), and the same command with --resume DIR goes on from the file to
-# the reference's bits (--verify).  A damaged, truncated or another job's
-# checkpoint is refused with a clear error and exit 2; a recovery that
-# loses quanta with no copy left goes on from the disk.
+# the reference's bits (--verify), on other hosts and quanta too, and a
+# program stopped by its until rule stops at the same iteration.  A
+# damaged, truncated or another job's checkpoint is refused with a clear
+# error and exit 2; a recovery that loses quanta with no copy left goes on
+# from the disk.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip_all "python3 is needed to read the JSON report"
 
@@ -95,6 +97,26 @@ if [ -x "$EXAMPLES/heat3d" ]; then
     cp "$CK/checkpoint.lqc" "$HEAT_CK"
 else
     echo "# $EXAMPLES/heat3d is not built: its case is left out"
+fi
+
+# 2b. A program whose until rule stops it (laplace2d): resumed from its
+# last checkpoint, it stops at the same iteration with the same bits.
+if [ -x "$EXAMPLES/laplace2d" ]; then
+    rm -f "$CK/checkpoint.lqc"
+    LAP=(--iters 3000 --tol 1e-4 --probe-seconds 0.05 --checkpoint-every 5 --verify)
+    "$EXAMPLES/laplace2d" "${LAP[@]}" --checkpoint "$CK" --checkpoint-interval 0 \
+        >"$T/job.out" 2>"$T/job.err"
+    RC=$?
+    stop=$(grep -o '[0-9]* of 3000 iterations (its until rule stopped it)' "$T/job.out" | cut -d' ' -f1)
+    check "laplace2d: its until rule stops it at iteration ${stop:-?} of 3000 (exit $RC)" \
+        [ $RC = 0 -a -n "$stop" ]
+    it=$(file_iter)
+    "$EXAMPLES/laplace2d" "${LAP[@]}" --resume "$CK" >"$T/job.out" 2>"$T/job.err"
+    RC=$?
+    check "laplace2d: resumed from iteration $it, exit 0 (exit $RC)" [ $RC = 0 ]
+    check "laplace2d: ... stops at the same iteration, bit-identical to the reference" \
+        bash -c 'grep -q "^job: laplace2d .*, $1 of 3000 iterations (its until rule" "$0" &&
+                 grep -q "bit-identical to the single-process reference" "$0"' "$T/job.out" "$stop"
 fi
 
 # 3. Refusals: exit 2, a clear message, before any worker starts.
