@@ -396,15 +396,15 @@ liq_mc_recover(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st
         for (int w = 0; w < nw; w++)
             if (vm->tids[w] != 0)
                 to[nto++] = vm->tids[w];
-        if (nto == 0)
-            goto out;
         /* Quanta with no copy left: the disk checkpoint, if there is one,
          * places every quantum anew (as for c = 0) and brings its state. */
         if (replace(vm, st, disk ? 0 : c, owner, &replaced) != 0) {
-            if (disk || liq_md_fallback(vm, o, st, &c) != 0 ||
+            if (nto == 0 || disk || liq_md_fallback(vm, o, st, &c) != 0 ||
                 replace(vm, st, 0, owner, &replaced) != 0)
                 goto out;
             disk = 1;
+        } else if (nto == 0) {
+            goto out;
         }
         if (vm->gen >= LIQ_MAX_GEN) {
             snprintf(vm->why, sizeof(vm->why), "more than %d recoveries", LIQ_MAX_GEN);
