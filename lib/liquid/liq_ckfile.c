@@ -186,14 +186,18 @@ liq_ckfile_header(const struct liq_ckfile *f, unsigned char *buf, size_t len)
     return (long)h;
 }
 
-int
-liq_ckfile_decode(const unsigned char *p, size_t len, const char *name, struct liq_ckfile *out,
-                  char *why, size_t whylen)
+/*
+ * The header of a file of fsize bytes from its first len bytes (all of it,
+ * or at least its header): out's fields, or -EPROTO with why.  Nothing is
+ * allocated from a length before the header's checksum vouches for it.
+ */
+static int
+ckf_head(const unsigned char *p, size_t len, uint64_t fsize, const char *name,
+         struct liq_ckfile *out, uint32_t *hp, char *why, size_t whylen)
 {
-    unsigned char hdr[LIQ_CKF_HDR];
+    unsigned char hdr[LIQ_CKF_HDR], *copy;
     uint32_t order, h, d;
     uint64_t total, data, sum;
-    unsigned char *copy;
 
     memset(out, 0, sizeof(*out));
     if (len < LIQ_CKF_HDR || memcmp(p, ckf_magic, 8) != 0)
@@ -212,8 +216,8 @@ liq_ckfile_decode(const unsigned char *p, size_t len, const char *name, struct l
         return ckf_why(why, whylen, -EPROTO, "%s: damaged (header length %u, description %u)",
                        name, h, d);
     if (h > len)
-        return ckf_why(why, whylen, -EPROTO, "%s: truncated: %zu bytes, shorter than its "
-                       "header (%u)", name, len, h);
+        return ckf_why(why, whylen, -EPROTO, "%s: truncated: %llu bytes, shorter than its "
+                       "header (%u)", name, (unsigned long long)fsize, h);
     /* The header's own hash, over its bytes with the hash's as zeros. */
     if ((copy = malloc(h)) == NULL)
         return ckf_why(why, whylen, -ENOMEM, "%s: out of memory", name);
@@ -241,17 +245,31 @@ liq_ckfile_decode(const unsigned char *p, size_t len, const char *name, struct l
         return ckf_why(why, whylen, -EPROTO, "%s: damaged (its length field says %llu bytes, "
                        "its grid %llu)", name, (unsigned long long)total,
                        (unsigned long long)(h + data));
-    if (len != total)
-        return ckf_why(why, whylen, -EPROTO, "%s: %s: %zu bytes, its header says %llu", name,
-                       len < total ? "truncated" : "bytes after its end", len,
-                       (unsigned long long)total);
-    if (liq_xxh64(p + h, (size_t)data, 0) != rd64(hdr + 56))
-        return ckf_why(why, whylen, -EPROTO, "%s: damaged (the checksum of its %llu bytes of "
-                       "field is wrong)", name, (unsigned long long)data);
-    if ((out->v = malloc((size_t)data)) == NULL)
-        return ckf_why(why, whylen, -ENOMEM, "%s: out of memory for %llu bytes", name,
-                       (unsigned long long)data);
-    memcpy(out->v, p + h, (size_t)data);
+    if (fsize != total)
+        return ckf_why(why, whylen, -EPROTO, "%s: %s: %llu bytes, its header says %llu", name,
+                       fsize < total ? "truncated" : "bytes after its end",
+                       (unsigned long long)fsize, (unsigned long long)total);
+    *hp = h;
+    return 0;
+}
+
+int
+liq_ckfile_decode(const unsigned char *p, size_t len, const char *name, struct liq_ckfile *out,
+                  char *why, size_t whylen)
+{
+    uint32_t h = 0;
+    size_t data;
+    int rc;
+
+    if ((rc = ckf_head(p, len, len, name, out, &h, why, whylen)) != 0)
+        return rc;
+    data = len - h;
+    if (liq_xxh64(p + h, data, 0) != rd64(p + 56))
+        return ckf_why(why, whylen, -EPROTO, "%s: damaged (the checksum of its %zu bytes of "
+                       "field is wrong)", name, data);
+    if ((out->v = malloc(data)) == NULL)
+        return ckf_why(why, whylen, -ENOMEM, "%s: out of memory for %zu bytes", name, data);
+    memcpy(out->v, p + h, data);
     return 0;
 }
 
@@ -358,6 +376,21 @@ liq_ckfile_read(const char *dir, struct liq_ckfile *out, char *why, size_t whyle
     if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
         rc = ckf_why(why, whylen, -EPROTO, "%s: not a regular file", path);
         goto done;
+    }
+    /* A file that is not a checkpoint, or not whole, is refused from its
+     * header before its size is trusted with an allocation. */
+    {
+        unsigned char head[LIQ_CKF_HDR + LIQ_CKF_DESC_MAX + 8];
+        ssize_t n = pread(fd, head, sizeof(head), 0);
+        uint32_t h;
+
+        if (n < 0) {
+            rc = ckf_why(why, whylen, -errno, "cannot read %s: %s", path, strerror(errno));
+            goto done;
+        }
+        if ((rc = ckf_head(head, (size_t)n, (uint64_t)sb.st_size, path, out, &h, why,
+                           whylen)) != 0)
+            goto done;
     }
     if ((buf = malloc(sb.st_size > 0 ? (size_t)sb.st_size : 1)) == NULL) {
         rc = ckf_why(why, whylen, -ENOMEM, "%s: out of memory for %lld bytes", path,

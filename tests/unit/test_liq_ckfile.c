@@ -276,6 +276,22 @@ test_liq_ckfile_writes_atomically_and_reads_back(void **state)
     assert_int_equal(g.iter, 60);
     assert_true(g.v[0] == 99);
     liq_ckfile_free(&g);
+    /* Cut short on the disk, or lengthened: refused from the header. */
+    assert_int_equal(truncate(path, (off_t)bytes - 8), 0);
+    assert_int_equal(liq_ckfile_read(dir, &g, why, sizeof(why)), -EPROTO);
+    assert_non_null(strstr(why, "truncated"));
+    assert_null(g.v);
+    assert_int_equal(truncate(path, 100), 0);
+    assert_int_equal(liq_ckfile_read(dir, &g, why, sizeof(why)), -EPROTO);
+    assert_non_null(strstr(why, "truncated: 100 bytes"));
+    assert_int_equal(liq_ckfile_write(dir, &f, &bytes, why, sizeof(why)), 0);
+    assert_int_equal(truncate(path, (off_t)bytes + 1000000), 0);
+    assert_int_equal(liq_ckfile_read(dir, &g, why, sizeof(why)), -EPROTO);
+    assert_non_null(strstr(why, "bytes after its end"));
+    assert_int_equal(truncate(path, 3), 0);
+    assert_int_equal(liq_ckfile_read(dir, &g, why, sizeof(why)), -EPROTO);
+    assert_non_null(strstr(why, "not a liquid checkpoint"));
+    assert_null(g.v);
     liq_ckfile_free(&f);
 }
 
