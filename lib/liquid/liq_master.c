@@ -111,7 +111,7 @@ static const char stencil_text[] =
     "  --checkpoint DIR     also write the last complete checkpoint to DIR, at most\n"
     "                       every --checkpoint-interval S seconds (default 60; 0: each\n"
     "                       one), checksummed, replacing the one before only once\n"
-    "                       whole; implies --checkpoint-every auto unless given\n"
+    "                       whole; --checkpoint-every 0 (the default) becomes auto\n"
     "  --resume DIR         go on from the checkpoint in DIR of this same job (after\n"
     "                       its master died) with the same bits; keeps writing there\n"
     "                       unless --checkpoint says where\n"
