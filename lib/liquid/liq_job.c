@@ -469,6 +469,13 @@ liq_job(struct liq_worker *w)
         w->comm_all += comm;
         if (liq_report_progress(w, it + blk, compute, comm) != 0)
             goto out;
+        /* A master killed (kill -9, a lost host) leaves no one to tell us
+         * to stop: its exit notice ends the job at a block's end, since a
+         * worker that waits on no one would otherwise run to the end. */
+        if (pvm_nrecv(-1, LIQ_TAG_EXITED) > 0) {
+            w->orphan = 1;
+            goto out;
+        }
         if (leave) {
             done = it + blk;
             goto gone;
