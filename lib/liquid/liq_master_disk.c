@@ -31,7 +31,7 @@
 static int
 md_nstate(const struct liq_opts *o)
 {
-    return o->user != NULL ? liq_user_nstate(o->user) * o->user->nf : 1;
+    return o->user != NULL ? liq_user_nboxes(o->user) : 1;
 }
 
 void
