@@ -8,6 +8,7 @@
  * is there to catch damage, not forgery).
  */
 #include "liq_ckfile.h"
+#include "wire.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -120,19 +121,6 @@ wr64(unsigned char *p, uint64_t v)
         p[i] = (unsigned char)(v >> 8 * i);
 }
 
-static int
-ckf_why(char *why, size_t len, int rc, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (why != NULL && len > 0) {
-        va_start(ap, fmt);
-        vsnprintf(why, len, fmt, ap);
-        va_end(ap);
-    }
-    return rc;
-}
-
 size_t
 liq_ckfile_points(const struct liq_ckfile *f)
 {
@@ -201,32 +189,32 @@ ckf_head(const unsigned char *p, size_t len, uint64_t fsize, const char *name,
 
     memset(out, 0, sizeof(*out));
     if (len < LIQ_CKF_HDR || memcmp(p, ckf_magic, 8) != 0)
-        return ckf_why(why, whylen, -EPROTO, "%s: not a liquid checkpoint (%s)", name,
+        return wire_errf(why, whylen, -EPROTO, "%s: not a liquid checkpoint (%s)", name,
                        len < LIQ_CKF_HDR ? "shorter than its header" : "no LIQCKPT magic");
     if (rd32(p + 8) != LIQ_CKF_VERSION)
-        return ckf_why(why, whylen, -EPROTO, "%s: checkpoint version %u, this program reads %d",
+        return wire_errf(why, whylen, -EPROTO, "%s: checkpoint version %u, this program reads %d",
                        name, rd32(p + 8), LIQ_CKF_VERSION);
     memcpy(&order, p + 44, 4);
     if (order != ckf_order)
-        return ckf_why(why, whylen, -EPROTO,
+        return wire_errf(why, whylen, -EPROTO,
                        "%s: written on a machine of another byte order", name);
     h = rd32(p + 12);
     d = rd32(p + 40);
     if (d >= LIQ_CKF_DESC_MAX || h != ckf_hlen(d))
-        return ckf_why(why, whylen, -EPROTO, "%s: damaged (header length %u, description %u)",
+        return wire_errf(why, whylen, -EPROTO, "%s: damaged (header length %u, description %u)",
                        name, h, d);
     if (h > len)
-        return ckf_why(why, whylen, -EPROTO, "%s: truncated: %llu bytes, shorter than its "
+        return wire_errf(why, whylen, -EPROTO, "%s: truncated: %llu bytes, shorter than its "
                        "header (%u)", name, (unsigned long long)fsize, h);
     /* The header's own hash, over its bytes with the hash's as zeros. */
     if ((copy = malloc(h)) == NULL)
-        return ckf_why(why, whylen, -ENOMEM, "%s: out of memory", name);
+        return wire_errf(why, whylen, -ENOMEM, "%s: out of memory", name);
     memcpy(copy, p, h);
     memset(copy + 72, 0, 8);
     sum = liq_xxh64(copy, h, 0);
     free(copy);
     if (sum != rd64(p + 72))
-        return ckf_why(why, whylen, -EPROTO, "%s: damaged (its header's checksum is wrong)",
+        return wire_errf(why, whylen, -EPROTO, "%s: damaged (its header's checksum is wrong)",
                        name);
     memcpy(hdr, p, sizeof(hdr));
     out->iter = (int)rd32(hdr + 16);
@@ -237,16 +225,16 @@ ckf_head(const unsigned char *p, size_t len, uint64_t fsize, const char *name,
     memcpy(out->desc, p + LIQ_CKF_HDR, d);
     out->desc[d] = '\0';
     if (!ckf_valid(out) || strlen(out->desc) != d)
-        return ckf_why(why, whylen, -EPROTO, "%s: damaged (iteration %d, %d state boxes, grid "
+        return wire_errf(why, whylen, -EPROTO, "%s: damaged (iteration %d, %d state boxes, grid "
                        "%dx%dx%d)", name, out->iter, out->nstate, out->n[0], out->n[1], out->n[2]);
     data = (uint64_t)liq_ckfile_points(out) * (uint64_t)out->nstate * sizeof(double);
     total = rd64(hdr + 48);
     if (total != h + data)
-        return ckf_why(why, whylen, -EPROTO, "%s: damaged (its length field says %llu bytes, "
+        return wire_errf(why, whylen, -EPROTO, "%s: damaged (its length field says %llu bytes, "
                        "its grid %llu)", name, (unsigned long long)total,
                        (unsigned long long)(h + data));
     if (fsize != total)
-        return ckf_why(why, whylen, -EPROTO, "%s: %s: %llu bytes, its header says %llu", name,
+        return wire_errf(why, whylen, -EPROTO, "%s: %s: %llu bytes, its header says %llu", name,
                        fsize < total ? "truncated" : "bytes after its end",
                        (unsigned long long)fsize, (unsigned long long)total);
     *hp = h;
@@ -265,10 +253,10 @@ liq_ckfile_decode(const unsigned char *p, size_t len, const char *name, struct l
         return rc;
     data = len - h;
     if (liq_xxh64(p + h, data, 0) != rd64(p + 56))
-        return ckf_why(why, whylen, -EPROTO, "%s: damaged (the checksum of its %zu bytes of "
+        return wire_errf(why, whylen, -EPROTO, "%s: damaged (the checksum of its %zu bytes of "
                        "field is wrong)", name, data);
     if ((out->v = malloc(data)) == NULL)
-        return ckf_why(why, whylen, -ENOMEM, "%s: out of memory for %zu bytes", name, data);
+        return wire_errf(why, whylen, -ENOMEM, "%s: out of memory for %zu bytes", name, data);
     memcpy(out->v, p + h, data);
     return 0;
 }
@@ -304,15 +292,15 @@ liq_ckfile_write(const char *dir, const struct liq_ckfile *f, size_t *bytes, cha
     size_t data = liq_ckfile_points(f) * (size_t)f->nstate * sizeof(double);
 
     if (hdr == NULL)
-        return ckf_why(why, whylen, -ENOMEM, "out of memory");
+        return wire_errf(why, whylen, -ENOMEM, "out of memory");
     if ((h = liq_ckfile_header(f, hdr, ckf_hlen(LIQ_CKF_DESC_MAX))) < 0) {
-        rc = ckf_why(why, whylen, -EINVAL, "a checkpoint of iteration %d is not valid",
+        rc = wire_errf(why, whylen, -EINVAL, "a checkpoint of iteration %d is not valid",
                      f->iter);
         goto done;
     }
     if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, LIQ_CKF_NAME) >= sizeof(path) ||
         (size_t)snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, LIQ_CKF_NAME) >= sizeof(tmp)) {
-        rc = ckf_why(why, whylen, -ENAMETOOLONG, "%s: name too long", dir);
+        rc = wire_errf(why, whylen, -ENAMETOOLONG, "%s: name too long", dir);
         goto done;
     }
     /* The old file stays whole until the new one is: rename replaces it
@@ -323,17 +311,17 @@ liq_ckfile_write(const char *dir, const struct liq_ckfile *f, size_t *bytes, cha
         fsync(fd) != 0) {
         if (rc == 0)
             rc = -errno;
-        rc = ckf_why(why, whylen, rc, "cannot write %s: %s", tmp, strerror(-rc));
+        rc = wire_errf(why, whylen, rc, "cannot write %s: %s", tmp, strerror(-rc));
         goto done;
     }
     if (close(fd) != 0) {
         fd = -1;
-        rc = ckf_why(why, whylen, -errno, "cannot write %s: %s", tmp, strerror(errno));
+        rc = wire_errf(why, whylen, -errno, "cannot write %s: %s", tmp, strerror(errno));
         goto done;
     }
     fd = -1;
     if (rename(tmp, path) != 0) {
-        rc = ckf_why(why, whylen, -errno, "cannot rename %s to %s: %s", tmp, path,
+        rc = wire_errf(why, whylen, -errno, "cannot rename %s to %s: %s", tmp, path,
                      strerror(errno));
         goto done;
     }
@@ -365,16 +353,16 @@ liq_ckfile_read(const char *dir, struct liq_ckfile *out, char *why, size_t whyle
 
     memset(out, 0, sizeof(*out));
     if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, LIQ_CKF_NAME) >= sizeof(path))
-        return ckf_why(why, whylen, -ENAMETOOLONG, "%s: name too long", dir);
+        return wire_errf(why, whylen, -ENAMETOOLONG, "%s: name too long", dir);
     if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
         rc = -errno;
         if (rc == -ENOENT)
-            return ckf_why(why, whylen, rc, "%s: no checkpoint there (no %s)", dir,
+            return wire_errf(why, whylen, rc, "%s: no checkpoint there (no %s)", dir,
                            LIQ_CKF_NAME);
-        return ckf_why(why, whylen, rc, "cannot read %s: %s", path, strerror(-rc));
+        return wire_errf(why, whylen, rc, "cannot read %s: %s", path, strerror(-rc));
     }
     if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        rc = ckf_why(why, whylen, -EPROTO, "%s: not a regular file", path);
+        rc = wire_errf(why, whylen, -EPROTO, "%s: not a regular file", path);
         goto done;
     }
     /* A file that is not a checkpoint, or not whole, is refused from its
@@ -385,7 +373,7 @@ liq_ckfile_read(const char *dir, struct liq_ckfile *out, char *why, size_t whyle
         uint32_t h;
 
         if (n < 0) {
-            rc = ckf_why(why, whylen, -errno, "cannot read %s: %s", path, strerror(errno));
+            rc = wire_errf(why, whylen, -errno, "cannot read %s: %s", path, strerror(errno));
             goto done;
         }
         if ((rc = ckf_head(head, (size_t)n, (uint64_t)sb.st_size, path, out, &h, why,
@@ -393,7 +381,7 @@ liq_ckfile_read(const char *dir, struct liq_ckfile *out, char *why, size_t whyle
             goto done;
     }
     if ((buf = malloc(sb.st_size > 0 ? (size_t)sb.st_size : 1)) == NULL) {
-        rc = ckf_why(why, whylen, -ENOMEM, "%s: out of memory for %lld bytes", path,
+        rc = wire_errf(why, whylen, -ENOMEM, "%s: out of memory for %lld bytes", path,
                      (long long)sb.st_size);
         goto done;
     }
@@ -403,7 +391,7 @@ liq_ckfile_read(const char *dir, struct liq_ckfile *out, char *why, size_t whyle
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
-            rc = ckf_why(why, whylen, -errno, "cannot read %s: %s", path, strerror(errno));
+            rc = wire_errf(why, whylen, -errno, "cannot read %s: %s", path, strerror(errno));
             goto done;
         }
         if (n == 0)
@@ -455,7 +443,7 @@ liq_ckfile_same_job(const char *have, const char *want, char *why, size_t whylen
                 a = desc_get(have, key, &la);
                 b = desc_get(want, key, &lb);
                 if (a == NULL || b == NULL || la != lb || memcmp(a, b, la) != 0)
-                    return ckf_why(why, whylen, -1, "the checkpoint is of another job: %s "
+                    return wire_errf(why, whylen, -1, "the checkpoint is of another job: %s "
                                    "%.*s there, %.*s here", key, a ? (int)la : 6,
                                    a ? a : "(none)", b ? (int)lb : 6, b ? b : "(none)");
             }

@@ -90,6 +90,10 @@ enum wire_err {
 const char *wire_strerror(int code);
 /* The symbolic name ("WIRE_ENAME", "ENOMEM") for scripts and --json. */
 const char *wire_errname(int code);
+/* Say why in err (printf style; nothing when err is NULL or errlen 0) and
+ * return code: `return wire_errf(err, len, -EIO, "%s: ...", path);`. */
+int wire_errf(char *err, size_t errlen, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* wire_json.c: s as a quoted JSON string, every control character escaped
  * (names come from the network). */
