@@ -86,6 +86,24 @@ get_strs(struct wire_rbuf *r, uint32_t *n, char **out, char **block, size_t *use
     return 0;
 }
 
+/*
+ * The LIQUIDVM_ variables a task may hand its children: its context, and
+ * Paradise's trace, task path and hints (issue 27, lib/pvm/pvm_spawn.c).
+ * The others (LIQUIDVM_TID, _TOKEN, _SOCK, ...) are the daemon's to set.
+ */
+static int
+env_passed(const char *kv)
+{
+    static const char *const names[] = { "LIQUIDVM_CTX=", "LIQUIDVM_TRACE=",
+                                         "LIQUIDVM_TRACE_ROOT=", "LIQUIDVM_TASKPATH=",
+                                         "LIQUIDVM_HINTS=", "LIQUIDVM_HINTS_VERBOSE=" };
+
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (strncmp(kv, names[i], strlen(names[i])) == 0)
+            return 1;
+    return 0;
+}
+
 static int
 spawn_req_parse(struct wire_rbuf *r, struct spawn_req *s, int with_placement)
 {
@@ -108,7 +126,7 @@ spawn_req_parse(struct wire_rbuf *r, struct spawn_req *s, int with_placement)
         return -EINVAL;
     for (uint32_t i = 0; i < s->envc; i++)
         if (strchr(s->env[i], '=') == NULL ||
-            (strncmp(s->env[i], "LIQUIDVM_", 9) == 0 && strncmp(s->env[i], "LIQUIDVM_CTX=", 13) != 0))
+            (strncmp(s->env[i], "LIQUIDVM_", 9) == 0 && !env_passed(s->env[i])))
             return -EINVAL;
     return 0;
 }
