@@ -106,5 +106,10 @@ void vmrun_tfree(struct vmrun_trace *t);
 int vmrun_trace_main(int argc, char **argv);
 /* vmrun_analyze.c: `vmrun analyze FILE|DIR [--hints OUT] [--json]`. */
 int vmrun_analyze_main(int argc, char **argv);
+/* vmrun_panalyze.c: the same for PVM task traces (a file, or a directory
+ * merged); th is vmrun_prules.h's.  The exit status. */
+struct vmrun_pthresholds;
+int vmrun_panalyze(const char *in, int dir, const char *hints, int json,
+                   const struct vmrun_pthresholds *th);
 
 #endif
