@@ -664,7 +664,7 @@ enum pvm__tev_kind {
 /* Which call made an event (its name in the trace). */
 enum pvm__tcall {
     PVM__TC_NONE, PVM__TC_SEND, PVM__TC_PSEND, PVM__TC_MCAST, PVM__TC_RECV, PVM__TC_NRECV,
-    PVM__TC_TRECV, PVM__TC_PRECV, PVM__TC_SPAWN, PVM__TC_EXIT
+    PVM__TC_TRECV, PVM__TC_PRECV, PVM__TC_SPAWN, PVM__TC_EXIT, PVM__TC_BCAST
 };
 
 struct pvm__tev {
@@ -718,6 +718,9 @@ void pvm__trace_msg(int kind, int call, int64_t t0, int peer, int tag, int ctx, 
 /* A spawn call: its number, the file, what was asked and what started. */
 void pvm__trace_spawn(int64_t t0, int callno, const char *file, int ntask, const int *tids,
                       int started);
+/* The events recorded so far and how many (benchmarks, tests). */
+const struct pvm__tev *pvm__trace_events(long *dropped);
+int pvm__trace_nevents(void);
 /* The directory children are to trace into (spawn with PvmTaskTrace,
  * or PvmTraceTid set): ours, else the default one; 0 or a code. */
 int pvm__trace_dir(char *out, size_t cap);

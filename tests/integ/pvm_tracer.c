@@ -3,7 +3,7 @@
  * against pvm3.h: it turns tracing on through PVM's own interface, spawns
  * itself once and plays ping-pong with the child.
  *
- *   pvm_tracer MODE ROUNDS BYTES
+ *   pvm_tracer MODE ROUNDS BYTES [WORK_US]
  *
  * MODE says how tracing is asked for: "mask" sets its own trace mask and
  * the children's (pvm_settmask), "flag" spawns the child with PvmTaskTrace
@@ -12,7 +12,9 @@
  * anything else (the program's own option, which hints must not change),
  * "noexit" asks for nothing and returns from main without pvm_exit (its
  * trace must be whole all the same).
- * It prints the masks it reads back, its options, and the mean round trip.
+ * It prints the masks it reads back, its options, and the mean round trip
+ * (with WORK_US microseconds of spinning before each send: a grain, for
+ * bench/pvm_trace_overhead.sh).
  */
 #include <pvm3.h>
 #include <stdio.h>
@@ -55,16 +57,18 @@ main(int argc, char **argv)
 {
     char mask[64], back[64], *buf;
     int rounds, bytes, tid, flags = PvmTaskDefault;
-    struct timespec t0, t1;
+    struct timespec t0, t1, w0, w1;
+    double work;
 
     if (argc == 2 && strcmp(argv[1], "child") == 0)
         return child();
-    if (argc != 4) {
-        fprintf(stderr, "usage: pvm_tracer mask|flag|none|dontroute|noexit ROUNDS BYTES\n");
+    if (argc != 4 && argc != 5) {
+        fprintf(stderr, "usage: pvm_tracer mask|flag|none|dontroute|noexit ROUNDS BYTES [WORK_US]\n");
         return 2;
     }
     rounds = atoi(argv[2]);
     bytes = atoi(argv[3]);
+    work = argc == 5 ? atof(argv[4]) * 1e3 : 0;
     if (strcmp(argv[1], "dontroute") == 0)
         pvm_setopt(PvmRoute, PvmDontRoute);
     if (pvm_mytid() < 0)
@@ -92,6 +96,11 @@ main(int argc, char **argv)
         return 1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int i = 0; i < rounds; i++) {
+        /* The grain: spin, as computing would. */
+        clock_gettime(CLOCK_MONOTONIC, &w0);
+        do
+            clock_gettime(CLOCK_MONOTONIC, &w1);
+        while ((w1.tv_sec - w0.tv_sec) * 1e9 + (w1.tv_nsec - w0.tv_nsec) < work);
         pvm_initsend(PvmDataRaw);
         pvm_pkbyte(buf, bytes, 1);
         if (pvm_send(tid, TAG_PING) < 0 || pvm_recv(tid, TAG_PING) < 0)
