@@ -215,6 +215,7 @@ struct pvm__ctx {
      */
     int tr_state;
     struct pvm__trace *tr;
+    int (*trace_start)(void);   /* pvm__trace_decide, for enrollment (set at load) */
     void (*trace_exit)(void);
     int tr_atexit;              /* the exit-time write is registered */
     int hints_loaded;

@@ -8,8 +8,9 @@
  * spawns), else LIQUIDVM_HOST / LIQUIDVM_HOME as vmctl finds it (a program
  * started from the shell enrolls with the VM of LIQUIDVM_HOME).  The first
  * call that needs a tid enrolls, as in PVM.  Enrollment reads the hints
- * (pvm_hints.c); pvm_exit writes the trace through pvm__ctx.trace_exit,
- * since pvm_trace.c sits above this file.
+ * (pvm_hints.c) and starts the trace; pvm_exit writes it: through
+ * pvm__ctx.trace_start and trace_exit, since pvm_trace.c sits above this
+ * file.
  */
 #include "pvm_int.h"
 
@@ -110,6 +111,9 @@ pvm__enroll(void)
     pvm__ctx.mytid = (int)tid;
     pvm__ctx.exit_hook = pvm__leave;
     pvm__hints_load();
+    /* A traced task's trace starts with its tid (pvm_trace.c, above us). */
+    if (pvm__ctx.trace_start != NULL && pvm__ctx.tr_state == 0)
+        pvm__ctx.trace_start();
     return 0;
 }
 
