@@ -195,6 +195,18 @@ check "spawn flag PvmTaskTrace traces the child alone" \
              python3 -c "import json, sys; json.load(open(sys.argv[1]))" "$1"/*.json &&
              ls "$1" | grep -c . | grep -qx 1 && grep -q "\"path\":\"0/0\"" "$1"/*.json' \
     "$TRACER" "$LIQUIDVM_HOME/trace"
+rm -rf "$LIQUIDVM_HOME/trace"
+check "PvmSelfTraceTid traces the task, and through PvmTraceTid its child" \
+    bash -c 'timeout 30 "$0" tracer 10 10 >/dev/null' "$TRACER"
+check "their traces validate, name the tracer and code, and why each traced" \
+    bash -c 'validate "$0" 2 && python3 - "$0" <<'"'PY'"'
+import json, sys, glob
+o = sorted((json.load(open(f))["otherData"] for f in glob.glob(sys.argv[1] + "/*.json")),
+           key=lambda x: x["path"])
+assert o[0]["traced_because"] == "PvmSelfTraceTid" and o[0]["tracer"]["tid"] == o[0]["tid"], o
+assert o[0]["tracer"]["code"] == 77 and o[1]["path"] == "0/0", o
+assert o[1]["traced_because"] == "LIQUIDVM_TRACE", o
+PY' "$LIQUIDVM_HOME/trace"
 TR4=$T/tr4
 check "a program that returns from main without pvm_exit leaves whole traces" \
     bash -c 'LIQUIDVM_TRACE="$1" timeout 30 "$0" noexit 10 10 >/dev/null' "$TRACER" "$TR4"
