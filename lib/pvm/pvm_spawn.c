@@ -121,37 +121,20 @@ hinted_host(int flags, const char *where, const char *childpath, char *out, size
     return 1;
 }
 
-int
-pvm_spawn(char *file, char **argv, int flags, char *where, int ntask, int *tids)
+/* One spawn request: 0 with *ok the count started (tids filled), or a
+ * negative code. */
+static int
+spawn_once(const char *file, char **argv, uint32_t argc, int flags, const char *where, int ntask,
+           int *tids, const char *const *envp, uint32_t nenv, int *ok)
 {
     struct wire_wbuf req;
+    struct wire_rbuf r;
     unsigned char *body;
     size_t len;
-    uint32_t argc = 0, nenv;
-    int rc, callno;
-    char childpath[PVM__HINT_PATH + 16], host[256], env[5][WIRE_STR_MAX];
-    const char *envp[5];
-    int64_t t0 = 0;
+    uint32_t n;
+    int rc;
 
-    if (file == NULL || file[0] == '\0' || ntask < 1 || ntask > PVM__SPAWN_MAX)
-        return pvm__err(-EINVAL, "pvm_spawn");
-    if ((rc = pvm__enroll()) != 0)
-        return pvm__err(rc, "pvm_spawn");
-    if (pvm__tracing())
-        t0 = pvm__trace_begin();
-    callno = pvm__ctx.nspawn_calls++;
-    snprintf(childpath, sizeof(childpath), "%s/%d", pvm__task_path(), callno);
-    if (strlen(childpath) >= PVM__HINT_PATH)
-        snprintf(childpath, sizeof(childpath), "%s", pvm__task_path());
-    if (hinted_host(flags, where, childpath, host, sizeof(host))) {
-        where = host;
-        flags = (flags & ~PvmTaskArch) | PvmTaskHost;
-    }
-    nenv = paradise_env(flags, childpath, env);
-    for (uint32_t i = 0; i < nenv; i++)
-        envp[i] = env[i];
-    while (argv && argv[argc] && argc < 256)
-        argc++;
+    *ok = 0;
     wire_wbuf_init(&req);
     wire_put_str(&req, file);
     wire_put_u32(&req, (uint32_t)flags);
@@ -166,15 +149,12 @@ pvm_spawn(char *file, char **argv, int flags, char *where, int ntask, int *tids)
     wire_wbuf_free(&req);
     if (rc != 0) {
         free(body);
-        return pvm__err(rc, "pvm_spawn");
+        return rc;
     }
-    struct wire_rbuf r;
-    uint32_t n;
-    int ok = 0;
     wire_rbuf_init(&r, body, len);
     if (wire_get_u32(&r, &n) != 0 || n != (uint32_t)ntask) {
         free(body);
-        return pvm__err(WIRE_EFRAME, "pvm_spawn");
+        return WIRE_EFRAME;
     }
     for (uint32_t i = 0; i < n; i++) {
         int32_t t;
@@ -185,9 +165,50 @@ pvm_spawn(char *file, char **argv, int flags, char *where, int ntask, int *tids)
         if (tids)
             tids[i] = v;
         if (t > 0)
-            ok++;
+            ++*ok;
     }
     free(body);
+    return 0;
+}
+
+int
+pvm_spawn(char *file, char **argv, int flags, char *where, int ntask, int *tids)
+{
+    uint32_t argc = 0, nenv;
+    int rc, callno, ok = 0, hinted;
+    char childpath[PVM__HINT_PATH + 16], host[256], env[5][WIRE_STR_MAX];
+    const char *envp[5];
+    int64_t t0 = 0;
+
+    if (file == NULL || file[0] == '\0' || ntask < 1 || ntask > PVM__SPAWN_MAX)
+        return pvm__err(-EINVAL, "pvm_spawn");
+    if ((rc = pvm__enroll()) != 0)
+        return pvm__err(rc, "pvm_spawn");
+    if (pvm__tracing())
+        t0 = pvm__trace_begin();
+    callno = pvm__ctx.nspawn_calls++;
+    snprintf(childpath, sizeof(childpath), "%s/%d", pvm__task_path(), callno);
+    if (strlen(childpath) >= PVM__HINT_PATH)
+        snprintf(childpath, sizeof(childpath), "%s", pvm__task_path());
+    hinted = hinted_host(flags, where, childpath, host, sizeof(host));
+    nenv = paradise_env(flags, childpath, env);
+    for (uint32_t i = 0; i < nenv; i++)
+        envp[i] = env[i];
+    while (argv && argv[argc] && argc < 256)
+        argc++;
+    if (hinted) {
+        rc = spawn_once(file, argv, argc, (flags & ~PvmTaskArch) | PvmTaskHost, host, ntask, tids,
+                        envp, nenv, &ok);
+        /* Hints from another VM may name a host this one lacks: the
+         * daemons place the tasks, as the program asked. */
+        if (rc == 0 && ok == 0)
+            pvm__hints_note("spawn %s on host %s started nothing; placed as asked", childpath,
+                            host);
+    }
+    if (!hinted || (rc == 0 && ok == 0))
+        rc = spawn_once(file, argv, argc, flags, where, ntask, tids, envp, nenv, &ok);
+    if (rc != 0)
+        return pvm__err(rc, "pvm_spawn");
     if (t0 != 0)
         pvm__trace_spawn(t0, callno, file, ntask, tids, ok);
     /* As PVM 3.4.6: the count started; failed slots hold their codes, and

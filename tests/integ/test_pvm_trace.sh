@@ -179,6 +179,15 @@ cp "$T/route.hints" "$T/bin/pvm_tracer.hints"
 check "<program>.hints beside the program is read when LIQUIDVM_HINTS is not set" \
     bash -c 'timeout 30 "$0" none 5 100 | grep -q "^route 3 fragsize 16384$"' "$T/bin/pvm_tracer"
 
+cat >"$T/gone.hints" <<'EOF'
+pvm = { tasks = ( { path = "0/0"; host = "gone"; } ); };
+EOF
+TR5=$T/tr5
+check "a placement on a host the VM lacks: the daemons place the child, the trace says so" \
+    bash -c 'LIQUIDVM_HINTS="$1" LIQUIDVM_TRACE="$2" timeout 30 "$0" none 5 10 | grep -q "^rtt_us" &&
+             validate "$2" 2 && grep -q "\"applied\":\[\"spawn 0/0 on host gone\",\"spawn 0/0 on host gone started nothing; placed as asked\"\]" "$2"/*.json' \
+    "$TRACER" "$T/gone.hints" "$TR5"
+
 # ---- PVM's own trace interface ----
 rm -rf "$LIQUIDVM_HOME/trace"
 check "pvm_settmask turns tracing on for the task and, through the child mask, its child" \
