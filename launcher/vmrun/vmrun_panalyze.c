@@ -167,6 +167,8 @@ pa_print(FILE *fp, const char *in, const struct vmrun_trace *t, const struct vmr
     else
         fprintf(fp, "of several hosts, not measured (as NTP keeps them)");
     fprintf(fp, "; %d message ends unpaired, %ld events dropped\n", t->unpaired, t->dropped);
+    if (t->hints[0] != '\0')
+        fprintf(fp, "settings from hints in this run: %s\n", t->hints);
     fprintf(fp, "\ntasks (grain: compute between PVM calls; wait: in receives)\n");
     fprintf(fp, "  %-10s %-8s %-12s %-10s %9s %10s %9s %7s %8s %11s %6s\n", "path", "tid",
             "program", "host", "life s", "compute s", "wait s", "wait %", "spans", "grain us",
@@ -249,7 +251,9 @@ pa_json(FILE *fp, const char *in, const struct vmrun_trace *t, const struct vmru
         wire_json_str(fp, adv->rule[r].why);
         fputc('}', fp);
     }
-    fprintf(fp, "],\"hints\":[");
+    fprintf(fp, "],\"hints_in_run\":");
+    wire_json_str(fp, t->hints);
+    fprintf(fp, ",\"hints\":[");
     for (int i = 0; i < adv->nhints; i++) {
         fprintf(fp, "%s{\"path\":", i ? "," : "");
         wire_json_str(fp, adv->hint[i].path);

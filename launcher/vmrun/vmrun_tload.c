@@ -304,6 +304,20 @@ tl_pvm(struct tl *x, const struct vmrun_json *other)
     else
         t->residual_us = fmax(t->residual_us, res);
     t->dropped += vmrun_json_int(other, "dropped", 0);
+    /* What the tasks took from hints, each setting once: "a; b". */
+    const struct vmrun_json *ap = vmrun_json_get(vmrun_json_get(other, "hints"), "applied");
+    for (int i = 0; ap != NULL && ap->type == VJ_ARR && i < ap->n; i++) {
+        size_t used = strlen(t->hints), n;
+        const char *v = ap->v[i].type == VJ_STR ? ap->v[i].str : NULL, *at;
+
+        if (v == NULL || (n = strlen(v)) == 0)
+            continue;
+        for (at = strstr(t->hints, v); at != NULL; at = strstr(at + 1, v))
+            if ((at == t->hints || at[-1] == ' ') && (at[n] == '\0' || at[n] == ';'))
+                break;
+        if (at == NULL && used + n + 3 < sizeof(t->hints))
+            snprintf(t->hints + used, sizeof(t->hints) - used, "%s%s", used ? "; " : "", v);
+    }
     if (t->pvm == 0)
         snprintf(t->job.program, sizeof(t->job.program), "%s", t->lanes[lane].program);
     t->pvm++;

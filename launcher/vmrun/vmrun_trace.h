@@ -87,6 +87,7 @@ struct vmrun_trace {
     int unpaired;               /* flow starts or finishes without their other end */
     struct vmrun_tjob job;
     int pvm;                    /* PVM task traces read (times then start at 0) */
+    char hints[512];            /* PVM: the settings the run took from hints, "" none */
     double origin_us;           /* PVM: the wall-clock time (µs) of time 0 */
 };
 

@@ -154,6 +154,9 @@ check "master1 with LIQUIDVM_HINTS runs as ever" \
     bash -c 'cd "$0" && LIQUIDVM_HINTS="$1" LIQUIDVM_TRACE="$2" timeout 60 ./master1 >"$3" &&
              [ "$(grep -c "I got" "$3")" = 9 ]' "$EX" "$H" "$TR2" "$T/m2.out"
 check "its traces validate" validate "$TR2" 10
+check "vmrun analyze names the settings the run took from hints" \
+    bash -c '"$0" analyze "$1" | grep -q "^settings from hints in this run: route=direct; spawn 0/0 on host host0$"' \
+    "$VMRUN" "$TR2"
 check "the settings came from the hints: route direct in every task, the slaves on master1's host" \
     meta "$TR2" master1 'o["hints"]["applied"] == ["route=direct", "spawn 0/0 on host host0"] and
         all(x["settings"]["route"] == "direct" and x["hints"]["applied"] == ["route=direct"]
