@@ -555,8 +555,13 @@ trace_dir_of(char *out, size_t cap)
     int rc;
 
     if (env != NULL && env[0] != '\0') {
-        if ((size_t)snprintf(out, cap, "%s", env) >= cap)
+        /* Children start elsewhere: a relative name is made absolute here. */
+        if (env[0] != '/' && getcwd(home, sizeof(home)) != NULL) {
+            if ((size_t)snprintf(out, cap, "%s/%s", home, env) >= cap)
+                return -ENAMETOOLONG;
+        } else if ((size_t)snprintf(out, cap, "%s", env) >= cap) {
             return -ENAMETOOLONG;
+        }
         return 0;
     }
     if ((rc = wire_home(home, sizeof(home))) != 0)

@@ -108,10 +108,10 @@ PY
 }
 
 # ---- master1 and 9 slave1, traced without a change ----
-TR=$T/tr1
-check "master1 traced with LIQUIDVM_TRACE runs as ever (9 results)" \
-    bash -c 'cd "$0" && LIQUIDVM_TRACE="$1" timeout 60 ./master1 >"$2" &&
-             [ "$(grep -c "I got" "$2")" = 9 ]' "$EX" "$TR" "$T/m1.out"
+TR=$EX/tr1
+check "master1 traced with LIQUIDVM_TRACE (a relative name) runs as ever (9 results)" \
+    bash -c 'cd "$0" && LIQUIDVM_TRACE=tr1 timeout 60 ./master1 >"$1" &&
+             [ "$(grep -c "I got" "$1")" = 9 ]' "$EX" "$T/m1.out"
 check "one whole trace per task (master1 + 9 slave1), flows pair up, bytes sent = received per pair" \
     validate "$TR" 10
 check "the slaves ran on the 3 hosts, each trace names its host, parent and task path" \
