@@ -383,7 +383,8 @@ pvm__hints_load(void)
     route = t != NULL && t->route >= 0 ? t->route : h->route;
     if (route >= 0)
         apply_opt(PvmRoute, route, "route",
-                  route == PvmRouteDirect ? "direct" : route == PvmDontRoute ? "dontroute" : "allow");
+                  route == PvmRouteDirect ? "direct"
+                  : route == PvmDontRoute ? "dontroute" : "allow");
     if (h->fragsize > 0) {
         snprintf(num, sizeof(num), "%d", h->fragsize);
         apply_opt(PvmFragSize, h->fragsize, "fragsize", num);

@@ -42,7 +42,8 @@ put_exports(struct wire_wbuf *b, const char *const *extra, uint32_t nextra)
             const char *v = getenv(name);
             char kv[8192];
             if (v == NULL || strncmp(name, "LIQUIDVM_", 9) == 0 || strchr(name, '=') ||
-                (size_t)snprintf(kv, sizeof(kv), "%s=%s", name, v) >= sizeof(kv) || n >= 254 - nextra)
+                (size_t)snprintf(kv, sizeof(kv), "%s=%s", name, v) >= sizeof(kv) ||
+                n >= 254 - nextra)
                 continue;
             wire_put_str(&tmp, kv);
             n++;

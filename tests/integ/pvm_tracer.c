@@ -8,7 +8,8 @@
  * MODE says how tracing is asked for: "mask" sets its own trace mask and
  * the children's (pvm_settmask), "flag" spawns the child with PvmTaskTrace
  * only, "tracer" names itself its tracer (PvmSelfTraceTid, with code 77,
- * which the children's PvmTraceTid follows), "none" asks for nothing (LIQUIDVM_TRACE may still trace it), and
+ * which the children's PvmTraceTid follows), "none" asks for nothing
+ * (LIQUIDVM_TRACE may still trace it), and
  * "dontroute" asks for nothing but sets PvmRoute to PvmDontRoute before
  * anything else (the program's own option, which hints must not change),
  * "noexit" asks for nothing and returns from main without pvm_exit (its
@@ -64,7 +65,8 @@ main(int argc, char **argv)
     if (argc == 2 && strcmp(argv[1], "child") == 0)
         return child();
     if (argc != 4 && argc != 5) {
-        fprintf(stderr, "usage: pvm_tracer mask|flag|tracer|none|dontroute|noexit ROUNDS BYTES [WORK_US]\n");
+        fprintf(stderr, "usage: pvm_tracer mask|flag|tracer|none|dontroute|noexit "
+                        "ROUNDS BYTES [WORK_US]\n");
         return 2;
     }
     rounds = atoi(argv[2]);

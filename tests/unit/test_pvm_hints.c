@@ -33,7 +33,8 @@ test_pvm_hints_reads_a_whole_file(void **state)
                            "    route = \"direct\";\n"
                            "    fragsize = 16384;\n"
                            "    tasks = (\n"
-                           "        { path = \"0/0\"; route = \"dontroute\"; host = \"@parent\"; },\n"
+                           "        { path = \"0/0\"; route = \"dontroute\";\n"
+                           "          host = \"@parent\"; },\n"
                            "        { path = \"0/1/2\"; host = \"node3\"; }\n"
                            "    );\n"
                            "};\n"
@@ -142,9 +143,11 @@ test_pvm_hints_wants_the_pvm_group(void **state)
 static void
 test_pvm_hints_checks_task_paths(void **state)
 {
-    static const char *const bad[] = { "", "/0", "0/", "a", "0/x", "0//1",
-                                       /* 64 characters: one too many */
-                                       "0/1/2/3/4/5/6/7/8/9/0/1/2/3/4/5/6/7/8/9/0/1/2/3/4/5/6/7/8/9/10/1" };
+    static const char *const bad[] = {
+        "", "/0", "0/", "a", "0/x", "0//1",
+        /* 64 characters: one too many */
+        "0/1/2/3/4/5/6/7/8/9/0/1/2/3/4/5/6/7/8/9/0/1/2/3/4/5/6/7/8/9/10/1",
+    };
     struct pvm__hints h;
     char text[256], err[512];
 
