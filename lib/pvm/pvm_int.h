@@ -681,6 +681,8 @@ struct pvm__tinfo {
     const char *program, *hostname, *path;
     const char *why;            /* what turned tracing on */
     int root_host;              /* the first traced task's host: clocks align there */
+    int64_t clock_offset;       /* added to every time: the root host's clock minus ours */
+    int64_t clock_residual;     /* the offset's error bound, µs; -1 not measured */
     long dropped;
     int64_t t_start, t_end;
     int tracer_tid, tracer_code, tracer_ctx;
@@ -767,6 +769,12 @@ struct timeval;
 /* us microseconds as PVM's normalised timeval: tv_usec in 0..999999, the
  * sign in tv_sec. */
 void pvm__tv_split(int64_t us, struct timeval *tv);
+/*
+ * Host dtid's clock against ours, as pvm_hostsync measures it, the best
+ * of tries: *offset_us is its clock minus ours, *residual_us half the
+ * shortest round trip (the offset's error bound).  0 or a code.
+ */
+int pvm__clock_offset(int dtid, int tries, int64_t *offset_us, int64_t *residual_us);
 
 /* ---- pvm_start.c ---- */
 

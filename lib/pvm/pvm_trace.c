@@ -16,9 +16,12 @@
  * Recording costs a clock read and a few stores per traced call (the
  * sends, receives and spawns); formatting waits for the end.  The time
  * between two traced calls is the task's compute span.  Clocks are
- * CLOCK_REALTIME: aligned between tasks of one host; between hosts as
- * well as the hosts' own synchronisation (NTP) keeps them, which the
- * metadata says it did not measure (residual_us -1).
+ * CLOCK_REALTIME, one per host.  A task on another host than the first
+ * traced task (LIQUIDVM_TRACE_ROOT) measures that host's clock against
+ * its own when its trace starts, with pvm_hostsync's request (the
+ * shortest of a few round trips), and writes its times on that clock; the
+ * metadata has the offset (0 when it is within its own error) and the
+ * residual (half that round trip; -1 if the measure failed).
  *
  * A message is paired with its receipt by an id both ends compute alike:
  * sender, receiver, tag, context and its number among the messages of
@@ -44,6 +47,8 @@
 /* Events kept at most (LIQUIDVM_TRACE_EVENTS may say otherwise); later ones
  * are counted as dropped.  48 bytes each: 48 MB at most. */
 #define PVM__TRACE_MAX (1 << 20)
+/* Clock pings against the first traced task's host, the best one kept. */
+#define PVM__TRACE_PINGS 5
 
 /* A message counter: one per (direction, peer, tag, context). */
 struct pvm__tseq {
@@ -59,6 +64,7 @@ struct pvm__trace {
     struct pvm__tseq *seq;      /* open addressing, capseq a power of two */
     unsigned nseq, capseq;
     int parent, root_host;
+    int64_t offset, residual;   /* the root host's clock minus ours; -1: not measured */
     pid_t pid;                  /* a process forked later has a copy: it writes nothing */
     int nspawn;
     char **spawn_file;          /* by spawn call number; NULL for untraced calls */
@@ -184,7 +190,7 @@ tj_head(struct tj *j, const char *ph, const char *name, const char *cat, int64_t
     tj_s(j, ",\"tid\":");
     tj_i(j, j->ti->tid);
     tj_s(j, ",\"ts\":");
-    tj_i(j, ts);
+    tj_i(j, ts + j->ti->clock_offset);
     j->first = 0;
 }
 
@@ -353,15 +359,19 @@ pvm__trace_json(FILE *fp, const struct pvm__tinfo *ti, const struct pvm__tev *ev
     wire_json_str(fp, ti->hostname);
     fprintf(fp, "},\"traced_because\":");
     wire_json_str(fp, ti->why);
-    /* Same host as the first traced task: one clock.  Another host's is
-     * as good as its synchronisation, which nobody measured here. */
+    /* Times are on the first traced task's host's clock: ours plus the
+     * offset measured against that host's daemon, within the residual
+     * (-1: not measured; 0 on that host itself). */
     fprintf(fp, ",\"clock\":{\"source\":\"CLOCK_REALTIME\",\"root_host\":%d,"
-                "\"residual_us\":%d},\"t_start_us\":%lld,\"t_end_us\":%lld,\"events\":%d,"
+                "\"offset_us\":%lld,\"residual_us\":%lld},\"t_start_us\":%lld,"
+                "\"t_end_us\":%lld,\"events\":%d,"
                 "\"dropped\":%ld,\"tracer\":{\"tid\":%d,\"code\":%d,\"context\":%d},"
                 "\"settings\":{\"route\":\"%s\",\"fragsize\":%d},\"spawns\":[",
-            ti->root_host, ti->root_host == ti->host ? 0 : -1, (long long)ti->t_start,
-            (long long)ti->t_end, n, ti->dropped, ti->tracer_tid, ti->tracer_code,
-            ti->tracer_ctx, route_name(ti->route), ti->fragsize);
+            ti->root_host, (long long)ti->clock_offset,
+            ti->root_host == ti->host ? 0LL : (long long)ti->clock_residual,
+            (long long)(ti->t_start + ti->clock_offset), (long long)(ti->t_end + ti->clock_offset),
+            n, ti->dropped, ti->tracer_tid, ti->tracer_code, ti->tracer_ctx,
+            route_name(ti->route), ti->fragsize);
     for (int i = 0, k = 0; i < ti->nspawn; i++) {
         if (ti->spawn_file[i] == NULL)
             continue;
@@ -643,6 +653,8 @@ trace_write(void)
     ti.path = pvm__task_path();
     ti.why = tr->why;
     ti.root_host = tr->root_host;
+    ti.clock_offset = tr->offset;
+    ti.clock_residual = tr->residual;
     ti.dropped = tr->dropped;
     ti.t_start = tr->t_start;
     ti.t_end = e.t0;
@@ -727,6 +739,19 @@ pvm__trace_decide(void)
     if (pvm__host_name((int)((uint32_t)pvm__ctx.mytid & WIRE_HOST_TID(WIRE_TID_HOST_MASK)),
                        tr->hostname, sizeof(tr->hostname)) != 0)
         snprintf(tr->hostname, sizeof(tr->hostname), "host %d", WIRE_TID_HOST(pvm__ctx.mytid));
+    /* On another host than the first traced task: its clock against ours,
+     * through the daemons (pvm_hostsync's request), a few times. */
+    tr->residual = -1;
+    if (tr->root_host == WIRE_TID_HOST(pvm__ctx.mytid))
+        tr->residual = 0;
+    else if (pvm__clock_offset((int)WIRE_HOST_TID(tr->root_host), PVM__TRACE_PINGS, &tr->offset,
+                               &tr->residual) != 0)
+        tr->offset = 0, tr->residual = -1;
+    /* An offset within its own error bound is no evidence of one: moving
+     * the times by it would only add the round trip's asymmetry (hosts of
+     * one machine share a clock). */
+    if (tr->residual > 0 && tr->offset <= tr->residual && tr->offset >= -tr->residual)
+        tr->offset = 0;
     tr->t_start = tr->last = pvm__trace_now();
     tr->pid = getpid();
     pvm__ctx.tr = tr;

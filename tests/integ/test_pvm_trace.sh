@@ -57,11 +57,13 @@ need = {"X": ("name", "cat", "pid", "tid", "ts", "dur"), "s": ("name", "cat", "p
 starts, ends = {}, {}
 sent, got = defaultdict(int), defaultdict(int)
 tids = set()
+res = {}
 for f in files:
     t = json.load(open(f))          # whole JSON, or this fails
     o = t["otherData"]
     assert o["format"] == "liquidvm-pvm-trace 1" and o["dropped"] == 0, o
     tids.add(o["tid"])
+    res[o["tid"]] = o["clock"]["residual_us"]
     for e in t["traceEvents"]:
         missing = [k for k in need.get(e.get("ph"), ("?",)) if k not in e]
         assert not missing, ("event lacks", missing, e, f)
@@ -84,9 +86,12 @@ for i, s in starts.items():
     f = ends[i]
     assert s["args"]["bytes"] == f["args"]["bytes"] and s["args"]["tag"] == f["args"]["tag"], (s, f)
     assert s["args"]["to"] == f["tid"] and f["args"]["from"] == s["tid"], (s, f)
-    # One host's clock: a message is received after it was sent.
+    # A message is received after it was sent: on one host's clock, or
+    # within the clocks' residuals (measured against the first task's host).
     if s["pid"] == f["pid"]:
         assert f["ts"] >= s["ts"], (s, f)
+    elif res[s["tid"]] >= 0 and res[f["tid"]] >= 0:
+        assert f["ts"] >= s["ts"] - res[s["tid"]] - res[f["tid"]] - 1, (s, f, res)
 assert sent == got, (dict(sent), dict(got))
 print("# %d tasks, %d messages, %d bytes" % (len(files), len(starts), sum(sent.values())))
 PY
@@ -114,12 +119,14 @@ check "master1 traced with LIQUIDVM_TRACE (a relative name) runs as ever (9 resu
              [ "$(grep -c "I got" "$1")" = 9 ]' "$EX" "$T/m1.out"
 check "one whole trace per task (master1 + 9 slave1), flows pair up, bytes sent = received per pair" \
     validate "$TR" 10
-check "the slaves ran on the 3 hosts, each trace names its host, parent and task path" \
+check "the slaves ran on the 3 hosts; each trace names its host, parent, task path and clock" \
     meta "$TR" master1 'len({x["host"]["index"] for x in every}) == 3 and
         all(x["parent"] == o["tid"] and x["path"] == "0/0" for x in every if x["program"] == "slave1") and
         o["path"] == "0" and o["hints"] is None and o["settings"]["route"] == "allow" and
         o["spawns"] == [{"call": 0, "path": "0/0", "file": "slave1"}] and
-        o["clock"]["residual_us"] == 0'
+        o["clock"]["residual_us"] == 0 and o["clock"]["offset_us"] == 0 and
+        all(0 <= x["clock"]["residual_us"] < 1e6 and x["clock"]["root_host"] == o["host"]["index"]
+            for x in every)'
 check "vmrun trace view DIR draws the merged traces" \
     bash -c '"$0" trace view "$1" --svg "$2" >"$3" && grep -q "10 lanes on 3 hosts" "$3" &&
              grep -q ", 27 messages" "$3" && grep -q "<svg" "$2"' "$VMRUN" "$TR" "$T/v.svg" "$T/view.out"

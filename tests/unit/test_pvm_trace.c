@@ -185,6 +185,37 @@ test_pvm_trace_json_one_flow_id_for_both_ends(void **state)
     free(g);
 }
 
+/* A task on another host writes its times on the first task's host's
+ * clock: its own plus the offset measured, which the metadata gives with
+ * its residual. */
+static void
+test_pvm_trace_json_shifts_times_by_the_clock_offset(void **state)
+{
+    struct pvm__tev e = { .t0 = 1000, .t1 = 1600, .kind = PVM__TEV_COMPUTE };
+    struct pvm__tinfo ti;
+    struct vmrun_json root;
+    const struct vmrun_json *c;
+    char err[256];
+    size_t len;
+    char *text;
+
+    (void)state;
+    info(&ti, 0x80001, "b");
+    ti.root_host = 1;
+    ti.clock_offset = -250;
+    ti.clock_residual = 40;
+    text = encode(&ti, &e, 1, &len);
+    assert_int_equal(vmrun_json_parse(text, len, &root, err, sizeof(err)), 0);
+    c = event_named(vmrun_json_get(&root, "traceEvents"), "X", "compute");
+    assert_int_equal(vmrun_json_int(c, "ts", 0), 750);
+    assert_int_equal(vmrun_json_int(c, "dur", 0), 600);
+    c = vmrun_json_get(vmrun_json_get(&root, "otherData"), "clock");
+    assert_int_equal(vmrun_json_int(c, "offset_us", 0), -250);
+    assert_int_equal(vmrun_json_int(c, "residual_us", 0), 40);
+    vmrun_json_free(&root);
+    free(text);
+}
+
 static void
 test_pvm_trace_json_escapes_names(void **state)
 {
@@ -258,6 +289,7 @@ test_pvm_trace_files_merge_and_pair(void **state)
     b.path = "0/0";
     b.parent = 0x40001;
     b.root_host = a.host;       /* a started the run, on another host */
+    b.clock_residual = -1;      /* and b's clock could not be measured */
     write_file(dir, &a, ea, 3);
     write_file(dir, &b, eb, 1);
     /* Another kind of file beside them is passed over. */
@@ -294,6 +326,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pvm_trace_json_gives_every_phase_its_fields),
         cmocka_unit_test(test_pvm_trace_json_one_flow_id_for_both_ends),
+        cmocka_unit_test(test_pvm_trace_json_shifts_times_by_the_clock_offset),
         cmocka_unit_test(test_pvm_trace_json_escapes_names),
         cmocka_unit_test(test_pvm_trace_json_reports_a_write_error),
         cmocka_unit_test(test_pvm_trace_files_merge_and_pair),
