@@ -3,7 +3,7 @@
  * 003): the task traces of one run (LIQUIDVM_TRACE=DIR, lib/pvm/
  * pvm_trace.c), merged by vmrun_tload_pvm_dir, give per task its life,
  * its compute between PVM calls (the grain: mean and coefficient of
- * variation), its waits in receives and its sends; between tasks, the
+ * variation), its waits in receives and collectives, and its sends; between tasks, the
  * message and byte matrix; over all, the message sizes.  The rules
  * (vmrun_prules.c) turn them into hints for the program's next run.
  */
@@ -94,7 +94,7 @@ pa_build(const struct vmrun_trace *t, struct vmrun_pprog *p, int fragsize)
             k->ncompute++;
             g2[s->lane] += s->dur * s->dur;
             break;
-        case VT_PVM_RECV:
+        case VT_PVM_WAIT:
             k->wait += s->dur;
             break;
         case VT_SEND:
@@ -169,7 +169,7 @@ pa_print(FILE *fp, const char *in, const struct vmrun_trace *t, const struct vmr
     fprintf(fp, "; %d message ends unpaired, %ld events dropped\n", t->unpaired, t->dropped);
     if (t->hints[0] != '\0')
         fprintf(fp, "settings from hints in this run: %s\n", t->hints);
-    fprintf(fp, "\ntasks (grain: compute between PVM calls; wait: in receives)\n");
+    fprintf(fp, "\ntasks (grain: compute between PVM calls; wait: in receives and collectives)\n");
     fprintf(fp, "  %-10s %-8s %-12s %-10s %9s %10s %9s %7s %8s %11s %6s\n", "path", "tid",
             "program", "host", "life s", "compute s", "wait s", "wait %", "spans", "grain us",
             "cv");

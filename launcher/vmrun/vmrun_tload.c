@@ -95,7 +95,7 @@ tl_kind(const char *name, const char *cat)
     /* PVM task traces name the call; the category says what it did. */
     if (cat != NULL && strncmp(name, "pvm_", 4) == 0) {
         if (strcmp(cat, "wait") == 0)
-            return VT_PVM_RECV;
+            return VT_PVM_WAIT;
         if (strcmp(cat, "send") == 0)
             return VT_SEND;
         if (strcmp(cat, "spawn") == 0)

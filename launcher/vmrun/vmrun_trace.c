@@ -40,7 +40,7 @@ tv_colour(const struct vmrun_tspan *s)
     case VT_MIGRATE: return "#762a83";
     case VT_PLAN: return "#4575b4";
     case VT_SYNC: return "#999999";
-    case VT_PVM_RECV: return "#d73027";
+    case VT_PVM_WAIT: return "#d73027";
     case VT_PVM_SPAWN: return "#4575b4";
     default: return NULL;
     }

@@ -19,7 +19,8 @@
 enum vmrun_tkind {
     VT_COMPUTE, VT_WAIT_GHOST, VT_WAIT_MOVE, VT_WAIT_PLAN, VT_WAIT_VERDICT, VT_SEND,
     VT_MIGRATE, VT_PLAN, VT_SYNC, VT_OTHER,
-    VT_PVM_RECV,                /* a PVM receive: the wait until its message came */
+    VT_PVM_WAIT,                /* a PVM call that waits: a receive until its message
+                                 * came, a barrier or another collective */
     VT_PVM_SPAWN
 };
 
@@ -48,7 +49,7 @@ struct vmrun_tspan {
                                       * heavy: the phases' repeat */
     int part;                   /* 0 whole, 1 inner, 2 outer */
     int arg;                    /* VT_PLAN: quanta moved; VT_MIGRATE: the change held */
-    int peer, tag;              /* VT_SEND, VT_PVM_RECV: the other task's tid, the tag */
+    int peer, tag;              /* VT_SEND, VT_PVM_WAIT: the other task's tid, the tag */
     double bytes;
 };
 

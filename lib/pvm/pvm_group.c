@@ -129,10 +129,12 @@ int
 pvm_barrier(char *group, int count)
 {
     int rc = pvm__group_name_ok(group);
+    int64_t t0 = pvm__tracing() ? pvm__trace_begin() : 0;
     if (rc == 0 && (count == 0 || count < -1))
         rc = -EINVAL;
     if (rc == 0)
         rc = group_int(WIRE_T_GROUP_BARRIER, group, 1, count, NULL);
+    pvm__trace_coll(PVM__TC_BARRIER, t0);
     return pvm__err(rc, "pvm_barrier");
 }
 

@@ -659,13 +659,15 @@ enum pvm__tev_kind {
     PVM__TEV_RECV,              /* peer: the sender; t0..t1 is the wait */
     PVM__TEV_SPAWN,             /* tag: the call's number; seq: started; bytes: asked */
     PVM__TEV_CHILD,             /* peer: a child's tid; tag: the call; seq: its instance */
-    PVM__TEV_EXIT
+    PVM__TEV_EXIT,
+    PVM__TEV_COLL               /* a collective (barrier, reduce...): the time in it */
 };
 
 /* Which call made an event (its name in the trace). */
 enum pvm__tcall {
     PVM__TC_NONE, PVM__TC_SEND, PVM__TC_PSEND, PVM__TC_MCAST, PVM__TC_RECV, PVM__TC_NRECV,
-    PVM__TC_TRECV, PVM__TC_PRECV, PVM__TC_SPAWN, PVM__TC_EXIT, PVM__TC_BCAST
+    PVM__TC_TRECV, PVM__TC_PRECV, PVM__TC_SPAWN, PVM__TC_EXIT, PVM__TC_BCAST,
+    PVM__TC_BARRIER, PVM__TC_REDUCE, PVM__TC_GATHER, PVM__TC_SCATTER
 };
 
 struct pvm__tev {
@@ -718,6 +720,8 @@ int64_t pvm__trace_now(void);
 int64_t pvm__trace_begin(void);
 /* A message's end: kind SEND or RECV, t0 from pvm__trace_begin. */
 void pvm__trace_msg(int kind, int call, int64_t t0, int peer, int tag, int ctx, size_t bytes);
+/* A collective call (its messages are the library's own, not traced). */
+void pvm__trace_coll(int call, int64_t t0);
 /* A spawn call: its number, the file, what was asked and what started. */
 void pvm__trace_spawn(int64_t t0, int callno, const char *file, int ntask, const int *tids,
                       int started);

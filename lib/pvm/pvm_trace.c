@@ -93,6 +93,8 @@ call_name(int call)
         [PVM__TC_MCAST] = "pvm_mcast", [PVM__TC_RECV] = "pvm_recv", [PVM__TC_NRECV] = "pvm_nrecv",
         [PVM__TC_TRECV] = "pvm_trecv", [PVM__TC_PRECV] = "pvm_precv",
         [PVM__TC_SPAWN] = "pvm_spawn", [PVM__TC_EXIT] = "pvm_exit", [PVM__TC_BCAST] = "pvm_bcast",
+        [PVM__TC_BARRIER] = "pvm_barrier", [PVM__TC_REDUCE] = "pvm_reduce",
+        [PVM__TC_GATHER] = "pvm_gather", [PVM__TC_SCATTER] = "pvm_scatter",
     };
 
     return call >= 0 && call < (int)(sizeof(names) / sizeof(names[0])) ? names[call] : "?";
@@ -309,6 +311,12 @@ tj_event(struct tj *j, const struct pvm__tev *e)
         tj_i(j, e->tag);
         tj_s(j, "\"}}");
         break;
+    case PVM__TEV_COLL:
+        tj_head(j, "X", call_name(e->call), "wait", e->t0);
+        tj_s(j, ",\"dur\":");
+        tj_i(j, dur);
+        tj_s(j, ",\"args\":{\"collective\":1}}");
+        break;
     case PVM__TEV_EXIT:
         tj_head(j, "i", call_name(e->call), "exit", e->t0);
         tj_s(j, ",\"s\":\"t\"}");
@@ -492,6 +500,18 @@ pvm__trace_msg(int kind, int call, int64_t t0, int peer, int tag, int ctx, size_
     if (tr == NULL)
         return;
     e.seq = trace_seq(tr, kind == PVM__TEV_RECV, peer, tag, ctx);
+    e.t1 = tr->last = pvm__trace_now();
+    trace_add(tr, &e);
+}
+
+void
+pvm__trace_coll(int call, int64_t t0)
+{
+    struct pvm__trace *tr = pvm__ctx.tr;
+    struct pvm__tev e = { .t0 = t0, .kind = PVM__TEV_COLL, .call = call };
+
+    if (tr == NULL || t0 == 0)
+        return;
     e.t1 = tr->last = pvm__trace_now();
     trace_add(tr, &e);
 }

@@ -231,6 +231,20 @@ check "a program that returns from main without pvm_exit leaves whole traces" \
     bash -c 'LIQUIDVM_TRACE="$1" timeout 30 "$0" noexit 10 10 >/dev/null' "$TRACER" "$TR4"
 check "they validate" validate "$TR4" 2
 
+TR6=$T/tr6
+check "group collectives (pvm_groups reduce 3) traced: whole files, their time as waits" \
+    bash -c 'LIQUIDVM_TRACE="$1" timeout 60 "$0" reduce 3 | grep -q "^ok" &&
+             for i in $(seq 200); do [ "$(ls "$1" | grep -c "json$")" = 3 ] && break; sleep 0.05; done &&
+             python3 - "$1" <<'"'PY'"'
+import json, sys, glob
+files = glob.glob(sys.argv[1] + "/*.json")
+assert len(files) == 3, files
+for f in files:
+    ev = json.load(open(f))["traceEvents"]
+    names = {e["name"] for e in ev if e["ph"] == "X" and e["cat"] == "wait"}
+    assert {"pvm_reduce", "pvm_gather", "pvm_scatter"} <= names, (f, names)
+PY' "$B/tests/integ/pvm_groups" "$TR6"
+
 # ---- bad input ----
 printf 'pvm = {\n  route = "sideways";\n  fragsize = 7;\n  colour = 1;\n};\n' >"$T/bad.hints"
 check "a malformed hints file: every error as file:line, no hints used, the program runs" \
