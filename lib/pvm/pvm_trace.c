@@ -13,9 +13,11 @@
  * written whole under another name and then renamed, so that a reader
  * never sees half of one.
  *
- * Recording costs a clock read and a few stores per traced call (the
- * sends, receives and spawns); formatting waits for the end.  The time
- * between two traced calls is the task's compute span.  Clocks are
+ * Recording costs a clock read and a few stores per traced call (sends,
+ * receives, collectives, spawns); formatting waits for the end.  The time
+ * between two traced calls is the task's compute span.  The trace starts
+ * when the task enrolls (through pvm__ctx.trace_start, set at load) or,
+ * after pvm_settmask, at the next traced call.  Clocks are
  * CLOCK_REALTIME, one per host.  A task on another host than the first
  * traced task (LIQUIDVM_TRACE_ROOT) measures that host's clock against
  * its own when its trace starts, with pvm_hostsync's request (the
@@ -410,7 +412,7 @@ static void
 trace_add(struct pvm__trace *tr, const struct pvm__tev *e)
 {
     if (tr->n == tr->cap) {
-        int c = tr->cap ? 2 * tr->cap : 1024;
+        int c = tr->cap == 0 ? 1024 : tr->cap > tr->max / 2 ? tr->max : 2 * tr->cap;
         struct pvm__tev *v;
 
         if (c > tr->max)
