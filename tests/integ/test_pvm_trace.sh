@@ -187,14 +187,16 @@ cc -w $SAN -I"$(pwd)/lib/pvm" -o "$T/bin/pvm_tracer" tests/integ/pvm_tracer.c -L
     -Wl,-rpath,"$B/lib" || notok "build pvm_tracer in $T/bin"
 cp "$T/route.hints" "$T/bin/pvm_tracer.hints"
 check "<program>.hints beside the program is read when LIQUIDVM_HINTS is not set" \
-    bash -c 'timeout 30 "$0" none 5 100 | grep -q "^route 3 fragsize 16384$"' "$T/bin/pvm_tracer"
+    bash -c 'timeout 30 "$0" none 5 100 >"$1" && grep -q "^route 3 fragsize 16384$" "$1"' \
+    "$T/bin/pvm_tracer" "$T/beside.out"
 
 cat >"$T/gone.hints" <<'EOF'
 pvm = { tasks = ( { path = "0/0"; host = "gone"; } ); };
 EOF
 TR5=$T/tr5
 check "a placement on a host the VM lacks: the daemons place the child, the trace says so" \
-    bash -c 'LIQUIDVM_HINTS="$1" LIQUIDVM_TRACE="$2" timeout 30 "$0" none 5 10 | grep -q "^rtt_us" &&
+    bash -c 'LIQUIDVM_HINTS="$1" LIQUIDVM_TRACE="$2" timeout 30 "$0" none 5 10 >"$2.out" &&
+             grep -q "^rtt_us" "$2.out" &&
              validate "$2" 2 && grep -q "\"applied\":\[\"spawn 0/0 on host gone\",\"spawn 0/0 on host gone started nothing; placed as asked\"\]" "$2"/*.json' \
     "$TRACER" "$T/gone.hints" "$TR5"
 
@@ -233,7 +235,7 @@ check "they validate" validate "$TR4" 2
 
 TR6=$T/tr6
 check "group collectives (pvm_groups reduce 3) traced: whole files, their time as waits" \
-    bash -c 'LIQUIDVM_TRACE="$1" timeout 60 "$0" reduce 3 | grep -q "^ok" &&
+    bash -c 'LIQUIDVM_TRACE="$1" timeout 60 "$0" reduce 3 >"$1.out" && grep -q "^ok" "$1.out" &&
              for i in $(seq 200); do [ "$(ls "$1" | grep -c "json$")" = 3 ] && break; sleep 0.05; done &&
              python3 - "$1" <<'"'PY'"'
 import json, sys, glob
