@@ -69,7 +69,9 @@ put_exports(struct wire_wbuf *b, const char *const *extra, uint32_t nextra)
  * Paradise (issue 27): the children's task path (pvm_hints.c), and the
  * trace passed on: LIQUIDVM_TRACE when we trace from it, or the spawn
  * asks for traced children (PvmTaskTrace, a tracer in PvmTraceTid); the
- * first traced task's host, where clocks are compared; the hints file.
+ * first traced task's host, where clocks are compared; the hints file we
+ * read, so that a run follows one file even if its other programs have
+ * none beside them.
  * Each string is put in env[] (room for 5); returns how many.
  */
 static uint32_t
@@ -90,7 +92,10 @@ paradise_env(int flags, const char *childpath, char env[][WIRE_STR_MAX])
         snprintf(env[n++], sizeof(env[0]), "LIQUIDVM_TRACE_ROOT=%s", e);
     else if (pvm__ctx.tr_state > 0)
         snprintf(env[n++], sizeof(env[0]), "LIQUIDVM_TRACE_ROOT=%d", WIRE_TID_HOST(pvm__ctx.mytid));
-    if ((e = getenv("LIQUIDVM_HINTS")) != NULL &&
+    /* The hints of the run: named, or found beside the program started. */
+    if ((e = getenv("LIQUIDVM_HINTS")) == NULL && pvm__ctx.hints != NULL)
+        e = pvm__ctx.hints->file;
+    if (e != NULL &&
         (size_t)snprintf(env[n], sizeof(env[0]), "LIQUIDVM_HINTS=%s", e) < sizeof(env[0]))
         n++;
     if ((e = getenv("LIQUIDVM_HINTS_VERBOSE")) != NULL && strlen(e) < 64)

@@ -187,8 +187,12 @@ cc -w $SAN -I"$(pwd)/lib/pvm" -o "$T/bin/pvm_tracer" tests/integ/pvm_tracer.c -L
     -Wl,-rpath,"$B/lib" || notok "build pvm_tracer in $T/bin"
 cp "$T/route.hints" "$T/bin/pvm_tracer.hints"
 check "<program>.hints beside the program is read when LIQUIDVM_HINTS is not set" \
-    bash -c 'timeout 30 "$0" none 5 100 >"$1" && grep -q "^route 3 fragsize 16384$" "$1"' \
-    "$T/bin/pvm_tracer" "$T/beside.out"
+    bash -c 'LIQUIDVM_TRACE="$2" timeout 30 "$0" none 5 100 >"$1" &&
+             grep -q "^route 3 fragsize 16384$" "$1"' "$T/bin/pvm_tracer" "$T/beside.out" "$T/tr7"
+check "... and the child it spawns (from elsewhere) reads the same file: both traces whole" \
+    validate "$T/tr7" 2
+check "... as both traces say" meta "$T/tr7" pvm_tracer 'len(every) == 2 and all(x["hints"]["file"] == "'"$T/bin/pvm_tracer.hints"'"
+        and x["settings"]["route"] == "direct" for x in every)'
 
 cat >"$T/gone.hints" <<'EOF'
 pvm = { tasks = ( { path = "0/0"; host = "gone"; } ); };
