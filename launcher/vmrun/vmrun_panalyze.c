@@ -3,7 +3,8 @@
  * 003): the task traces of one run (LIQUIDVM_TRACE=DIR, lib/pvm/
  * pvm_trace.c), merged by vmrun_tload_pvm_dir, give per task its life,
  * its compute between PVM calls (the grain: mean and coefficient of
- * variation), its waits in receives and collectives, and its sends; between tasks, the
+ * variation), its waits in receives and collectives, and its sends; per
+ * host, the share of its tasks' time they waited (idle); between tasks, the
  * message and byte matrix; over all, the message sizes.  The rules
  * (vmrun_prules.c) turn them into hints for the program's next run.
  */
@@ -181,6 +182,24 @@ pa_print(FILE *fp, const char *in, const struct vmrun_trace *t, const struct vmr
                 k->life > 0 ? 100 * k->wait / k->life : 0, k->ncompute, k->grain_mean * 1e6,
                 k->grain_cv);
     }
+    /* Per host: its tasks' time, and how much of it they waited. */
+    fprintf(fp, "\nhosts (idle: the tasks' waits against their lives)\n");
+    fprintf(fp, "  %-12s %6s %10s %10s %9s %7s\n", "host", "tasks", "life s", "compute s",
+            "wait s", "idle %");
+    for (int h = 0; h < t->nhosts; h++) {
+        double life = 0, comp = 0, wait = 0;
+        int n = 0;
+
+        for (int i = 0; i < p->ntask; i++)
+            if (t->lanes[i].host == h) {
+                n++;
+                life += p->task[i].life;
+                comp += p->task[i].compute;
+                wait += p->task[i].wait;
+            }
+        fprintf(fp, "  %-12.12s %6d %10.4f %10.4f %9.4f %7.1f\n", t->hosts[h].name, n, life, comp,
+                wait, life > 0 ? 100 * wait / life : 0);
+    }
     fprintf(fp, "\ncommunication matrix: messages (bytes), sender by row, receiver by column\n");
     fprintf(fp, "  %-9s", "");
     for (int b = 0; b < p->ntask; b++)
@@ -238,6 +257,19 @@ pa_json(FILE *fp, const char *in, const struct vmrun_trace *t, const struct vmru
         fprintf(fp, ",\"life\":%.6f,\"compute\":%.6f,\"wait\":%.6f,\"send\":%.6f,"
                     "\"compute_spans\":%d,\"grain_mean\":%.9f,\"grain_cv\":%.4f}",
                 k->life, k->compute, k->wait, k->send, k->ncompute, k->grain_mean, k->grain_cv);
+    }
+    fprintf(fp, "],\"hosts_idle\":[");
+    for (int h = 0; h < t->nhosts; h++) {
+        double life = 0, wait = 0;
+
+        for (int i = 0; i < p->ntask; i++)
+            if (t->lanes[i].host == h) {
+                life += p->task[i].life;
+                wait += p->task[i].wait;
+            }
+        fprintf(fp, "%s{\"host\":", h ? "," : "");
+        wire_json_str(fp, t->hosts[h].name);
+        fprintf(fp, ",\"life\":%.6f,\"wait\":%.6f}", life, wait);
     }
     fprintf(fp, "],\"pairs\":[");
     for (int i = 0; i < p->npair; i++)

@@ -139,10 +139,11 @@ out = [p for p in a["pairs"] if p["from"] == m]
 assert a["kind"] == "pvm" and a["tasks"] == 10 and a["unpaired"] == 0 and a["messages"] == 27, a
 assert len(out) == 9 and all(p["messages"] == 1 for p in out), out
 assert all(t["compute_spans"] > 0 and t["life"] > 0 and t["wait"] >= 0 for t in a["task"])
+assert len(a["hosts_idle"]) == 3 and all(0 <= h["wait"] <= h["life"] for h in a["hosts_idle"])
 PY' "$VMRUN" "$TR" "$T/a.json"
 check "vmrun analyze DIR prints the matrix, grain, waits and the rules" \
     bash -c '"$0" analyze "$1" >"$2" && grep -q "^communication matrix" "$2" &&
-             grep -q "grain us" "$2" && grep -q "wait %" "$2" &&
+             grep -q "grain us" "$2" && grep -q "wait %" "$2" && grep -q "^hosts (idle" "$2" &&
              grep -q "route-direct  no: no pair exchanged 100 messages" "$2"' "$VMRUN" "$TR" "$T/a.out"
 # master1 and its slaves exchange few messages: thresholds low enough for
 # the rules to fire on them.
