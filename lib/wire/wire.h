@@ -334,8 +334,10 @@ const char *wire_sock_why(int code);
 int wire_home(char *out, size_t cap);
 /* May a spawn request give its task environment variable kv ("NAME=VALUE",
  * or a bare NAME)?  Anything but our own LIQUIDVM_ names, which the daemon
- * sets; of those only the parent's context (LIQUIDVM_CTX) and the shared
- * memory's tuning (LIQUIDVM_SHM_RING, LIQUIDVM_SHM_SPIN_US). */
+ * sets (the tid, the token, the socket); of those only the parent's context
+ * (LIQUIDVM_CTX), the shared memory's tuning (LIQUIDVM_SHM_RING,
+ * LIQUIDVM_SHM_SPIN_US) and Paradise's trace, task path and hints
+ * (LIQUIDVM_TRACE, _TRACE_ROOT, _TASKPATH, _HINTS, _HINTS_VERBOSE). */
 int wire_env_spawnable(const char *kv);
 /* Write all n bytes; 0 or -errno. */
 int wire_write_full(int fd, const void *buf, size_t n);

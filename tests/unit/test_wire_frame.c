@@ -735,12 +735,17 @@ test_wire_env_spawnable(void **state)
     assert_true(wire_env_spawnable("LIQUIDVM_CTX=3"));
     assert_true(wire_env_spawnable("LIQUIDVM_SHM_RING=0"));
     assert_true(wire_env_spawnable("LIQUIDVM_SHM_SPIN_US"));
+    assert_true(wire_env_spawnable("LIQUIDVM_TRACE=/tmp/t"));
+    assert_true(wire_env_spawnable("LIQUIDVM_TASKPATH=0/1"));
+    assert_true(wire_env_spawnable("LIQUIDVM_HINTS=h.conf"));
     assert_false(wire_env_spawnable("LIQUIDVM_TOKEN=0123456789abcdef"));
     assert_false(wire_env_spawnable("LIQUIDVM_TID=0x40001"));
     assert_false(wire_env_spawnable("LIQUIDVM_SOCK=/tmp/x"));
     assert_false(wire_env_spawnable("LIQUIDVM_SHM_RINGX=1"));
     assert_false(wire_env_spawnable("LIQUIDVM_SHM=1"));
     assert_false(wire_env_spawnable("LIQUIDVM_CTXX=1"));
+    assert_false(wire_env_spawnable("LIQUIDVM_HOME=/tmp"));
+    assert_false(wire_env_spawnable("LIQUIDVM_PARENT=0x40001"));
 }
 
 int
