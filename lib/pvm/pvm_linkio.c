@@ -206,9 +206,9 @@ bio_destroy(BIO *b)
 /*
  * SSL_get_error is only right if the thread's error queue was empty before
  * the call, but OpenSSL 3's ERR_clear_error resets all of the queue's
- * slots even when it is empty: 0.4 us, four times per round trip, against
- * 0.05 us to look first (bench/pvm_timing: a tenth of a 4-byte round trip
- * above the TLS floor).
+ * slots even when it is empty: 0.4 us, against 0.05 us to look first.
+ * Four per round trip (a read and a write at each end) were 1.5-2.5 us of
+ * a 15-17 us direct round trip between hosts (docs/performance.md).
  */
 static void
 tls_clear_errors(void)
