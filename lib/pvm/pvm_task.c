@@ -66,11 +66,14 @@ pvm__enroll(void)
     unsigned char *body;
     size_t len;
     uint32_t tid;
-    const char *parent = getenv("LIQUIDVM_PARENT");
+    const char *parent;
     int fd, rc;
 
+    /* Every call passes here: nothing before this test (getenv walks the
+     * environment). */
     if (pvm__ctx.fd >= 0)
         return 0;
+    parent = getenv("LIQUIDVM_PARENT");
     if ((fd = pvm__connect()) < 0) {
         /* PVM's codes have no words for why; the report, when asked for, does. */
         if (pvm__ctx.autoerr && fd != WIRE_ENOVM && fd != -ENOENT)
