@@ -43,7 +43,10 @@ check "heat3d 64^3, heavy 20, balancing: bit-identical" \
     verify heat3d --grid 64 --iters 100 --epoch 10 --heavy 20 --quanta 8 --probe-seconds 0.05 \
     --json "$T/h.json"
 show "$T/h.json" "heat3d heavy 20"
-check "... quanta moved" e "$T/h.json" 'B["quanta_moved"] > 0 and E[0]["moved"] > 0'
+# (Under load the first plan's measured gain may fall short of min-gain;
+# the second's then moves them: seen once at load average 5.)
+check "... quanta moved by the first or second plan" e "$T/h.json" \
+    'B["quanta_moved"] > 0 and (E[0]["moved"] > 0 or E[1]["moved"] > 0)'
 check "... BE at the end (the last 3 epochs) is better than in the first epoch" e "$T/h.json" \
     'len(E) >= 5 and sum(x["be"] for x in E[-3:]) / 3 > E[0]["be"] + 0.1'
 check "... every epoch accounts for every quantum" e "$T/h.json" \
