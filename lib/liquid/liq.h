@@ -321,6 +321,15 @@ int liq_regions(const struct liq_geom *g, const int *owner, int depth, int heavy
 #define LIQ_TAG_RECOVER  0x4c519 /* master -> worker: abandon the job, keep iteration c's
                                   * copies */
 #define LIQ_TAG_RECOVERED 0x4c52e /* worker -> master: done so; nothing older follows */
+#define LIQ_TAG_ALIVE    0x4c52f /* worker -> master: waiting, not hung (empty; every
+                                  * LIQ_ALIVE_S of a wait, checkpoints on) */
+
+/* A waiting worker's heartbeat, and the least --worker-timeout there is. */
+#define LIQ_ALIVE_S 1.0
+#define LIQ_HUNG_FLOOR_S 3.0
+/* --worker-timeout auto: max(LIQ_HUNG_MIN_S, LIQ_HUNG_EPOCHS x the slowest epoch). */
+#define LIQ_HUNG_MIN_S 5.0
+#define LIQ_HUNG_EPOCHS 10
 
 /* The JOB message's header: ints in this order. */
 enum {

@@ -35,6 +35,7 @@ static const char *const stencil_synopsis[] = {
     "[--rejoin-after S] [--svg FILE] [--halo H|auto]",
     "[--png FILE [--slice x|y|z=K] [--field NAME]]",
     "[--trace FILE] [--hints FILE] [--checkpoint-every K]",
+    "[--worker-timeout S|auto]",
     NULL
 };
 
@@ -107,6 +108,10 @@ static const char stencil_text[] =
     "                       back to the last complete copy instead of failing it; auto:\n"
     "                       the K whose copies the model prices at 3% of the run\n"
     "                       (default 0: no checkpoints)\n"
+    "  --worker-timeout S   with checkpoints, a worker that sends nothing for S seconds\n"
+    "                       (stopped, hung, or its host cut off) is lost and the job\n"
+    "                       rolls back (default auto: 10 times the slowest epoch, at\n"
+    "                       least 5 s)\n"
     "\n"
     "  Exit status: 0 done (and verified), 1 the job failed or the field differs,\n"
     "  2 bad options or job file.\n";
@@ -115,7 +120,8 @@ static const char *const stencil_opts[] = {
     "grid", "iters", "kernel", "quanta", "hosts", "tasks-per-host", "decomp", "verify", "json",
     "output", "seed", "network", "probe-seconds", "quiet", "balance", "epoch", "heavy",
     "min-gain", "reclaim", "reclaim-below", "reclaim-after", "rejoin-above", "rejoin-after",
-    "svg", "halo", "png", "slice", "field", "trace", "hints", "checkpoint-every", NULL
+    "svg", "halo", "png", "slice", "field", "trace", "hints", "checkpoint-every",
+    "worker-timeout", NULL
 };
 
 /* A program's own update: its kernel is its own, and it may check its reach. */
@@ -124,7 +130,7 @@ static const char *const user_opts[] = {
     "output", "seed", "network", "probe-seconds", "quiet", "balance", "epoch", "heavy",
     "min-gain", "reclaim", "reclaim-below", "reclaim-after", "rejoin-above", "rejoin-after",
     "svg", "halo", "png", "slice", "field", "check-reach", "input", "trace", "hints",
-    "checkpoint-every", NULL
+    "checkpoint-every", "worker-timeout", NULL
 };
 
 static void
@@ -357,6 +363,8 @@ take_done(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int
     st->checksum += (uint64_t)cs[0] | (uint64_t)cs[1] << 32;
     if (st->wrun[w] > st->t_iter)
         st->t_iter = st->wrun[w];
+    if (vm->quiet != NULL)
+        vm->quiet[w] = 1; /* it waits for QUIT now: its silence is no hang */
     st->ndone++;
     return 0;
 }

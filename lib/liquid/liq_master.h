@@ -133,6 +133,8 @@ struct liq_opts {
     char hints[LIQ_PATH_MAX];   /* --hints: the file the settings below came from; "" none */
     int ckpt_every;             /* --checkpoint-every: epochs between checkpoints, 0 none,
                                  * -1 auto (LIQ_CK_SHARE of the run, liq_master_ckpt.c) */
+    double worker_timeout;      /* --worker-timeout: a running worker silent this long (s)
+                                 * is lost (checkpoints on); 0 auto (liq_vm_watch) */
     char hinted[512];           /* the settings it gave (comma-separated keys, '-' style)
                                  * that no option given explicitly overrode */
 };
@@ -233,6 +235,14 @@ struct liq_vm {
     int gen;                    /* the job's generation: one more per recovery */
     char *lost;                 /* per slot: its worker is lost (liq_vm_next said
                                  * LIQ_VM_LOST), not yet recovered from */
+    /* hung workers (liq_vm.c, liq_vm_watch): with a timeout, a slot that
+     * runs the job and sends nothing for that long is lost */
+    double timeout;             /* seconds; 0: silence is never a loss */
+    double timeout_fixed;       /* --worker-timeout, 0 auto */
+    double epoch_s;             /* the slowest epoch: modelled, then the longest seen */
+    double *heard;              /* per slot: when its last message came (liq_vm_now) */
+    double *epoch_t;            /* per slot: when its last epoch report came, 0 none yet */
+    char *quiet;                /* per slot: done with the job, its silence expected */
 };
 
 /* liq_vm_next: a worker exited or its host left, and vm->ckpt is set:
@@ -260,6 +270,20 @@ int liq_opts_halo(const struct liq_opts *o, const struct liq_geom *g, const int 
  * when a worker failed, died or lost its host (vm->why says which), or
  * with vm->ckpt set LIQ_VM_LOST for a death or a lost host. */
 int liq_vm_next(struct liq_vm *vm, int *tag, int *src);
+/* Watch the workers for silence from now on (checkpoints on): a running
+ * worker that sends nothing (no report, no heartbeat of a waiting worker)
+ * for `fixed` seconds, or for 0 max(LIQ_HUNG_MIN_S, LIQ_HUNG_EPOCHS times
+ * the slowest epoch; epoch_s models it until epochs are seen), is lost.
+ * Every slot counts as heard now; 0, or -1 with vm->why set. */
+int liq_vm_watch(struct liq_vm *vm, double fixed, double epoch_s);
+/* Every slot heard now, none done: a job (re)starts. */
+void liq_vm_rewatch(struct liq_vm *vm);
+/* The next message of any tag and source, with the workers watched: its
+ * buffer id; LIQ_VM_LOST when a running worker stayed silent past the
+ * timeout (vm->lost marks it and those of its host silent as long, which
+ * are told to quit and killed; vm->why says it); or a PVM error.
+ * Heartbeats (LIQ_TAG_ALIVE) count as heard and are not returned. */
+int liq_vm_recv(struct liq_vm *vm);
 /* The worker index of a tid, or -1. */
 int liq_vm_worker(const struct liq_vm *vm, int tid);
 /* Start a new worker in slot w (its tid is 0) on the slot's host. */

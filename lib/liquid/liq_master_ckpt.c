@@ -24,6 +24,26 @@
 #include "pvm3.h"
 #include "wire.h"
 
+/* The heavy octant's weight on an iteration's points. */
+static double
+ck_heavy(const struct liq_opts *o)
+{
+    return o->heavy > 1 ? 1 + (o->heavy - 1) / 8.0 : 1;
+}
+
+/* An epoch on the slowest worker if each held an equal share of the
+ * points: what the hung workers' timeout starts from (liq_vm_watch). */
+static double
+ck_epoch_model(const struct liq_vm *vm, const struct liq_opts *o, const struct liq_stats *st)
+{
+    double pts = (double)st->g.n[0] * st->g.n[1] * st->g.n[2], slow = 0;
+
+    for (int w = 0; w < vm->nworkers; w++)
+        if (vm->wspeed[w] > 0 && (slow == 0 || vm->wspeed[w] < slow))
+            slow = vm->wspeed[w];
+    return slow > 0 ? o->epoch * pts * ck_heavy(o) / vm->nworkers / slow : 0;
+}
+
 /*
  * --checkpoint-every auto: the fewest epochs between checkpoints whose
  * copies the model prices at most LIQ_CK_SHARE of the iterations' time,
@@ -44,7 +64,7 @@ ck_auto(const struct liq_vm *vm, const struct liq_opts *o, const struct liq_stat
         speed += vm->wspeed[w];
     state = 8.0 * nstate * pts / vm->nworkers;
     copy = 2 * (vm->ringn >= 2 ? vm->tau : 1e-9) * state + vm->lambda;
-    iter = speed > 0 ? pts * (o->heavy > 1 ? 1 + (o->heavy - 1) / 8.0 : 1) / speed : 0;
+    iter = speed > 0 ? pts * ck_heavy(o) / speed : 0;
     if (!(iter > 0) || o->epoch <= 0)
         return 1;
     k = (int)(copy / (LIQ_CK_SHARE * o->epoch * iter)) + 1;
@@ -65,6 +85,8 @@ liq_mc_init(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
         return 0;
     ck->on = 1;
     vm->ckpt = 1;
+    if (liq_vm_watch(vm, o->worker_timeout, ck_epoch_model(vm, o, st)) != 0)
+        return -1;
     ck->every = o->ckpt_every > 0 ? o->ckpt_every : ck_auto(vm, o, st);
     ck->iters = ck->every * o->epoch;
     /* A checkpoint is a block's end: blocks never cross a reduction point. */
@@ -319,9 +341,17 @@ handshake(struct liq_vm *vm, int need)
         snprintf(vm->why, sizeof(vm->why), "out of memory for the recovery");
         return -1;
     }
+    /* Every survivor must answer: one that stays silent is lost too. */
+    liq_vm_rewatch(vm);
     while (need > 0 && rc == 0) {
-        int b = pvm_recv(-1, -1), bytes, t, s, who = 0, g = -1, w;
+        int b = liq_vm_recv(vm), bytes, t, s, who = 0, g = -1, w;
 
+        if (b == LIQ_VM_LOST) {
+            snprintf(vm->why + strlen(vm->why), sizeof(vm->why) - strlen(vm->why),
+                     " during the recovery");
+            rc = 1;
+            break;
+        }
         if (b < 0) {
             snprintf(vm->why, sizeof(vm->why), "receive during the recovery: %s",
                      lvm_errtext(b));
@@ -437,6 +467,7 @@ liq_mc_recover(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st
         liq_mb_rollback(vm, o, st, c) != 0 ||
         (c == 0 && o->user != NULL && liq_mu_send_input(vm, o, st) != 0))
         goto out;
+    liq_vm_rewatch(vm);
     for (int i = first; i < ck->nfail; i++) {
         ck->fail[i].back_to = c;
         ck->fail[i].replaced = replaced;
