@@ -12,6 +12,12 @@
 # daemons leave the VM within a bounded time with a log line, and no task
 # of the job is left.  Needs root and ip netns.
 . "$(dirname "$0")/lib.sh"
+
+# The option first (no VM needed): a timeout under 3 s is refused.
+check "--worker-timeout 1 is refused (exit 2, naming the option)" bash -c '
+    "$0" stencil --worker-timeout 1 --checkpoint-every 1 >/dev/null 2>"$1"; [ $? = 2 ] &&
+    grep -q -- "--worker-timeout: expected auto or seconds 3" "$1"' "$VMRUN" "$T/opt.err"
+
 [ "$(id -u)" = 0 ] || skip_all "needs root for ip netns"
 command -v ip >/dev/null || skip_all "needs ip (iproute2)"
 command -v python3 >/dev/null || skip_all "python3 is needed to read the JSON report"
