@@ -554,10 +554,12 @@ struct liq_reclaim {
 /*
  * One look at the hosts at time now (seconds, any origin): cap[h] the CPUs
  * its daemon says the VM may use (< 0 unknown: the host's clocks stand),
- * count[h] its workers; a worker's share is min(1, cap / count).  Sets
- * act[h] to LIQ_EVACUATE, LIQ_REJOIN or 0 and updates r (evacuated as
- * decided, benched as the shares are now); returns how many hosts act.
- * The last host that is not evacuated never is, nor benched.
+ * count[h] its workers (0: none, its workers lost, not evacuated: the host
+ * is left out, never counted as the one that computes); a worker's share
+ * is min(1, cap / count).  Sets act[h] to LIQ_EVACUATE, LIQ_REJOIN or 0
+ * and updates r (evacuated as decided, benched as the shares are now);
+ * returns how many hosts act.  The last host with workers that is not
+ * evacuated never is, nor benched.
  */
 int liq_reclaim_step(struct liq_reclaim *r, int nhosts, const double *cap, const int *count,
                        double now, const struct liq_reclaim_opts *o, int *act);
