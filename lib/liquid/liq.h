@@ -330,6 +330,8 @@ int liq_regions(const struct liq_geom *g, const int *owner, int depth, int heavy
 /* --worker-timeout auto: max(LIQ_HUNG_MIN_S, LIQ_HUNG_EPOCHS x the slowest epoch). */
 #define LIQ_HUNG_MIN_S 5.0
 #define LIQ_HUNG_EPOCHS 10
+/* A host whose load sample is older than this has a silent daemon. */
+#define LIQ_HOST_QUIET_S 3.0
 
 /* The JOB message's header: ints in this order. */
 enum {

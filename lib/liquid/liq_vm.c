@@ -385,6 +385,24 @@ vm_oldest(const struct liq_vm *vm)
     return o;
 }
 
+/* Does host h's daemon still send its load samples (every load_interval,
+ * 1 s by default)?  A daemon stopped or cut off does not, and a request
+ * forwarded to it would wait for its answer until the daemons' deadline. */
+static int
+vm_host_answers(const struct liq_vm *vm, int h)
+{
+    struct lvm_hostload *hl = NULL;
+    int n = 0, answers = 0;
+
+    if (lvm_hostload(&hl, &n) < 0)
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (hl[i].dtid == vm->host[h].dtid)
+            answers = hl[i].age >= 0 && hl[i].age < LIQ_HOST_QUIET_S;
+    free(hl);
+    return answers;
+}
+
 /*
  * Slot o was silent past the timeout, and nothing at all came meanwhile:
  * it is lost, with every worker of its host as silent (a stopped or cut
@@ -393,12 +411,14 @@ vm_oldest(const struct liq_vm *vm)
  * recovery's handshake, which waits as long.  A lost worker may only be
  * stopped, or cut off for a while: it is told to quit and killed (SIGKILL
  * reaches a stopped process), and what it sends later is not taken, since
- * its slot is no longer its (the fence; liq.h, "checkpoints").
+ * its slot is no longer its (the fence; liq.h, "checkpoints").  Where its
+ * daemon is silent too, the kill is left to that daemon: once it runs
+ * again it finds the master's link closed and ends its tasks.
  */
 static int
 vm_hung(struct liq_vm *vm, int o, double now)
 {
-    int h = vm->whost[o];
+    int h = vm->whost[o], kill = vm_host_answers(vm, h);
 
     snprintf(vm->why, sizeof(vm->why),
              "worker t%x on host %s sent nothing for %.1f s (--worker-timeout %.1f s): "
@@ -411,8 +431,10 @@ vm_hung(struct liq_vm *vm, int o, double now)
         vm->lost[w] = 1;
         pvm_initsend(PvmDataDefault);
         pvm_send(vm->tids[w], LIQ_TAG_QUIT);
-        pvm_sendsig(vm->tids[w], SIGKILL);
-        pvm_kill(vm->tids[w]);
+        if (kill) {
+            pvm_sendsig(vm->tids[w], SIGKILL);
+            pvm_kill(vm->tids[w]);
+        }
     }
     return LIQ_VM_LOST;
 }
