@@ -25,14 +25,14 @@
 # run's extra wall time less the detection), and how many trials kept
 # within the goal: time lost <= 2 s + the rolled-back iterations' time.
 #
-#   bench/liquid_failures.sh [--build DIR] [--sizes "48:1200:100 96:120:1"]
+#   bench/liquid_failures.sh [--build DIR] [--sizes "48:1200:100 128:700:1"]
 #                            [--trials N] [--rounds R]
 #
 # A size is GRID:ITERS:HEAVY (vmrun stencil's --grid, --iters, --heavy).
 # Defaults: 12 trials per size (24 in all), 3 rounds.  Everything runs in
 # its own LIQUIDVM_HOME, a fresh VM per trial, halted afterwards.
 set -u
-build=build sizes="48:1200:100 96:120:1" trials=12 rounds=3
+build=build sizes="48:1200:100 128:700:1" trials=12 rounds=3
 while [ $# -gt 0 ]; do
     case $1 in
     --build) build=$2; shift 2 ;;
