@@ -428,6 +428,7 @@ run_job(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
             st->witer[w] = it;
             st->wcompute[w] += c;
             st->wcomm[w] += m;
+            liq_mc_progress(st);
             if (vm->progress && liq_vm_now() - last > (isatty(2) ? 0.25 : 2.0)) {
                 last = liq_vm_now();
                 progress_line(vm, o, st, last - t0, 0);

@@ -351,6 +351,8 @@ struct liq_failure {
     int replaced;               /* quanta placed on another worker than at back_to */
     int during;                 /* it came while recovering from the one before */
     double recovery_s;          /* from its notice to the job sent again */
+    double resumed_s;           /* from its notice to a survivor's first block done
+                                 * after the recovery; -1 none yet */
 };
 
 /* Checkpoints not yet complete: every quantum's copy acknowledged. */
@@ -505,12 +507,16 @@ int liq_master_job_send(struct liq_vm *vm, const struct liq_opts *o, const struc
  * back to the last confirmed checkpoint and the job goes on; -1 with
  * vm->why naming the quanta lost when some have no copy left.
  * liq_mc_done: the checkpoint figures that end worker w's DONE.
+ * liq_mc_progress: a progress report came (the first after a recovery
+ * times it).
  * liq_mc_json: the report's "checkpoints":{...},"failures":[...], (with
  * the comma); liq_mc_summary: its lines of the summary. */
 int liq_mc_init(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st);
 int liq_mc_ack(struct liq_vm *vm, struct liq_stats *st, int w);
 int liq_mc_recover(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st);
 void liq_mc_done(struct liq_stats *st, int w);
+/* A worker's progress report came: the job runs again after a recovery. */
+void liq_mc_progress(struct liq_stats *st);
 void liq_mc_json(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o,
                  const struct liq_stats *st);
 void liq_mc_summary(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o,

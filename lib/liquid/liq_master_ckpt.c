@@ -140,6 +140,17 @@ liq_mc_done(struct liq_stats *st, int w)
     }
 }
 
+void
+liq_mc_progress(struct liq_stats *st)
+{
+    struct liq_ckpt *ck = &st->ck;
+
+    /* Reports come only from the generation running now (the recovery's
+     * handshake dropped the ones before). */
+    for (int i = ck->nfail - 1; i >= 0 && ck->fail[i].resumed_s < 0; i--)
+        ck->fail[i].resumed_s = liq_vm_now() - st->run_t0 - ck->fail[i].t_s;
+}
+
 /* Every copy of checkpoint it is held: it replaces the last one. */
 static int
 ck_confirm(struct liq_vm *vm, struct liq_stats *st, int p)
@@ -238,6 +249,7 @@ fail_push(struct liq_vm *vm, struct liq_stats *st, int w, int reached, int durin
     snprintf(f->what, sizeof(f->what), "%.*s", (int)sizeof(f->what) - 1, vm->why);
     f->reached = reached;
     f->during = during;
+    f->resumed_s = -1;
     return 0;
 }
 
@@ -506,9 +518,10 @@ liq_mc_json(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o,
         fprintf(fp, ",\"what\":");
         wire_json_str(fp, f->what);
         fprintf(fp, ",\"reached\":%d,\"back_to\":%d,\"iterations_rolled_back\":%d,"
-                    "\"quanta_replaced\":%d,\"during_recovery\":%s,\"recovery_s\":%.6g}",
+                    "\"quanta_replaced\":%d,\"during_recovery\":%s,\"recovery_s\":%.6g,"
+                    "\"resumed_s\":%.6g}",
                 f->reached, f->back_to, f->reached - f->back_to, f->replaced,
-                f->during ? "true" : "false", f->recovery_s);
+                f->during ? "true" : "false", f->recovery_s, f->resumed_s);
     }
     fprintf(fp, "],");
 }
@@ -536,8 +549,9 @@ liq_mc_summary(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o,
         const struct liq_failure *f = &ck->fail[i];
 
         fprintf(fp, "recovery: %s at %.1f s (iteration %d reached)%s; rolled back to iteration "
-                    "%d (%d iterations), %d quanta re-placed, job sent again in %.3f s\n",
+                    "%d (%d iterations), %d quanta re-placed, job sent again in %.3f s, "
+                    "running again in %.3f s\n",
                 f->what, f->t_s, f->reached, f->during ? " while recovering" : "", f->back_to,
-                f->reached - f->back_to, f->replaced, f->recovery_s);
+                f->reached - f->back_to, f->replaced, f->recovery_s, f->resumed_s);
     }
 }
