@@ -128,9 +128,10 @@ recovered() {
     check "$1: the job exits 0 (exit $RC)" [ $RC = 0 ]
     check "$1: the final field is bit-identical to the single-process reference" \
         grep -q "bit-identical to the single-process reference" "$T/job.out"
-    check "$1: the report records the loss of $2's worker, rolled back to a checkpoint" r "(
+    check "$1: the report records the loss of $2's worker, rolled back to a checkpoint, running again" r "(
 len(F) >= 1 and F[0]['host'] == '$2' and F[0]['back_to'] % C['every_iterations'] == 0
-and F[0]['back_to'] <= F[0]['reached'] and R['verified'] is True)"
+and F[0]['back_to'] <= F[0]['reached'] and F[-1]['resumed_s'] > 0
+and R['verified'] is True)"
 }
 
 # (a) kill -9 a worker.
