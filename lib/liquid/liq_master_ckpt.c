@@ -270,6 +270,12 @@ slot_gone(struct liq_vm *vm, struct liq_stats *st, int w)
 {
     if (vm->leaving[w] && !vm->lost[w])
         pvm_kill(vm->tids[w]); /* its hand-over belongs to the generation given up */
+    if (vm->lost[w]) {
+        /* It may only be stopped or cut off, and run again later: told to
+         * quit (a link between tasks may outlive its host's daemon). */
+        pvm_initsend(PvmDataDefault);
+        pvm_send(vm->tids[w], LIQ_TAG_QUIT);
+    }
     trace_gone(st, vm->tids[w]);
     vm->tids[w] = 0;
     vm->leaving[w] = 0;

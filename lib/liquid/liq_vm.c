@@ -409,8 +409,8 @@ vm_host_answers(const struct liq_vm *vm, int h)
  * off host).  Only those: a worker blocked behind it (waiting for its
  * ghosts) still sends heartbeats, and one that does not is found by the
  * recovery's handshake, which waits as long.  A lost worker may only be
- * stopped, or cut off for a while: it is told to quit and killed (SIGKILL
- * reaches a stopped process), and what it sends later is not taken, since
+ * stopped, or cut off for a while: it is killed (SIGKILL reaches a stopped
+ * process) and told to quit, and what it sends later is not taken, since
  * its slot is no longer its (the fence; liq.h, "checkpoints").  Where its
  * daemon is silent too, the kill is left to that daemon: once it runs
  * again it finds the master's link closed and ends its tasks.
@@ -428,9 +428,7 @@ vm_hung(struct liq_vm *vm, int o, double now)
         if (w != o && (vm->whost[w] != h || vm->tids[w] == 0 || vm->quiet[w] ||
                        now - vm->heard[w] < vm->timeout))
             continue;
-        vm->lost[w] = 1;
-        pvm_initsend(PvmDataDefault);
-        pvm_send(vm->tids[w], LIQ_TAG_QUIT);
+        vm->lost[w] = 1; /* the recovery tells it to quit (slot_gone) */
         if (kill) {
             pvm_sendsig(vm->tids[w], SIGKILL);
             pvm_kill(vm->tids[w]);
