@@ -555,9 +555,11 @@ liq_mc_summary(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o,
         const struct liq_failure *f = &ck->fail[i];
 
         fprintf(fp, "recovery: %s at %.1f s (iteration %d reached)%s; rolled back to iteration "
-                    "%d (%d iterations), %d quanta re-placed, job sent again in %.3f s, "
-                    "running again in %.3f s\n",
+                    "%d (%d iterations), %d quanta re-placed, job sent again in %.3f s",
                 f->what, f->t_s, f->reached, f->during ? " while recovering" : "", f->back_to,
-                f->reached - f->back_to, f->replaced, f->recovery_s, f->resumed_s);
+                f->reached - f->back_to, f->replaced, f->recovery_s);
+        if (f->resumed_s >= 0)
+            fprintf(fp, ", running again in %.3f s", f->resumed_s);
+        fputc('\n', fp);
     }
 }
