@@ -14,3 +14,6 @@ $(O)/bench/pvm_timing_pvm: bench/pvm_timing.c
 	@$(if $(Q),echo "  CC      $@ (real PVM 3.4.6)")
 	$(Q)$(CC) -O2 -g -std=c11 -D_GNU_SOURCE $(WARN) '-DPVM_TIMING_IMPL="PVM 3.4.6"' \
 	    -o $@ $< -lpvm3
+
+# The Mandelbrot bands for GNU parallel: -O3, as examples/mandelbrot.
+$(O)/bench/mandel_rows.o: CFLAGS += -O3

@@ -22,13 +22,16 @@
 # (makespan_s of its report), so the check is not counted.
 #
 # Prints each makespan and the ideal: the work (the sum of the items' CPU
-# seconds in that run) over the capacity the quotas allowed, with the
-# change taken into account.  Needs root, ip netns, a cgroup v1 cpu
+# seconds in that run: vmrun farm's cpu_s; for GNU parallel, which does not
+# measure it, the farm runs' mean) over the capacity the quotas allowed,
+# with the change taken into account, and the machine's idle share during
+# each run (/proc/stat): with the quotas adding up to 1.4 of the machine's
+# CPUs, a run during which the machine had no idle CPU could not get them.  Needs root, ip netns, a cgroup v1 cpu
 # controller; GNU parallel is optional (its row is skipped without it).
 #
 #   bench/farm.sh [ITEMS]        (default 200; after `make`)
 #   MANDEL="--size 1024x768 --maxiter 12000" (the default) sizes the image;
-#   MANDEL=off skips it.
+#   MANDEL=off skips it; BAND=N rows per GNU parallel job for it (default 4).
 set -u
 cd "$(dirname "$0")/.." || exit 2
 B=$(pwd)/build
@@ -103,15 +106,23 @@ run() {
     local name=$1; shift
     quota 1 $Q1; quota 2 $Q2; quota 3 $Q3
     sleep 2 # the daemons' samples settle (load_interval 0.5)
-    local t0 t1
+    local t0 t1 s0 s1
+    s0=$(head -1 /proc/stat)
     t0=$(date +%s.%N)
     ( sleep "$CHANGE_AT"; quota 1 $Q1_AFTER ) &
     local changer=$!
     "$@" >"$W/$name.out" 2>"$W/$name.err"
     local rc=$?
     t1=$(date +%s.%N)
+    s1=$(head -1 /proc/stat)
     wait $changer 2>/dev/null
-    echo "$name $rc $(echo "$t1 - $t0" | bc)" >>"$W/times"
+    # the machine's idle share over the run (/proc/stat: idle + iowait of all CPUs)
+    local idle
+    idle=$(python3 -c 'import sys
+a, b = ([int(x) for x in l.split()[1:]] for l in sys.argv[1:3])
+d = [y - x for x, y in zip(a, b)]
+print("%.2f" % ((d[3] + d[4]) / max(1, sum(d[:8]))))' "$s0" "$s1")
+    echo "$name $rc $(echo "$t1 - $t0" | bc) $idle" >>"$W/times"
 }
 
 hl=$(IFS=,; echo "${hosts[*]}")
@@ -128,12 +139,32 @@ else
     echo "# GNU parallel is not installed: its row is skipped"
 fi
 MANDEL=${MANDEL:-"--size 1024x768 --maxiter 12000"}
+BAND=${BAND:-4}
 if [ "$MANDEL" != off ] && [ -x "$B/examples/mandelbrot" ]; then
     for s in fractiling static self; do
         # shellcheck disable=SC2086
         run "mandel-$s" "$B/examples/mandelbrot" $MANDEL --check-serial --hosts "$hl" \
             --schedule "$s" --reclaim off --quiet --png "$W/mandel-$s.png" --json "$W/mandel-$s.json"
     done
+    # GNU parallel: the same image in bands of BAND rows (bench/mandel_rows,
+    # the same pixel function), one job slot per host, the bands' counts
+    # kept in order and compared with a serial run of the whole image,
+    # whose CPU time (outside the quotas, afterwards) is the work.
+    mw=$(sed -n 's/.*--size \([0-9]*\)x\([0-9]*\).*/\1/p' <<<"$MANDEL")
+    mh=$(sed -n 's/.*--size \([0-9]*\)x\([0-9]*\).*/\2/p' <<<"$MANDEL")
+    mi=$(sed -n 's/.*--maxiter \([0-9]*\).*/\1/p' <<<"$MANDEL")
+    if command -v parallel >/dev/null && [ -n "$mw" ] && [ -n "$mh" ] && [ -n "$mi" ]; then
+        for ((j = 0; j < mh; j += BAND)); do echo "$j $((j + BAND < mh ? j + BAND : mh))"; done >"$W/bands"
+        run mandel-parallel parallel --will-cite -k --colsep ' ' --ssh "$W/nsssh" \
+            -S "1/${hosts[0]},1/${hosts[1]},1/${hosts[2]}" \
+            "$B/bench/mandel_rows $mw $mh $mi {1} {2}" :::: "$W/bands"
+        TIMEFORMAT=%U+%S
+        { time "$B/bench/mandel_rows" "$mw" "$mh" "$mi" 0 "$mh" >"$W/mandel-serial.bin"; } \
+            2>"$W/mandel-parallel.work"
+        cmp -s "$W/mandel-serial.bin" "$W/mandel-parallel.out" &&
+            echo "# GNU parallel's Mandelbrot bands equal the serial image bit for bit" ||
+            echo "# GNU parallel's Mandelbrot bands DIFFER from the serial image"
+    fi
 fi
 
 python3 - "$W" "$CHANGE_AT" "$Q1" "$Q2" "$Q3" "$Q1_AFTER" <<'EOF'
@@ -143,10 +174,17 @@ q = [float(x) / 100 for x in sys.argv[3:6]]
 before, after = sum(q), float(sys.argv[6]) / 100 + q[1] + q[2]
 def ideal(work):
     return work / before if work <= before * change else change + (work - before * change) / after
-rows = []
+rows, burn, idle = [], [], {}
 for line in open(os.path.join(w, "times")):
-    name, rc, t = line.split()
+    name, rc, t, idle_ = line.split()
+    idle[name] = float(idle_)
     out = os.path.join(w, name + (".jsonl" if name != "parallel" else ".out"))
+    if name == "mandel-parallel":
+        # parallel's own makespan; the work is the serial bands' CPU time.
+        work = sum(float(x) for x in open(os.path.join(w, name + ".work")).read().split("+"))
+        n = sum(1 for l in open(os.path.join(w, "bands")))
+        rows.append((name, int(rc), n, float(t), work, ideal(work)))
+        continue
     if name.startswith("mandel-"):
         # The farm's own makespan; the work is the serial check's CPU time.
         try:
@@ -157,18 +195,34 @@ for line in open(os.path.join(w, "times")):
             rows.append((name, int(rc), 0, float(t), float("nan"), float("nan")))
             continue
     elif name == "parallel":
-        work = sum(float(l) for l in open(out) if l.strip())
+        # No CPU time per job from parallel: the items' work is the mean
+        # of the farm runs' (the same items).
         n = sum(1 for l in open(out) if l.strip())
+        rows.append((name, int(rc), n, float(t), None, None))
+        continue
     else:
+        # Each item's CPU time (cpu_s: the sh and farm_burn, user and
+        # system) as vmrun farm measures it.
         L = [json.loads(l) for l in open(out)]
-        work = sum(float(x["stdout"]) for x in L if x["exit"] == 0)
+        work = sum(x["cpu_s"] for x in L if x["exit"] == 0)
+        burn.append(sum(float(x["stdout"]) for x in L if x["exit"] == 0))
         n = len(L)
     rows.append((name, int(rc), n, float(t), work, ideal(work)))
+farmwork = [r[4] for r in rows if r[0] in ("fractiling", "static", "self")]
+rows = [(r[0], r[1], r[2], r[3], sum(farmwork) / len(farmwork), ideal(sum(farmwork) / len(farmwork)))
+        if r[4] is None and farmwork else r for r in rows]
+if burn:
+    print("# the sweep's work: items' CPU time %.2f s a run (farm_burn's own %.2f s; the rest"
+          " is sh and exec)" % (sum(farmwork) / len(farmwork), sum(burn) / len(burn)))
 print("capacity %.2f CPUs, %.2f after %.0f s (quotas %s; host 1 to %s %%)" %
       (before, after, change, "/".join(sys.argv[3:6]), sys.argv[6]))
-print("%-17s %4s %6s %10s %9s %9s %7s" % ("schedule", "exit", "items", "makespan", "work", "ideal", "x ideal"))
+print("%-17s %4s %6s %10s %9s %9s %7s %13s" % ("schedule", "exit", "items", "makespan", "work", "ideal",
+                                             "x ideal", "machine idle"))
 for name, rc, n, t, work, id_ in rows:
-    print("%-17s %4d %6d %9.2fs %8.2fs %8.2fs %7.2f" % (name, rc, n, t, work, id_, t / id_))
+    print("%-17s %4d %6d %9.2fs %8.2fs %8.2fs %7.2f %12.0f%%" % (name, rc, n, t, work, id_, t / id_,
+                                                               100 * idle[name]))
+print("# machine idle: the share of the machine's CPU time idle during the run; near 0 %,"
+      " other work took what the quotas allowed and the ideal was out of reach")
 for name in ("fractiling", "static", "self", "mandel-fractiling", "mandel-static", "mandel-self"):
     try:
         R = json.load(open(os.path.join(w, name + ".json")))

@@ -107,8 +107,7 @@ spawn_req_parse(struct wire_rbuf *r, struct spawn_req *s, int with_placement)
     if (s->ntask < 1 || s->ntask > SPAWN_MAX)
         return -EINVAL;
     for (uint32_t i = 0; i < s->envc; i++)
-        if (strchr(s->env[i], '=') == NULL ||
-            (strncmp(s->env[i], "LIQUIDVM_", 9) == 0 && strncmp(s->env[i], "LIQUIDVM_CTX=", 13) != 0))
+        if (strchr(s->env[i], '=') == NULL || !wire_env_spawnable(s->env[i]))
             return -EINVAL;
     return 0;
 }

@@ -9,9 +9,6 @@ INC_examples := lib/liquid
 # (bench/liquid_user.sh, docs/performance.md).
 $(O)/examples/%.o: CFLAGS += -O3
 
-# As a user would build them: -O3 lets the compiler vectorise the rows.
-$(O)/examples/%.o: CFLAGS += -O3
-
 EXAMPLES := $(patsubst examples/%.c,$(O)/examples/%,$(wildcard examples/*.c))
 
 all: $(EXAMPLES)

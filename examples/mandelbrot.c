@@ -17,34 +17,17 @@
 
 #include <liquid.h>
 
-struct view {
-    int w, h, maxiter;
-};
+#include "mandelbrot.h"
 
-/* Pixel (i, j) of the image (row 0 at the top) is the point
- * c = -2.2 + 3 (i + 1/2) / w + i (1.2 - 2.4 (j + 1/2) / h) scaled to keep pixels square. */
+/* A tile of the image: each pixel's count (mandelbrot.h). */
 static int
 tile(const int lo[3], const int n[3], void *out, void *arg)
 {
-    const struct view *v = arg;
-    double s = fmax(3.0 / v->w, 2.4 / v->h);
     int *count = out;
 
     for (int b = 0; b < n[1]; b++)
-        for (int a = 0; a < n[0]; a++) {
-            double cx = -0.7 + (lo[0] + a + 0.5 - v->w / 2.0) * s;
-            double cy = (v->h / 2.0 - (lo[1] + b + 0.5)) * s, x = 0, y = 0;
-            int k = 0;
-
-            while (k < v->maxiter && x * x + y * y <= 4) {
-                double t = x * x - y * y + cx;
-
-                y = 2 * x * y + cy;
-                x = t;
-                k++;
-            }
-            count[a + n[0] * b] = k;
-        }
+        for (int a = 0; a < n[0]; a++)
+            count[a + n[0] * b] = mandel_count(arg, lo[0] + a, lo[1] + b);
     return 0;
 }
 

@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "wire.h"
 #include "wire_tls.h"
 
 #include <openssl/bio.h>
@@ -48,23 +49,6 @@ struct staged {
     int live;                           /* tmp exists on disk */
 };
 
-static int
-fail(char *err, size_t errlen, int code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int
-fail(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (err != NULL && errlen > 0) {
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
-
 /* An OpenSSL failure: the reason of the newest queued error, or what. */
 static int
 fail_ssl(char *err, size_t errlen, const char *path, const char *what)
@@ -74,8 +58,8 @@ fail_ssl(char *err, size_t errlen, const char *path, const char *what)
 
     ERR_clear_error();
     if (why != NULL)
-        return fail(err, errlen, -EIO, "%s: %s: %s", path, what, why);
-    return fail(err, errlen, -EIO, "%s: %s", path, what);
+        return wire_errf(err, errlen, -EIO, "%s: %s: %s", path, what, why);
+    return wire_errf(err, errlen, -EIO, "%s: %s", path, what);
 }
 
 int
@@ -115,7 +99,7 @@ join(char *out, size_t cap, const char *dir, const char *name, char *err, size_t
     int n = snprintf(out, cap, "%s/%s", dir, name);
 
     if (n < 0 || (size_t)n >= cap)
-        return fail(err, errlen, -ENAMETOOLONG, "%s/%s: path too long", dir, name);
+        return wire_errf(err, errlen, -ENAMETOOLONG, "%s/%s: path too long", dir, name);
     return 0;
 }
 
@@ -131,25 +115,25 @@ ensure_dir(const char *dir, char *err, size_t errlen)
     size_t n = strlen(dir), i;
 
     if (n == 0)
-        return fail(err, errlen, -EINVAL, "empty certificate directory");
+        return wire_errf(err, errlen, -EINVAL, "empty certificate directory");
     if (n >= sizeof(path))
-        return fail(err, errlen, -ENAMETOOLONG, "%s: path too long", dir);
+        return wire_errf(err, errlen, -ENAMETOOLONG, "%s: path too long", dir);
     memcpy(path, dir, n + 1);
     for (i = 1; i <= n; i++) {
         if (path[i] != '/' && path[i] != '\0')
             continue;
         path[i] = '\0';
         if (mkdir(path, 0700) < 0 && errno != EEXIST)
-            return fail(err, errlen, -errno, "%s: cannot create: %s", path, strerror(errno));
+            return wire_errf(err, errlen, -errno, "%s: cannot create: %s", path, strerror(errno));
         if (i < n)
             path[i] = '/';
     }
     if (stat(dir, &st) < 0)
-        return fail(err, errlen, -errno, "%s: %s", dir, strerror(errno));
+        return wire_errf(err, errlen, -errno, "%s: %s", dir, strerror(errno));
     if (!S_ISDIR(st.st_mode))
-        return fail(err, errlen, -ENOTDIR, "%s: not a directory", dir);
+        return wire_errf(err, errlen, -ENOTDIR, "%s: not a directory", dir);
     if ((st.st_mode & 07777) != 0700 && chmod(dir, 0700) < 0)
-        return fail(err, errlen, -errno, "%s: cannot make it mode 0700: %s", dir,
+        return wire_errf(err, errlen, -errno, "%s: cannot make it mode 0700: %s", dir,
                     strerror(errno));
     return 0;
 }
@@ -175,12 +159,12 @@ stage(struct staged *s, const char *dir, const char *name, const void *buf, size
     if (rc < 0)
         return rc;
     if (snprintf(s->tmp, sizeof(s->tmp), "%s/.%s.XXXXXX", dir, name) >= (int)sizeof(s->tmp))
-        return fail(err, errlen, -ENAMETOOLONG, "%s: path too long", s->final);
+        return wire_errf(err, errlen, -ENAMETOOLONG, "%s: path too long", s->final);
     /* mkostemp creates the file 0600, so a key is never readable by others,
      * not even for a moment. */
     fd = mkostemp(s->tmp, O_CLOEXEC);
     if (fd < 0)
-        return fail(err, errlen, -errno, "%s: cannot create: %s", s->tmp, strerror(errno));
+        return wire_errf(err, errlen, -errno, "%s: cannot create: %s", s->tmp, strerror(errno));
     s->live = 1;
     if (fchmod(fd, mode) < 0)
         goto bad;
@@ -207,7 +191,7 @@ bad:
         close(fd);
     unlink(s->tmp);
     s->live = 0;
-    return fail(err, errlen, rc, "%s: cannot write: %s", s->tmp, strerror(-rc));
+    return wire_errf(err, errlen, rc, "%s: cannot write: %s", s->tmp, strerror(-rc));
 }
 
 static void
@@ -253,9 +237,9 @@ commit(struct staged *s, size_t n, int force, const char *dir, char *err, size_t
         }
         rc = -errno;
         if (rc == -EEXIST)
-            fail(err, errlen, rc, "%s: exists (use force to replace it)", s[i].final);
+            wire_errf(err, errlen, rc, "%s: exists (use force to replace it)", s[i].final);
         else
-            fail(err, errlen, rc, "%s: %s", s[i].final, strerror(-rc));
+            wire_errf(err, errlen, rc, "%s: %s", s[i].final, strerror(-rc));
         if (!force)
             for (j = 0; j < i; j++)
                 unlink(s[j].final);
@@ -378,7 +362,7 @@ stage_pair(struct staged s[2], const char *dir, const char *base, EVP_PKEY *key,
 
     s[0].live = s[1].live = 0;
     if (kb == NULL || cb == NULL) {
-        rc = fail(err, errlen, -ENOMEM, "%s: out of memory", dir);
+        rc = wire_errf(err, errlen, -ENOMEM, "%s: out of memory", dir);
         goto done;
     }
     if (!PEM_write_bio_PrivateKey(kb, key, NULL, NULL, 0, NULL, NULL) ||
@@ -423,7 +407,7 @@ check_free(const char *dir, const char *base, int force, char *err, size_t errle
         if (rc < 0)
             return rc;
         if (exists(path))
-            return fail(err, errlen, -EEXIST, "%s: exists (use force to replace it)", path);
+            return wire_errf(err, errlen, -EEXIST, "%s: exists (use force to replace it)", path);
     }
     return 0;
 }
@@ -437,7 +421,7 @@ vmctl_ca_init(const char *dir, int force, char *err, size_t errlen)
     int rc;
 
     if (dir == NULL)
-        return fail(err, errlen, -EINVAL, "no certificate directory");
+        return wire_errf(err, errlen, -EINVAL, "no certificate directory");
     rc = ensure_dir(dir, err, errlen);
     if (rc == 0)
         rc = check_free(dir, "ca", force, err, errlen);
@@ -472,13 +456,13 @@ slurp(const char *path, char **out, size_t *outlen, char *err, size_t errlen)
 
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
+        return wire_errf(err, errlen, -errno, "%s: %s", path, strerror(errno));
     rc = wire_key_read(fd, out, outlen);
     close(fd);
     if (rc == -EFBIG)
-        return fail(err, errlen, rc, "%s: larger than %d bytes", path, WIRE_KEY_FILE_MAX - 1);
+        return wire_errf(err, errlen, rc, "%s: larger than %d bytes", path, WIRE_KEY_FILE_MAX - 1);
     if (rc != 0)
-        return fail(err, errlen, rc, "%s: %s", path, strerror(-rc));
+        return wire_errf(err, errlen, rc, "%s: %s", path, strerror(-rc));
     return 0;
 }
 
@@ -511,33 +495,33 @@ load_ca(const char *dir, X509 **xout, EVP_PKEY **kout, char *err, size_t errlen)
         (rc = join(kpath, sizeof(kpath), dir, "ca.key", err, errlen)) < 0)
         return rc;
     if (!exists(cpath) || !exists(kpath))
-        return fail(err, errlen, -ENOENT, "%s: no CA here (run vmctl ca init first)", dir);
+        return wire_errf(err, errlen, -ENOENT, "%s: no CA here (run vmctl ca init first)", dir);
     f = fopen(cpath, "re");
     if (f == NULL)
-        return fail(err, errlen, -errno, "%s: %s", cpath, strerror(errno));
+        return wire_errf(err, errlen, -errno, "%s: %s", cpath, strerror(errno));
     x = PEM_read_X509(f, NULL, NULL, NULL);
     fclose(f);
     if (x == NULL) {
         ERR_clear_error();
-        return fail(err, errlen, -EBADMSG, "%s: not a PEM certificate", cpath);
+        return wire_errf(err, errlen, -EBADMSG, "%s: not a PEM certificate", cpath);
     }
     rc = slurp(kpath, &kbuf, &klen, err, errlen);
     if (rc < 0)
         goto done;
     b = BIO_new_mem_buf(kbuf, (int)klen);
     if (b == NULL) {
-        rc = fail(err, errlen, -ENOMEM, "%s: out of memory", kpath);
+        rc = wire_errf(err, errlen, -ENOMEM, "%s: out of memory", kpath);
         goto done;
     }
     k = PEM_read_bio_PrivateKey(b, NULL, no_passphrase, NULL);
     if (k == NULL) {
         ERR_clear_error();
-        rc = fail(err, errlen, -EBADMSG, "%s: not an unencrypted PEM private key", kpath);
+        rc = wire_errf(err, errlen, -EBADMSG, "%s: not an unencrypted PEM private key", kpath);
         goto done;
     }
     if (X509_check_private_key(x, k) != 1) {
         ERR_clear_error();
-        rc = fail(err, errlen, -EBADMSG, "%s: does not match %s", kpath, cpath);
+        rc = wire_errf(err, errlen, -EBADMSG, "%s: does not match %s", kpath, cpath);
         goto done;
     }
     *xout = x;
@@ -583,15 +567,15 @@ vmctl_cert_issue(const char *dir, const char *host, int force, char *err, size_t
     int rc;
 
     if (dir == NULL)
-        return fail(err, errlen, -EINVAL, "no certificate directory");
+        return wire_errf(err, errlen, -EINVAL, "no certificate directory");
     if (!vmctl_host_name_ok(host))
-        return fail(err, errlen, -EINVAL,
+        return wire_errf(err, errlen, -EINVAL,
                     "\"%s\": not a host name (1-253 characters of A-Z a-z 0-9 . -, "
                     "labels of 1-63 not starting or ending with -)",
                     printable(host, shown, sizeof(shown)));
     /* ca.pem and ca.key are the CA's own files. */
     if (strcmp(host, "ca") == 0)
-        return fail(err, errlen, -EINVAL, "ca: reserved for the CA's own files");
+        return wire_errf(err, errlen, -EINVAL, "ca: reserved for the CA's own files");
     rc = load_ca(dir, &ca, &cakey, err, errlen);
     if (rc == 0)
         rc = ensure_dir(dir, err, errlen);

@@ -5,7 +5,8 @@
  * communication graph and its shape, load over time, communication
  * against computation, idle time per host -- with their numbers; then the
  * rules (vmrun_rules.c) and the hints file for the next run, a job file
- * whose every setting carries a comment naming its evidence.
+ * whose every setting carries a comment naming its evidence.  PVM task
+ * traces (LIQUIDVM_TRACE=DIR) go to vmrun_panalyze.c, merged.
  */
 #include "vmrun_trace.h"
 
@@ -17,11 +18,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "vmrun_prules.h"
 #include "vmrun_rules.h"
 #include "wire.h"
 
 static const char an_usage[] =
-    "usage: vmrun analyze FILE|DIR [--hints OUT] [--json]\n"
+    "usage: vmrun analyze FILE|DIR [--hints OUT] [--json] [--min-msgs N] [--wait-share F]\n"
     "\n"
     "  Read a stencil job's trace (vmrun stencil --trace FILE) and print its\n"
     "  characteristics: grain size (mean and coefficient of variation of compute per\n"
@@ -33,7 +35,16 @@ static const char an_usage[] =
     "\n"
     "  --hints OUT   write the hints (a job file: vmrun stencil --hints OUT); from a\n"
     "                directory, those every trace that gives them agrees on\n"
-    "  --json        print the analysis as JSON instead (a directory: an array)\n";
+    "  --json        print the analysis as JSON instead (a directory: an array)\n"
+    "\n"
+    "  A PVM program's traces (LIQUIDVM_TRACE=DIR, one file per task) are read\n"
+    "  together: per task its compute between PVM calls (grain), its waits in\n"
+    "  receives; the message and byte matrix; message sizes.  The hints (OUT) are\n"
+    "  for libpvm3 (LIQUIDVM_HINTS=OUT): direct routes, spawn placement, fragment\n"
+    "  size.\n"
+    "  --min-msgs N  messages between two tasks that make a direct route or one\n"
+    "                host worth it (100)\n"
+    "  --wait-share F  placement only for pairs waiting this share of their life (0.25)\n";
 
 /* Per-kind grain: light regions (0) and heavy ones (1). */
 struct an_grain {
@@ -668,7 +679,10 @@ vmrun_analyze_main(int argc, char **argv)
     char **paths = NULL;
     struct an_one *one = NULL;
     struct vmrun_thresholds th;
+    struct vmrun_pthresholds pth;
+    int npvm = 0;
 
+    vmrun_prules_defaults(&pth);
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(an_usage, stdout);
@@ -677,6 +691,18 @@ vmrun_analyze_main(int argc, char **argv)
             json = 1;
         } else if (strcmp(argv[i], "--hints") == 0 && i + 1 < argc) {
             hints = argv[++i];
+        } else if ((strcmp(argv[i], "--min-msgs") == 0 || strcmp(argv[i], "--wait-share") == 0) &&
+                   i + 1 < argc) {
+            char *end;
+            double v = strtod(argv[i + 1], &end);
+
+            if (*end != '\0' || !(v >= 0) || !isfinite(v)) {
+                fprintf(stderr, "vmrun analyze: %s wants a number >= 0, not '%s'\n", argv[i],
+                        argv[i + 1]);
+                return 2;
+            }
+            *(argv[i][2] == 'm' ? &pth.pair_msgs : &pth.wait_share) = v;
+            i++;
         } else if (argv[i][0] != '-' && in == NULL) {
             in = argv[i];
         } else {
@@ -690,6 +716,16 @@ vmrun_analyze_main(int argc, char **argv)
     }
     if (an_inputs(in, &paths, &n, &dir) != 0) {
         fprintf(stderr, "vmrun analyze: %s: cannot list: %s\n", in, strerror(errno));
+        goto out;
+    }
+    for (int i = 0; i < n; i++)
+        npvm += vmrun_tis_pvm(paths[i]);
+    if (npvm > 0) {
+        /* A PVM run's task traces make one analysis, merged. */
+        if (npvm < n)
+            fprintf(stderr, "vmrun analyze: %s: %d files that are no PVM task traces passed "
+                            "over\n", in, n - npvm);
+        rc = vmrun_panalyze(in, dir, hints, json, &pth);
         goto out;
     }
     if ((one = calloc((size_t)n + 1, sizeof(*one))) == NULL) {

@@ -237,7 +237,8 @@ write_result(struct farm *fm, uint64_t idx, int w, const struct farm_run *r, int
     fputs(",\"host\":", fp);
     farm_json_bytes(fp, fm->m.vm.host[fm->m.vm.whost[w]].name,
                     strlen(fm->m.vm.host[fm->m.vm.whost[w]].name));
-    fprintf(fp, ",\"seconds\":%.3f,\"attempts\":%d", r->seconds, attempts);
+    fprintf(fp, ",\"seconds\":%.3f,\"cpu_s\":%.3f,\"attempts\":%d", r->seconds,
+            r->cpu, attempts);
     if (r->flags & FARM_F_TIMEOUT)
         fputs(",\"timeout\":true", fp);
     if (r->flags & FARM_F_SIGNAL)
@@ -278,6 +279,7 @@ take_result(struct farm *fm, int w, struct farm_run *r)
     pvm_upkint(&r->sig, 1, 1);
     pvm_upkint(&attempts, 1, 1);
     pvm_upkdouble(&r->seconds, 1, 1);
+    pvm_upkdouble(&r->cpu, 1, 1);
     pvm_upkint(&len, 1, 1);
     if (len < 0 || len > FARM_OUTPUT_MAX)
         return -1;
@@ -451,7 +453,7 @@ vmrun_farm_main(int argc, char **argv)
         fputs("{\"item\":", fm.out);
         farm_items_json(fm.out, &fm.it, i);
         fprintf(fm.out, ",\"index\":%llu,\"exit\":null,\"error\":\"not run: %s\",\"host\":null,"
-                        "\"seconds\":0}\n",
+                        "\"seconds\":0,\"cpu_s\":0}\n",
                 (unsigned long long)i, "every worker was lost");
     }
     fflush(fm.out);

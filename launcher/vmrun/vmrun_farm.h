@@ -114,6 +114,7 @@ struct farm_run {
     int flags;              /* FARM_F_* */
     int sig;                /* the signal that ended it (FARM_F_SIGNAL) */
     double seconds;
+    double cpu;             /* CPU seconds (user + system) of it and its waited-for children */
     char out[FARM_OUTPUT_MAX], err[FARM_OUTPUT_MAX];
     size_t outlen, errlen;
 };

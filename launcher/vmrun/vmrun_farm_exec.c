@@ -82,6 +82,7 @@ farm_exec(char *const *argv, double timeout, int (*check)(void *), void *arg,
     int po[2] = { -1, -1 }, pe[2] = { -1, -1 }, status = 0, dropped = 0, reaped = 0;
     int eof[2] = { 0, 0 };
     double start = liq_farm_now(), term_at = -1, exited_at = -1;
+    struct rusage ru;
     pid_t pid;
 
     r->exit = 127;
@@ -89,6 +90,8 @@ farm_exec(char *const *argv, double timeout, int (*check)(void *), void *arg,
     r->sig = 0;
     r->outlen = r->errlen = 0;
     r->seconds = 0;
+    r->cpu = 0;
+    memset(&ru, 0, sizeof(ru));
     if (pipe2(po, O_CLOEXEC) != 0 || pipe2(pe, O_CLOEXEC) != 0) {
         snprintf(r->err, sizeof(r->err), "vmrun farm-worker: pipe: %s\n", strerror(errno));
         r->errlen = strlen(r->err);
@@ -123,7 +126,7 @@ farm_exec(char *const *argv, double timeout, int (*check)(void *), void *arg,
             eof[0] = drain(po[0], r->out, &r->outlen, &r->flags, FARM_F_OUTTRUNC);
         if (!eof[1])
             eof[1] = drain(pe[0], r->err, &r->errlen, &r->flags, FARM_F_ERRTRUNC);
-        if (!reaped && waitpid(pid, &status, WNOHANG) == pid) {
+        if (!reaped && wait4(pid, &status, WNOHANG, &ru) == pid) {
             reaped = 1;
             exited_at = liq_farm_now();
         }
@@ -144,7 +147,9 @@ farm_exec(char *const *argv, double timeout, int (*check)(void *), void *arg,
             kill(-pid, SIGKILL);
     }
     if (!reaped)
-        waitpid(pid, &status, 0);
+        wait4(pid, &status, 0, &ru);
+    r->cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+             ru.ru_stime.tv_usec / 1e6;
     /* What it left in its group (killed or timed out) goes with it. */
     if (term_at >= 0)
         kill(-pid, SIGKILL);

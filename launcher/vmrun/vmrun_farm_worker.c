@@ -149,7 +149,7 @@ w_run(struct worker *w, const struct witem *it, struct farm_run *r)
 {
     char **argv = calloc((size_t)w->argc + 1, sizeof(char *));
     int attempts = 0, rc = 0, len;
-    double seconds = 0;
+    double seconds = 0, cpu = 0;
 
     if (argv == NULL)
         goto nomem;
@@ -165,6 +165,7 @@ w_run(struct worker *w, const struct witem *it, struct farm_run *r)
         rc = farm_exec(argv, w->timeout, w_check, w, r);
         attempts++;
         seconds += r->seconds;
+        cpu += r->cpu;
     } while (rc == 0 && r->exit != 0 && attempts <= w->retries);
     if (rc == 1 || w->dropped || w->quit)
         goto out; /* dropped: the master gave the item to another worker */
@@ -177,6 +178,7 @@ w_run(struct worker *w, const struct witem *it, struct farm_run *r)
     pvm_pkint(&r->sig, 1, 1);
     pvm_pkint(&attempts, 1, 1);
     pvm_pkdouble(&seconds, 1, 1);
+    pvm_pkdouble(&cpu, 1, 1);
     len = (int)r->outlen;
     pvm_pkint(&len, 1, 1);
     if (len > 0)

@@ -1,9 +1,13 @@
 /*
- * vmrun_tload.c - a stencil job's trace read back into lanes, spans,
- * messages and marks (vmrun_trace.h; issue 27).  It checks what the
- * Trace Event format asks of each phase (ph, pid, tid and ts on all; dur
- * on "X"; id on "s" and "f"; args.name on "M") and pairs flow starts and
- * finishes by id; the names and args it reads are liq_master_trace.c's.
+ * vmrun_tload.c - a trace read back into lanes, spans, messages and
+ * marks (vmrun_trace.h; issue 27).  It checks what the Trace Event format
+ * asks of each phase (ph, pid, tid and ts on all; dur on "X"; id on "s"
+ * and "f"; args.name on "M") and pairs flow starts and finishes by id, a
+ * number or a string; the names and args it reads are
+ * liq_master_trace.c's and lib/pvm/pvm_trace.c's.  A directory of PVM
+ * task traces is read file by file into one trace: their flow ids are the
+ * same at both ends of a message, so pairing them is the same job, and
+ * their wall-clock times are moved to start at 0 afterwards.
  */
 #include "vmrun_trace.h"
 
@@ -11,6 +15,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
 
 #include "vmrun_json.h"
@@ -35,7 +40,7 @@ struct tl {
     struct vmrun_trace *t;
     int caph, capl, caps, capf, capm;
     /* flow ends by id */
-    struct tl_end { int id, lane; double t, bytes; int tag; } *s, *f;
+    struct tl_end { char id[80]; int lane; double t, bytes; int tag; } *s, *f;
     int ns, nf, capsn, capfn;
 };
 
@@ -75,7 +80,7 @@ tl_lane(struct tl *x, int pid, int tid)
 }
 
 static enum vmrun_tkind
-tl_kind(const char *name)
+tl_kind(const char *name, const char *cat)
 {
     static const struct { const char *name; enum vmrun_tkind k; } map[] = {
         { "compute", VT_COMPUTE }, { "wait ghosts", VT_WAIT_GHOST },
@@ -87,6 +92,15 @@ tl_kind(const char *name)
     for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
         if (strcmp(name, map[i].name) == 0)
             return map[i].k;
+    /* PVM task traces name the call; the category says what it did. */
+    if (cat != NULL && strncmp(name, "pvm_", 4) == 0) {
+        if (strcmp(cat, "wait") == 0)
+            return VT_PVM_WAIT;
+        if (strcmp(cat, "send") == 0)
+            return VT_SEND;
+        if (strcmp(cat, "spawn") == 0)
+            return VT_PVM_SPAWN;
+    }
     return strncmp(name, "send", 4) == 0 ? VT_SEND : VT_OTHER;
 }
 
@@ -136,7 +150,7 @@ tl_event(struct tl *x, const struct vmrun_json *e)
         s = &t->spans[t->nspans++];
         memset(s, 0, sizeof(*s));
         s->lane = lane;
-        s->kind = tl_kind(name);
+        s->kind = tl_kind(name, vmrun_json_str(e, "cat"));
         s->t = ts;
         s->dur = dur;
         s->first = vmrun_json_int(args, "first_quantum", -1);
@@ -149,6 +163,9 @@ tl_event(struct tl *x, const struct vmrun_json *e)
         if (part != NULL && strcmp(part, "outer") == 0)
             s->part = 2;
         s->arg = vmrun_json_int(args, s->kind == VT_PLAN ? "moved" : "quanta_change", 0);
+        s->peer = vmrun_json_int(args, "peer", 0);
+        s->tag = vmrun_json_int(args, "tag", 0);
+        s->bytes = vmrun_json_num(args, "bytes", 0);
         if (ts + dur > t->t_end)
             t->t_end = ts + dur;
         return 0;
@@ -158,13 +175,17 @@ tl_event(struct tl *x, const struct vmrun_json *e)
         int fin = ph[0] == 'f';
         struct tl_end *v;
 
-        if (id == NULL || id->type != VJ_NUM)
+        if (id == NULL || (id->type != VJ_NUM && id->type != VJ_STR) ||
+            (id->type == VJ_STR && strlen(id->str) >= sizeof(x->s[0].id)))
             return 1;
         if (grow((void **)(fin ? &x->f : &x->s), fin ? x->nf : x->ns, fin ? &x->capfn : &x->capsn,
                  sizeof(struct tl_end)) != 0)
             return -1;
         v = fin ? &x->f[x->nf++] : &x->s[x->ns++];
-        v->id = vmrun_json_clamp(id->num, -1);
+        if (id->type == VJ_NUM)
+            snprintf(v->id, sizeof(v->id), "%d", vmrun_json_clamp(id->num, -1));
+        else
+            snprintf(v->id, sizeof(v->id), "%s", id->str);
         v->lane = lane;
         v->t = ts;
         v->bytes = vmrun_json_num(args, "bytes", 0);
@@ -189,9 +210,7 @@ tl_event(struct tl *x, const struct vmrun_json *e)
 static int
 tl_end_cmp(const void *a, const void *b)
 {
-    int x = ((const struct tl_end *)a)->id, y = ((const struct tl_end *)b)->id;
-
-    return x < y ? -1 : x > y;
+    return strcmp(((const struct tl_end *)a)->id, ((const struct tl_end *)b)->id);
 }
 
 /* Flow starts and finishes with one id make a message. */
@@ -257,20 +276,67 @@ tl_job(struct vmrun_trace *t, const struct vmrun_json *other)
     t->dropped = vmrun_json_int(other, "dropped", 0);
 }
 
-int
-vmrun_tload(const char *path, struct vmrun_trace *t, char *err, size_t errlen)
+/* A PVM task trace's otherData: its lane's path, program and parent, the
+ * clocks' residual.  0, or -1 out of memory. */
+static int
+tl_pvm(struct tl *x, const struct vmrun_json *other)
 {
+    struct vmrun_trace *t = x->t;
+    const struct vmrun_json *host = vmrun_json_get(other, "host");
+    int tid = vmrun_json_int(other, "tid", -1), pid = vmrun_json_int(host, "index", -1), lane;
+    double res = vmrun_json_num(vmrun_json_get(other, "clock"), "residual_us", -1);
+    const char *s;
+
+    if (tid < 0 || pid < 0)
+        return 0;
+    if ((lane = tl_lane(x, pid, tid)) < 0)
+        return -1;
+    snprintf(t->lanes[lane].path, sizeof(t->lanes[lane].path), "%s",
+             (s = vmrun_json_str(other, "path")) ? s : "?");
+    snprintf(t->lanes[lane].program, sizeof(t->lanes[lane].program), "%s",
+             (s = vmrun_json_str(other, "program")) ? s : "?");
+    t->lanes[lane].parent = vmrun_json_int(other, "parent", 0);
+    /* One clock unmeasured makes the whole unknown (-1). */
+    if (t->pvm == 0)
+        t->residual_us = res;
+    else if (res < 0 || t->residual_us < 0)
+        t->residual_us = -1;
+    else
+        t->residual_us = fmax(t->residual_us, res);
+    t->dropped += vmrun_json_int(other, "dropped", 0);
+    /* What the tasks took from hints, each setting once: "a; b". */
+    const struct vmrun_json *ap = vmrun_json_get(vmrun_json_get(other, "hints"), "applied");
+    for (int i = 0; ap != NULL && ap->type == VJ_ARR && i < ap->n; i++) {
+        size_t used = strlen(t->hints), n;
+        const char *v = ap->v[i].type == VJ_STR ? ap->v[i].str : NULL, *at;
+
+        if (v == NULL || (n = strlen(v)) == 0)
+            continue;
+        for (at = strstr(t->hints, v); at != NULL; at = strstr(at + 1, v))
+            if ((at == t->hints || at[-1] == ' ') && (at[n] == '\0' || at[n] == ';'))
+                break;
+        if (at == NULL && used + n + 3 < sizeof(t->hints))
+            snprintf(t->hints + used, sizeof(t->hints) - used, "%s%s", used ? "; " : "", v);
+    }
+    if (t->pvm == 0)
+        snprintf(t->job.program, sizeof(t->job.program), "%s", t->lanes[lane].program);
+    t->pvm++;
+    return 0;
+}
+
+/* One file into x.  0, -1 with err set (-2: out of memory). */
+static int
+tl_file(struct tl *x, const char *path, char *err, size_t errlen)
+{
+    struct vmrun_trace *t = x->t;
     FILE *fp = fopen(path, "r");
     char *text = NULL, why[256];
     long len;
     struct vmrun_json root;
-    const struct vmrun_json *ev;
-    struct tl x;
+    const struct vmrun_json *ev, *other;
+    const char *fmt;
     int rc = -1, bad = 0;
 
-    memset(t, 0, sizeof(*t));
-    memset(&x, 0, sizeof(x));
-    x.t = t;
     if (fp == NULL || fseek(fp, 0, SEEK_END) != 0 || (len = ftell(fp)) < 0 ||
         fseek(fp, 0, SEEK_SET) != 0 || (text = malloc((size_t)len + 1)) == NULL ||
         fread(text, 1, (size_t)len, fp) != (size_t)len) {
@@ -287,7 +353,7 @@ vmrun_tload(const char *path, struct vmrun_trace *t, char *err, size_t errlen)
         goto out;
     }
     for (int i = 0; i < ev->n && rc == -1; i++) {
-        int r = tl_event(&x, &ev->v[i]);
+        int r = tl_event(x, &ev->v[i]);
 
         if (r < 0) {
             snprintf(err, errlen, "%s: out of memory", path);
@@ -297,24 +363,160 @@ vmrun_tload(const char *path, struct vmrun_trace *t, char *err, size_t errlen)
         }
     }
     if (rc == -1 && bad == 0) {
-        tl_job(t, vmrun_json_get(&root, "otherData"));
-        if (tl_flows(&x) != 0)
-            snprintf(err, errlen, "%s: out of memory", path);
-        else
+        other = vmrun_json_get(&root, "otherData");
+        fmt = vmrun_json_str(other, "format");
+        if (fmt != NULL && strcmp(fmt, "liquidvm-pvm-trace 1") == 0) {
+            if (tl_pvm(x, other) != 0)
+                snprintf(err, errlen, "%s: out of memory", path);
+            else
+                rc = 0;
+        } else {
+            tl_job(t, other);
             rc = 0;
+        }
     }
     vmrun_json_free(&root);
 out:
     if (fp != NULL)
         fclose(fp);
     free(text);
-    free(x.s);
-    free(x.f);
+    return rc;
+}
+
+/* PVM traces carry wall-clock microseconds: time 0 becomes the first event. */
+static void
+tl_origin(struct vmrun_trace *t)
+{
+    double t0 = INFINITY;
+
+    for (int i = 0; i < t->nspans; i++)
+        t0 = fmin(t0, t->spans[i].t);
+    for (int i = 0; i < t->nflows; i++)
+        t0 = fmin(t0, fmin(t->flows[i].t0, t->flows[i].t1));
+    for (int i = 0; i < t->nmarks; i++)
+        t0 = fmin(t0, t->marks[i].t);
+    if (!isfinite(t0))
+        return;
+    t->origin_us = t0 * 1e6;
+    t->t_end = 0;
+    for (int i = 0; i < t->nspans; i++) {
+        t->spans[i].t -= t0;
+        t->t_end = fmax(t->t_end, t->spans[i].t + t->spans[i].dur);
+    }
+    for (int i = 0; i < t->nflows; i++) {
+        t->flows[i].t0 -= t0;
+        t->flows[i].t1 -= t0;
+        t->t_end = fmax(t->t_end, t->flows[i].t1);
+    }
+    for (int i = 0; i < t->nmarks; i++) {
+        t->marks[i].t -= t0;
+        t->t_end = fmax(t->t_end, t->marks[i].t);
+    }
+}
+
+/* Pair the flows and finish t; frees x's scratch.  0, or -1 (t freed). */
+static int
+tl_finish(struct tl *x, int rc, const char *what, char *err, size_t errlen)
+{
+    struct vmrun_trace *t = x->t;
+
+    if (rc == 0 && tl_flows(x) != 0) {
+        snprintf(err, errlen, "%s: out of memory", what);
+        rc = -1;
+    }
+    if (rc == 0 && t->pvm)
+        tl_origin(t);
+    free(x->s);
+    free(x->f);
     if (rc != 0) {
         vmrun_tfree(t);
         return -1;
     }
     return 0;
+}
+
+int
+vmrun_tload(const char *path, struct vmrun_trace *t, char *err, size_t errlen)
+{
+    struct tl x;
+
+    memset(t, 0, sizeof(*t));
+    memset(&x, 0, sizeof(x));
+    x.t = t;
+    return tl_finish(&x, tl_file(&x, path, err, errlen), path, err, errlen);
+}
+
+int
+vmrun_tis_pvm(const char *path)
+{
+    FILE *fp = fopen(path, "r");
+    char buf[1024];
+    size_t n;
+    int yes = 0;
+
+    if (fp == NULL)
+        return 0;
+    /* The format is in otherData, at the end of the file. */
+    if (fseek(fp, -(long)sizeof(buf) + 1, SEEK_END) != 0)
+        rewind(fp);
+    n = fread(buf, 1, sizeof(buf) - 1, fp);
+    buf[n] = '\0';
+    yes = strstr(buf, "\"format\":\"liquidvm-pvm-trace 1\"") != NULL;
+    fclose(fp);
+    return yes;
+}
+
+static int
+tl_name_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int
+vmrun_tload_pvm_dir(const char *dir, struct vmrun_trace *t, char *err, size_t errlen)
+{
+    DIR *d;
+    struct dirent *e;
+    char **names = NULL, path[4200];
+    int n = 0, cap = 0, rc = 0;
+    struct tl x;
+
+    memset(t, 0, sizeof(*t));
+    memset(&x, 0, sizeof(x));
+    x.t = t;
+    if ((d = opendir(dir)) == NULL) {
+        snprintf(err, errlen, "%s: cannot list: %s", dir, strerror(errno));
+        return -1;
+    }
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+
+        if (len <= 5 || strcmp(e->d_name + len - 5, ".json") != 0)
+            continue;
+        if (grow((void **)&names, n, &cap, sizeof(*names)) != 0 ||
+            (names[n] = strdup(e->d_name)) == NULL) {
+            snprintf(err, errlen, "%s: out of memory", dir);
+            rc = -1;
+            break;
+        }
+        n++;
+    }
+    closedir(d);
+    if (n > 1)
+        qsort(names, (size_t)n, sizeof(*names), tl_name_cmp);
+    for (int i = 0; rc == 0 && i < n; i++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+        if (vmrun_tis_pvm(path))
+            rc = tl_file(&x, path, err, errlen);
+    }
+    for (int i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    if (rc == 0 && t->pvm == 0) {
+        snprintf(err, errlen, "%s: no PVM task trace in it (LIQUIDVM_TRACE=%s)", dir, dir);
+        rc = -1;
+    }
+    return tl_finish(&x, rc, dir, err, errlen);
 }
 
 void

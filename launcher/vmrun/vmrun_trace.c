@@ -1,6 +1,7 @@
 /*
- * vmrun_trace.c - `vmrun trace view FILE --svg OUT` (issue 27): a stencil
- * job's trace as a timeline in SVG, for a look without a browser -- a
+ * vmrun_trace.c - `vmrun trace view FILE|DIR --svg OUT` (issue 27): a
+ * stencil job's trace, or a directory of PVM task traces merged, as a
+ * timeline in SVG, for a look without a browser -- a
  * lane per task grouped by host, compute spans (heavy regions darker),
  * waits for ghosts, moves and plans, the master's plans, messages as
  * lines from send to receipt, and the epochs as ticks.
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define TV_W 1400.0             /* drawing width */
 #define TV_LEFT 170.0           /* room for the lanes' names */
@@ -17,13 +19,14 @@
 #define TV_TOP 40.0
 
 static const char tv_usage[] =
-    "usage: vmrun trace view FILE --svg OUT\n"
+    "usage: vmrun trace view FILE|DIR --svg OUT\n"
     "\n"
     "  Draw a stencil job's trace (vmrun stencil --trace FILE) as an SVG timeline:\n"
     "  a lane per task, grouped by host; compute (green, heavy regions darker),\n"
     "  waits for ghosts (red), for moves and plans (orange), moves (purple), the\n"
     "  master's plans (blue); messages as grey lines from send to receipt; epochs\n"
-    "  as ticks.\n";
+    "  as ticks.  DIR: the PVM task traces in it (LIQUIDVM_TRACE=DIR), merged:\n"
+    "  compute between PVM calls (green), waits in receives (red), spawns (blue).\n";
 
 static const char *
 tv_colour(const struct vmrun_tspan *s)
@@ -37,6 +40,8 @@ tv_colour(const struct vmrun_tspan *s)
     case VT_MIGRATE: return "#762a83";
     case VT_PLAN: return "#4575b4";
     case VT_SYNC: return "#999999";
+    case VT_PVM_WAIT: return "#d73027";
+    case VT_PVM_SPAWN: return "#4575b4";
     default: return NULL;
     }
 }
@@ -147,7 +152,11 @@ vmrun_trace_main(int argc, char **argv)
         fputs(tv_usage, stderr);
         return 2;
     }
-    if (vmrun_tload(in, &t, err, sizeof(err)) != 0) {
+    struct stat st;
+    int dir = stat(in, &st) == 0 && S_ISDIR(st.st_mode);
+
+    if ((dir ? vmrun_tload_pvm_dir(in, &t, err, sizeof(err))
+             : vmrun_tload(in, &t, err, sizeof(err))) != 0) {
         fprintf(stderr, "vmrun trace view: %s\n", err);
         return 1;
     }

@@ -1,8 +1,9 @@
 /*
- * vmrun_trace.h - a stencil job's trace read back (issue 27; the file is
- * liq_master_trace.c's Chrome Trace Event JSON): lanes, spans, messages
+ * vmrun_trace.h - a trace read back (issue 27): a stencil job's (the file
+ * is liq_master_trace.c's Chrome Trace Event JSON), or a PVM program's,
+ * one file per task (lib/pvm/pvm_trace.c), merged: lanes, spans, messages
  * and marks, for `vmrun trace view` (vmrun_trace.c) and `vmrun analyze`
- * (vmrun_analyze.c).
+ * (vmrun_analyze.c, and vmrun_panalyze.c for PVM programs).
  *
  * Who may include it: launcher/vmrun/ and tests.  Pure: vmrun_tload reads
  * a file and fills a struct vmrun_trace that owns its arrays (freed by
@@ -17,7 +18,10 @@
 
 enum vmrun_tkind {
     VT_COMPUTE, VT_WAIT_GHOST, VT_WAIT_MOVE, VT_WAIT_PLAN, VT_WAIT_VERDICT, VT_SEND,
-    VT_MIGRATE, VT_PLAN, VT_SYNC, VT_OTHER
+    VT_MIGRATE, VT_PLAN, VT_SYNC, VT_OTHER,
+    VT_PVM_WAIT,                /* a PVM call that waits: a receive until its message
+                                 * came, a barrier or another collective */
+    VT_PVM_SPAWN
 };
 
 struct vmrun_tlane {
@@ -25,6 +29,11 @@ struct vmrun_tlane {
     int host;                   /* index in hosts */
     int master;
     char name[64];
+    /* PVM traces (otherData): the task's path ("0/1", see pvm_hints.c),
+     * its program and its parent's tid. */
+    char path[64];
+    char program[64];
+    int parent;
 };
 
 struct vmrun_thost {
@@ -40,6 +49,8 @@ struct vmrun_tspan {
                                       * heavy: the phases' repeat */
     int part;                   /* 0 whole, 1 inner, 2 outer */
     int arg;                    /* VT_PLAN: quanta moved; VT_MIGRATE: the change held */
+    int peer, tag;              /* VT_SEND, VT_PVM_WAIT: the other task's tid, the tag */
+    double bytes;
 };
 
 struct vmrun_tflow {
@@ -76,14 +87,31 @@ struct vmrun_trace {
     long dropped;               /* events the workers' arrays had no room for */
     int unpaired;               /* flow starts or finishes without their other end */
     struct vmrun_tjob job;
+    int pvm;                    /* PVM task traces read (times then start at 0) */
+    char hints[512];            /* PVM: the settings the run took from hints, "" none */
+    double origin_us;           /* PVM: the wall-clock time (µs) of time 0 */
 };
 
 int vmrun_tload(const char *path, struct vmrun_trace *t, char *err, size_t errlen);
+/*
+ * Every PVM task trace in dir (*.json whose otherData.format is
+ * "liquidvm-pvm-trace 1"), merged into one trace; other files are passed
+ * over.  0, or -1 with "DIR: what" or "FILE: what" in err (also when dir
+ * holds no PVM trace).
+ */
+int vmrun_tload_pvm_dir(const char *dir, struct vmrun_trace *t, char *err, size_t errlen);
+/* 1 if path is a PVM task trace (its text names the format), else 0. */
+int vmrun_tis_pvm(const char *path);
 void vmrun_tfree(struct vmrun_trace *t);
 
 /* vmrun_trace.c: `vmrun trace view FILE --svg OUT`. */
 int vmrun_trace_main(int argc, char **argv);
 /* vmrun_analyze.c: `vmrun analyze FILE|DIR [--hints OUT] [--json]`. */
 int vmrun_analyze_main(int argc, char **argv);
+/* vmrun_panalyze.c: the same for PVM task traces (a file, or a directory
+ * merged); th is vmrun_prules.h's.  The exit status. */
+struct vmrun_pthresholds;
+int vmrun_panalyze(const char *in, int dir, const char *hints, int json,
+                   const struct vmrun_pthresholds *th);
 
 #endif

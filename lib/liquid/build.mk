@@ -57,3 +57,6 @@ install-liquid: all
 	sed -e 's|@LIBS_PRIVATE@|$(strip $(LIQ_IO_LIBS) $(shell pkg-config --libs libconfig 2>/dev/null) -lm)|' \
 	    $(DESTDIR)$(PREFIX)/lib/pkgconfig/liquid.pc.tmp > $(DESTDIR)$(PREFIX)/lib/pkgconfig/liquid.pc
 	rm -f $(DESTDIR)$(PREFIX)/lib/pkgconfig/liquid.pc.tmp
+
+# vmrun stencil's kernels as liquid.h updates: -O3, as kernels/ (their rows vectorise).
+$(O)/lib/liquid/liq_ukern.o: CFLAGS += $(KERN_CFLAGS)

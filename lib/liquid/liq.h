@@ -98,6 +98,9 @@ double liq_median(double *v, size_t n);
 /* Fill u (ghosts included) with the initial field and rhs with the
  * right-hand side at the boxes' global offsets.  u and rhs have one shape. */
 void liq_field_init(struct kern_box *u, struct kern_box *rhs, uint64_t seed);
+/* One point of them: the field's (rhs 0) or the right-hand side's value
+ * at box coordinates (gi, gj, gk) of the whole grid (ghost corner 0). */
+double liq_field_value(uint64_t seed, int rhs, long gi, long gj, long gk);
 
 /* A checksum of the interior that does not depend on how the grid is cut:
  * the sum, modulo 2^64, of a hash of every point's global coordinates and
@@ -321,6 +324,8 @@ int liq_regions(const struct liq_geom *g, const int *owner, int depth, int heavy
 #define LIQ_TAG_RECOVER  0x4c519 /* master -> worker: abandon the job, keep iteration c's
                                   * copies */
 #define LIQ_TAG_RECOVERED 0x4c52e /* worker -> master: done so; nothing older follows */
+#define LIQ_TAG_CKSAVE   0x4c53d /* worker -> master: its own copy of a quantum, for the disk */
+#define LIQ_TAG_CKLOAD   0x4c51d /* master -> worker: a quantum's state from the disk */
 #define LIQ_TAG_ALIVE    0x4c52f /* worker -> master: waiting, not hung (empty; every
                                   * LIQ_ALIVE_S of a wait, checkpoints on) */
 
@@ -355,8 +360,18 @@ enum {
  * host the next worker.  The buddy keeps it and tells the master
  * (LIQ_TAG_CKACK: ints generation, c, owner tid, id, bytes).  Once every
  * quantum's copy of c is acknowledged the master confirms c
- * (LIQ_TAG_CKCONFIRM: generation, c) and the workers drop older copies:
- * a checkpoint replaces the last only when complete.
+ * (LIQ_TAG_CKCONFIRM: generation, c, save) and the workers drop older
+ * copies: a checkpoint replaces the last only when complete.
+ *
+ * On disk (--checkpoint DIR).  With save = 1 each worker also sends the
+ * master its own copy of every quantum of c (LIQ_TAG_CKSAVE: ints
+ * generation, c, id, then the values), and the master writes the grid's
+ * state to DIR (liq_ckfile.h).  To go on from that file (--resume, or a
+ * recovery with quanta no survivor holds) the master sends each quantum's
+ * state to its new owner (LIQ_TAG_CKLOAD: ints c, id, then the values;
+ * the worker keeps it as its own copy of c) before a JOB with
+ * LIQ_JOB_RESTORE and START = c.  A worker whose master exits stops at its
+ * next block's end (the master's PvmTaskExit notice, liq_job).
  *
  * Recovery.  When a worker exits or its host leaves the VM, the master
  * places every quantum on the survivor that holds its copy of the last

@@ -122,6 +122,51 @@ ck_drain(int gen)
                 ;
 }
 
+/* The master writes checkpoint it to disk: our own copies of it go to it. */
+static int
+ck_save(struct liq_worker *w, int it)
+{
+    for (int i = 0; i < w->nck; i++) {
+        struct liq_ckcopy *c = &w->ck[i];
+        int hdr[3] = { w->gen, it, c->id };
+
+        if (c->iter != it || c->owner != w->mytid)
+            continue;
+        pvm_initsend(PvmDataInPlace);
+        pvm_pkint(hdr, 3, 1);
+        pvm_pkdouble(c->v, (int)c->n, 1);
+        if (pvm_send(w->master, LIQ_TAG_CKSAVE) < 0) {
+            liq_fail(w, "checkpoint %d: quantum %d's copy could not be sent to the master", it,
+                     c->id);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int
+liq_ckpt_load(struct liq_worker *w)
+{
+    int hdr[2] = { -1, -1 }, bytes, tag, src;
+    struct liq_ckcopy *c;
+    size_t n;
+
+    pvm_bufinfo(pvm_getrbuf(), &bytes, &tag, &src);
+    n = bytes > (int)(2 * sizeof(int)) ? ((size_t)bytes - 2 * sizeof(int)) / sizeof(double) : 0;
+    if (pvm_upkint(hdr, 2, 1) < 0 || hdr[0] <= 0 || hdr[1] < 0 || n == 0 ||
+        (size_t)bytes != 2 * sizeof(int) + n * sizeof(double)) {
+        liq_fail(w, "resume: a malformed quantum state from the master (%d bytes)", bytes);
+        return -1;
+    }
+    if ((c = ck_slot(w, hdr[1], hdr[0], n)) == NULL || pvm_upkdouble(c->v, (int)n, 1) < 0) {
+        liq_fail(w, "resume: quantum %d's state at iteration %d could not be kept", hdr[1],
+                 hdr[0]);
+        return -1;
+    }
+    c->owner = w->mytid;
+    return 0;
+}
+
 int
 liq_ckpt_take(struct liq_worker *w, int it)
 {
@@ -210,13 +255,15 @@ liq_ckpt_poll(struct liq_worker *w)
         return -1;
     }
     while ((b = pvm_nrecv(w->master, LIQ_TAG_CKCONFIRM)) > 0) {
-        int msg[2] = { -1, -1 };
+        int msg[3] = { -1, -1, 0 };
 
-        pvm_upkint(msg, 2, 1);
+        pvm_upkint(msg, 3, 1);
         if (msg[0] != w->gen)
             continue;
         ck_drop(w, msg[1], 1);
         ck_drain(w->gen);
+        if (msg[2] == 1 && ck_save(w, msg[1]) != 0)
+            return -1;
     }
     w->ck_seconds += liq_now() - t0;
     return 0;

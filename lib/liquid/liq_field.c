@@ -31,6 +31,12 @@ liq_unit(uint64_t h)
     return (double)(h >> 11) * (1.0 / 9007199254740992.0);
 }
 
+double
+liq_field_value(uint64_t seed, int rhs, long gi, long gj, long gk)
+{
+    return liq_unit(liq_point_hash(liq_mix(seed + (rhs != 0)), gi, gj, gk));
+}
+
 void
 liq_field_init(struct kern_box *u, struct kern_box *rhs, uint64_t seed)
 {

@@ -136,6 +136,7 @@ struct liq_worker {
     double ck_seconds;          /* wall s spent making, sending and keeping copies */
     double ck_bytes;            /* bytes of copies sent to buddies */
     int rec_gen, rec_iter;      /* a RECOVER came (rec_gen > 0): its generation, iteration */
+    int orphan;                 /* the master exited: stop (liq_job) */
 };
 
 /* ---- clocks: inline, since the block loop reads them per region ---- */
@@ -273,6 +274,10 @@ int liq_ckpt_restore(struct liq_worker *w);
 /* A RECOVER came (w->rec_gen): drop what belongs to the generations before
  * it, keep only the copies of w->rec_iter, answer RECOVERED. */
 void liq_ckpt_recovered(struct liq_worker *w);
+/* A LIQ_TAG_CKLOAD from the master (the current buffer): kept as this
+ * worker's own copy of the quantum, which a restoring JOB then fills it
+ * from.  0, or -1 after telling the master. */
+int liq_ckpt_load(struct liq_worker *w);
 /* Every copy dropped (a new job, or the worker's exit). */
 void liq_ckpt_free(struct liq_worker *w);
 

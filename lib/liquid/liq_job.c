@@ -62,7 +62,7 @@ liq_job_user(struct liq_worker *w, uint32_t spec)
         return -EINVAL;
     }
     w->user = lq;
-    w->nstate = liq_user_nstate(lq) * lq->nf;
+    w->nstate = liq_user_nboxes(lq);
     liq_user_geom(lq, &w->g);
     w->depth *= liq_geom_reach(&w->g); /* reach R: R points a phase */
     for (int a = 0; a < 3; a++) {
@@ -469,6 +469,13 @@ liq_job(struct liq_worker *w)
         w->comm_all += comm;
         if (liq_report_progress(w, it + blk, compute, comm) != 0)
             goto out;
+        /* A master killed (kill -9, a lost host) leaves no one to tell us
+         * to stop: its exit notice ends the job at a block's end, since a
+         * worker that waits on no one would otherwise run to the end. */
+        if (pvm_nrecv(-1, LIQ_TAG_EXITED) > 0) {
+            w->orphan = 1;
+            goto out;
+        }
         if (leave) {
             done = it + blk;
             goto gone;

@@ -35,6 +35,7 @@ static const char *const stencil_synopsis[] = {
     "[--rejoin-after S] [--svg FILE] [--halo H|auto]",
     "[--png FILE [--slice x|y|z=K] [--field NAME]]",
     "[--trace FILE] [--hints FILE] [--checkpoint-every K]",
+    "[--checkpoint DIR [--checkpoint-interval S]] [--resume DIR]",
     "[--worker-timeout S|auto]",
     NULL
 };
@@ -112,6 +113,13 @@ static const char stencil_text[] =
     "                       (stopped, hung, or its host cut off) is lost and the job\n"
     "                       rolls back (default auto: 10 times the slowest epoch, at\n"
     "                       least 5 s)\n"
+    "  --checkpoint DIR     also write the last complete checkpoint to DIR, at most\n"
+    "                       every --checkpoint-interval S seconds (default 60; 0: each\n"
+    "                       one), checksummed, replacing the one before only once\n"
+    "                       whole; --checkpoint-every 0 (the default) becomes auto\n"
+    "  --resume DIR         go on from the checkpoint in DIR of this same job (after\n"
+    "                       its master died) with the same bits; keeps writing there\n"
+    "                       unless --checkpoint says where\n"
     "\n"
     "  Exit status: 0 done (and verified), 1 the job failed or the field differs,\n"
     "  2 bad options or job file.\n";
@@ -120,8 +128,8 @@ static const char *const stencil_opts[] = {
     "grid", "iters", "kernel", "quanta", "hosts", "tasks-per-host", "decomp", "verify", "json",
     "output", "seed", "network", "probe-seconds", "quiet", "balance", "epoch", "heavy",
     "min-gain", "reclaim", "reclaim-below", "reclaim-after", "rejoin-above", "rejoin-after",
-    "svg", "halo", "png", "slice", "field", "trace", "hints", "checkpoint-every",
-    "worker-timeout", NULL
+    "svg", "halo", "png", "slice", "field", "trace", "hints", "checkpoint-every", "checkpoint",
+    "checkpoint-interval", "resume", "worker-timeout", NULL
 };
 
 /* A program's own update: its kernel is its own, and it may check its reach. */
@@ -130,7 +138,7 @@ static const char *const user_opts[] = {
     "output", "seed", "network", "probe-seconds", "quiet", "balance", "epoch", "heavy",
     "min-gain", "reclaim", "reclaim-below", "reclaim-after", "rejoin-above", "rejoin-after",
     "svg", "halo", "png", "slice", "field", "check-reach", "input", "trace", "hints",
-    "checkpoint-every", "worker-timeout", NULL
+    "checkpoint-every", "checkpoint", "checkpoint-interval", "resume", "worker-timeout", NULL
 };
 
 static void
@@ -150,6 +158,7 @@ stats_free(struct liq_stats *st)
     liq_mu_free(st);
     liq_mt_free(st);
     liq_mc_free(st);
+    liq_md_free(st);
     kern_box_free(&st->field);
 }
 
@@ -243,6 +252,13 @@ decompose(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
 }
 
 /* ---- the run ---- */
+
+/* The iterations this run computed: a resumed job's start from its file's. */
+static int
+iters_run(const struct liq_stats *st)
+{
+    return st->iters_done - st->dk.resumed_from;
+}
 
 /* Balance efficiency: mean over max of the compute time of the workers that hold quanta. */
 static double
@@ -376,7 +392,8 @@ run_job(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
     size_t want = (size_t)st->g.n[0] * st->g.n[1] * st->g.n[2] * (size_t)st->nfields;
     double t0 = liq_vm_now(), last = t0;
 
-    if (liq_mb_init(vm, o, st) != 0 || liq_mc_init(vm, o, st) != 0)
+    if (liq_mb_init(vm, o, st) != 0 || liq_mc_init(vm, o, st) != 0 ||
+        liq_md_init(vm, o, st) != 0)
         return -1;
     if (o->user != NULL) {
         if (liq_mu_gather_alloc(vm, o, st) != 0)
@@ -403,8 +420,17 @@ run_job(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
             return -1;
     st->run_t0 = liq_vm_now();
     st->run_unix = liq_vm_unix_now();
-    if (liq_master_job_send(vm, o, st, vm->tids, vm->nworkers, 0, 0) != 0 ||
-        (o->user != NULL && liq_mu_send_input(vm, o, st) != 0))
+    if (st->dk.resumed_from > 0) {
+        /* --resume: every quantum's state from the file to its owner, then
+         * a restoring JOB, as a recovery sends (liq_master_disk.c). */
+        int c = st->dk.resumed_from;
+
+        if (liq_md_load(vm, o, st, c) != 0 ||
+            liq_master_job_send(vm, o, st, vm->tids, vm->nworkers, c, 1) != 0 ||
+            liq_mb_rollback(vm, o, st, c) != 0)
+            return -1;
+    } else if (liq_master_job_send(vm, o, st, vm->tids, vm->nworkers, 0, 0) != 0 ||
+               (o->user != NULL && liq_mu_send_input(vm, o, st) != 0))
         return -1;
     while (st->ndone < st->nlive || st->left_due > 0 || (gather && st->field_points < want) ||
            st->tr.due > 0) {
@@ -455,6 +481,9 @@ run_job(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
                 return -1;
         } else if (tag == LIQ_TAG_CKACK) {
             if (liq_mc_ack(vm, st, w) != 0)
+                return -1;
+        } else if (tag == LIQ_TAG_CKSAVE) {
+            if (liq_md_take(vm, o, st, w) != 0)
                 return -1;
         }
     }
@@ -550,8 +579,8 @@ json_report(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o,
     }
     fprintf(fp, "],\"time_s\":%.6g,\"run_s\":%.6g,\"time_per_iter_s\":%.6g,\"updates_per_s\":%.6g,"
                 "\"be\":%.4f,\"comm_share\":%.4f,",
-            st->t_total, st->t_run, st->iters_done ? st->t_iter / st->iters_done : 0.0,
-            st->t_iter > 0 ? points * st->iters_done / st->t_iter : 0.0, job_be(vm, st),
+            st->t_total, st->t_run, iters_run(st) ? st->t_iter / iters_run(st) : 0.0,
+            st->t_iter > 0 ? points * iters_run(st) / st->t_iter : 0.0, job_be(vm, st),
             job_comm_share(vm, st));
     fprintf(fp, "\"iterations_done\":%d,", st->iters_done);
     fprintf(fp, "\"trace\":");
@@ -575,6 +604,7 @@ json_report(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o,
     if (o->user != NULL)
         liq_mu_json(fp, o, st);
     liq_mc_json(fp, vm, o, st);
+    liq_md_json(fp, o, st);
     fprintf(fp, "\"run_started_unix\":%.6f,", st->run_unix);
     fprintf(fp, "\"phases\":{\"benchmark_s\":%.6g,\"decompose_s\":%.6g,\"setup_s\":%.6g,"
                 "\"iterations_s\":%.6g,\"gather_s\":%.6g,\"verify_s\":%.6g},",
@@ -636,8 +666,8 @@ summary(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o, const struc
             liq_kernel_name(o), st->g.n[0], st->g.n[1], st->g.n[2], its, st->g.nquanta, st->g.q[0], st->g.q[1], st->g.q[2], vm->nworkers,
             vm->nworkers == 1 ? "" : "s", decomp_method_name(st->method));
     fprintf(fp, "run: %.3f s (setup included), %.2f ms/iteration, %.1f Mupdates/s, BE %.2f, communication %.0f%%\n",
-            st->t_run, st->iters_done ? st->t_iter / st->iters_done * 1e3 : 0.0,
-            st->t_iter > 0 ? points * st->iters_done / st->t_iter / 1e6 : 0.0, job_be(vm, st),
+            st->t_run, iters_run(st) ? st->t_iter / iters_run(st) * 1e3 : 0.0,
+            st->t_iter > 0 ? points * iters_run(st) / st->t_iter / 1e6 : 0.0, job_be(vm, st),
             100 * job_comm_share(vm, st));
     fprintf(fp, "phases: benchmark %.3f s, decompose %.3f s, run %.3f s, gather %.3f s, "
                 "verify %.3f s; total %.3f s\n",
@@ -648,6 +678,7 @@ summary(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o, const struc
                 st->nep, o->epoch, st->moved_total, st->bytes_total / 1e6, st->ep[0].be,
                 st->ep[st->nep - 1].be);
     liq_mc_summary(fp, vm, o, st);
+    liq_md_summary(fp, o, st);
     for (int i = 0; i < st->nev; i++)
         fprintf(fp, "reclaim: after epoch %d (%.1f s) host %s %s at the end of epoch %d\n",
                 st->ev[i].epoch, st->ev[i].t_s, vm->host[st->ev[i].host].name,
@@ -825,9 +856,18 @@ liq_stencil_main(const struct liq_program *prog, int argc, char **argv)
         fprintf(stderr, "%s: %s\n", prog->name, vm.why);
         return LIQ_EXIT_USAGE;
     }
+    /* --resume goes on where the job was: its directory keeps the
+     * checkpoints unless --checkpoint says where, and a disk checkpoint
+     * needs the in-memory ones it is made of. */
+    if (o.resume[0] != '\0' && o.ckdir[0] == '\0')
+        snprintf(o.ckdir, sizeof(o.ckdir), "%s", o.resume);
+    if (o.ckdir[0] != '\0' && o.ckpt_every == 0)
+        o.ckpt_every = -1;
     out = strcmp(o.json, "-") == 0 ? stderr : stdout;
     memset(&st, 0, sizeof(st));
     st.verified = -1;
+    if ((rc = liq_md_open(&o, &st, prog->name)) != 0)
+        return rc;
     if (liq_vm_start(&vm, &o, prog) != 0) {
         usage = vm.usage;
         goto out;

@@ -28,6 +28,7 @@
  *   liq_plot.c            the SVG plot of the balancing
  *   liq_master_trace.c    --trace: the clocks, the workers' traces, the JSON file
  *   liq_master_ckpt.c     checkpoints confirmed, and a job's recovery from a lost worker
+ *   liq_master_disk.c     checkpoints on disk (--checkpoint DIR) and --resume
  */
 #ifndef LIQUIDVM_LIQ_MASTER_H
 #define LIQUIDVM_LIQ_MASTER_H
@@ -39,6 +40,7 @@
 #include "decomp.h"
 #include "kern.h"
 #include "liq.h"
+#include "liq_ckfile.h"
 #include "liq_io.h"
 #include "liq_user.h"
 
@@ -133,6 +135,9 @@ struct liq_opts {
     char hints[LIQ_PATH_MAX];   /* --hints: the file the settings below came from; "" none */
     int ckpt_every;             /* --checkpoint-every: epochs between checkpoints, 0 none,
                                  * -1 auto (LIQ_CK_SHARE of the run, liq_master_ckpt.c) */
+    char ckdir[LIQ_PATH_MAX];   /* --checkpoint DIR: checkpoints on disk there; "" none */
+    double ck_interval;         /* --checkpoint-interval: seconds at least between writes */
+    char resume[LIQ_PATH_MAX];  /* --resume DIR: go on from its checkpoint; "" start */
     double worker_timeout;      /* --worker-timeout: a running worker silent this long (s)
                                  * is lost (checkpoints on); 0 auto (liq_vm_watch) */
     char hinted[512];           /* the settings it gave (comma-separated keys, '-' style)
@@ -380,6 +385,33 @@ struct liq_ckpt {
     int nfail, capfail;
 };
 
+/* --checkpoint DIR (liq_master_disk.c): the copies of a confirmed
+ * checkpoint gathered from their owners, written to DIR; --resume. */
+struct liq_disk {
+    int on;
+    int want;                   /* the checkpoint being gathered, 0 none */
+    int wgen;                   /* its generation */
+    int got;                    /* quanta in */
+    char *have;                 /* per quantum: its copy came */
+    double *v;                  /* the grid's state: nstate boxes of nx*ny*nz */
+    int nstate;
+    double interval_s;          /* --checkpoint-interval */
+    double last_t;              /* when the last write ended (liq_vm_now) */
+    int writes, failed;         /* files written; writes that failed */
+    int iter;                   /* the iteration of the last file written, 0 none */
+    double bytes, bytes_all;    /* the last file's bytes; all files' */
+    double sec, sec_max;        /* seconds writing (hash, write, fsync, rename): all, most */
+    double gather_s;            /* seconds from the request to the last copy, summed */
+    double t_req;               /* when the copies were asked for */
+    char err[512];              /* the last write's failure */
+    /* resuming: from --resume, or a recovery that fell back on the file */
+    int resumed_from;           /* --resume's iteration, 0 none */
+    double read_s;              /* seconds reading and checking it */
+    int fallbacks;              /* recoveries that went on from the file */
+    int fb_iter;                /* the iteration the last of them went on from */
+    struct liq_ckfile file;     /* the file read, until its quanta are sent */
+};
+
 /* The figures each worker's DONE message ends with (liq_stats.wcpu). */
 #define LIQ_WCPU 8
 
@@ -452,6 +484,7 @@ struct liq_stats {
     int stopped;                /* the until rule stopped the job there */
     struct liq_mtrace tr;       /* --trace */
     struct liq_ckpt ck;         /* --checkpoint-every */
+    struct liq_disk dk;         /* --checkpoint DIR, --resume DIR */
 };
 
 /* ---- a program's own update on the master (liq_master_user.c) ---- */
@@ -522,6 +555,33 @@ void liq_mc_json(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o,
 void liq_mc_summary(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o,
                     const struct liq_stats *st);
 void liq_mc_free(struct liq_stats *st);
+/* liq_master_disk.c: checkpoints on disk (liq_ckfile.h has the file).
+ * liq_md_describe: this job's description as the file holds it (what
+ * makes its bits: kernel, grid, iterations, seed, fields, the program's
+ * options).  liq_md_open: before the VM, --resume's file read, checked
+ * and compared with this job: 0, or LIQ_EXIT_USAGE after saying why.
+ * liq_md_init: after liq_mc_init (0, or -1 with vm->why); a resumed job
+ * checkpoints as often as the one that wrote the file.  liq_md_due: ck_confirm's
+ * question, is a write due at checkpoint it (1: the workers are asked for
+ * their copies in its CONFIRM).  liq_md_take: a LIQ_TAG_CKSAVE from slot
+ * w; the last copy writes the file (a failed write is reported, the job
+ * goes on).  liq_md_fallback: a recovery with quanta lost reads the file
+ * instead and sets *c to its iteration (0, or -1 with vm->why unchanged
+ * when there is no file to go on from).  liq_md_load: the file's state
+ * of every quantum to its owner (st->owner; LIQ_TAG_CKLOAD), before a
+ * restoring JOB; it becomes the confirmed checkpoint (ck->iter).
+ * liq_md_json: the report's "disk_checkpoints":{...}, (with the comma). */
+void liq_md_describe(const struct liq_opts *o, char *buf, size_t len);
+int liq_md_open(const struct liq_opts *o, struct liq_stats *st, const char *name);
+int liq_md_init(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st);
+int liq_md_due(struct liq_vm *vm, struct liq_stats *st, int it);
+int liq_md_take(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int w);
+int liq_md_fallback(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int *c);
+int liq_md_load(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int c);
+void liq_md_json(FILE *fp, const struct liq_opts *o, const struct liq_stats *st);
+void liq_md_summary(FILE *fp, const struct liq_opts *o, const struct liq_stats *st);
+void liq_md_free(struct liq_stats *st);
+
 /* liq_master_balance.c: the balancer's state back at checkpoint iteration
  * c with the placement st->owner (the workers' slots in vm->tids), and
  * the plan of the next boundary that takes one sent again (the workers

@@ -58,7 +58,7 @@ static int
 ck_auto(const struct liq_vm *vm, const struct liq_opts *o, const struct liq_stats *st)
 {
     double pts = (double)st->g.n[0] * st->g.n[1] * st->g.n[2], speed = 0, state, copy, iter;
-    int nstate = o->user != NULL ? liq_user_nstate(o->user) * o->user->nf : 1, k;
+    int nstate = o->user != NULL ? liq_user_nboxes(o->user) : 1, k;
 
     for (int w = 0; w < vm->nworkers; w++)
         speed += vm->wspeed[w];
@@ -156,7 +156,7 @@ static int
 ck_confirm(struct liq_vm *vm, struct liq_stats *st, int p)
 {
     struct liq_ckpt *ck = &st->ck;
-    int it = ck->pend[p].iter, *x, msg[2] = { vm->gen, it }, nto = 0, rc;
+    int it = ck->pend[p].iter, *x, msg[3] = { vm->gen, it, 0 }, nto = 0, rc;
     int *to = malloc((size_t)vm->nworkers * sizeof(int));
 
     if (to == NULL) {
@@ -173,8 +173,10 @@ ck_confirm(struct liq_vm *vm, struct liq_stats *st, int p)
     for (int w = 0; w < vm->nworkers; w++)
         if (vm->tids[w] != 0)
             to[nto++] = vm->tids[w];
+    /* The third int asks for the copies of it for the disk (liq_master_disk.c). */
+    msg[2] = liq_md_due(vm, st, it);
     pvm_initsend(PvmDataDefault);
-    pvm_pkint(msg, 2, 1);
+    pvm_pkint(msg, 3, 1);
     rc = nto > 0 ? pvm_mcast(to, nto, LIQ_TAG_CKCONFIRM) : 0;
     free(to);
     if (rc < 0) {
@@ -414,7 +416,7 @@ liq_mc_recover(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st
 {
     struct liq_ckpt *ck = &st->ck;
     int n = st->g.nquanta, nw = vm->nworkers, reached = 0, during = 0, first = ck->nfail;
-    int replaced = 0, c = ck->iter, rc = -1, nto, msg[2];
+    int replaced = 0, c = ck->iter, rc = -1, nto, msg[2], disk = 0;
     int32_t *owner = malloc((size_t)n * sizeof(int32_t));
     int *to = malloc((size_t)nw * sizeof(int));
     double t0 = liq_vm_now();
@@ -442,8 +444,16 @@ liq_mc_recover(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st
         for (int w = 0; w < nw; w++)
             if (vm->tids[w] != 0)
                 to[nto++] = vm->tids[w];
-        if (replace(vm, st, c, owner, &replaced) != 0 || nto == 0)
+        /* Quanta with no copy left: the disk checkpoint, if there is one,
+         * places every quantum anew (as for c = 0) and brings its state. */
+        if (replace(vm, st, disk ? 0 : c, owner, &replaced) != 0) {
+            if (nto == 0 || disk || liq_md_fallback(vm, o, st, &c) != 0 ||
+                replace(vm, st, 0, owner, &replaced) != 0)
+                goto out;
+            disk = 1;
+        } else if (nto == 0) {
             goto out;
+        }
         if (vm->gen >= LIQ_MAX_GEN) {
             snprintf(vm->why, sizeof(vm->why), "more than %d recoveries", LIQ_MAX_GEN);
             goto out;
@@ -481,7 +491,11 @@ liq_mc_recover(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st
     st->red_got = 0;
     st->stopped = 0;
     st->iters_done = o->iters;
-    if (liq_master_job_send(vm, o, st, to, nto, c, 1) != 0 ||
+    /* Checkpoints begun after c belong to the generation given up. */
+    for (int i = 0; i < LIQ_CK_PENDING; i++)
+        ck->pend[i].iter = 0;
+    if ((disk && liq_md_load(vm, o, st, c) != 0) ||
+        liq_master_job_send(vm, o, st, to, nto, c, 1) != 0 ||
         liq_mb_rollback(vm, o, st, c) != 0 ||
         (c == 0 && o->user != NULL && liq_mu_send_input(vm, o, st) != 0))
         goto out;

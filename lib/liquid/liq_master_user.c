@@ -239,6 +239,11 @@ read_input(struct liquid *lq, const struct liq_opts *o)
                 lq->name, o->input, base);
         return -1;
     }
+    if (lq->f[f].konst) {
+        fprintf(stderr, "%s: --input %s: field %s is constant (liquid_field_const): its values "
+                        "come from the program, not a file\n", lq->name, o->input, base);
+        return -1;
+    }
     free(lq->input[f]);
     if ((lq->input[f] = malloc(npts * sizeof(double))) == NULL) {
         fprintf(stderr, "%s: --input: out of memory for %zu points\n", lq->name, npts);

@@ -59,13 +59,20 @@ liq_wait(struct liq_worker *w, int tid, int tag)
     double since = liq_now();
 
     for (;;) {
-        int b = pvm_trecv(tid, tag, &tmo);
+        int b;
 
-        if (b != 0)
+        if (w->orphan)
+            return 0;
+        if ((b = pvm_trecv(tid, tag, &tmo)) != 0)
             return b;
         alive(w, &since);
-        if (pvm_nrecv(w->master, LIQ_TAG_QUIT) > 0 || pvm_nrecv(-1, LIQ_TAG_EXITED) > 0)
+        if (pvm_nrecv(w->master, LIQ_TAG_QUIT) > 0)
             return 0;
+        /* The only exit a worker is told of is its master's. */
+        if (pvm_nrecv(-1, LIQ_TAG_EXITED) > 0) {
+            w->orphan = 1;
+            return 0;
+        }
         if (w->ckpt > 0 && pvm_nrecv(w->master, LIQ_TAG_RECOVER) > 0) {
             int msg[2] = { 0, 0 };
 

@@ -5,7 +5,8 @@
  * kernel, quanta, hosts, tasks_per_host, decomp, verify, json, output, seed,
  * network, probe_seconds, quiet, balance, epoch, heavy, min_gain, reclaim,
  * reclaim_below, reclaim_after, rejoin_above, rejoin_after, svg, halo, png,
- * slice, field, trace).  One setter validates both.  A hints file (--hints,
+ * slice, field, trace, checkpoint_every, checkpoint, checkpoint_interval,
+ * resume).  One setter validates both.  A hints file (--hints,
  * written by vmrun analyze; issue 27, seed 003) is read like a job file,
  * but only for the settings that neither the command line nor --job give.
  */
@@ -53,6 +54,9 @@ liq_opts_defaults(struct liq_opts *o)
      * 3 s as for leaving left the host unused for most of a 5 s
      * restore in bench/liquid.sh. */
     o->rejoin_after = 1.0;
+    /* A minute of a job is what a lost master may cost, and a write a
+     * minute keeps even a gigabyte's state a small share of the run. */
+    o->ck_interval = 60;
     o->slice_axis = LIQ_AXIS_Z;
     o->slice_k = -1;
 }
@@ -338,6 +342,14 @@ set_balance_option(struct liq_opts *o, const char *key, const char *value, char 
             return opt_error(err, errlen,
                              "--checkpoint-every: expected auto or epochs 0..100000 (0: none), "
                              "got '%s'", value);
+    } else if (strcmp(key, "checkpoint") == 0 || strcmp(key, "resume") == 0) {
+        if (opt_path(key[0] == 'c' ? o->ckdir : o->resume, value) != 0 ||
+            strcmp(value, "-") == 0)
+            return opt_error(err, errlen, "--%s: expected a directory", key);
+    } else if (strcmp(key, "checkpoint-interval") == 0) {
+        if (opt_double(value, 0, 86400 * 365, &o->ck_interval) != 0)
+            return opt_error(err, errlen, "--checkpoint-interval: expected seconds >= 0, got "
+                             "'%s'", value);
     } else if (strcmp(key, "worker-timeout") == 0) {
         if (strcmp(value, "auto") == 0)
             o->worker_timeout = 0;

@@ -42,7 +42,7 @@ liq_probe(struct liq_worker *w)
         }
     w->kernel = (enum liq_kernel)kernel;
     w->user = liq_kernel_user(w->kernel) ? liq_user_spec : NULL;
-    w->nstate = w->user != NULL ? liq_user_nstate(w->user) * w->user->nf : 1;
+    w->nstate = w->user != NULL ? liq_user_nboxes(w->user) : 1;
     w->it = 0;
     memset(&w->g, 0, sizeof(w->g));
     memcpy(w->g.n, ext, sizeof(w->g.n));

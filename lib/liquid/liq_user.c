@@ -140,6 +140,15 @@ liquid_field(struct liquid *lq, const char *name)
 }
 
 int
+liquid_field_const(struct liquid *lq, int field)
+{
+    if (field < 0 || field >= lq->nf)
+        return liquid_fail(lq, "field_const: no field %d (there are %d)", field, lq->nf);
+    lq->f[field].konst = 1;
+    return 0;
+}
+
+int
 liquid_field_index(const struct liquid *lq, const char *name)
 {
     for (int f = 0; name != NULL && f < lq->nf; f++)
@@ -372,6 +381,9 @@ liq_user_check(struct liquid *lq)
         return liquid_fail(lq, "%s: no field (liquid_field)", lq->name);
     if (lq->update == NULL)
         return liquid_fail(lq, "%s: no update (liquid_update)", lq->name);
+    if (liq_user_nboxes(lq) == 0)
+        return liquid_fail(lq, "%s: every field is constant (liquid_field_const): the update "
+                           "has nothing to write", lq->name);
     for (int a = 0; a < 3; a++) {
         int lo = lq->bc[2 * a] == LIQUID_PERIODIC, hi = lq->bc[2 * a + 1] == LIQUID_PERIODIC;
 
@@ -401,8 +413,10 @@ liq_user_fingerprint(const struct liquid *lq)
                  (int)lq->levels, lq->nred, lq->until };
 
     h = liq_fnv(h, v, sizeof(v));
-    for (int f = 0; f < lq->nf; f++)
+    for (int f = 0; f < lq->nf; f++) {
         h = liq_fnv(h, lq->f[f].name, strlen(lq->f[f].name));
+        h = liq_fnv(h, &lq->f[f].konst, sizeof(int));
+    }
     for (int s = 0; s < 6; s++) {
         int bc = (int)lq->bc[s];
 
@@ -460,6 +474,16 @@ int
 liq_user_nstate(const struct liquid *lq)
 {
     return lq->levels == LIQUID_THREE_LEVEL ? 2 : 1;
+}
+
+int
+liq_user_nboxes(const struct liquid *lq)
+{
+    int n = 0;
+
+    for (int f = 0; f < lq->nf; f++)
+        n += !lq->f[f].konst;
+    return n * liq_user_nstate(lq);
 }
 
 int

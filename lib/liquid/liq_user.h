@@ -22,6 +22,7 @@ struct liq_user_field {
     char name[LIQUID_NAME_MAX];
     liquid_value_fn init;
     void *arg;
+    int konst;                  /* liquid_field_const: one level, never moved */
 };
 
 struct liq_user_red {
@@ -111,6 +112,9 @@ int liq_user_reach(const struct liquid *lq, const int n[3]);
  * move carries (the current one, and for three levels the one before). */
 int liq_user_nlevels(const struct liquid *lq);
 int liq_user_nstate(const struct liquid *lq);
+/* The boxes a quantum's state is (exchanged, moved, checkpointed):
+ * nstate levels of each field that is not constant. */
+int liq_user_nboxes(const struct liquid *lq);
 /* Phases per iteration: 2 for red-black, else 1. */
 int liq_user_phases(const struct liquid *lq);
 /* Iterations between reduction points (the gcd of the reductions' every), 0 none. */

@@ -199,7 +199,13 @@ liq_ubox_make(struct liq_ubox *u, const struct liquid *lq, const int n[3],
     for (int l = 0; l < u->nlev; l++)
         for (int f = 0; f < u->nf; f++) {
             struct kern_box *b = &u->box[l * u->nf + f];
-            int rc = kern_box_alloc(b, proto->ni, proto->nj, proto->nk, proto->bi, proto->bj);
+            int rc;
+
+            if (l > 0 && lq->f[f].konst) {
+                u->lv[l][f] = u->lv[0][f]; /* one level, every level */
+                continue;
+            }
+            rc = kern_box_alloc(b, proto->ni, proto->nj, proto->nk, proto->bi, proto->bj);
 
             if (rc != 0)
                 return rc;
@@ -233,7 +239,8 @@ liq_ubox_state(const struct liq_ubox *u, const struct liquid *lq, struct kern_bo
 
     for (int l = 0; l < ns; l++)
         for (int f = 0; f < u->nf; f++)
-            out[k++] = u->lv[l][f];
+            if (!lq->f[f].konst)
+                out[k++] = u->lv[l][f];
     return k;
 }
 
@@ -275,7 +282,7 @@ liq_ubox_view(const struct liq_ubox *u, const struct liquid *lq, const int n[3],
     b->nfields = u->nf;
     for (int f = 0; f < u->nf; f++) {
         b->in[f] = kern_at(u->lv[0][f], lo[0], lo[1], lo[2]);
-        b->out[f] = kern_at(u->lv[u->nlev - 1][f], lo[0], lo[1], lo[2]);
+        b->out[f] = lq->f[f].konst ? NULL : kern_at(u->lv[u->nlev - 1][f], lo[0], lo[1], lo[2]);
         if (u->nlev == 3)
             b->old[f] = kern_at(u->lv[1][f], lo[0], lo[1], lo[2]);
     }
@@ -290,6 +297,8 @@ liq_ubox_bounds(struct liq_ubox *u, const struct liquid *lq, const int n[3], int
 
     for (int l = 0; l < read; l++)
         for (int f = 0; f < u->nf; f++) {
+            if (lq->f[f].konst)
+                continue; /* made whole, ghosts included (liq_box_fill) */
             if (wrap)
                 liq_box_wrap(lq, n, u->lv[l][f]);
             liq_box_neumann(lq, n, u->lv[l][f]);
@@ -381,7 +390,7 @@ liq_ubox_phase(const struct liq_ubox *u, const struct liquid *lq, const int n[3]
     off = l[0] + b.sj * l[1] + b.sk * l[2];
     for (int f = 0; f < u->nf; f++) {
         b.in[f] = S[r][f]->data + off;
-        b.out[f] = S[w][f]->data + off;
+        b.out[f] = lq->f[f].konst ? NULL : S[w][f]->data + off;
         if (nl == 3)
             b.old[f] = S[((p - 2) % 3 + 3) % 3][f]->data + off;
     }
@@ -397,7 +406,8 @@ liq_ubox_phase(const struct liq_ubox *u, const struct liquid *lq, const int n[3]
             return rc < 0 ? -rc : rc;
     }
     for (int f = 0; neumann && f < u->nf; f++)
-        liq_box_neumann_planes(lq, n, S[w][f], l[2], e[2]);
+        if (!lq->f[f].konst)
+            liq_box_neumann_planes(lq, n, S[w][f], l[2], e[2]);
     return 0;
 }
 

@@ -64,6 +64,8 @@ liq_worker_main(void)
             liq_probe(&w);
         else if (tag == LIQ_TAG_RING)
             liq_ring(&w);
+        else if (tag == LIQ_TAG_CKLOAD)
+            liq_ckpt_load(&w);
         else if (tag == LIQ_TAG_JOB && liq_job(&w))
             break; /* evacuated */
         else if (tag == LIQ_TAG_QUIT)
@@ -81,6 +83,11 @@ liq_worker_main(void)
          * while the job ran, which then gave up and freed its memory. */
         if (w.rec_gen > 0)
             liq_ckpt_recovered(&w);
+        if (w.orphan) {
+            fprintf(stderr, "vmrun worker t%x: the job's master t%x exited; leaving\n",
+                    (unsigned)w.mytid, (unsigned)w.master);
+            break;
+        }
     }
     liq_ckpt_free(&w);
     pvm_exit();

@@ -130,6 +130,15 @@ int liquid_grid(struct liquid *lq, int nx, int ny, int nz);
 int liquid_domain(struct liquid *lq, double lx, double ly, double lz);
 /* A field; returns its index (0, 1, ...).  Names: [A-Za-z_][A-Za-z0-9_]*. */
 int liquid_field(struct liquid *lq, const char *name);
+/*
+ * A field that keeps its initial values (coefficients, a right-hand side,
+ * a material map): the update reads it through in[f] (and old[f]), ghosts
+ * included, and never writes it (out[f] is NULL).  It is neither exchanged
+ * nor moved nor checkpointed: every process computes it from liquid_init's
+ * function (or 0) wherever it needs it, so it costs no traffic, one level
+ * of memory, and --input cannot fill it.
+ */
+int liquid_field_const(struct liquid *lq, int field);
 /* The index of a field by name, or -1. */
 int liquid_field_index(const struct liquid *lq, const char *name);
 /* How far an update reads: radius per axis (0 to LIQUID_MAX_RADIUS) and shape

@@ -129,10 +129,12 @@ int
 pvm_barrier(char *group, int count)
 {
     int rc = pvm__group_name_ok(group);
+    int64_t t0 = pvm__tracing() ? pvm__trace_begin() : 0;
     if (rc == 0 && (count == 0 || count < -1))
         rc = -EINVAL;
     if (rc == 0)
         rc = group_int(WIRE_T_GROUP_BARRIER, group, 1, count, NULL);
+    pvm__trace_coll(PVM__TC_BARRIER, t0);
     return pvm__err(rc, "pvm_barrier");
 }
 
@@ -221,6 +223,7 @@ pvm_bcast(char *group, int msgtag)
     const unsigned char *p;
     size_t len;
     int *tids, ninst, n = 0, rc;
+    int64_t t0 = pvm__tracing() ? pvm__trace_begin() : 0;
 
     if ((rc = pvm__group_members(group, &tids, &ninst, NULL)) != 0)
         return pvm__err(rc, "pvm_bcast");
@@ -236,6 +239,10 @@ pvm_bcast(char *group, int msgtag)
     else if ((rc = pvm__buf_flatten(pvm__ctx.sbuf, &p, &len)) == 0) {
         pvm__ctx.sbuf->ctx = pvm__context();
         rc = pvm__mcast_frame(tids, n, msgtag, p, len, pvm__buf_encword(pvm__ctx.sbuf));
+        /* Traced as one send per member, so that each receipt has its pair. */
+        for (int i = 0; rc == 0 && t0 != 0 && i < n; i++)
+            pvm__trace_msg(PVM__TEV_SEND, PVM__TC_BCAST, t0, tids[i], msgtag,
+                           pvm__ctx.sbuf->ctx, len);
         if (rc == 0 && pvm__ctx.nmhf > 0)
             rc = pvm__poll_input();
     }

@@ -7,6 +7,7 @@
 #include "pvm_int.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +59,46 @@ host_table(void)
         hi->hi_arch = strdup(arch);
         hi->hi_speed = (int)speed;
         hi->hi_dsig = pvm__dsig();
+    }
+    free(body);
+    return rc;
+}
+
+int
+pvm__host_name(int dtid, char *name, size_t cap)
+{
+    unsigned char *body;
+    size_t len;
+    struct wire_rbuf r;
+    uint32_t serial, n;
+    char master[256];
+    int rc = pvm__enroll();
+
+    if (rc)
+        return rc;
+    if ((rc = pvm__request(WIRE_T_REQ_CONF, NULL, &body, &len)) != 0) {
+        free(body);
+        return rc;
+    }
+    wire_rbuf_init(&r, body, len);
+    rc = -ENOENT;
+    if (wire_get_u32(&r, &serial) || wire_get_str(&r, master, sizeof(master)) ||
+        wire_get_u32(&r, &n))
+        n = 0;
+    for (uint32_t i = 0; i < n && n <= WIRE_TID_MAX_HOSTS; i++) {
+        uint32_t tid, port, speed;
+        char hname[256], addr[64], arch[16], state[16];
+
+        if (wire_get_u32(&r, &tid) || wire_get_str(&r, hname, sizeof(hname)) ||
+            wire_get_str(&r, addr, sizeof(addr)) || wire_get_u32(&r, &port) ||
+            wire_get_str(&r, arch, sizeof(arch)) || wire_get_u32(&r, &speed) ||
+            wire_get_str(&r, state, sizeof(state)))
+            break;
+        if ((int)tid == dtid) {
+            snprintf(name, cap, "%s", hname);
+            rc = 0;
+            break;
+        }
     }
     free(body);
     return rc;

@@ -55,6 +55,42 @@ parse_clock(const unsigned char *body, size_t len, int64_t *us)
 }
 
 int
+pvm__clock_offset(int dtid, int tries, int64_t *offset_us, int64_t *residual_us)
+{
+    int64_t best = -1;
+    int rc = 0;
+
+    for (int k = 0; k < tries; k++) {
+        struct wire_wbuf req;
+        struct timeval t0, t1;
+        unsigned char *body = NULL;
+        size_t len;
+        int64_t remote = 0, rtt;
+
+        wire_wbuf_init(&req);
+        wire_put_u32(&req, (uint32_t)dtid);
+        gettimeofday(&t0, NULL);
+        rc = pvm__request(WIRE_T_REQ_CLOCK, &req, &body, &len);
+        gettimeofday(&t1, NULL);
+        wire_wbuf_free(&req);
+        if (rc == 0)
+            rc = parse_clock(body, len, &remote);
+        free(body);
+        if (rc != 0)
+            return rc;
+        /* The shortest round trip bounds the error best (a request queued
+         * behind others is slow). */
+        rtt = tv_us(&t1) - tv_us(&t0);
+        if (best < 0 || rtt < best) {
+            best = rtt;
+            *offset_us = remote - (tv_us(&t0) + rtt / 2);
+            *residual_us = (rtt + 1) / 2;
+        }
+    }
+    return best < 0 ? -EINVAL : 0;
+}
+
+int
 pvm_hostsync(int host, struct timeval *clk, struct timeval *delta)
 {
     struct wire_wbuf req;

@@ -204,6 +204,24 @@ struct pvm__ctx {
      * NULL drops it.  body is the handler's.
      */
     void (*on_direct)(const struct wire_hdr *h, unsigned char *body);
+
+    /*
+     * Paradise (issue 27): the task's trace (pvm_trace.c) and the hints it
+     * read (pvm_hints.c).  tr_state: 0 not decided yet, 1 recording, -1
+     * not tracing; tr is NULL until recording starts.  trace_exit writes
+     * the trace; pvm_exit calls it through this hook (pvm_task.c sits
+     * below pvm_trace.c).  opt_set has bit n set once the program gave
+     * option n itself (pvm_setopt): hints never override it.
+     */
+    int tr_state;
+    struct pvm__trace *tr;
+    int (*trace_start)(void);   /* pvm__trace_decide, for enrollment (set at load) */
+    void (*trace_exit)(void);
+    int tr_atexit;              /* the exit-time write is registered */
+    int hints_loaded;
+    struct pvm__hints *hints;
+    unsigned opt_set;
+    int nspawn_calls;           /* pvm_spawn calls made: the children's task paths */
 };
 
 /* A message that arrived and waits for pvm_recv (pvm_msg.c). */
@@ -619,6 +637,135 @@ int pvm__list_del(const char *list, const char *name, char **out);
 int pvm__noreset_set(int on);
 /* The trace mask spawned children inherit (PVMTMASK), NUL-terminated. */
 const char *pvm__tmask_child(void);
+/* 1 if any event is set in the task's own mask (tracing is on), or in
+ * the children's (child = 1). */
+int pvm__tmask_on(int child);
+
+/* ---- pvm_host.c ---- */
+
+/* The VM's name of the host whose daemon is dtid, into name (cap bytes),
+ * without touching what pvm_config handed the program.  0 or a code. */
+int pvm__host_name(int dtid, char *name, size_t cap);
+
+/* ---- pvm_trace.c, pvm_hints.c: Paradise (issue 27) ---- */
+
+/*
+ * One event of a task's trace, as recorded: a few stores, formatted only
+ * when the trace is written.  Times are CLOCK_REALTIME microseconds.
+ */
+enum pvm__tev_kind {
+    PVM__TEV_COMPUTE,           /* the task's own work between two traced calls */
+    PVM__TEV_SEND,              /* peer: the receiver; seq: its number per (peer, tag, ctx) */
+    PVM__TEV_RECV,              /* peer: the sender; t0..t1 is the wait */
+    PVM__TEV_SPAWN,             /* tag: the call's number; seq: started; bytes: asked */
+    PVM__TEV_CHILD,             /* peer: a child's tid; tag: the call; seq: its instance */
+    PVM__TEV_EXIT,
+    PVM__TEV_COLL               /* a collective (barrier, reduce...): the time in it */
+};
+
+/* Which call made an event (its name in the trace). */
+enum pvm__tcall {
+    PVM__TC_NONE, PVM__TC_SEND, PVM__TC_PSEND, PVM__TC_MCAST, PVM__TC_RECV, PVM__TC_NRECV,
+    PVM__TC_TRECV, PVM__TC_PRECV, PVM__TC_SPAWN, PVM__TC_EXIT, PVM__TC_BCAST,
+    PVM__TC_BARRIER, PVM__TC_REDUCE, PVM__TC_GATHER, PVM__TC_SCATTER
+};
+
+struct pvm__tev {
+    int64_t t0, t1;
+    uint64_t bytes;
+    int kind, call;
+    int peer, tag, ctx, seq;
+};
+
+/* What a trace file says about its task besides the events. */
+struct pvm__tinfo {
+    int tid, parent, host;      /* host: the host number in the tid, the file's pid */
+    const char *program, *hostname, *path;
+    const char *why;            /* what turned tracing on */
+    int root_host;              /* the first traced task's host: clocks align there */
+    int64_t clock_offset;       /* added to every time: the root host's clock minus ours */
+    int64_t clock_residual;     /* the offset's error bound, µs; -1 not measured */
+    long dropped;
+    int64_t t_start, t_end;
+    int tracer_tid, tracer_code, tracer_ctx;
+    int nspawn;                 /* spawn_file: the file of each spawn call */
+    char *const *spawn_file;
+    int route, fragsize;        /* the options in force at the end */
+    const char *hints_file;     /* NULL: no hints were read */
+    int napplied;
+    char *const *applied;       /* "route=direct", ...: what came from the hints */
+};
+
+/*
+ * Write one task's trace as Chrome Trace Event JSON (pure: the caller
+ * opened fp).  A message's two ends get one flow id, made of the sender,
+ * the receiver, the tag, the context and the message's number among
+ * theirs, so that traces written apart pair up when read together.
+ * 0, or -EIO when fp reported an error.
+ */
+int pvm__trace_json(FILE *fp, const struct pvm__tinfo *ti, const struct pvm__tev *ev, int n);
+
+/* Decide whether this task traces (LIQUIDVM_TRACE, the trace mask,
+ * PvmSelfTraceTid): 1 recording, 0 not (yet). */
+int pvm__trace_decide(void);
+static inline int
+pvm__tracing(void)
+{
+    return pvm__ctx.tr_state > 0 || (pvm__ctx.tr_state == 0 && pvm__trace_decide() > 0);
+}
+/* Now, in CLOCK_REALTIME microseconds. */
+int64_t pvm__trace_now(void);
+/* A traced call starts: the compute span since the last one ends here.
+ * Returns now (t0 of the call's event). */
+int64_t pvm__trace_begin(void);
+/* A message's end: kind SEND or RECV, t0 from pvm__trace_begin. */
+void pvm__trace_msg(int kind, int call, int64_t t0, int peer, int tag, int ctx, size_t bytes);
+/* A collective call (its messages are the library's own, not traced). */
+void pvm__trace_coll(int call, int64_t t0);
+/* A spawn call: its number, the file, what was asked and what started. */
+void pvm__trace_spawn(int64_t t0, int callno, const char *file, int ntask, const int *tids,
+                      int started);
+/* The events recorded so far and how many (benchmarks, tests). */
+const struct pvm__tev *pvm__trace_events(long *dropped);
+int pvm__trace_nevents(void);
+/* The directory children are to trace into (spawn with PvmTaskTrace,
+ * or PvmTraceTid set): ours, else the default one; 0 or a code. */
+int pvm__trace_dir(char *out, size_t cap);
+
+/* The hints (pvm_hints.c), a libconfig file: see man/libpvm3.3, HINTS. */
+#define PVM__HINT_PATH 64
+struct pvm__hint_task {
+    char path[PVM__HINT_PATH];  /* a task path: "0", "0/1", "0/1/0" */
+    int route;                  /* -1: none */
+    char host[256];             /* for the spawn that makes them; "" none; "@parent" */
+};
+
+struct pvm__hints {
+    char file[4096];
+    int route;                  /* every task's, -1: none */
+    int fragsize;               /* 0: none */
+    int ntask;
+    struct pvm__hint_task *task;
+    int napplied;
+    char *applied[16];          /* what was applied, for the trace's metadata */
+};
+
+/*
+ * Parse a hints file's text (pure).  0 with h filled (free with
+ * pvm__hints_free), or -EINVAL with "name:line: what" in err.
+ */
+int pvm__hints_parse(const char *text, size_t len, const char *name, struct pvm__hints *h,
+                     char *err, size_t errlen);
+void pvm__hints_free(struct pvm__hints *h);
+/* Read the hints (LIQUIDVM_HINTS, else <program>.hints beside the
+ * program) once and apply the options the program did not set. */
+void pvm__hints_load(void);
+/* This task's path (LIQUIDVM_TASKPATH, "0" for a task started by hand). */
+const char *pvm__task_path(void);
+/* The host the hints give the children of path, or NULL; "@parent". */
+const char *pvm__hints_host(const char *path);
+/* Note a setting that came from the hints (for the trace's metadata). */
+void pvm__hints_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- pvm_hostsync.c ---- */
 
@@ -626,6 +773,12 @@ struct timeval;
 /* us microseconds as PVM's normalised timeval: tv_usec in 0..999999, the
  * sign in tv_sec. */
 void pvm__tv_split(int64_t us, struct timeval *tv);
+/*
+ * Host dtid's clock against ours, as pvm_hostsync measures it, the best
+ * of tries: *offset_us is its clock minus ours, *residual_us half the
+ * shortest round trip (the offset's error bound).  0 or a code.
+ */
+int pvm__clock_offset(int dtid, int tries, int64_t *offset_us, int64_t *residual_us);
 
 /* ---- pvm_start.c ---- */
 

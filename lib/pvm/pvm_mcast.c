@@ -114,8 +114,14 @@ pvm_mcast(int *tids, int ntask, int msgtag)
     }
     /* One frame per task, as the unit tests' fake daemon reads them;
      * pvm_bcast uses the multicast frame. TODO(#4): here too. */
-    for (i = 0, rc = 0; i < n && rc == 0; i++)
+    int64_t t0 = pvm__tracing() ? pvm__trace_begin() : 0;
+    for (i = 0, rc = 0; i < n && rc == 0; i++) {
         rc = pvm__send_frame(dst[i], msgtag, p, len, pvm__buf_encword(pvm__ctx.sbuf));
+        /* Traced as one send per task, so that each receipt has its pair. */
+        if (rc == 0 && t0 != 0)
+            pvm__trace_msg(PVM__TEV_SEND, PVM__TC_MCAST, t0, dst[i], msgtag, pvm__ctx.sbuf->ctx,
+                           len);
+    }
     free(dst);
     /* PVM's sends read the socket too, which runs message handlers. */
     if (rc == 0 && n > 0 && pvm__ctx.nmhf > 0)

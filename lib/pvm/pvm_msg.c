@@ -17,6 +17,10 @@
  * link (pvm_link.c).  The queue itself is pvm_inq.c's, and the frames
  * from the daemon are read by pvm_daemon.c.
  *
+ * A traced task (pvm_trace.c) records each send, and each message a
+ * receive takes with the wait before it; pvm_probe and messages that
+ * handlers take are not recorded.
+ *
  * Message handlers (pvm_mhf.c) take matching messages as they arrive,
  * before any receive sees them.  PVM runs them inside whatever call reads
  * its socket; so do we, except while a request to the daemon waits for
@@ -193,15 +197,26 @@ got(struct pvm__msg *m, struct pvm__msg *prev, enum pvm__get how, struct pvm__ms
  * Wait up to timeout_ms (-1 for ever) for a message a receive of (tid,
  * tag) accepts and get it as how says.  0 if none came in time.
  */
+/* A message a receive takes, for the trace (pvm_trace.c). */
+static void
+traced(int call, int64_t t0, const struct pvm__msg *m)
+{
+    pvm__trace_msg(PVM__TEV_RECV, call, t0, m->src, m->tag, m->ctx,
+                   m->buf != NULL ? pvm__buf_len(m->buf) : m->len);
+}
+
 static int
-wait_for(int tid, int tag, int timeout_ms, enum pvm__get how, struct pvm__msg **taken)
+wait_for(int tid, int tag, int timeout_ms, enum pvm__get how, struct pvm__msg **taken, int call)
 {
     struct pvm__msg *m, *prev;
     struct timespec t0, t;
     int rc, i, left;
+    int64_t tt0 = 0;
 
     if ((rc = pvm__enroll()) != 0)
         return rc;
+    if (how != PVM__GET_PROBE && pvm__tracing())
+        tt0 = pvm__trace_begin();
     if (how == PVM__GET_RECV && pvm__ctx.rbuf != NULL)
         pvm__buf_free(pvm__ctx.rbuf);
     if ((rc = pvm__mhf_run_pending()) < 0)
@@ -211,8 +226,11 @@ wait_for(int tid, int tag, int timeout_ms, enum pvm__get how, struct pvm__msg **
         /* Link requests are answered here, where requests may be made. */
         if ((rc = pvm__direct_work()) < 0)
             return rc;
-        if ((rc = scan(tid, tag, &m, &prev)) != 0)
+        if ((rc = scan(tid, tag, &m, &prev)) != 0) {
+            if (rc > 0 && tt0 != 0)
+                traced(call, tt0, m);
             return rc < 0 ? rc : got(m, prev, how, taken);
+        }
         left = -1;
         if (timeout_ms >= 0) {
             clock_gettime(CLOCK_MONOTONIC, &t);
@@ -226,8 +244,11 @@ wait_for(int tid, int tag, int timeout_ms, enum pvm__get how, struct pvm__msg **
                     break;
             if (rc < 0)
                 return rc;
-            if ((rc = scan(tid, tag, &m, &prev)) != 0)
+            if ((rc = scan(tid, tag, &m, &prev)) != 0) {
+                if (rc > 0 && tt0 != 0)
+                    traced(call, tt0, m);
                 return rc < 0 ? rc : got(m, prev, how, taken);
+            }
             return 0;
         }
         if ((rc = pvm__pump(left, NULL, NULL)) < 0)
@@ -301,7 +322,10 @@ pvm_send(int tid, int msgtag)
     if ((rc = pvm__buf_flatten(pvm__ctx.sbuf, &p, &len)) != 0)
         return pvm__err(rc, "pvm_send");
     pvm__ctx.sbuf->ctx = pvm__context();
+    int64_t t0 = pvm__tracing() ? pvm__trace_begin() : 0;
     rc = pvm__send_frame(tid, msgtag, p, len, pvm__buf_encword(pvm__ctx.sbuf));
+    if (rc == 0 && t0 != 0)
+        pvm__trace_msg(PVM__TEV_SEND, PVM__TC_SEND, t0, tid, msgtag, pvm__ctx.sbuf->ctx, len);
     if (rc == 0)
         rc = after_send();
     return pvm__err(rc, "pvm_send");
@@ -312,13 +336,13 @@ pvm_send(int tid, int msgtag)
 int
 pvm_recv(int tid, int msgtag)
 {
-    return pvm__err(wait_for(tid, msgtag, -1, PVM__GET_RECV, NULL), "pvm_recv");
+    return pvm__err(wait_for(tid, msgtag, -1, PVM__GET_RECV, NULL, PVM__TC_RECV), "pvm_recv");
 }
 
 int
 pvm_nrecv(int tid, int msgtag)
 {
-    return pvm__err(wait_for(tid, msgtag, 0, PVM__GET_RECV, NULL), "pvm_nrecv");
+    return pvm__err(wait_for(tid, msgtag, 0, PVM__GET_RECV, NULL, PVM__TC_NRECV), "pvm_nrecv");
 }
 
 int
@@ -331,13 +355,13 @@ pvm_trecv(int tid, int msgtag, struct timeval *tmout)
         long long t = (long long)tmout->tv_sec * 1000 + tmout->tv_usec / 1000;
         ms = t > 0x7fffffff ? 0x7fffffff : (int)t;
     }
-    return pvm__err(wait_for(tid, msgtag, ms, PVM__GET_RECV, NULL), "pvm_trecv");
+    return pvm__err(wait_for(tid, msgtag, ms, PVM__GET_RECV, NULL, PVM__TC_TRECV), "pvm_trecv");
 }
 
 int
 pvm_probe(int tid, int msgtag)
 {
-    return pvm__err(wait_for(tid, msgtag, 0, PVM__GET_PROBE, NULL), "pvm_probe");
+    return pvm__err(wait_for(tid, msgtag, 0, PVM__GET_PROBE, NULL, PVM__TC_NONE), "pvm_probe");
 }
 
 int (*pvm_recvf(int (*new_match)(int bufid, int tid, int tag)))(int (*)(int, int, int))
@@ -416,7 +440,10 @@ pvm_psend(int tid, int msgtag, void *buf, int len, int datatype)
         return pvm__err(-EINVAL, "pvm_psend");
     if ((rc = pvm__enroll()) != 0)
         return pvm__err(rc, "pvm_psend");
+    int64_t t0 = pvm__tracing() ? pvm__trace_begin() : 0;
     rc = pvm__send_frame(tid, msgtag, buf, n, pvm__dsig());
+    if (rc == 0 && t0 != 0)
+        pvm__trace_msg(PVM__TEV_SEND, PVM__TC_PSEND, t0, tid, msgtag, pvm__context(), n);
     if (rc == 0)
         rc = after_send();
     return pvm__err(rc, "pvm_psend");
@@ -438,7 +465,7 @@ pvm_precv(int tid, int msgtag, void *buf, int len, int datatype, int *atid, int 
 
     if ((rc = byte_count(buf, len, datatype, &n)) != 0)
         return pvm__err(rc, "pvm_precv");
-    rc = wait_for(tid, msgtag, -1, PVM__GET_TAKE, &m);
+    rc = wait_for(tid, msgtag, -1, PVM__GET_TAKE, &m, PVM__TC_PRECV);
     if (rc < 0)
         return pvm__err(rc, "pvm_precv");
     if (m->buf != NULL) {

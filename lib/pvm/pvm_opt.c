@@ -14,9 +14,15 @@
  *   PvmAutoErr      pvm__ctx.autoerr, which pvm__err() obeys.
  *   PvmOutput*      for the children spawned afterwards (pvm_spawn.c);
  *   PvmSelfOutput*  setting them also sets the children's, as in PVM.
+ *   PvmSelfTraceTid a tracer named turns the task's trace on (pvm_trace.c);
+ *   PvmTraceTid     one for the children traces them (pvm_spawn.c).  The
+ *                   events go to trace files, not to the tracer; the
+ *                   tracer, code and context are written in the file.
  *   PvmTrace*, PvmSelfTrace*, PvmDebugMask, PvmFragSize (frames are not
  *                   fragmented), PvmShowTids, PvmPollType, PvmPollTime:
  *                   stored and reported; nothing else reads them yet.
+ *   Hints (pvm_hints.c) may set PvmRoute and PvmFragSize; a value the
+ *   program sets itself, before or after, wins (pvm__ctx.opt_set).
  *   PvmResvTids     lets sends use negative tags and non-task tids.
  *   PvmNoReset      needs an enrolled task, as in PVM; puts or deletes
  *                   the task's entry in PVMNORESETCLASS (pvm_noreset.c),
@@ -83,6 +89,11 @@ swap(int what, int val)
     int old = pvm__ctx.opt[what];
 
     pvm__ctx.opt[what] = val;
+    /* The program's own choice: hints (pvm_hints.c) leave it alone. */
+    pvm__ctx.opt_set |= 1u << what;
+    /* A tracer named: decide again whether to trace (pvm_trace.c). */
+    if (what == PvmSelfTraceTid && val > 0 && pvm__ctx.tr_state < 0)
+        pvm__ctx.tr_state = 0;
     return old;
 }
 

@@ -314,6 +314,7 @@ pvm_reduce(void (*func)(int *, void *, void *, int *, int *), void *data, int co
         return pvm__err(-EINVAL, "pvm_reduce");
     if ((rc = pvm__enroll()) != 0)
         return pvm__err(rc, "pvm_reduce");
+    int64_t t0 = pvm__tracing() ? pvm__trace_begin() : 0;
     if ((rc = coll_begin(&c, data, count, datatype, msgtag, group, rootginst)) != 0)
         return pvm__err(rc, "pvm_reduce");
     c.hier = 1;
@@ -362,6 +363,7 @@ pvm_reduce(void (*func)(int *, void *, void *, int *, int *), void *data, int co
 done:
     free(tmp);
     free(c.v.tids);
+    pvm__trace_coll(PVM__TC_REDUCE, t0);
     return pvm__err(rc, "pvm_reduce");
 }
 
@@ -374,6 +376,7 @@ pvm_gather(void *result, void *data, int count, int datatype, int msgtag, char *
 
     if ((rc = pvm__enroll()) != 0)
         return pvm__err(rc, "pvm_gather");
+    int64_t t0 = pvm__tracing() ? pvm__trace_begin() : 0;
     if ((rc = coll_begin(&c, data, count, datatype, msgtag, group, rootginst)) != 0)
         return pvm__err(rc, "pvm_gather");
     size_t sz = coll_size(datatype) * (size_t)count;
@@ -393,6 +396,7 @@ pvm_gather(void *result, void *data, int count, int datatype, int msgtag, char *
             }
     }
     free(c.v.tids);
+    pvm__trace_coll(PVM__TC_GATHER, t0);
     return pvm__err(rc, "pvm_gather");
 }
 
@@ -405,6 +409,7 @@ pvm_scatter(void *result, void *data, int count, int datatype, int msgtag, char 
 
     if ((rc = pvm__enroll()) != 0)
         return pvm__err(rc, "pvm_scatter");
+    int64_t t0 = pvm__tracing() ? pvm__trace_begin() : 0;
     /* data matters on the root only; result everywhere. */
     if ((rc = coll_begin(&c, result, count, datatype, msgtag, group, rootginst)) != 0)
         return pvm__err(rc, "pvm_scatter");
@@ -429,6 +434,7 @@ pvm_scatter(void *result, void *data, int count, int datatype, int msgtag, char 
         memmove(result, (char *)data + (size_t)c.me * sz, sz);
     }
     free(c.v.tids);
+    pvm__trace_coll(PVM__TC_SCATTER, t0);
     return pvm__err(rc, "pvm_scatter");
 }
 

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wire_tid.h"
+
 #define PVM__SPAWN_MAX 4096
 
 int
@@ -23,9 +25,19 @@ pvm_catchout(FILE *ff)
 }
 
 /* Variables named in PVM_EXPORT (colon-separated) go to spawned tasks,
- * at most 254 of them: the daemon takes 256 with our own two. */
+ * at most 254 of them: the daemon takes 256 with our own two, plus
+ * Paradise's (below, at most 5; the daemon allows for them).  Of ours
+ * (LIQUIDVM_*) only the shared memory's tuning may be named there; the
+ * context and Paradise's are set below. */
+static int
+exportable(const char *name)
+{
+    return strncmp(name, "LIQUIDVM_", 9) != 0 ||
+           (strncmp(name, "LIQUIDVM_SHM_", 13) == 0 && wire_env_spawnable(name));
+}
+
 static void
-put_exports(struct wire_wbuf *b)
+put_exports(struct wire_wbuf *b, const char *const *extra, uint32_t nextra)
 {
     const char *list = getenv("PVM_EXPORT");
     char names[4096];
@@ -38,8 +50,9 @@ put_exports(struct wire_wbuf *b)
         for (char *name = strtok_r(names, ":", &save); name; name = strtok_r(NULL, ":", &save)) {
             const char *v = getenv(name);
             char kv[8192];
-            if (v == NULL || strncmp(name, "LIQUIDVM_", 9) == 0 || strchr(name, '=') ||
-                (size_t)snprintf(kv, sizeof(kv), "%s=%s", name, v) >= sizeof(kv) || n >= 254)
+            if (v == NULL || !exportable(name) || strchr(name, '=') ||
+                (size_t)snprintf(kv, sizeof(kv), "%s=%s", name, v) >= sizeof(kv) ||
+                n >= 254 - nextra)
                 continue;
             wire_put_str(&tmp, kv);
             n++;
@@ -54,26 +67,89 @@ put_exports(struct wire_wbuf *b)
     snprintf(ctx, sizeof(ctx), "PVMTMASK=%s", pvm__tmask_child());
     wire_put_str(&tmp, ctx);
     n++;
+    for (uint32_t i = 0; i < nextra; i++, n++)
+        wire_put_str(&tmp, extra[i]);
     wire_put_u32(b, n);
     wire_put_bytes(b, tmp.data, tmp.len);
     wire_wbuf_free(&tmp);
 }
 
-int
-pvm_spawn(char *file, char **argv, int flags, char *where, int ntask, int *tids)
+/*
+ * Paradise (issue 27): the children's task path (pvm_hints.c), and the
+ * trace passed on: LIQUIDVM_TRACE when we trace from it, or the spawn
+ * asks for traced children (PvmTaskTrace, a tracer in PvmTraceTid); the
+ * first traced task's host, where clocks are compared; the hints file we
+ * read, so that a run follows one file even if its other programs have
+ * none beside them.
+ * Each string is put in env[] (room for 5); returns how many.
+ */
+static uint32_t
+paradise_env(int flags, const char *childpath, char env[][WIRE_STR_MAX])
+{
+    const char *e, *traced = getenv("LIQUIDVM_TRACE");
+    char dir[4096];
+    uint32_t n = 0;
+
+    snprintf(env[n++], sizeof(env[0]), "LIQUIDVM_TASKPATH=%s", childpath);
+    if ((traced != NULL && traced[0] != '\0') || (flags & PvmTaskTrace) ||
+        pvm__ctx.opt[PvmTraceTid] > 0) {
+        if (pvm__trace_dir(dir, sizeof(dir)) == 0 &&
+            (size_t)snprintf(env[n], sizeof(env[0]), "LIQUIDVM_TRACE=%s", dir) < sizeof(env[0]))
+            n++;
+    }
+    if ((e = getenv("LIQUIDVM_TRACE_ROOT")) != NULL && strlen(e) < 16)
+        snprintf(env[n++], sizeof(env[0]), "LIQUIDVM_TRACE_ROOT=%s", e);
+    else if (pvm__ctx.tr_state > 0)
+        snprintf(env[n++], sizeof(env[0]), "LIQUIDVM_TRACE_ROOT=%d", WIRE_TID_HOST(pvm__ctx.mytid));
+    /* The hints of the run: named, or found beside the program started. */
+    if ((e = getenv("LIQUIDVM_HINTS")) == NULL && pvm__ctx.hints != NULL)
+        e = pvm__ctx.hints->file;
+    if (e != NULL &&
+        (size_t)snprintf(env[n], sizeof(env[0]), "LIQUIDVM_HINTS=%s", e) < sizeof(env[0]))
+        n++;
+    if ((e = getenv("LIQUIDVM_HINTS_VERBOSE")) != NULL && strlen(e) < 64)
+        snprintf(env[n++], sizeof(env[0]), "LIQUIDVM_HINTS_VERBOSE=%s", e);
+    return n;
+}
+
+/*
+ * Where the hints put the children of childpath when the caller named no
+ * host: 1 with the host in out, else 0.  "@parent" is our own host.
+ */
+static int
+hinted_host(int flags, const char *where, const char *childpath, char *out, size_t cap)
+{
+    const char *h;
+
+    if ((flags & (PvmTaskHost | PvmTaskArch)) && where != NULL && where[0] != '\0')
+        return 0;
+    if ((h = pvm__hints_host(childpath)) == NULL)
+        return 0;
+    if (strcmp(h, "@parent") == 0) {
+        if (pvm__host_name((int)((uint32_t)pvm__ctx.mytid & WIRE_HOST_TID(WIRE_TID_HOST_MASK)),
+                           out, cap) != 0)
+            return 0;
+    } else {
+        snprintf(out, cap, "%s", h);
+    }
+    pvm__hints_note("spawn %s on host %s", childpath, out);
+    return 1;
+}
+
+/* One spawn request: 0 with *ok the count started (tids filled), or a
+ * negative code. */
+static int
+spawn_once(const char *file, char **argv, uint32_t argc, int flags, const char *where, int ntask,
+           int *tids, const char *const *envp, uint32_t nenv, int *ok)
 {
     struct wire_wbuf req;
+    struct wire_rbuf r;
     unsigned char *body;
     size_t len;
-    uint32_t argc = 0;
+    uint32_t n;
     int rc;
 
-    if (file == NULL || file[0] == '\0' || ntask < 1 || ntask > PVM__SPAWN_MAX)
-        return pvm__err(-EINVAL, "pvm_spawn");
-    if ((rc = pvm__enroll()) != 0)
-        return pvm__err(rc, "pvm_spawn");
-    while (argv && argv[argc] && argc < 256)
-        argc++;
+    *ok = 0;
     wire_wbuf_init(&req);
     wire_put_str(&req, file);
     wire_put_u32(&req, (uint32_t)flags);
@@ -83,20 +159,17 @@ pvm_spawn(char *file, char **argv, int flags, char *where, int ntask, int *tids)
     wire_put_u32(&req, argc);
     for (uint32_t i = 0; i < argc; i++)
         wire_put_str(&req, argv[i]);
-    put_exports(&req);
+    put_exports(&req, envp, nenv);
     rc = pvm__request(WIRE_T_TASK_SPAWN, &req, &body, &len);
     wire_wbuf_free(&req);
     if (rc != 0) {
         free(body);
-        return pvm__err(rc, "pvm_spawn");
+        return rc;
     }
-    struct wire_rbuf r;
-    uint32_t n;
-    int ok = 0;
     wire_rbuf_init(&r, body, len);
     if (wire_get_u32(&r, &n) != 0 || n != (uint32_t)ntask) {
         free(body);
-        return pvm__err(WIRE_EFRAME, "pvm_spawn");
+        return WIRE_EFRAME;
     }
     for (uint32_t i = 0; i < n; i++) {
         int32_t t;
@@ -107,9 +180,52 @@ pvm_spawn(char *file, char **argv, int flags, char *where, int ntask, int *tids)
         if (tids)
             tids[i] = v;
         if (t > 0)
-            ok++;
+            ++*ok;
     }
     free(body);
+    return 0;
+}
+
+int
+pvm_spawn(char *file, char **argv, int flags, char *where, int ntask, int *tids)
+{
+    uint32_t argc = 0, nenv;
+    int rc, callno, ok = 0, hinted;
+    char childpath[PVM__HINT_PATH + 16], host[256], env[5][WIRE_STR_MAX];
+    const char *envp[5];
+    int64_t t0 = 0;
+
+    if (file == NULL || file[0] == '\0' || ntask < 1 || ntask > PVM__SPAWN_MAX)
+        return pvm__err(-EINVAL, "pvm_spawn");
+    if ((rc = pvm__enroll()) != 0)
+        return pvm__err(rc, "pvm_spawn");
+    if (pvm__tracing())
+        t0 = pvm__trace_begin();
+    callno = pvm__ctx.nspawn_calls++;
+    snprintf(childpath, sizeof(childpath), "%s/%d", pvm__task_path(), callno);
+    if (strlen(childpath) >= PVM__HINT_PATH)
+        snprintf(childpath, sizeof(childpath), "%s", pvm__task_path());
+    hinted = hinted_host(flags, where, childpath, host, sizeof(host));
+    nenv = paradise_env(flags, childpath, env);
+    for (uint32_t i = 0; i < nenv; i++)
+        envp[i] = env[i];
+    while (argv && argv[argc] && argc < 256)
+        argc++;
+    if (hinted) {
+        rc = spawn_once(file, argv, argc, (flags & ~PvmTaskArch) | PvmTaskHost, host, ntask, tids,
+                        envp, nenv, &ok);
+        /* Hints from another VM may name a host this one lacks: the
+         * daemons place the tasks, as the program asked. */
+        if (rc == 0 && ok == 0)
+            pvm__hints_note("spawn %s on host %s started nothing; placed as asked", childpath,
+                            host);
+    }
+    if (!hinted || (rc == 0 && ok == 0))
+        rc = spawn_once(file, argv, argc, flags, where, ntask, tids, envp, nenv, &ok);
+    if (rc != 0)
+        return pvm__err(rc, "pvm_spawn");
+    if (t0 != 0)
+        pvm__trace_spawn(t0, callno, file, ntask, tids, ok);
     /* As PVM 3.4.6: the count started; failed slots hold their codes, and
      * a spawn that started nothing returns 0 without a report. */
     return ok;

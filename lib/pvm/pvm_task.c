@@ -7,7 +7,10 @@
  * The daemon is found through LIQUIDVM_SOCK (set for tasks the daemon
  * spawns), else LIQUIDVM_HOST / LIQUIDVM_HOME as vmctl finds it (a program
  * started from the shell enrolls with the VM of LIQUIDVM_HOME).  The first
- * call that needs a tid enrolls, as in PVM.
+ * call that needs a tid enrolls, as in PVM.  Enrollment reads the hints
+ * (pvm_hints.c) and starts the trace; pvm_exit writes it: through
+ * pvm__ctx.trace_start and trace_exit, since pvm_trace.c sits above this
+ * file.
  */
 #include "pvm_int.h"
 
@@ -107,6 +110,10 @@ pvm__enroll(void)
     }
     pvm__ctx.mytid = (int)tid;
     pvm__ctx.exit_hook = pvm__leave;
+    pvm__hints_load();
+    /* A traced task's trace starts with its tid (pvm_trace.c, above us). */
+    if (pvm__ctx.trace_start != NULL && pvm__ctx.tr_state == 0)
+        pvm__ctx.trace_start();
     return 0;
 }
 
@@ -123,6 +130,9 @@ pvm_exit(void)
     if (pvm__ctx.fd < 0)
         return PvmOk;
     fflush(stdout);
+    /* The trace (pvm_trace.c) is written while the task still has its tid. */
+    if (pvm__ctx.trace_exit != NULL)
+        pvm__ctx.trace_exit();
     pvm__mhf_reset();       /* PVM drops every handler at exit */
     pvm__leave();
     return PvmOk;

@@ -9,8 +9,13 @@
  * the parent's child mask (pvm_spawn.c), else it is all clear
  * (TEV_MASK_INIT: 35 '@'); the child mask starts as a copy of it, so a
  * mask reaches grandchildren too.  A PVMTMASK of the wrong length is
- * ignored, as PVM ignores it.  Nothing traces yet: the masks are kept,
- * reported and inherited.  Neither call needs a virtual machine.
+ * ignored, as PVM ignores it.  Neither call needs a virtual machine.
+ *
+ * Any event set in the task's own mask turns its trace on (pvm_trace.c):
+ * LiquidVM records every kind of event of a traced task into its trace
+ * file, not those of the mask alone, and clearing the mask again does not
+ * stop a trace once begun.  Setting the mask only decides again whether
+ * to trace (pvm__ctx.tr_state), so this file calls nothing above it.
  */
 #include "pvm_int.h"
 
@@ -41,6 +46,19 @@ pvm__tmask_child(void)
     return pvm__ctx.tmask_child;
 }
 
+int
+pvm__tmask_on(int child)
+{
+    const char *m;
+
+    tmask_load();
+    m = child ? pvm__ctx.tmask_child : pvm__ctx.tmask_self;
+    for (int i = 0; i < PVM__TMASK_LEN - 1 && m[i] != '\0'; i++)
+        if (m[i] != '@')
+            return 1;
+    return 0;
+}
+
 static char *
 which(int who)
 {
@@ -62,6 +80,8 @@ pvm_settmask(int who, char *mask)
     size_t n = strnlen(mask, PVM__TMASK_LEN - 1);
     memcpy(m, mask, n);
     memset(m + n, '\0', PVM__TMASK_LEN - n);
+    if (who == PvmTaskSelf && pvm__ctx.tr_state < 0)
+        pvm__ctx.tr_state = 0;
     return PvmOk;
 }
 

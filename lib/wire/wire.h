@@ -90,6 +90,10 @@ enum wire_err {
 const char *wire_strerror(int code);
 /* The symbolic name ("WIRE_ENAME", "ENOMEM") for scripts and --json. */
 const char *wire_errname(int code);
+/* Say why in err (printf style; nothing when err is NULL or errlen 0) and
+ * return code: `return wire_errf(err, len, -EIO, "%s: ...", path);`. */
+int wire_errf(char *err, size_t errlen, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* wire_json.c: s as a quoted JSON string, every control character escaped
  * (names come from the network). */
@@ -328,6 +332,13 @@ const char *wire_sock_why(int code);
 #define WIRE_SOCK_SNDBUF (1 << 20)
 /* LIQUIDVM_HOME, else ~/.liquidvm. */
 int wire_home(char *out, size_t cap);
+/* May a spawn request give its task environment variable kv ("NAME=VALUE",
+ * or a bare NAME)?  Anything but our own LIQUIDVM_ names, which the daemon
+ * sets (the tid, the token, the socket); of those only the parent's context
+ * (LIQUIDVM_CTX), the shared memory's tuning (LIQUIDVM_SHM_RING,
+ * LIQUIDVM_SHM_SPIN_US) and Paradise's trace, task path and hints
+ * (LIQUIDVM_TRACE, _TRACE_ROOT, _TASKPATH, _HINTS, _HINTS_VERBOSE). */
+int wire_env_spawnable(const char *kv);
 /* Write all n bytes; 0 or -errno. */
 int wire_write_full(int fd, const void *buf, size_t n);
 /* Write one frame: header h (len filled in) and body. */

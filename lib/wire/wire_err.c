@@ -6,6 +6,8 @@
 #include "wire.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 const char *
@@ -48,4 +50,17 @@ wire_errname(int code)
     default:
         return "EUNKNOWN";
     }
+}
+
+int
+wire_errf(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (err != NULL && errlen > 0) {
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return code;
 }

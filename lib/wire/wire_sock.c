@@ -20,6 +20,23 @@
 #include <unistd.h>
 
 int
+wire_env_spawnable(const char *kv)
+{
+    static const char *const ours[] = { "LIQUIDVM_CTX",        "LIQUIDVM_SHM_RING",
+                                        "LIQUIDVM_SHM_SPIN_US", "LIQUIDVM_TRACE",
+                                        "LIQUIDVM_TRACE_ROOT",  "LIQUIDVM_TASKPATH",
+                                        "LIQUIDVM_HINTS",       "LIQUIDVM_HINTS_VERBOSE" };
+    size_t n = strcspn(kv, "=");
+
+    if (strncmp(kv, "LIQUIDVM_", 9) != 0)
+        return 1;
+    for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
+        if (strlen(ours[i]) == n && strncmp(kv, ours[i], n) == 0)
+            return 1;
+    return 0;
+}
+
+int
 wire_home(char *out, size_t cap)
 {
     const char *h = getenv("LIQUIDVM_HOME");

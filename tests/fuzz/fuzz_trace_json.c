@@ -15,7 +15,10 @@
  * three scenarios of bench/paradise.sh) cut to the first events of each
  * kind per lane, flows kept in pairs, and malformed ones (truncated,
  * fields missing or of the wrong type, numbers out of every range, flows
- * without their other end, deep nesting, bad escapes).
+ * without their other end, deep nesting, bad escapes); and PVM task traces
+ * (lib/pvm/pvm_trace.c, LIQUIDVM_TRACE), which vmrun analyze reads with
+ * vmrun_panalyze.c: master1's and a slave1's of one run, and a malformed
+ * one (flow ids too long, a tid that is no number, odd hints).
  */
 #include <stddef.h>
 #include <stdint.h>

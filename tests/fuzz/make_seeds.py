@@ -134,9 +134,82 @@ def vmd_peer():
     return seeds
 
 
+M64 = (1 << 64) - 1
+XP1, XP2, XP3, XP4, XP5 = (0x9E3779B185EBCA87, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9,
+                           0x85EBCA77C2B2AE63, 0x27D4EB2F165667C5)
+
+
+def _rotl(x, r): return ((x << r) | (x >> (64 - r))) & M64
+def _round(acc, v): return (_rotl((acc + v * XP2) & M64, 31) * XP1) & M64
+
+
+def xxh64(b, seed=0):
+    """XXH64, as lib/liquid/liq_ckfile.c computes it."""
+    n, p = len(b), 0
+    if n >= 32:
+        v = [(seed + XP1 + XP2) & M64, (seed + XP2) & M64, seed, (seed - XP1) & M64]
+        while n - p >= 32:
+            for i in range(4):
+                v[i] = _round(v[i], struct.unpack_from("<Q", b, p + 8 * i)[0])
+            p += 32
+        h = (_rotl(v[0], 1) + _rotl(v[1], 7) + _rotl(v[2], 12) + _rotl(v[3], 18)) & M64
+        for x in v:
+            h = ((h ^ _round(0, x)) * XP1 + XP4) & M64
+    else:
+        h = (seed + XP5) & M64
+    h = (h + n) & M64
+    while n - p >= 8:
+        h = (_rotl(h ^ _round(0, struct.unpack_from("<Q", b, p)[0]), 27) * XP1 + XP4) & M64
+        p += 8
+    if n - p >= 4:
+        h = (_rotl(h ^ (struct.unpack_from("<I", b, p)[0] * XP1 & M64), 23) * XP2 + XP3) & M64
+        p += 4
+    while p < n:
+        h = (_rotl(h ^ (b[p] * XP5 & M64), 11) * XP1) & M64
+        p += 1
+    h ^= h >> 33
+    h = h * XP2 & M64
+    h ^= h >> 29
+    h = h * XP3 & M64
+    return h ^ (h >> 32)
+
+
+def ckfile_image(it, ck, nstate, n, desc, values):
+    """A checkpoint file of lib/liquid/liq_ckfile.h's layout."""
+    d = desc.encode()
+    h = (80 + len(d) + 7) & ~7
+    data = struct.pack("<%dd" % len(values), *values)
+    hdr = bytearray(h)
+    hdr[0:8] = b"LIQCKPT\0"
+    struct.pack_into("<IIiiiiiiIIQQQ", hdr, 8, 1, h, it, ck, nstate, n[0], n[1], n[2], len(d),
+                     0x01020304, h + len(data), xxh64(data), 0)
+    hdr[80:80 + len(d)] = d
+    struct.pack_into("<Q", hdr, 72, xxh64(bytes(hdr)))
+    return bytes(hdr) + data
+
+
+def ckfile():
+    desc = "program stencil\nkernel jacobi\ngrid 4x3x2\niterations 200\nseed 1\nstate 1\n"
+    good = ckfile_image(40, 20, 1, (4, 3, 2), desc, [i * 0.5 for i in range(24)])
+    two = ckfile_image(20, 20, 2, (3, 2, 1), desc.replace("state 1", "state 2"),
+                       [float(i) for i in range(12)])
+    flipped = bytearray(good)
+    flipped[-5] ^= 1
+    return {
+        "good": good,
+        "two-states": two,
+        "no-desc": ckfile_image(10, 10, 1, (1, 1, 1), "", [3.0]),
+        "truncated": good[:100],
+        "flipped": bytes(flipped),
+        "header-only": good[:80],
+        "long": good + b"\0" * 8,
+    }
+
+
 if __name__ == "__main__":
     write("wire_rx", wire_rx())
     write("pvm_unpack", pvm_unpack())
     write("conf_load", conf_load())
     write("vmrun_job", vmrun_job())
     write("vmd_peer", vmd_peer())
+    write("ckfile", ckfile())

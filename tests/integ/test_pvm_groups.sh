@@ -40,7 +40,7 @@ done
 check "all 13 group examples compile unchanged with -lgpvm3 -lpvm3" [ $built = 13 ]
 check "the static libgpvm3.a links them too" \
     cc -w $SANFLAGS -I"$(pwd)/lib/pvm" -o "$T/tst.static" "$EX/src/gexamples/tst.c" -L"$B/lib" \
-    -Wl,-Bstatic -lgpvm3 -lpvm3 -Wl,-Bdynamic $(pkg-config --libs libuv openssl 2>/dev/null) -lm
+    -Wl,-Bstatic -lgpvm3 -lpvm3 -Wl,-Bdynamic $(pkg-config --libs libuv openssl libconfig 2>/dev/null) -lm
 export PATH="$EX:$PATH"
 
 write_conf 2.0 "spawn_path = [ \"$EX\", \"$B/tests/integ\" ];"

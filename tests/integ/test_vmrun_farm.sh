@@ -88,6 +88,17 @@ check "(a) a range of 200 items exits 0 (exit $rc)" [ $rc = 0 ]
 check "(a) every item once, with its stdout, stderr, exit 0, host and seconds" once "$T/a.jsonl" 1 200 \
     'x["exit"] == 0 and x["stdout"] == "%d\n" % (x["item"] ** 2) and x["stderr"] == "e%d\n" % x["item"]
      and x["host"] in ("host0", "host1", "host2") and x["seconds"] >= 0'
+# ---- (a2) CPU time per item: a busy loop counts, a sleep does not ----
+"$VMRUN" farm --items <(printf 'busy\nidle\n') --reclaim off --quiet --output "$T/a2.jsonl" \
+    -- sh -c 'if [ {} = busy ]; then i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done; else sleep 0.4; fi' \
+    2>"$T/a2.err"
+check "(a2) an item's cpu_s: the busy loop's at least 0.05 s and at most its seconds, the sleep's under 0.05 s" \
+    python3 -c '
+import json, sys
+L = {x["item"]: x for x in map(json.loads, open(sys.argv[1]))}
+b, i = L["busy"], L["idle"]
+sys.exit(not (b["exit"] == 0 and i["exit"] == 0 and 0.05 <= b["cpu_s"] <= b["seconds"] + 0.01
+              and i["cpu_s"] < 0.05 and i["seconds"] >= 0.4))' "$T/a2.jsonl"
 check "(a) the report: items per host add up, busy times, chunks that shrink" rep "$T/a.json" '
 sum(h["items"] for h in R["hosts"]) == 200 and all(h["busy_s"] >= 0 for h in R["hosts"])
 and R["exit0"] == 200 and R["schedule"] == "fractiling" and len(R["chunks"]) >= 3

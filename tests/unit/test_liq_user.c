@@ -232,7 +232,6 @@ sim(struct liquid *lq, const int n[3], int nq, int iters, int halo)
     double red[LIQUID_MAX_REDUCTIONS];
     struct liq_geom g;
     struct sim_q *q;
-    int ns = liq_user_nstate(lq);
 
     assert_int_equal(liq_user_check(lq), 0);
     assert_int_equal(liq_geom_make(&g, n, nq), 0);
@@ -273,19 +272,23 @@ sim(struct liquid *lq, const int n[3], int nq, int iters, int halo)
             np[id] = m;
             for (int x = 0; x < m; x++) {
                 /* another quantum's points: sent now, put in after pass 0 */
+                /* the state only, as the runtime sends it (constant fields stay) */
+                struct kern_box *sd[3 * LIQUID_MAX_FIELDS], *ss[3 * LIQUID_MAX_FIELDS];
+                int nb = liq_ubox_state(&q[id].u, lq, sd);
+
+                assert_int_equal(liq_ubox_state(&q[p[x].src].u, lq, ss), nb);
+                assert_int_equal(nb, liq_user_nboxes(lq));
                 if (split && p[x].src != id) {
-                    double *b = malloc(p[x].points * (size_t)(ns * lq->nf) * sizeof(double));
+                    double *b = malloc(p[x].points * (size_t)nb * sizeof(double));
 
                     assert_non_null(b);
-                    for (int l = 0, v = 0; l < ns; l++)
-                        for (int f = 0; f < lq->nf; f++, v++)
-                            liq_region_get(q[p[x].src].u.lv[l][f], &p[x], b + v * p[x].points);
+                    for (int v = 0; v < nb; v++)
+                        liq_region_get(ss[v], &p[x], b + v * p[x].points);
                     held[(size_t)id * 512 + x] = b;
                     continue;
                 }
-                for (int l = 0; l < ns; l++)
-                    for (int f = 0; f < lq->nf; f++)
-                        liq_region_copy(q[id].u.lv[l][f], q[p[x].src].u.lv[l][f], &p[x]);
+                for (int v = 0; v < nb; v++)
+                    liq_region_copy(sd[v], ss[v], &p[x]);
             }
         }
         for (int id = 0; !split && id < nq; id++)
@@ -305,9 +308,11 @@ sim(struct liquid *lq, const int n[3], int nq, int iters, int halo)
                         stale[2 * a + 1] |= p[x].lo[a] >= q[id].hi[a];
                     }
                     if (pass == 1 && b != NULL) {
-                        for (int l = 0, v = 0; l < ns; l++)
-                            for (int f = 0; f < lq->nf; f++, v++)
-                                liq_region_put(q[id].u.lv[l][f], &p[x], b + v * p[x].points);
+                        struct kern_box *sd[3 * LIQUID_MAX_FIELDS];
+                        int nb = liq_ubox_state(&q[id].u, lq, sd);
+
+                        for (int v = 0; v < nb; v++)
+                            liq_region_put(sd[v], &p[x], b + v * p[x].points);
                     }
                 }
                 if (whole && pass == 1)
@@ -420,6 +425,67 @@ test_box27_two_fields_mixed(void **state)
     assert_int_equal(liquid_boundary(lq, LIQUID_ZHI, LIQUID_DIRICHLET, 2.5), 0);
     for (int halo = 1; halo <= 3; halo++)
         assert_true(sim(lq, n, 8, 6, halo));
+    liquid_free(lq);
+}
+
+/* A constant field (liquid_field_const): a coefficient the update reads
+ * with its neighbours, never sent; out[] is NULL for it. */
+static int
+coef(const struct liquid_box *b, void *arg)
+{
+    (void)arg;
+    if (b->out[1] != NULL)
+        return 5;
+    for (int k = 0; k < b->n[2]; k++)
+        for (int j = 0; j < b->n[1]; j++) {
+            ptrdiff_t o = j * b->sj + k * b->sk;
+            const double *u = b->in[0] + o, *a = b->in[1] + o;
+            double *v = b->out[0] + o;
+
+            for (int i = 0; i < b->n[0]; i++)
+                v[i] = u[i] + 0.02 * ((a[i - 1] + a[i]) * (u[i - 1] - u[i]) +
+                                      (a[i + 1] + a[i]) * (u[i + 1] - u[i]) +
+                                      (a[i - b->sj] + a[i]) * (u[i - b->sj] - u[i]) +
+                                      (a[i + b->sj] + a[i]) * (u[i + b->sj] - u[i]) +
+                                      (a[i - b->sk] + a[i]) * (u[i - b->sk] - u[i]) +
+                                      (a[i + b->sk] + a[i]) * (u[i + b->sk] - u[i]));
+        }
+    return 0;
+}
+
+static void
+test_const_field(void **state)
+{
+    struct liquid *lq = spec(coef, LIQUID_TWO_LEVEL, LIQUID_STAR, 2);
+    const int n[3] = { 12, 10, 9 };
+    struct liq_ubox u;
+    struct kern_box shape, *st[3 * LIQUID_MAX_FIELDS];
+
+    (void)state;
+    assert_int_equal(liquid_field_const(lq, 1), 0);
+    assert_int_equal(liquid_field_const(lq, 2), -1);
+    assert_int_equal(liq_user_nboxes(lq), 1);
+    assert_int_equal(liquid_boundary(lq, LIQUID_XLO | LIQUID_XHI, LIQUID_PERIODIC, 0), 0);
+    assert_int_equal(liquid_boundary(lq, LIQUID_YLO, LIQUID_NEUMANN, 0), 0);
+    for (int halo = 1; halo <= 3; halo++) {
+        assert_true(sim(lq, n, 8, 7, halo));
+        split = 1;
+        assert_true(sim(lq, n, 6, 5, halo));
+        split = 0;
+    }
+    /* one box for the constant field at every level; the state leaves it out */
+    memset(&shape, 0, sizeof(shape));
+    shape.ni = n[0], shape.nj = n[1], shape.nk = n[2], shape.bi = n[0] + 2, shape.bj = n[1] + 2;
+    assert_int_equal(liq_ubox_make(&u, lq, n, &shape), 0);
+    assert_ptr_equal(u.lv[0][1], u.lv[1][1]);
+    assert_ptr_not_equal(u.lv[0][0], u.lv[1][0]);
+    assert_int_equal(liq_ubox_state(&u, lq, st), 1);
+    assert_ptr_equal(st[0], u.lv[0][0]);
+    liq_ubox_free(&u);
+    /* every field constant: nothing to write */
+    assert_int_equal(liquid_field_const(lq, 0), 0);
+    assert_int_equal(liq_user_check(lq), -1);
+    assert_non_null(strstr(liquid_error(lq), "every field is constant"));
     liquid_free(lq);
 }
 
@@ -683,6 +749,7 @@ main(void)
         cmocka_unit_test(test_wave_three_levels),
         cmocka_unit_test(test_life_periodic),
         cmocka_unit_test(test_box27_two_fields_mixed),
+        cmocka_unit_test(test_const_field),
         cmocka_unit_test(test_rbgs_neumann),
         cmocka_unit_test(test_radius_two),
         cmocka_unit_test(test_ghost_values),

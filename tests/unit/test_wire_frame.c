@@ -723,6 +723,31 @@ test_wire_err_zero_and_unknown_codes_are_never_null(void **state)
     assert_string_equal(wire_strerror(42), "unknown error");
 }
 
+/* What a spawn request may put in its task's environment: not our own
+ * names (the token, the tid, the socket: the daemon's), but the context
+ * and the shared memory's tuning. */
+static void
+test_wire_env_spawnable(void **state)
+{
+    (void)state;
+    assert_true(wire_env_spawnable("PATH=/bin"));
+    assert_true(wire_env_spawnable("LIQUIDVM"));
+    assert_true(wire_env_spawnable("LIQUIDVM_CTX=3"));
+    assert_true(wire_env_spawnable("LIQUIDVM_SHM_RING=0"));
+    assert_true(wire_env_spawnable("LIQUIDVM_SHM_SPIN_US"));
+    assert_true(wire_env_spawnable("LIQUIDVM_TRACE=/tmp/t"));
+    assert_true(wire_env_spawnable("LIQUIDVM_TASKPATH=0/1"));
+    assert_true(wire_env_spawnable("LIQUIDVM_HINTS=h.conf"));
+    assert_false(wire_env_spawnable("LIQUIDVM_TOKEN=0123456789abcdef"));
+    assert_false(wire_env_spawnable("LIQUIDVM_TID=0x40001"));
+    assert_false(wire_env_spawnable("LIQUIDVM_SOCK=/tmp/x"));
+    assert_false(wire_env_spawnable("LIQUIDVM_SHM_RINGX=1"));
+    assert_false(wire_env_spawnable("LIQUIDVM_SHM=1"));
+    assert_false(wire_env_spawnable("LIQUIDVM_CTXX=1"));
+    assert_false(wire_env_spawnable("LIQUIDVM_HOME=/tmp"));
+    assert_false(wire_env_spawnable("LIQUIDVM_PARENT=0x40001"));
+}
+
 int
 main(void)
 {
@@ -746,6 +771,7 @@ main(void)
         cmocka_unit_test(test_wire_err_names_and_texts_every_code),
         cmocka_unit_test(test_wire_err_maps_errno_codes),
         cmocka_unit_test(test_wire_err_zero_and_unknown_codes_are_never_null),
+        cmocka_unit_test(test_wire_env_spawnable),
     };
     return cmocka_run_group_tests_name("wire_frame", tests, NULL, NULL);
 }

@@ -1,0 +1,400 @@
+/*
+ * liq_master_disk.c - checkpoints on disk and --resume, the master's side
+ * (issue 26: "--checkpoint DIR also writes them to disk every N seconds,
+ * checksummed"; "--resume DIR continues from the latest disk checkpoint
+ * with the same bits").  The master writes: when it confirms an in-memory
+ * checkpoint (liq_master_ckpt.c) and the last write is at least
+ * --checkpoint-interval seconds old, the CONFIRM asks every worker for its
+ * own copies of that checkpoint; the master places them in one grid-sized
+ * state and writes it (liq_ckfile.c: temporary file, fsync, rename).  The
+ * workers need no shared file system, and the file holds the whole grid,
+ * so a job may resume on other hosts.  Going on from the file, after the
+ * master's death (--resume) or when a recovery finds quanta with no copy
+ * left, sends each quantum's state to its owner as the copy it restores
+ * from.
+ */
+#include "liq_master.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lvm_err.h"
+#include "pvm3.h"
+#include "wire.h"
+
+static int
+md_nstate(const struct liq_opts *o)
+{
+    return o->user != NULL ? liq_user_nboxes(o->user) : 1;
+}
+
+void
+liq_md_describe(const struct liq_opts *o, char *buf, size_t len)
+{
+    size_t k = 0;
+
+#define ADD(...)                                                                    \
+    do {                                                                            \
+        if (k < len)                                                                \
+            k += (size_t)snprintf(buf + k, len - k, __VA_ARGS__);                   \
+    } while (0)
+    ADD("program %s\n", o->user != NULL ? o->user->name : "stencil");
+    ADD("kernel %s\n", liq_kernel_name(o));
+    ADD("grid %dx%dx%d\n", o->n[0], o->n[1], o->n[2]);
+    ADD("iterations %d\n", o->iters);
+    ADD("seed %" PRIu64 "\n", o->seed);
+    ADD("state %d\n", md_nstate(o));
+    if (o->user != NULL) {
+        ADD("fields");
+        for (int f = 0; f < o->user->nf; f++)
+            ADD(" %s", o->user->f[f].name);
+        ADD("\ndescription %08x\n", (unsigned)liq_user_fingerprint(o->user));
+        ADD("input %s\n", o->input[0] != '\0' ? o->input : "(none)");
+        /* The program's options as its workers get them (NAME=VALUE). */
+        ADD("options");
+        for (int i = 0; i < o->user->nopt; i++)
+            ADD(" %s", o->user->wbuf[i]);
+        ADD("\n");
+    }
+#undef ADD
+    if (k >= len && len > 0)
+        buf[len - 1] = '\0';
+}
+
+int
+liq_md_open(const struct liq_opts *o, struct liq_stats *st, const char *name)
+{
+    struct liq_disk *dk = &st->dk;
+    char why[512], *want = malloc(LIQ_CKF_DESC_MAX);
+    double t0 = liq_vm_now();
+
+    struct stat sb;
+
+    if (want == NULL) {
+        fprintf(stderr, "%s: out of memory\n", name);
+        return LIQ_EXIT_USAGE;
+    }
+    if (o->ckdir[0] != '\0' && (stat(o->ckdir, &sb) != 0 || !S_ISDIR(sb.st_mode) ||
+                                access(o->ckdir, W_OK | X_OK) != 0)) {
+        fprintf(stderr, "%s: --checkpoint %s: %s\n", name, o->ckdir,
+                errno == 0 || errno == ENOENT ? "no such directory"
+                : S_ISDIR(sb.st_mode) ? strerror(errno) : "not a directory");
+        free(want);
+        return LIQ_EXIT_USAGE;
+    }
+    if (o->resume[0] == '\0') {
+        free(want);
+        return 0;
+    }
+    if (liq_ckfile_read(o->resume, &dk->file, why, sizeof(why)) != 0) {
+        fprintf(stderr, "%s: --resume: %s\n", name, why);
+        goto bad;
+    }
+    liq_md_describe(o, want, LIQ_CKF_DESC_MAX);
+    if (liq_ckfile_same_job(dk->file.desc, want, why, sizeof(why)) != 0) {
+        fprintf(stderr, "%s: --resume %s: %s\n", name, o->resume, why);
+        goto bad;
+    }
+    if (dk->file.nstate != md_nstate(o) || memcmp(dk->file.n, o->n, sizeof(o->n)) != 0 ||
+        dk->file.iter >= o->iters) {
+        fprintf(stderr, "%s: --resume %s: the checkpoint (iteration %d, grid %dx%dx%d) does "
+                        "not fit this job\n", name, o->resume, dk->file.iter, dk->file.n[0],
+                dk->file.n[1], dk->file.n[2]);
+        goto bad;
+    }
+    free(want);
+    dk->resumed_from = dk->file.iter;
+    dk->read_s = liq_vm_now() - t0;
+    if (!o->quiet)
+        fprintf(stderr, "%s: resuming from the checkpoint of iteration %d in %s (read and "
+                        "checked in %.3f s)\n", name, dk->file.iter, o->resume, dk->read_s);
+    return 0;
+bad:
+    free(want);
+    liq_ckfile_free(&dk->file);
+    return LIQ_EXIT_USAGE;
+}
+
+int
+liq_md_init(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
+{
+    struct liq_disk *dk = &st->dk;
+    struct liq_ckpt *ck = &st->ck;
+
+    dk->nstate = md_nstate(o);
+    dk->last_t = liq_vm_now();
+    if (o->ckdir[0] == '\0' || !ck->on)
+        return 0;
+    dk->on = 1;
+    dk->interval_s = o->ck_interval;
+    if (dk->resumed_from > 0 && dk->file.ck_iters != ck->iters) {
+        /* The JOB's START must be a checkpoint of the job's own rhythm;
+         * auto may choose another from this run's probes. */
+        ck->iters = dk->file.ck_iters;
+        ck->every = o->epoch > 0 ? (ck->iters + o->epoch - 1) / o->epoch : 1;
+    }
+    if ((dk->have = calloc((size_t)st->g.nquanta, 1)) == NULL) {
+        snprintf(vm->why, sizeof(vm->why), "out of memory for the disk checkpoints");
+        return -1;
+    }
+    return 0;
+}
+
+int
+liq_md_due(struct liq_vm *vm, struct liq_stats *st, int it)
+{
+    struct liq_disk *dk = &st->dk;
+    double now = liq_vm_now();
+
+    if (!dk->on || now - dk->last_t < dk->interval_s)
+        return 0;
+    /* A gather not complete by the next confirmed checkpoint (a worker
+     * left with its copies) is given up for the newer one. */
+    dk->want = it;
+    dk->wgen = vm->gen;
+    dk->got = 0;
+    dk->t_req = now;
+    memset(dk->have, 0, (size_t)st->g.nquanta);
+    return 1;
+}
+
+int
+liq_md_take(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int w)
+{
+    struct liq_disk *dk = &st->dk;
+    int hdr[3] = { -1, -1, -1 }, bytes, tag, src, lo[3], hi[3];
+    size_t pts = (size_t)st->g.n[0] * st->g.n[1] * st->g.n[2], qp, row;
+
+    pvm_bufinfo(pvm_getrbuf(), &bytes, &tag, &src);
+    if (pvm_upkint(hdr, 3, 1) < 0 || hdr[2] < 0 || hdr[2] >= st->g.nquanta)
+        goto bad;
+    if (!dk->on || hdr[0] != dk->wgen || hdr[0] != vm->gen || hdr[1] != dk->want ||
+        dk->have[hdr[2]])
+        return 0; /* of a gather given up */
+    liq_quantum_extent(&st->g, hdr[2], lo, hi);
+    row = (size_t)(hi[0] - lo[0]);
+    qp = row * (size_t)(hi[1] - lo[1]) * (size_t)(hi[2] - lo[2]);
+    if ((size_t)bytes != 3 * sizeof(int) + qp * (size_t)dk->nstate * sizeof(double))
+        goto bad;
+    if (dk->v == NULL && (dk->v = malloc(pts * (size_t)dk->nstate * sizeof(double))) == NULL) {
+        snprintf(vm->why, sizeof(vm->why), "out of memory for the disk checkpoint (%.1f MB)",
+                 pts * (double)dk->nstate * 8 / 1e6);
+        return -1;
+    }
+    /* The copy is state box by box, each z, y, x fastest over the quantum. */
+    for (int s = 0; s < dk->nstate; s++)
+        for (int z = lo[2]; z < hi[2]; z++)
+            for (int y = lo[1]; y < hi[1]; y++) {
+                double *d = dk->v + s * pts + ((size_t)z * st->g.n[1] + (size_t)y) * st->g.n[0] +
+                            (size_t)lo[0];
+
+                if (pvm_upkdouble(d, (int)row, 1) < 0)
+                    goto bad;
+            }
+    dk->have[hdr[2]] = 1;
+    if (++dk->got < st->g.nquanta)
+        return 0;
+
+    struct liq_ckfile f;
+    size_t len = 0;
+    double t0 = liq_vm_now();
+    char why[512];
+
+    memset(&f, 0, sizeof(f));
+    f.iter = dk->want;
+    f.ck_iters = st->ck.iters;
+    f.nstate = dk->nstate;
+    memcpy(f.n, st->g.n, sizeof(f.n));
+    liq_md_describe(o, f.desc, sizeof(f.desc));
+    f.v = dk->v;
+    dk->gather_s += t0 - dk->t_req;
+    dk->want = 0;
+    if (liq_ckfile_write(o->ckdir, &f, &len, why, sizeof(why)) != 0) {
+        /* The job itself is whole: say so and go on. */
+        dk->failed++;
+        snprintf(dk->err, sizeof(dk->err), "%s", why);
+        if (vm->progress)
+            fprintf(stderr, "%s%s: checkpoint of iteration %d not written: %s\n",
+                    isatty(2) ? "\n" : "", vm->who, f.iter, why);
+        dk->last_t = liq_vm_now();
+        return 0;
+    }
+    dk->last_t = liq_vm_now();
+    dk->writes++;
+    dk->iter = f.iter;
+    dk->bytes = (double)len;
+    dk->bytes_all += (double)len;
+    dk->sec += dk->last_t - t0;
+    if (dk->last_t - t0 > dk->sec_max)
+        dk->sec_max = dk->last_t - t0;
+    return 0;
+bad:
+    snprintf(vm->why, sizeof(vm->why), "worker t%x sent a malformed checkpoint copy (%d bytes)",
+             (unsigned)vm->tids[w], bytes);
+    return -1;
+}
+
+int
+liq_md_fallback(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int *c)
+{
+    struct liq_disk *dk = &st->dk;
+    char why[512] = "", *want;
+    int rc = -1;
+
+    if (!dk->on)
+        return -1;
+    if ((want = malloc(LIQ_CKF_DESC_MAX)) == NULL)
+        return -1;
+    liq_ckfile_free(&dk->file);
+    liq_md_describe(o, want, LIQ_CKF_DESC_MAX);
+    if (liq_ckfile_read(o->ckdir, &dk->file, why, sizeof(why)) != 0 ||
+        liq_ckfile_same_job(dk->file.desc, want, why, sizeof(why)) != 0 ||
+        dk->file.nstate != dk->nstate || memcmp(dk->file.n, st->g.n, sizeof(st->g.n)) != 0 ||
+        dk->file.iter % st->ck.iters != 0) {
+        /* vm->why names the quanta lost; the file's trouble goes with it. */
+        size_t k = strlen(vm->why);
+
+        if (dk->file.v == NULL && why[0] != '\0' && k + 40 < sizeof(vm->why))
+            snprintf(vm->why + k, sizeof(vm->why) - k, "; no disk checkpoint to go on "
+                     "from (%.200s)", why);
+        liq_ckfile_free(&dk->file);
+        goto out;
+    }
+    if (vm->progress)
+        fprintf(stderr, "%s: %s; going on from the disk checkpoint of iteration %d\n", vm->who,
+                vm->why, dk->file.iter);
+    *c = dk->file.iter;
+    dk->fallbacks++;
+    dk->fb_iter = dk->file.iter;
+    rc = 0;
+out:
+    free(want);
+    return rc;
+}
+
+int
+liq_md_load(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int c)
+{
+    struct liq_disk *dk = &st->dk;
+    struct liq_ckpt *ck = &st->ck;
+    size_t pts = liq_ckfile_points(&dk->file);
+    double *buf = NULL;
+    int rc = -1;
+
+    (void)o;
+    if (dk->file.v == NULL || dk->file.iter != c) {
+        snprintf(vm->why, sizeof(vm->why), "no disk checkpoint of iteration %d is loaded", c);
+        return -1;
+    }
+    for (int q = 0; q < st->g.nquanta; q++) {
+        int lo[3], hi[3], hdr[2] = { c, q }, tid = vm->tids[st->owner[q]];
+        size_t row, qp, k = 0;
+
+        liq_quantum_extent(&st->g, q, lo, hi);
+        row = (size_t)(hi[0] - lo[0]);
+        qp = row * (size_t)(hi[1] - lo[1]) * (size_t)(hi[2] - lo[2]);
+        free(buf);
+        if ((buf = malloc(qp * (size_t)dk->nstate * sizeof(double))) == NULL) {
+            snprintf(vm->why, sizeof(vm->why), "out of memory for quantum %d's state", q);
+            goto out;
+        }
+        for (int s = 0; s < dk->nstate; s++)
+            for (int z = lo[2]; z < hi[2]; z++)
+                for (int y = lo[1]; y < hi[1]; y++, k += row)
+                    memcpy(buf + k,
+                           dk->file.v + s * pts + ((size_t)z * st->g.n[1] + (size_t)y) *
+                                                      st->g.n[0] + (size_t)lo[0],
+                           row * sizeof(double));
+        pvm_initsend(PvmDataDefault);
+        pvm_pkint(hdr, 2, 1);
+        pvm_pkdouble(buf, (int)k, 1);
+        if ((rc = pvm_send(tid, LIQ_TAG_CKLOAD)) < 0) {
+            snprintf(vm->why, sizeof(vm->why), "quantum %d's state could not be sent to t%x (%s)",
+                     q, (unsigned)tid, lvm_errtext(rc));
+            rc = -1;
+            goto out;
+        }
+        /* The owner holds the only copy until the next checkpoint. */
+        ck->otid[q] = tid;
+        ck->btid[q] = 0;
+    }
+    ck->iter = c;
+    for (int i = 0; i < LIQ_CK_PENDING; i++)
+        ck->pend[i].iter = 0;
+    rc = 0;
+out:
+    free(buf);
+    liq_ckfile_free(&dk->file);
+    return rc;
+}
+
+void
+liq_md_json(FILE *fp, const struct liq_opts *o, const struct liq_stats *st)
+{
+    const struct liq_disk *dk = &st->dk;
+
+    fprintf(fp, "\"disk_checkpoints\":{\"on\":%s,\"dir\":", dk->on ? "true" : "false");
+    if (o->ckdir[0] != '\0')
+        wire_json_str(fp, o->ckdir);
+    else
+        fprintf(fp, "null");
+    fprintf(fp, ",\"interval_s\":%.6g,\"writes\":%d,\"failed_writes\":%d,\"last_iteration\":%d,"
+                "\"bytes\":%.0f,\"bytes_total\":%.0f,\"seconds\":%.6g,\"max_seconds\":%.6g,"
+                "\"gather_s\":%.6g,",
+            o->ck_interval, dk->writes, dk->failed, dk->iter, dk->bytes, dk->bytes_all, dk->sec,
+            dk->sec_max, dk->gather_s);
+    fprintf(fp, "\"last_error\":");
+    if (dk->err[0] != '\0')
+        wire_json_str(fp, dk->err);
+    else
+        fprintf(fp, "null");
+    fprintf(fp, ",\"resumed_from\":");
+    if (dk->resumed_from > 0)
+        fprintf(fp, "%d,\"resume_read_s\":%.6g", dk->resumed_from, dk->read_s);
+    else
+        fprintf(fp, "null,\"resume_read_s\":null");
+    fprintf(fp, ",\"recoveries_from_disk\":%d,\"recovered_from\":", dk->fallbacks);
+    if (dk->fallbacks > 0)
+        fprintf(fp, "%d},", dk->fb_iter);
+    else
+        fprintf(fp, "null},");
+}
+
+void
+liq_md_summary(FILE *fp, const struct liq_opts *o, const struct liq_stats *st)
+{
+    const struct liq_disk *dk = &st->dk;
+
+    if (dk->resumed_from > 0)
+        fprintf(fp, "resume: from the disk checkpoint of iteration %d in %s (read and checked "
+                    "in %.3f s)\n", dk->resumed_from, o->resume, dk->read_s);
+    if (dk->on && dk->writes == 0 && dk->failed == 0)
+        fprintf(fp, "disk checkpoints: none written to %s (none due: --checkpoint-interval "
+                    "%g s)\n", o->ckdir, o->ck_interval);
+    else if (dk->on)
+        fprintf(fp, "disk checkpoints: %d written to %s (the last of iteration %d, %.1f MB), "
+                    "%.3f s writing (at most %.3f s), %.3f s gathering%s%s\n",
+                dk->writes, o->ckdir, dk->iter, dk->bytes / 1e6, dk->sec, dk->sec_max,
+                dk->gather_s, dk->failed ? "; FAILED writes: " : "",
+                dk->failed ? dk->err : "");
+    if (dk->fallbacks > 0)
+        fprintf(fp, "recovery from disk: %d time%s, the last from iteration %d\n",
+                dk->fallbacks, dk->fallbacks == 1 ? "" : "s", dk->fb_iter);
+}
+
+void
+liq_md_free(struct liq_stats *st)
+{
+    struct liq_disk *dk = &st->dk;
+
+    free(dk->have);
+    free(dk->v);
+    liq_ckfile_free(&dk->file);
+    memset(dk, 0, sizeof(*dk));
+}

@@ -1,0 +1,124 @@
+/*
+ * liq_ukern.c - vmrun stencil's two kernels, Jacobi and red-black
+ * Gauss-Seidel, written against liquid.h: the same numbers as the
+ * built-in kernels (kernels/kern.h: the field and right-hand side hashed
+ * from global coordinates, Dirichlet ghosts that keep their hashed values,
+ * kern__point's operations in its order), so a job run either way gives
+ * the same bits.  The right-hand side is a constant field: computed where
+ * it is needed, never sent.
+ *
+ * Coordinates.  The built-in boxes put the grid's ghost corner at global
+ * (0, 0, 0), so interior point i (liquid.h's global index) is hashed at
+ * i + 1; on a Dirichlet axis of length 1 it sits at x = (i + 1) / (N + 1),
+ * so i + 1 = round(x (N + 1)), ghosts (i = -1, N) included.  Red-black:
+ * the built-in red points have an even sum of hashed coordinates, which
+ * is liquid.h's odd one, and red goes first: colour 0 updates them.
+ */
+#include "liq.h"
+#include "liq_ukern.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+static double
+value(int field, const double x[3], void *arg)
+{
+    const struct liq_ukern *k = arg;
+    long g[3];
+
+    for (int a = 0; a < 3; a++)
+        g[a] = lround(x[a] * (k->n[a] + 1));
+    return liq_field_value(k->seed, field == k->rhs, g[0], g[1], g[2]);
+}
+
+static int
+setup(struct liquid *lq, const int n[3], int iters, void *arg)
+{
+    struct liq_ukern *k = arg;
+
+    (void)lq;
+    (void)iters;
+    for (int a = 0; a < 3; a++)
+        k->n[a] = n[a];
+    liq_coeffs(n, &k->c, &k->c2);
+    return 0;
+}
+
+/* AVX2 where the host has it, chosen when the program loads (as
+ * kernels/kern_row.c does at run time; never FMA: -ffp-contract=off). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define LIQ_UKERN_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define LIQ_UKERN_CLONES
+#endif
+
+LIQ_UKERN_CLONES static int
+jacobi(const struct liquid_box *b, void *arg)
+{
+    const struct liq_ukern *kp = arg;
+    const double c = kp->c, c2 = kp->c2;
+    const ptrdiff_t sj = b->sj, sk = b->sk;
+
+    for (int k = 0; k < b->n[2]; k++)
+        for (int j = 0; j < b->n[1]; j++) {
+            const double *restrict u = b->in[0] + j * sj + k * sk;
+            const double *restrict r = b->in[1] + j * sj + k * sk;
+            double *restrict v = b->out[0] + j * sj + k * sk;
+
+            for (int i = 0; i < b->n[0]; i++)
+                v[i] = c * (((u[i - 1] + u[i + 1]) + (u[i - sj] + u[i + sj])) +
+                            ((u[i + sk] + u[i - sk]) - c2 * r[i]));
+        }
+    return 0;
+}
+
+/* A colour's points of a row read only the other colour's, which this
+ * phase does not write: so the row is computed whole into t, a loop that
+ * vectorises, and its points of the colour are stored back. */
+LIQ_UKERN_CLONES static void
+rbrow(double *restrict t, const double *restrict u, const double *restrict r, ptrdiff_t sj,
+      ptrdiff_t sk, int n, double c, double c2)
+{
+    for (int i = 0; i < n; i++)
+        t[i] = c * (((u[i - 1] + u[i + 1]) + (u[i - sj] + u[i + sj])) +
+                    ((u[i + sk] + u[i - sk]) - c2 * r[i]));
+}
+
+static int
+redblack(const struct liquid_box *b, void *arg)
+{
+    const struct liq_ukern *kp = arg;
+    const ptrdiff_t sj = b->sj, sk = b->sk;
+    double *t = malloc((size_t)b->n[0] * sizeof(double));
+
+    if (t == NULL)
+        return ENOMEM;
+    for (int k = 0; k < b->n[2]; k++)
+        for (int j = 0; j < b->n[1]; j++) {
+            double *u = b->out[0] + j * sj + k * sk;
+            int first = (b->lo[0] + b->lo[1] + j + b->lo[2] + k + b->colour) & 1 ? 0 : 1;
+
+            rbrow(t, u, b->in[1] + j * sj + k * sk, sj, sk, b->n[0], kp->c, kp->c2);
+            for (int i = first; i < b->n[0]; i += 2)
+                u[i] = t[i];
+        }
+    free(t);
+    return 0;
+}
+
+int
+liq_ukern_describe(struct liquid *lq, struct liq_ukern *k, int redblack_, uint64_t seed)
+{
+    int u;
+
+    k->seed = seed;
+    if ((u = liquid_field(lq, "u")) < 0 || (k->rhs = liquid_field(lq, "rhs")) < 0 ||
+        liquid_field_const(lq, k->rhs) != 0 || liquid_reach(lq, 1, 1, 1, LIQUID_STAR) != 0 ||
+        liquid_levels(lq, redblack_ ? LIQUID_RED_BLACK : LIQUID_TWO_LEVEL) != 0 ||
+        liquid_boundary_fn(lq, LIQUID_ALL, value, k) != 0 || liquid_init(lq, u, value, k) != 0 ||
+        liquid_init(lq, k->rhs, value, k) != 0 || liquid_setup(lq, setup, k) != 0 ||
+        liquid_update(lq, redblack_ ? redblack : jacobi, k) != 0)
+        return -1;
+    return 0;
+}
