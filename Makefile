@@ -234,12 +234,14 @@ integ: all
 # A benchmark with a driver (bench/NAME.sh) runs through it.  bench/liquid.sh
 # (issue 8's multi-user scenario) runs bench/liquid_bound itself; 77 is its skip,
 # as for bench/paradise.sh (issue 27: hints against a sweep, root and cgroups).
+# bench/liquid_failures.sh (issue 26: failures at random times) takes 6-12 min.
 bench: all
 	@for b in $(BENCHES); do [ "$$(basename $$b)" = liquid_bound ] && continue; echo "== $$b"; \
 	    if [ -x bench/$$(basename $$b).sh ]; then bench/$$(basename $$b).sh || exit 1; \
 	    else $$b || exit 1; fi; done
 	@echo "== bench/liquid.sh"; bench/liquid.sh; rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ] || exit 1
 	@echo "== bench/paradise.sh"; bench/paradise.sh; rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ] || exit 1
+	@echo "== bench/liquid_failures.sh"; bench/liquid_failures.sh || exit 1
 
 # Recursive, so that `make deps demo` on a fresh machine builds with the
 # flags pkg-config gives once deps has installed the packages.

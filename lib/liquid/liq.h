@@ -326,6 +326,17 @@ int liq_regions(const struct liq_geom *g, const int *owner, int depth, int heavy
 #define LIQ_TAG_RECOVERED 0x4c52e /* worker -> master: done so; nothing older follows */
 #define LIQ_TAG_CKSAVE   0x4c53d /* worker -> master: its own copy of a quantum, for the disk */
 #define LIQ_TAG_CKLOAD   0x4c51d /* master -> worker: a quantum's state from the disk */
+#define LIQ_TAG_ALIVE    0x4c52f /* worker -> master: waiting, not hung (empty; every
+                                  * LIQ_ALIVE_S of a wait, checkpoints on) */
+
+/* A waiting worker's heartbeat, and the least --worker-timeout there is. */
+#define LIQ_ALIVE_S 1.0
+#define LIQ_HUNG_FLOOR_S 3.0
+/* --worker-timeout auto: max(LIQ_HUNG_MIN_S, LIQ_HUNG_EPOCHS x the slowest epoch). */
+#define LIQ_HUNG_MIN_S 5.0
+#define LIQ_HUNG_EPOCHS 10
+/* A host whose load sample is older than this has a silent daemon. */
+#define LIQ_HOST_QUIET_S 3.0
 
 /* The JOB message's header: ints in this order. */
 enum {
@@ -560,10 +571,12 @@ struct liq_reclaim {
 /*
  * One look at the hosts at time now (seconds, any origin): cap[h] the CPUs
  * its daemon says the VM may use (< 0 unknown: the host's clocks stand),
- * count[h] its workers; a worker's share is min(1, cap / count).  Sets
- * act[h] to LIQ_EVACUATE, LIQ_REJOIN or 0 and updates r (evacuated as
- * decided, benched as the shares are now); returns how many hosts act.
- * The last host that is not evacuated never is, nor benched.
+ * count[h] its workers (0: none, its workers lost, not evacuated: the host
+ * is left out, never counted as the one that computes); a worker's share
+ * is min(1, cap / count).  Sets act[h] to LIQ_EVACUATE, LIQ_REJOIN or 0
+ * and updates r (evacuated as decided, benched as the shares are now);
+ * returns how many hosts act.  The last host with workers that is not
+ * evacuated never is, nor benched.
  */
 int liq_reclaim_step(struct liq_reclaim *r, int nhosts, const double *cap, const int *count,
                        double now, const struct liq_reclaim_opts *o, int *act);

@@ -36,6 +36,7 @@ static const char *const stencil_synopsis[] = {
     "[--png FILE [--slice x|y|z=K] [--field NAME]]",
     "[--trace FILE] [--hints FILE] [--checkpoint-every K]",
     "[--checkpoint DIR [--checkpoint-interval S]] [--resume DIR]",
+    "[--worker-timeout S|auto]",
     NULL
 };
 
@@ -108,6 +109,10 @@ static const char stencil_text[] =
     "                       back to the last complete copy instead of failing it; auto:\n"
     "                       the K whose copies the model prices at 3% of the run\n"
     "                       (default 0: no checkpoints)\n"
+    "  --worker-timeout S   with checkpoints, a worker that sends nothing for S seconds\n"
+    "                       (stopped, hung, or its host cut off) is lost and the job\n"
+    "                       rolls back (default auto: 10 times the slowest epoch, at\n"
+    "                       least 5 s)\n"
     "  --checkpoint DIR     also write the last complete checkpoint to DIR, at most\n"
     "                       every --checkpoint-interval S seconds (default 60; 0: each\n"
     "                       one), checksummed, replacing the one before only once\n"
@@ -124,7 +129,7 @@ static const char *const stencil_opts[] = {
     "output", "seed", "network", "probe-seconds", "quiet", "balance", "epoch", "heavy",
     "min-gain", "reclaim", "reclaim-below", "reclaim-after", "rejoin-above", "rejoin-after",
     "svg", "halo", "png", "slice", "field", "trace", "hints", "checkpoint-every", "checkpoint",
-    "checkpoint-interval", "resume", NULL
+    "checkpoint-interval", "resume", "worker-timeout", NULL
 };
 
 /* A program's own update: its kernel is its own, and it may check its reach. */
@@ -133,7 +138,7 @@ static const char *const user_opts[] = {
     "output", "seed", "network", "probe-seconds", "quiet", "balance", "epoch", "heavy",
     "min-gain", "reclaim", "reclaim-below", "reclaim-after", "rejoin-above", "rejoin-after",
     "svg", "halo", "png", "slice", "field", "check-reach", "input", "trace", "hints",
-    "checkpoint-every", "checkpoint", "checkpoint-interval", "resume", NULL
+    "checkpoint-every", "checkpoint", "checkpoint-interval", "resume", "worker-timeout", NULL
 };
 
 static void
@@ -374,6 +379,8 @@ take_done(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int
     st->checksum += (uint64_t)cs[0] | (uint64_t)cs[1] << 32;
     if (st->wrun[w] > st->t_iter)
         st->t_iter = st->wrun[w];
+    if (vm->quiet != NULL)
+        vm->quiet[w] = 1; /* it waits for QUIT now: its silence is no hang */
     st->ndone++;
     return 0;
 }
@@ -447,6 +454,7 @@ run_job(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
             st->witer[w] = it;
             st->wcompute[w] += c;
             st->wcomm[w] += m;
+            liq_mc_progress(st);
             if (vm->progress && liq_vm_now() - last > (isatty(2) ? 0.25 : 2.0)) {
                 last = liq_vm_now();
                 progress_line(vm, o, st, last - t0, 0);

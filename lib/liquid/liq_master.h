@@ -138,6 +138,8 @@ struct liq_opts {
     char ckdir[LIQ_PATH_MAX];   /* --checkpoint DIR: checkpoints on disk there; "" none */
     double ck_interval;         /* --checkpoint-interval: seconds at least between writes */
     char resume[LIQ_PATH_MAX];  /* --resume DIR: go on from its checkpoint; "" start */
+    double worker_timeout;      /* --worker-timeout: a running worker silent this long (s)
+                                 * is lost (checkpoints on); 0 auto (liq_vm_watch) */
     char hinted[512];           /* the settings it gave (comma-separated keys, '-' style)
                                  * that no option given explicitly overrode */
 };
@@ -238,6 +240,14 @@ struct liq_vm {
     int gen;                    /* the job's generation: one more per recovery */
     char *lost;                 /* per slot: its worker is lost (liq_vm_next said
                                  * LIQ_VM_LOST), not yet recovered from */
+    /* hung workers (liq_vm.c, liq_vm_watch): with a timeout, a slot that
+     * runs the job and sends nothing for that long is lost */
+    double timeout;             /* seconds; 0: silence is never a loss */
+    double timeout_fixed;       /* --worker-timeout, 0 auto */
+    double epoch_s;             /* the slowest epoch: modelled, then the longest seen */
+    double *heard;              /* per slot: when its last message came (liq_vm_now) */
+    double *epoch_t;            /* per slot: when its last epoch report came, 0 none yet */
+    char *quiet;                /* per slot: done with the job, its silence expected */
 };
 
 /* liq_vm_next: a worker exited or its host left, and vm->ckpt is set:
@@ -265,6 +275,20 @@ int liq_opts_halo(const struct liq_opts *o, const struct liq_geom *g, const int 
  * when a worker failed, died or lost its host (vm->why says which), or
  * with vm->ckpt set LIQ_VM_LOST for a death or a lost host. */
 int liq_vm_next(struct liq_vm *vm, int *tag, int *src);
+/* Watch the workers for silence from now on (checkpoints on): a running
+ * worker that sends nothing (no report, no heartbeat of a waiting worker)
+ * for `fixed` seconds, or for 0 max(LIQ_HUNG_MIN_S, LIQ_HUNG_EPOCHS times
+ * the slowest epoch; epoch_s models it until epochs are seen), is lost.
+ * Every slot counts as heard now; 0, or -1 with vm->why set. */
+int liq_vm_watch(struct liq_vm *vm, double fixed, double epoch_s);
+/* Every slot heard now, none done: a job (re)starts. */
+void liq_vm_rewatch(struct liq_vm *vm);
+/* The next message of any tag and source, with the workers watched: its
+ * buffer id; LIQ_VM_LOST when a running worker stayed silent past the
+ * timeout (vm->lost marks it and those of its host silent as long, which
+ * are told to quit and killed; vm->why says it); or a PVM error.
+ * Heartbeats (LIQ_TAG_ALIVE) count as heard and are not returned. */
+int liq_vm_recv(struct liq_vm *vm);
 /* The worker index of a tid, or -1. */
 int liq_vm_worker(const struct liq_vm *vm, int tid);
 /* Start a new worker in slot w (its tid is 0) on the slot's host. */
@@ -332,6 +356,8 @@ struct liq_failure {
     int replaced;               /* quanta placed on another worker than at back_to */
     int during;                 /* it came while recovering from the one before */
     double recovery_s;          /* from its notice to the job sent again */
+    double resumed_s;           /* from its notice to a survivor's first block done
+                                 * after the recovery; -1 none yet */
 };
 
 /* Checkpoints not yet complete: every quantum's copy acknowledged. */
@@ -514,12 +540,16 @@ int liq_master_job_send(struct liq_vm *vm, const struct liq_opts *o, const struc
  * back to the last confirmed checkpoint and the job goes on; -1 with
  * vm->why naming the quanta lost when some have no copy left.
  * liq_mc_done: the checkpoint figures that end worker w's DONE.
+ * liq_mc_progress: a progress report came (the first after a recovery
+ * times it).
  * liq_mc_json: the report's "checkpoints":{...},"failures":[...], (with
  * the comma); liq_mc_summary: its lines of the summary. */
 int liq_mc_init(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st);
 int liq_mc_ack(struct liq_vm *vm, struct liq_stats *st, int w);
 int liq_mc_recover(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st);
 void liq_mc_done(struct liq_stats *st, int w);
+/* A worker's progress report came: the job runs again after a recovery. */
+void liq_mc_progress(struct liq_stats *st);
 void liq_mc_json(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o,
                  const struct liq_stats *st);
 void liq_mc_summary(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o,

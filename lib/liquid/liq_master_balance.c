@@ -231,8 +231,16 @@ reclaim(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int e
     if (liq_vm_capacity(vm, cap, NULL) != 0)
         for (int h = 0; h < nh; h++)
             cap[h] = -1; /* nothing known: nobody leaves or comes, shares are whole CPUs */
-    for (int h = 0; h < nh; h++)
-        count[h] = vm->host[h].count;
+    for (int h = 0; h < nh; h++) {
+        const struct liq_vm_host *ho = &vm->host[h];
+        int live = 0;
+
+        for (int w = ho->first; w < ho->first + ho->count; w++)
+            live += vm->tids[w] != 0;
+        /* Its workers lost (a recovery): it computes no more, and must not
+         * be the host reclaim keeps while it benches every other one. */
+        count[h] = live == 0 && !st->rec[h].evacuated ? 0 : ho->count;
+    }
     for (int w = 0; w < vm->nworkers; w++) {
         double now = slot_share(cap[vm->whost[w]], count[vm->whost[w]]), *used = &st->wshare[w];
 

@@ -24,6 +24,26 @@
 #include "pvm3.h"
 #include "wire.h"
 
+/* The heavy octant's weight on an iteration's points. */
+static double
+ck_heavy(const struct liq_opts *o)
+{
+    return o->heavy > 1 ? 1 + (o->heavy - 1) / 8.0 : 1;
+}
+
+/* An epoch on the slowest worker if each held an equal share of the
+ * points: what the hung workers' timeout starts from (liq_vm_watch). */
+static double
+ck_epoch_model(const struct liq_vm *vm, const struct liq_opts *o, const struct liq_stats *st)
+{
+    double pts = (double)st->g.n[0] * st->g.n[1] * st->g.n[2], slow = 0;
+
+    for (int w = 0; w < vm->nworkers; w++)
+        if (vm->wspeed[w] > 0 && (slow == 0 || vm->wspeed[w] < slow))
+            slow = vm->wspeed[w];
+    return slow > 0 ? o->epoch * pts * ck_heavy(o) / vm->nworkers / slow : 0;
+}
+
 /*
  * --checkpoint-every auto: the fewest epochs between checkpoints whose
  * copies the model prices at most LIQ_CK_SHARE of the iterations' time,
@@ -44,7 +64,7 @@ ck_auto(const struct liq_vm *vm, const struct liq_opts *o, const struct liq_stat
         speed += vm->wspeed[w];
     state = 8.0 * nstate * pts / vm->nworkers;
     copy = 2 * (vm->ringn >= 2 ? vm->tau : 1e-9) * state + vm->lambda;
-    iter = speed > 0 ? pts * (o->heavy > 1 ? 1 + (o->heavy - 1) / 8.0 : 1) / speed : 0;
+    iter = speed > 0 ? pts * ck_heavy(o) / speed : 0;
     if (!(iter > 0) || o->epoch <= 0)
         return 1;
     k = (int)(copy / (LIQ_CK_SHARE * o->epoch * iter)) + 1;
@@ -65,6 +85,8 @@ liq_mc_init(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
         return 0;
     ck->on = 1;
     vm->ckpt = 1;
+    if (liq_vm_watch(vm, o->worker_timeout, ck_epoch_model(vm, o, st)) != 0)
+        return -1;
     ck->every = o->ckpt_every > 0 ? o->ckpt_every : ck_auto(vm, o, st);
     ck->iters = ck->every * o->epoch;
     /* A checkpoint is a block's end: blocks never cross a reduction point. */
@@ -116,6 +138,17 @@ liq_mc_done(struct liq_stats *st, int w)
         st->ck.wsec[w] = f[0];
         st->ck.wbytes[w] = f[1];
     }
+}
+
+void
+liq_mc_progress(struct liq_stats *st)
+{
+    struct liq_ckpt *ck = &st->ck;
+
+    /* Reports come only from the generation running now (the recovery's
+     * handshake dropped the ones before). */
+    for (int i = ck->nfail - 1; i >= 0 && ck->fail[i].resumed_s < 0; i--)
+        ck->fail[i].resumed_s = liq_vm_now() - st->run_t0 - ck->fail[i].t_s;
 }
 
 /* Every copy of checkpoint it is held: it replaces the last one. */
@@ -218,6 +251,7 @@ fail_push(struct liq_vm *vm, struct liq_stats *st, int w, int reached, int durin
     snprintf(f->what, sizeof(f->what), "%.*s", (int)sizeof(f->what) - 1, vm->why);
     f->reached = reached;
     f->during = during;
+    f->resumed_s = -1;
     return 0;
 }
 
@@ -238,6 +272,12 @@ slot_gone(struct liq_vm *vm, struct liq_stats *st, int w)
 {
     if (vm->leaving[w] && !vm->lost[w])
         pvm_kill(vm->tids[w]); /* its hand-over belongs to the generation given up */
+    if (vm->lost[w]) {
+        /* It may only be stopped or cut off, and run again later: told to
+         * quit (a link between tasks may outlive its host's daemon). */
+        pvm_initsend(PvmDataDefault);
+        pvm_send(vm->tids[w], LIQ_TAG_QUIT);
+    }
     trace_gone(st, vm->tids[w]);
     vm->tids[w] = 0;
     vm->leaving[w] = 0;
@@ -321,9 +361,17 @@ handshake(struct liq_vm *vm, int need)
         snprintf(vm->why, sizeof(vm->why), "out of memory for the recovery");
         return -1;
     }
+    /* Every survivor must answer: one that stays silent is lost too. */
+    liq_vm_rewatch(vm);
     while (need > 0 && rc == 0) {
-        int b = pvm_recv(-1, -1), bytes, t, s, who = 0, g = -1, w;
+        int b = liq_vm_recv(vm), bytes, t, s, who = 0, g = -1, w;
 
+        if (b == LIQ_VM_LOST) {
+            snprintf(vm->why + strlen(vm->why), sizeof(vm->why) - strlen(vm->why),
+                     " during the recovery");
+            rc = 1;
+            break;
+        }
         if (b < 0) {
             snprintf(vm->why, sizeof(vm->why), "receive during the recovery: %s",
                      lvm_errtext(b));
@@ -451,6 +499,7 @@ liq_mc_recover(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st
         liq_mb_rollback(vm, o, st, c) != 0 ||
         (c == 0 && o->user != NULL && liq_mu_send_input(vm, o, st) != 0))
         goto out;
+    liq_vm_rewatch(vm);
     for (int i = first; i < ck->nfail; i++) {
         ck->fail[i].back_to = c;
         ck->fail[i].replaced = replaced;
@@ -489,9 +538,10 @@ liq_mc_json(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o,
         fprintf(fp, ",\"what\":");
         wire_json_str(fp, f->what);
         fprintf(fp, ",\"reached\":%d,\"back_to\":%d,\"iterations_rolled_back\":%d,"
-                    "\"quanta_replaced\":%d,\"during_recovery\":%s,\"recovery_s\":%.6g}",
+                    "\"quanta_replaced\":%d,\"during_recovery\":%s,\"recovery_s\":%.6g,"
+                    "\"resumed_s\":%.6g}",
                 f->reached, f->back_to, f->reached - f->back_to, f->replaced,
-                f->during ? "true" : "false", f->recovery_s);
+                f->during ? "true" : "false", f->recovery_s, f->resumed_s);
     }
     fprintf(fp, "],");
 }
@@ -519,8 +569,11 @@ liq_mc_summary(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o,
         const struct liq_failure *f = &ck->fail[i];
 
         fprintf(fp, "recovery: %s at %.1f s (iteration %d reached)%s; rolled back to iteration "
-                    "%d (%d iterations), %d quanta re-placed, job sent again in %.3f s\n",
+                    "%d (%d iterations), %d quanta re-placed, job sent again in %.3f s",
                 f->what, f->t_s, f->reached, f->during ? " while recovering" : "", f->back_to,
                 f->reached - f->back_to, f->replaced, f->recovery_s);
+        if (f->resumed_s >= 0)
+            fprintf(fp, ", running again in %.3f s", f->resumed_s);
+        fputc('\n', fp);
     }
 }

@@ -15,6 +15,21 @@
 /* How often a waiting worker looks for QUIT or its master's exit. */
 #define LIQ_POLL_USEC 200000
 
+/* A worker that waits says every LIQ_ALIVE_S that it is not hung: a
+ * neighbour it waits for may be, and the master then tells the stopped
+ * one from those blocked behind it (liq_vm_recv). */
+static void
+alive(struct liq_worker *w, double *since)
+{
+    double now = liq_now();
+
+    if (now - *since < LIQ_ALIVE_S)
+        return;
+    *since = now;
+    pvm_initsend(PvmDataDefault);
+    pvm_send(w->master, LIQ_TAG_ALIVE);
+}
+
 /* Tell the master why this worker gives up. */
 void
 liq_fail(struct liq_worker *w, const char *fmt, ...)
@@ -41,6 +56,7 @@ int
 liq_wait(struct liq_worker *w, int tid, int tag)
 {
     struct timeval tmo = { 0, LIQ_POLL_USEC };
+    double since = liq_now();
 
     for (;;) {
         int b;
@@ -49,6 +65,7 @@ liq_wait(struct liq_worker *w, int tid, int tag)
             return 0;
         if ((b = pvm_trecv(tid, tag, &tmo)) != 0)
             return b;
+        alive(w, &since);
         if (pvm_nrecv(w->master, LIQ_TAG_QUIT) > 0)
             return 0;
         /* The only exit a worker is told of is its master's. */

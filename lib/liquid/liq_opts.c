@@ -350,6 +350,13 @@ set_balance_option(struct liq_opts *o, const char *key, const char *value, char 
         if (opt_double(value, 0, 86400 * 365, &o->ck_interval) != 0)
             return opt_error(err, errlen, "--checkpoint-interval: expected seconds >= 0, got "
                              "'%s'", value);
+    } else if (strcmp(key, "worker-timeout") == 0) {
+        if (strcmp(value, "auto") == 0)
+            o->worker_timeout = 0;
+        else if (opt_double(value, LIQ_HUNG_FLOOR_S, 86400, &o->worker_timeout) != 0)
+            return opt_error(err, errlen,
+                             "--worker-timeout: expected auto or seconds %g..86400, got '%s'",
+                             LIQ_HUNG_FLOOR_S, value);
     } else if (strcmp(key, "epoch") == 0) {
         if (opt_int(value, 1, 100000, &v) != 0)
             return opt_error(err, errlen, "--epoch: expected an integer 1..100000, got '%s'", value);

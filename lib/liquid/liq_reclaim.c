@@ -14,9 +14,12 @@ liq_reclaim_step(struct liq_reclaim *r, int nhosts, const double *cap, const int
     double best_share = -1;
 
     for (int h = 0; h < nhosts; h++) {
-        double share = cap[h] < 0 || count[h] < 1 ? -1 : cap[h] / count[h];
+        double share;
 
         act[h] = 0;
+        if (count[h] < 1)
+            continue; /* no worker (lost): it neither stays nor computes */
+        share = cap[h] < 0 ? -1 : cap[h] / count[h];
         if (share > 1)
             share = 1;
         if (share < 0) {
@@ -67,7 +70,7 @@ liq_reclaim_step(struct liq_reclaim *r, int nhosts, const double *cap, const int
         }
         if (r[h].evacuated)
             r[h].benched = 0;
-        computing += !r[h].evacuated && !r[h].benched;
+        computing += count[h] > 0 && !r[h].evacuated && !r[h].benched;
         nact += act[h] != 0;
     }
     if (computing == 0 && best >= 0)

@@ -4,12 +4,17 @@
  * says: vmrun as `vmrun worker`), benchmark them (speed probe on all at
  * once, then the ring of seed 001 fitted to lambda and tau), and turn a
  * worker's failure, death or lost host into an error that names the host
- * instead of a hang.
+ * instead of a hang.  With checkpoints on, a lost worker is recovered
+ * from instead, and a worker that stays silent (stopped, or on a host cut
+ * off from the network) is lost too: every running worker sends a report
+ * every block, or a heartbeat every LIQ_ALIVE_S while it waits, so
+ * silence past the timeout means it cannot (issue 26, "Detection").
  */
 #include "liq_master.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,6 +153,11 @@ liq_vm_respawn(struct liq_vm *vm, int w)
     }
     vm->tids[w] = tid;
     vm->leaving[w] = 0;
+    if (vm->heard != NULL) {
+        vm->heard[w] = liq_vm_now();
+        vm->epoch_t[w] = 0;
+        vm->quiet[w] = 0;
+    }
     pvm_notify(PvmTaskExit, LIQ_TAG_EXITED, 1, &tid);
     return 0;
 }
@@ -315,6 +325,154 @@ liq_vm_start(struct liq_vm *vm, const struct liq_opts *o, const struct liq_progr
     return 0;
 }
 
+int
+liq_vm_watch(struct liq_vm *vm, double fixed, double epoch_s)
+{
+    if ((vm->heard = calloc((size_t)vm->nworkers, sizeof(double))) == NULL ||
+        (vm->epoch_t = calloc((size_t)vm->nworkers, sizeof(double))) == NULL ||
+        (vm->quiet = calloc((size_t)vm->nworkers, 1)) == NULL)
+        return vm_fail(vm, "out of memory", 0);
+    vm->timeout_fixed = fixed;
+    vm->epoch_s = epoch_s > 0 ? epoch_s : 0;
+    vm->timeout = fixed > 0 ? fixed : LIQ_HUNG_EPOCHS * vm->epoch_s;
+    if (fixed <= 0 && vm->timeout < LIQ_HUNG_MIN_S)
+        vm->timeout = LIQ_HUNG_MIN_S;
+    liq_vm_rewatch(vm);
+    return 0;
+}
+
+void
+liq_vm_rewatch(struct liq_vm *vm)
+{
+    double now = liq_vm_now();
+
+    for (int w = 0; vm->heard != NULL && w < vm->nworkers; w++) {
+        vm->heard[w] = now;
+        /* The gap across a recovery is no epoch. */
+        vm->epoch_t[w] = 0;
+        vm->quiet[w] = 0;
+    }
+}
+
+/* A message from slot w came now: heard, and an epoch report may make the
+ * slowest epoch longer (and, for auto, the timeout). */
+static void
+vm_heard(struct liq_vm *vm, int w, int tag, double now)
+{
+    if (vm->heard == NULL || w < 0)
+        return;
+    vm->heard[w] = now;
+    if (tag != LIQ_TAG_EPOCH)
+        return;
+    if (vm->epoch_t[w] > 0 && now - vm->epoch_t[w] > vm->epoch_s) {
+        vm->epoch_s = now - vm->epoch_t[w];
+        if (vm->timeout_fixed <= 0 && LIQ_HUNG_EPOCHS * vm->epoch_s > vm->timeout)
+            vm->timeout = LIQ_HUNG_EPOCHS * vm->epoch_s;
+    }
+    vm->epoch_t[w] = now;
+}
+
+/* The slot silent the longest among those that must be heard, or -1. */
+static int
+vm_oldest(const struct liq_vm *vm)
+{
+    int o = -1;
+
+    for (int w = 0; vm->heard != NULL && vm->timeout > 0 && w < vm->nworkers; w++)
+        if (vm->tids[w] != 0 && !vm->quiet[w] && !vm->lost[w] &&
+            (o < 0 || vm->heard[w] < vm->heard[o]))
+            o = w;
+    return o;
+}
+
+/* Does host h's daemon still send its load samples (every load_interval,
+ * 1 s by default)?  A daemon stopped or cut off does not, and a request
+ * forwarded to it would wait for its answer until the daemons' deadline. */
+static int
+vm_host_answers(const struct liq_vm *vm, int h)
+{
+    struct lvm_hostload *hl = NULL;
+    int n = 0, answers = 0;
+
+    if (lvm_hostload(&hl, &n) < 0)
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (hl[i].dtid == vm->host[h].dtid)
+            answers = hl[i].age >= 0 && hl[i].age < LIQ_HOST_QUIET_S;
+    free(hl);
+    return answers;
+}
+
+/*
+ * Slot o was silent past the timeout, and nothing at all came meanwhile:
+ * it is lost, with every worker of its host as silent (a stopped or cut
+ * off host).  Only those: a worker blocked behind it (waiting for its
+ * ghosts) still sends heartbeats, and one that does not is found by the
+ * recovery's handshake, which waits as long.  A lost worker may only be
+ * stopped, or cut off for a while: it is killed (SIGKILL reaches a stopped
+ * process) and told to quit, and what it sends later is not taken, since
+ * its slot is no longer its (the fence; liq.h, "checkpoints").  Where its
+ * daemon is silent too, the kill is left to that daemon: once it runs
+ * again it finds the master's link closed and ends its tasks.
+ */
+static int
+vm_hung(struct liq_vm *vm, int o, double now)
+{
+    int h = vm->whost[o], kill = vm_host_answers(vm, h);
+
+    snprintf(vm->why, sizeof(vm->why),
+             "worker t%x on host %s sent nothing for %.1f s (--worker-timeout %.1f s): "
+             "stopped, hung or cut off", (unsigned)vm->tids[o], vm->host[h].name,
+             now - vm->heard[o], vm->timeout);
+    for (int w = 0; w < vm->nworkers; w++) {
+        if (w != o && (vm->whost[w] != h || vm->tids[w] == 0 || vm->quiet[w] ||
+                       now - vm->heard[w] < vm->timeout))
+            continue;
+        vm->lost[w] = 1; /* the recovery tells it to quit (slot_gone) */
+        if (kill) {
+            pvm_sendsig(vm->tids[w], SIGKILL);
+            pvm_kill(vm->tids[w]);
+        }
+    }
+    return LIQ_VM_LOST;
+}
+
+int
+liq_vm_recv(struct liq_vm *vm)
+{
+    for (;;) {
+        int o = vm_oldest(vm), b, bytes, t, s;
+        double now = liq_vm_now();
+
+        if (o < 0) {
+            b = pvm_recv(-1, -1);
+        } else {
+            /* Wait until the oldest is due, and at least a little: after the
+             * master was busy, what queued meanwhile is read first. */
+            double left = vm->heard[o] + vm->timeout - now;
+            struct timeval tmo;
+
+            if (left < 0.05)
+                left = 0.05;
+            tmo.tv_sec = (long)left;
+            tmo.tv_usec = (long)((left - (double)tmo.tv_sec) * 1e6);
+            b = pvm_trecv(-1, -1, &tmo);
+            now = liq_vm_now();
+            if (b == 0 && now - vm->heard[o] >= vm->timeout)
+                return vm_hung(vm, o, now);
+        }
+        if (b <= 0) {
+            if (b < 0)
+                return b == LIQ_VM_LOST ? PvmSysErr : b; /* never taken for a loss */
+            continue;
+        }
+        pvm_bufinfo(b, &bytes, &t, &s);
+        vm_heard(vm, liq_vm_worker(vm, s), t, now);
+        if (t != LIQ_TAG_ALIVE)
+            return b;
+    }
+}
+
 /* Host h left the VM: with recovery on, its workers are lost. */
 static int
 vm_host_lost(struct liq_vm *vm, int h)
@@ -379,9 +537,11 @@ int
 liq_vm_next(struct liq_vm *vm, int *tag, int *src)
 {
     for (;;) {
-        int b = pvm_recv(-1, -1), bytes, t, s, who;
+        int b = liq_vm_recv(vm), bytes, t, s, who;
         char text[512];
 
+        if (b == LIQ_VM_LOST)
+            return b;
         if (b < 0)
             return vm_fail(vm, "receive", b);
         pvm_bufinfo(b, &bytes, &t, &s);
@@ -661,7 +821,12 @@ liq_vm_free(struct liq_vm *vm)
     free(vm->leaving);
     free(vm->wcpu);
     free(vm->lost);
+    free(vm->heard);
+    free(vm->epoch_t);
+    free(vm->quiet);
     vm->lost = NULL;
+    vm->heard = vm->epoch_t = NULL;
+    vm->quiet = NULL;
     vm->wcpu = NULL;
     vm->leaving = NULL;
     vm->host = NULL;

@@ -509,6 +509,33 @@ test_reclaim_bench_and_back(void **state)
     assert_true(r[1].benched);
 }
 
+/* A host whose workers were lost (count 0) is not the one that computes:
+ * with the others below the threshold, one of them stays unbenched, and
+ * the lost host never acts (bench/liquid_failures.sh found every survivor
+ * benched after a recovery on a loaded machine: "the balancer found no
+ * worker to place the quanta on"). */
+static void
+test_reclaim_ignores_a_lost_host(void **state)
+{
+    struct liq_reclaim r[3];
+    int count[3] = { 1, 1, 0 }, act[3];
+    double cap[3] = { 0.1, 0.05, -1 };
+
+    (void)state;
+    reclaim_setup(r, 3);
+    assert_int_equal(liq_reclaim_step(r, 3, cap, count, 0.0, &reclaim_opts, act), 0);
+    assert_false(r[0].benched);
+    assert_true(r[1].benched);
+    assert_int_equal(act[2], 0);
+    /* Long below: one of them is evacuated, the one with more left stays. */
+    assert_int_equal(liq_reclaim_step(r, 3, cap, count, 10.0, &reclaim_opts, act), 1);
+    assert_int_equal(act[0], 0);
+    assert_int_equal(act[1], LIQ_EVACUATE);
+    assert_int_equal(act[2], 0);
+    assert_false(r[0].benched);
+    assert_false(r[0].evacuated);
+}
+
 /* Every host below the threshold: the one with the most left stays. */
 static void
 test_reclaim_keeps_the_last_host(void **state)
@@ -671,6 +698,7 @@ main(void)
         cmocka_unit_test(test_returning_worker_moves_least),
         cmocka_unit_test(test_reclaim_thresholds_and_times),
         cmocka_unit_test(test_reclaim_keeps_the_last_host),
+        cmocka_unit_test(test_reclaim_ignores_a_lost_host),
         cmocka_unit_test(test_reclaim_bench_and_back),
     };
 
