@@ -189,7 +189,8 @@ rm -f "$CK/checkpoint.lqc"
 "$VMRUN" stencil "${ARGS[@]}" --balance off --verify --json "$T/job.json" \
     >"$T/job.out" 2>"$T/job.err" &
 JOB=$!
-check "disk fallback: a disk checkpoint is written" wait_for 60 test -s "$CK/checkpoint.lqc"
+check "disk fallback: a disk checkpoint is written" wait_for 60 test -s "$CK/checkpoint.lqc" ||
+    { ls -la "$CK" | sed 's/^/#   /'; tail -5 "$T/job.err" | sed 's/^/#   /'; }
 pids=$(workers | head -2)
 check "disk fallback: two workers run (pids $(echo $pids))" [ "$(echo $pids | wc -w)" = 2 ]
 kill -9 $pids
