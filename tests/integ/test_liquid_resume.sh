@@ -11,6 +11,10 @@
 # from the disk.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip_all "python3 is needed to read the JSON report"
+# Its jobs of 1200 iterations take minutes under the sanitizers; the file
+# reader runs under them in test_liq_ckfile and fuzz_ckfile.
+nm "$VMRUN" 2>/dev/null | grep -q __asan_init &&
+    skip_all "sanitizer build (resumes run in the plain build; test_liq_ckfile and fuzz_ckfile cover the file under ASan)"
 
 JOB=
 cleanup_extra() { [ -z "$JOB" ] || kill -9 "$JOB" 2>/dev/null; }
