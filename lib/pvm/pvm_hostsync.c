@@ -54,6 +54,31 @@ parse_clock(const unsigned char *body, size_t len, int64_t *us)
     return 0;
 }
 
+/* One question to the daemon of host dtid: its clock (*remote) and ours
+ * when we asked (*t0) and when it answered (*t1), in microseconds. */
+static int
+clock_sample(int dtid, int64_t *remote, int64_t *t0, int64_t *t1)
+{
+    struct wire_wbuf req;
+    struct timeval a, b;
+    unsigned char *body = NULL;
+    size_t len;
+    int rc;
+
+    wire_wbuf_init(&req);
+    wire_put_u32(&req, (uint32_t)dtid);
+    gettimeofday(&a, NULL);
+    rc = pvm__request(WIRE_T_REQ_CLOCK, &req, &body, &len);
+    gettimeofday(&b, NULL);
+    wire_wbuf_free(&req);
+    if (rc == 0)
+        rc = parse_clock(body, len, remote);
+    free(body);
+    *t0 = tv_us(&a);
+    *t1 = tv_us(&b);
+    return rc;
+}
+
 int
 pvm__clock_offset(int dtid, int tries, int64_t *offset_us, int64_t *residual_us)
 {
@@ -61,29 +86,16 @@ pvm__clock_offset(int dtid, int tries, int64_t *offset_us, int64_t *residual_us)
     int rc = 0;
 
     for (int k = 0; k < tries; k++) {
-        struct wire_wbuf req;
-        struct timeval t0, t1;
-        unsigned char *body = NULL;
-        size_t len;
-        int64_t remote = 0, rtt;
+        int64_t remote = 0, t0, t1, rtt;
 
-        wire_wbuf_init(&req);
-        wire_put_u32(&req, (uint32_t)dtid);
-        gettimeofday(&t0, NULL);
-        rc = pvm__request(WIRE_T_REQ_CLOCK, &req, &body, &len);
-        gettimeofday(&t1, NULL);
-        wire_wbuf_free(&req);
-        if (rc == 0)
-            rc = parse_clock(body, len, &remote);
-        free(body);
-        if (rc != 0)
+        if ((rc = clock_sample(dtid, &remote, &t0, &t1)) != 0)
             return rc;
         /* The shortest round trip bounds the error best (a request queued
          * behind others is slow). */
-        rtt = tv_us(&t1) - tv_us(&t0);
+        rtt = t1 - t0;
         if (best < 0 || rtt < best) {
             best = rtt;
-            *offset_us = remote - (tv_us(&t0) + rtt / 2);
+            *offset_us = remote - (t0 + rtt / 2);
             *residual_us = (rtt + 1) / 2;
         }
     }
@@ -93,28 +105,15 @@ pvm__clock_offset(int dtid, int tries, int64_t *offset_us, int64_t *residual_us)
 int
 pvm_hostsync(int host, struct timeval *clk, struct timeval *delta)
 {
-    struct wire_wbuf req;
-    struct timeval t0, t1;
-    unsigned char *body = NULL;
-    size_t len;
-    int64_t remote = 0;
+    int64_t remote = 0, t0, t1;
     int rc;
 
     if ((rc = pvm__enroll()) != 0)
         return pvm__err(rc, "pvm_hostsync");
-    wire_wbuf_init(&req);
-    wire_put_u32(&req, (uint32_t)host);
-    gettimeofday(&t0, NULL);
-    rc = pvm__request(WIRE_T_REQ_CLOCK, &req, &body, &len);
-    gettimeofday(&t1, NULL);
-    wire_wbuf_free(&req);
-    if (rc == 0)
-        rc = parse_clock(body, len, &remote);
-    free(body);
-    if (rc != 0)
+    if ((rc = clock_sample(host, &remote, &t0, &t1)) != 0)
         return pvm__err(rc, "pvm_hostsync");
     /* The midpoint, without overflow: t0 + (t1 - t0) / 2. */
-    int64_t mid = tv_us(&t0) + (tv_us(&t1) - tv_us(&t0)) / 2;
+    int64_t mid = t0 + (t1 - t0) / 2;
     if (clk)
         pvm__tv_split(remote, clk);
     if (delta)
