@@ -53,38 +53,32 @@ setup(struct liquid *lq, const int n[3], int iters, void *arg)
 #define LIQ_UKERN_CLONES
 #endif
 
-LIQ_UKERN_CLONES static int
-jacobi(const struct liquid_box *b, void *arg)
-{
-    const struct liq_ukern *kp = arg;
-    const double c = kp->c, c2 = kp->c2;
-    const ptrdiff_t sj = b->sj, sk = b->sk;
-
-    for (int k = 0; k < b->n[2]; k++)
-        for (int j = 0; j < b->n[1]; j++) {
-            const double *restrict u = b->in[0] + j * sj + k * sk;
-            const double *restrict r = b->in[1] + j * sj + k * sk;
-            double *restrict v = b->out[0] + j * sj + k * sk;
-
-            for (int i = 0; i < b->n[0]; i++)
-                v[i] = c * (((u[i - 1] + u[i + 1]) + (u[i - sj] + u[i + sj])) +
-                            ((u[i + sk] + u[i - sk]) - c2 * r[i]));
-        }
-    return 0;
-}
-
-/* A colour's points of a row read only the other colour's, which this
- * phase does not write: so the row is computed whole into t, a loop that
- * vectorises, and its points of the colour are stored back. */
+/* One row of the update (kern__point's operations, in its order) into o. */
 LIQ_UKERN_CLONES static void
-rbrow(double *restrict t, const double *restrict u, const double *restrict r, ptrdiff_t sj,
-      ptrdiff_t sk, int n, double c, double c2)
+row(double *restrict o, const double *restrict u, const double *restrict r, ptrdiff_t sj,
+    ptrdiff_t sk, int n, double c, double c2)
 {
     for (int i = 0; i < n; i++)
-        t[i] = c * (((u[i - 1] + u[i + 1]) + (u[i - sj] + u[i + sj])) +
+        o[i] = c * (((u[i - 1] + u[i + 1]) + (u[i - sj] + u[i + sj])) +
                     ((u[i + sk] + u[i - sk]) - c2 * r[i]));
 }
 
+static int
+jacobi(const struct liquid_box *b, void *arg)
+{
+    const struct liq_ukern *kp = arg;
+    const ptrdiff_t sj = b->sj, sk = b->sk;
+
+    for (int k = 0; k < b->n[2]; k++)
+        for (int j = 0; j < b->n[1]; j++)
+            row(b->out[0] + j * sj + k * sk, b->in[0] + j * sj + k * sk,
+                b->in[1] + j * sj + k * sk, sj, sk, b->n[0], kp->c, kp->c2);
+    return 0;
+}
+
+/* Red-black: a colour's points of a row read only the other colour's,
+ * which this phase does not write, so the row is computed whole into t (a
+ * loop that vectorises) and its points of the colour are stored back. */
 static int
 redblack(const struct liquid_box *b, void *arg)
 {
@@ -99,7 +93,7 @@ redblack(const struct liquid_box *b, void *arg)
             double *u = b->out[0] + j * sj + k * sk;
             int first = (b->lo[0] + b->lo[1] + j + b->lo[2] + k + b->colour) & 1 ? 0 : 1;
 
-            rbrow(t, u, b->in[1] + j * sj + k * sk, sj, sk, b->n[0], kp->c, kp->c2);
+            row(t, u, b->in[1] + j * sj + k * sk, sj, sk, b->n[0], kp->c, kp->c2);
             for (int i = first; i < b->n[0]; i += 2)
                 u[i] = t[i];
         }
