@@ -57,7 +57,13 @@ run_integ() {
               UBSAN_OPTIONS="log_path=$sanlog/ubsan:print_stacktrace=1" \
               timeout 600 bash "$t" 2>&1)
         rc=$?
-        printf '%s\n' "$out" | grep -E '^(ok|not ok|# SKIP|#)' 
+        printf '%s\n' "$out" | grep -E '^(ok|not ok|# SKIP|#)'
+        # What a failed check printed (a program's error, its output) is not
+        # TAP: show its last lines too, or a CI log says only that it failed.
+        if printf '%s\n' "$out" | grep -q '^not ok '; then
+            echo "# --- the last lines it printed outside the TAP stream:"
+            printf '%s\n' "$out" | grep -vE '^(ok|not ok|#)' | tail -40 | sed 's/^/#   /'
+        fi
         p=$(printf '%s\n' "$out" | grep -c '^ok ')
         f=$(printf '%s\n' "$out" | grep -c '^not ok ')
         s=$(printf '%s\n' "$out" | grep -c '^# SKIP')

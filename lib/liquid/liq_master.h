@@ -449,6 +449,8 @@ struct liq_stats {
     int *rep_from, *rep_until;  /* per slot: the first and last epoch its worker reports */
     struct liq_kept *kept;      /* per slot: a report of the next epoch, kept */
     int nkept;                  /* slots in kept */
+    int plan_due;               /* an epoch whose plan waits for a verdict, 0 none */
+    int red_done;               /* the iteration of the last verdict given */
     struct liq_epoch *ep;
     int nep;
     int *hquanta;               /* quanta per host after each epoch's plan: nep x nhosts */
@@ -596,6 +598,9 @@ int liq_mb_init(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *s
 int liq_mb_speeds(const struct liq_vm *vm, const struct liq_stats *st, double *speed);
 /* One worker's epoch report; with the last one, reclaim, decide, send the plan. */
 int liq_mb_epoch(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int w);
+/* The verdict of the reduction at iteration `it` went out (st->stopped
+ * set if it stopped the job): a plan that waited for it is made now. */
+int liq_mb_verdict(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int it);
 /* An evacuated worker's LEFT. */
 int liq_mb_left(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int w);
 /* The index in st->ep of the plan taken at an epoch boundary, or -1 for none. */

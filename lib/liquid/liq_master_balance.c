@@ -410,7 +410,7 @@ static int
 plan(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int epoch)
 {
     int boundary = liq_plan_boundary(epoch), last = (o->iters - 1) / o->epoch;
-    int taken = boundary <= last;
+    int taken = boundary <= last && !st->stopped;
     struct liq_balance_in in;
     struct liq_epoch *ep = &st->ep[st->nep];
     int n = st->g.nquanta, nw = vm->nworkers, rc = -1;
@@ -463,6 +463,28 @@ int
 liq_mb_plan_record(int boundary)
 {
     return boundary == 1 ? 0 : liq_plan_at(boundary) ? boundary - 2 : -1;
+}
+
+/*
+ * Whether the plan decided from epoch e's reports must wait for a verdict:
+ * an until rule may stop the job at a reduction before the boundary that
+ * plan takes effect at, and the workers that stop there never take it (nor
+ * leave, nor join, by it).  So the plan waits for every such verdict; the
+ * workers wait for it only when that reduction is the last iteration
+ * before the boundary.
+ */
+static int
+plan_waits(const struct liq_opts *o, const struct liq_stats *st, int epoch)
+{
+    const struct liquid *lq = o->user;
+    int at = liq_plan_boundary(epoch) * o->epoch;
+
+    if (lq == NULL || lq->until < 0 || st->stopped || at > o->iters)
+        return 0;
+    for (int t = st->red_done + 1; t < at; t++)
+        if (liq_user_due(lq, lq->until, t, o->iters))
+            return 1;
+    return 0;
 }
 
 /* The workers that compute in epoch e, and so report it (one that left
@@ -522,12 +544,39 @@ take_report(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, i
         st->t_first = came;
     if (++st->reported < reporters(st, vm->nworkers, epoch))
         return 0;
+    if (plan_waits(o, st, epoch)) {
+        st->plan_due = epoch;
+        return 0;
+    }
     return plan(vm, o, st, epoch) == 0 ? 1 : -1;
 bad:
     snprintf(vm->why, sizeof(vm->why),
              "worker t%x sent a malformed epoch report (epoch %d, %d quanta; expected epoch %d, "
              "%d quanta)", (unsigned)vm->tids[w], epoch, count, st->nep + 1, held);
     return -1;
+}
+
+/* Epoch e's reports are complete and its plan made: the early reports
+ * kept are the next epoch's. */
+static int
+take_kept(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
+{
+    int rc;
+
+    for (int x = 0; x < vm->nworkers; x++) {
+        int b = st->kept[x].buf, old;
+
+        if (b <= 0)
+            continue;
+        st->kept[x].buf = 0;
+        if ((old = pvm_setrbuf(b)) > 0)
+            pvm_freebuf(old);
+        rc = take_report(vm, o, st, x, st->nep + 1, st->kept[x].count, st->kept[x].t);
+        pvm_freebuf(b);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
 }
 
 /*
@@ -560,21 +609,21 @@ liq_mb_epoch(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, 
     }
     if ((rc = take_report(vm, o, st, w, epoch, count, liq_vm_now())) <= 0)
         return rc;
-    /* Epoch e's reports are complete: the early ones are the next epoch's. */
-    for (int x = 0; x < vm->nworkers; x++) {
-        int b = st->kept[x].buf, old;
+    return take_kept(vm, o, st);
+}
 
-        if (b <= 0)
-            continue;
-        st->kept[x].buf = 0;
-        if ((old = pvm_setrbuf(b)) > 0)
-            pvm_freebuf(old);
-        rc = take_report(vm, o, st, x, st->nep + 1, st->kept[x].count, st->kept[x].t);
-        pvm_freebuf(b);
-        if (rc < 0)
-            return rc;
-    }
-    return 0;
+int
+liq_mb_verdict(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int it)
+{
+    int e = st->plan_due;
+
+    st->red_done = it;
+    if (e <= 0 || plan_waits(o, st, e))
+        return 0;
+    st->plan_due = 0;
+    if (plan(vm, o, st, e) != 0)
+        return -1;
+    return st->stopped ? 0 : take_kept(vm, o, st);
 }
 
 int
@@ -640,6 +689,8 @@ liq_mb_rollback(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *s
     }
     st->reported = 0;
     st->nep = b;
+    st->plan_due = 0;
+    st->red_done = c;
     for (int e = b; e <= last; e++) {
         memset(&st->hquanta[e * nh], 0, (size_t)nh * sizeof(int));
         memset(&st->hmodel[e * nh], 0, (size_t)nh * sizeof(double));
