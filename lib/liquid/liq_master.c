@@ -474,7 +474,8 @@ run_job(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
             if (liq_mb_left(vm, o, st, w) != 0)
                 return -1;
         } else if (tag == LIQ_TAG_REDUCE) {
-            if (liq_mu_reduce(vm, o, st, w) != 0)
+            if ((rc = liq_mu_reduce(vm, o, st, w)) < 0 ||
+                (rc > 0 && liq_mb_verdict(vm, o, st, st->red_it) != 0))
                 return -1;
         } else if (tag == LIQ_TAG_TRACE) {
             if (liq_mt_take(vm, st, src) != 0)

@@ -517,7 +517,8 @@ int liq_mu_gather_alloc(struct liq_vm *vm, const struct liq_opts *o, struct liq_
 struct kern_box *liq_mu_field(struct liq_stats *st, int f);
 /* A LIQ_TAG_REDUCE message from worker w: once every quantum's partials
  * of the point are in, the values, the until rule and the verdict to
- * every worker.  0, or -1 with vm->why set. */
+ * every worker.  1 when the verdict of point st->red_it went out, 0 when
+ * partials are still due, -1 with vm->why set. */
 int liq_mu_reduce(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int w);
 /* --verify for a program's own update: every field's bits, the
  * iterations, the reductions.  0, or -1 with vm->why set. */
