@@ -244,13 +244,14 @@ int liq_regions(const struct liq_geom *g, const int *owner, int depth, int heavy
  * count, then id and seconds per quantum, then the worker's mean wall-clock
  * compute seconds per iteration over the epoch -- what the epoch's balance
  * efficiency is made of, preemption and throttling included --, the
- * seconds its last move took, and the share of a CPU it spent outside its
- * kernels since its last report) and goes on: the master decides from
+ * seconds its last move took, the share of a CPU it spent outside its
+ * kernels since its last report, then the seconds its checkpoints took so
+ * far and their count) and goes on: the master decides from
  * epoch e's reports the placement from boundary e + 1 on, while the
  * workers compute epoch e + 1, and at that boundary each worker, its
  * report of e + 1 sent, takes the plan (LIQ_TAG_PLAN: the boundary, the
  * owner of every quantum, then the worker count and every worker's tid, 0
- * for a slot with no worker).  Nobody waits for the slowest worker's
+ * for a slot with no worker, then the checkpoints' multiple M).  Nobody waits for the slowest worker's
  * report and the master's answer at every boundary (a barrier whose every
  * wait is idle CPU); a worker that reaches a boundary early reports
  * an epoch ahead of the others, and the master keeps that report until
@@ -329,6 +330,9 @@ int liq_regions(const struct liq_geom *g, const int *owner, int depth, int heavy
 #define LIQ_TAG_ALIVE    0x4c52f /* worker -> master: waiting, not hung (empty; every
                                   * LIQ_ALIVE_S of a wait, checkpoints on) */
 
+/* The most LIQ_JOB_CKMUL may be. */
+#define LIQ_MAX_CKMUL (1 << 20)
+
 /* A waiting worker's heartbeat, and the least --worker-timeout there is. */
 #define LIQ_ALIVE_S 1.0
 #define LIQ_HUNG_FLOOR_S 3.0
@@ -347,13 +351,16 @@ enum {
     LIQ_JOB_CKPT,       /* iterations between checkpoints (--checkpoint-every), 0 none */
     LIQ_JOB_GEN,        /* the job's generation: 0, then one more per recovery */
     LIQ_JOB_RESTORE,    /* 1: a recovery; START is the checkpoint the quanta come from */
+    LIQ_JOB_CKMUL,      /* checkpoints at multiples of CKPT x CKMUL (a plan may change it) */
     LIQ_JOB_HDR
 };
 
 /*
  * Checkpoints (issue 26).  With LIQ_JOB_CKPT = C > 0, at every iteration
- * c that is a multiple of C (an epoch boundary, its plan and reduction
- * done) each worker keeps a copy of the state of every quantum it holds
+ * c that is a multiple of C x M (an epoch boundary, its plan and reduction
+ * done; M is LIQ_JOB_CKMUL, and from a plan's boundary on the M that plan
+ * carries: the master spaces checkpoints out by their measured cost) each
+ * worker keeps a copy of the state of every quantum it holds
  * (liq_region_state: what a move carries) in plain heap buffers and sends
  * one to its buddy (LIQ_TAG_CKDATA: ints c, quantum id, owner tid, then the
  * values): the first worker of the next host that has one, or with one

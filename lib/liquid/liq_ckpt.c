@@ -175,9 +175,10 @@ liq_ckpt_take(struct liq_worker *w, int it)
 
     if (w->ckpt <= 0)
         return 0;
-    if (it % w->ckpt != 0 || it >= w->iters)
+    if (it % ((long long)w->ckpt * w->ckmul) != 0 || it >= w->iters)
         return liq_ckpt_poll(w); /* the buddies' copies, acknowledged every block */
     t0 = liq_now();
+    w->ck_taken++;
     buddy = liq_ckpt_buddy(w->tids, w->whost, w->nworkers, w->me);
     for (int i = 0; i < w->nq; i++) {
         struct liq_quantum *q = &w->q[i];

@@ -128,6 +128,8 @@ struct liq_worker {
     struct liq_trace tr;        /* this job's events (--trace; cap 0 when off) */
     /* checkpoints (liq_ckpt.c): they outlive a job given up for recovery */
     int ckpt;                   /* iterations between checkpoints, 0 none */
+    int ckmul;                  /* ... times this (LIQ_JOB_CKMUL, then the plans') */
+    int ck_taken;               /* checkpoints this worker made copies at */
     int gen;                    /* the job's generation (liq_gtag) */
     int restore;                /* this JOB is a recovery: quanta come from copies */
     int *whost;                 /* host of every slot, for the buddy */

@@ -102,6 +102,7 @@ liq_job_header(struct liq_worker *w)
     w->start = hdr[LIQ_JOB_START];
     w->halo = hdr[LIQ_JOB_HALO];
     w->ckpt = hdr[LIQ_JOB_CKPT];
+    w->ckmul = hdr[LIQ_JOB_CKMUL];
     w->gen = hdr[LIQ_JOB_GEN];
     w->restore = hdr[LIQ_JOB_RESTORE] != 0;
     w->seed = (uint64_t)(unsigned)seed[0] | (uint64_t)(unsigned)seed[1] << 32;
@@ -112,7 +113,7 @@ liq_job_header(struct liq_worker *w)
         w->halo < 1 || w->halo > LIQ_MAX_HALO ||
         w->start >= (w->iters > 0 ? w->iters : 1) ||
         hdr[LIQ_JOB_TRACE] < 0 || hdr[LIQ_JOB_TRACE] > (1 << 24) ||
-        w->ckpt < 0 || w->gen < 0 || w->gen > LIQ_MAX_GEN || (w->restore && w->ckpt == 0) ||
+        w->ckpt < 0 || w->ckmul < 1 || w->ckmul > LIQ_MAX_CKMUL || w->gen < 0 || w->gen > LIQ_MAX_GEN || (w->restore && w->ckpt == 0) ||
         (w->start > 0 && !w->restore && (w->epoch == 0 || w->start % w->epoch != 0)) ||
         (w->start > 0 && w->restore && w->start % w->ckpt != 0)) {
         liq_fail(w, "job: bad description (grid %dx%dx%d, %d quanta, kernel %d, %d iterations)",
@@ -432,6 +433,7 @@ liq_job(struct liq_worker *w)
     if (!w->restore) {
         liq_ckpt_free(w);
         w->ck_seconds = w->ck_bytes = 0;
+        w->ck_taken = 0;
     } else if (w->start > 0 && liq_ckpt_restore(w) != 0)
         goto out;
     t_setup = liq_now() - t_start;

@@ -34,7 +34,7 @@ static const char *const stencil_synopsis[] = {
     "[--reclaim-below F] [--reclaim-after S] [--rejoin-above F]",
     "[--rejoin-after S] [--svg FILE] [--halo H|auto]",
     "[--png FILE [--slice x|y|z=K] [--field NAME]]",
-    "[--trace FILE] [--hints FILE] [--checkpoint-every K]",
+    "[--trace FILE] [--hints FILE] [--checkpoint-every K|auto] [--checkpoint-share F]",
     "[--checkpoint DIR [--checkpoint-interval S]] [--resume DIR]",
     "[--worker-timeout S|auto]",
     NULL
@@ -107,8 +107,11 @@ static const char stencil_text[] =
     "  --checkpoint-every K copy every quantum to a worker on another host every K\n"
     "                       epochs (in memory); a lost worker or host then rolls the job\n"
     "                       back to the last complete copy instead of failing it; auto:\n"
-    "                       the K whose copies the model prices at 3% of the run\n"
-    "                       (default 0: no checkpoints)\n"
+    "                       the K whose copies the model prices at --checkpoint-share\n"
+    "                       of the run, then spaced out by what they cost (default 0:\n"
+    "                       no checkpoints)\n"
+    "  --checkpoint-share F with auto, the share of the run checkpoints may cost\n"
+    "                       (default 0.03)\n"
     "  --worker-timeout S   with checkpoints, a worker that sends nothing for S seconds\n"
     "                       (stopped, hung, or its host cut off) is lost and the job\n"
     "                       rolls back (default auto: 10 times the slowest epoch, at\n"
@@ -129,7 +132,7 @@ static const char *const stencil_opts[] = {
     "output", "seed", "network", "probe-seconds", "quiet", "balance", "epoch", "heavy",
     "min-gain", "reclaim", "reclaim-below", "reclaim-after", "rejoin-above", "rejoin-after",
     "svg", "halo", "png", "slice", "field", "trace", "hints", "checkpoint-every", "checkpoint",
-    "checkpoint-interval", "resume", "worker-timeout", NULL
+    "checkpoint-interval", "checkpoint-share", "resume", "worker-timeout", NULL
 };
 
 /* A program's own update: its kernel is its own, and it may check its reach. */
@@ -138,7 +141,8 @@ static const char *const user_opts[] = {
     "output", "seed", "network", "probe-seconds", "quiet", "balance", "epoch", "heavy",
     "min-gain", "reclaim", "reclaim-below", "reclaim-after", "rejoin-above", "rejoin-after",
     "svg", "halo", "png", "slice", "field", "check-reach", "input", "trace", "hints",
-    "checkpoint-every", "checkpoint", "checkpoint-interval", "resume", "worker-timeout", NULL
+    "checkpoint-every", "checkpoint", "checkpoint-interval", "checkpoint-share", "resume",
+    "worker-timeout", NULL
 };
 
 static void

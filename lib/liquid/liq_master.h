@@ -134,9 +134,10 @@ struct liq_opts {
     char trace[LIQ_PATH_MAX];   /* --trace: Chrome Trace Event JSON of the run; "" = none */
     char hints[LIQ_PATH_MAX];   /* --hints: the file the settings below came from; "" none */
     int ckpt_every;             /* --checkpoint-every: epochs between checkpoints, 0 none,
-                                 * -1 auto (LIQ_CK_SHARE of the run, liq_master_ckpt.c) */
+                                 * -1 auto (ck_share of the run, liq_master_ckpt.c) */
     char ckdir[LIQ_PATH_MAX];   /* --checkpoint DIR: checkpoints on disk there; "" none */
     double ck_interval;         /* --checkpoint-interval: seconds at least between writes */
+    double ck_share;            /* --checkpoint-share: auto's budget, a share of the run */
     char resume[LIQ_PATH_MAX];  /* --resume DIR: go on from its checkpoint; "" start */
     double worker_timeout;      /* --worker-timeout: a running worker silent this long (s)
                                  * is lost (checkpoints on); 0 auto (liq_vm_watch) */
@@ -363,14 +364,17 @@ struct liq_failure {
 /* Checkpoints not yet complete: every quantum's copy acknowledged. */
 #define LIQ_CK_PENDING 4
 
-/* --checkpoint-every auto: the copies' modelled cost stays within this
- * share of the iterations' time. */
+/* --checkpoint-share's default: with --checkpoint-every auto the copies'
+ * cost stays within this share of the run. */
 #define LIQ_CK_SHARE 0.03
 
 struct liq_ckpt {
     int on;
     int every;                  /* epochs between checkpoints (auto: as chosen) */
     int iters;                  /* iterations between checkpoints */
+    int mul;                    /* ... times this from the last plan on (auto: by their cost) */
+    double *wcks;               /* per slot, from its epoch reports: checkpoint seconds */
+    int *wckn;                  /* ... and the checkpoints they were spent on */
     int iter;                   /* the last confirmed checkpoint, 0 none */
     int *otid, *btid;           /* per quantum, at iter: its owner and the buddy with
                                  * its copy */

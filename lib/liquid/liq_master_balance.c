@@ -384,7 +384,7 @@ plan_record(struct liq_vm *vm, struct liq_stats *st, int epoch, int boundary,
 /* Send the owners from boundary on to every worker: those of every slot,
  * leaving and new, take it there together. */
 static int
-plan_send(struct liq_vm *vm, int boundary, int *owners, int n, int *tids, int *to)
+plan_send(struct liq_vm *vm, int boundary, int *owners, int n, int *tids, int *to, int ckmul)
 {
     int nw = vm->nworkers, nto = 0, rc;
 
@@ -396,12 +396,46 @@ plan_send(struct liq_vm *vm, int boundary, int *owners, int n, int *tids, int *t
     pvm_pkint(owners, n, 1);
     pvm_pkint(&nw, 1, 1);
     pvm_pkint(tids, nw, 1);
+    pvm_pkint(&ckmul, 1, 1);
     if ((rc = pvm_mcast(to, nto, LIQ_TAG_PLAN)) < 0) {
         snprintf(vm->why, sizeof(vm->why), "the plan of boundary %d could not be sent (%s)",
                  boundary, lvm_errtext(rc));
         return -1;
     }
     return 0;
+}
+
+/*
+ * --checkpoint-every auto, once checkpoints were made: the multiple of
+ * their first spacing (the model's, liq_master_ckpt.c) that keeps their
+ * measured cost at --checkpoint-share of the run.  The slowest worker's seconds
+ * per checkpoint over the run's seconds per iteration so far (epoch's
+ * reports come at boundary epoch) is the spacing the share allows.  The
+ * multiple only grows: a schedule that went back and forth could pass
+ * checkpoint after checkpoint by.
+ */
+static void
+ck_space(const struct liq_opts *o, struct liq_stats *st, int epoch)
+{
+    struct liq_ckpt *ck = &st->ck;
+    double cost = 0, t_it, want;
+    int done = epoch * o->epoch - st->dk.resumed_from;
+
+    if (!ck->on || o->ckpt_every >= 0 || ck->wcks == NULL || ck->iters <= 0 || done <= 0)
+        return;
+    for (int w = 0; w < st->nkept; w++)
+        if (ck->wckn[w] > 0 && ck->wcks[w] / ck->wckn[w] > cost)
+            cost = ck->wcks[w] / ck->wckn[w];
+    t_it = (liq_vm_now() - st->run_t0) / done;
+    if (!(cost > 0) || !(t_it > 0))
+        return;
+    want = ceil(cost / (o->ck_share * t_it) / ck->iters);
+    if (want > (double)o->iters / ck->iters + 1)
+        want = (double)o->iters / ck->iters + 1;
+    if (want > LIQ_MAX_CKMUL)
+        want = LIQ_MAX_CKMUL;
+    if (want > ck->mul)
+        ck->mul = (int)want;
 }
 
 /* Decide the placement from liq_plan_boundary(epoch) on and send the
@@ -447,7 +481,9 @@ plan(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int epoc
     plan_record(vm, st, epoch, boundary, next, owners);
     liq_trace_rec(&st->tr.mine, LIQ_TEV_PLAN, t0, liq_vm_now(), epoch, ep->applied, ep->moved,
                   (int)(ep->be * 1000), ep->forced);
-    rc = taken ? plan_send(vm, boundary, owners, n, tids, to) : 0;
+    if (taken)
+        ck_space(o, st, epoch);
+    rc = taken ? plan_send(vm, boundary, owners, n, tids, to, st->ck.mul) : 0;
 out:
     free(next);
     free(owners);
@@ -510,7 +546,8 @@ take_report(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, i
             int epoch, int count, double came)
 {
     int held = 0;
-    double recent, move, other;
+    double recent, move, other, cks;
+    int ckn;
 
     /* The quanta it held in that epoch (plan() keeps that placement). */
     for (int q = 0; q < st->g.nquanta; q++)
@@ -528,9 +565,14 @@ take_report(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, i
         st->cost[id] = med;
     }
     if (pvm_upkdouble(&recent, 1, 1) < 0 || pvm_upkdouble(&move, 1, 1) < 0 ||
-        pvm_upkdouble(&other, 1, 1) < 0 || !(recent >= 0) || !(move >= 0) || !(other >= 0) ||
-        !isfinite(other))
+        pvm_upkdouble(&other, 1, 1) < 0 || pvm_upkdouble(&cks, 1, 1) < 0 ||
+        pvm_upkint(&ckn, 1, 1) < 0 || !(recent >= 0) || !(move >= 0) || !(other >= 0) ||
+        !isfinite(other) || !(cks >= 0) || !isfinite(cks) || ckn < 0)
         goto bad;
+    if (st->ck.wcks != NULL) {
+        st->ck.wcks[w] = cks;
+        st->ck.wckn[w] = ckn;
+    }
     st->wnow[w] = recent;
     /* For the report.  A worker that held nothing sent no ghosts: what it
      * measured is the CPU of racing through an empty epoch. */
@@ -719,7 +761,7 @@ liq_mb_rollback(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *s
         } else {
             for (int q = 0; q < n; q++)
                 owners[q] = st->owner[q];
-            rc = plan_send(vm, b + 1, owners, n, vm->tids, to);
+            rc = plan_send(vm, b + 1, owners, n, vm->tids, to, st->ck.mul);
         }
         free(owners);
         free(to);

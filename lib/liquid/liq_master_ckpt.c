@@ -46,10 +46,10 @@ ck_epoch_model(const struct liq_vm *vm, const struct liq_opts *o, const struct l
 
 /*
  * --checkpoint-every auto: the fewest epochs between checkpoints whose
- * copies the model prices at most LIQ_CK_SHARE of the iterations' time,
- * but no more than a quarter of the job's epochs, so that a job has at
- * least four checkpoints whatever they cost (the summary says what they
- * did).  A worker sends its share of the state and keeps a buddy's once
+ * copies the model prices at most --checkpoint-share of the iterations' time,
+ * but no more than a quarter of the job's epochs, so that their cost is
+ * measured early in the job; with balancing the plans then space them
+ * out by that cost (ck_space, liq_master_balance.c).  A worker sends its share of the state and keeps a buddy's once
  * per checkpoint: twice tau per byte, plus lambda (the sends overlap);
  * an iteration takes the grid's points (heavy ones counted as often as
  * they run) over the workers' probed speeds together.
@@ -67,7 +67,7 @@ ck_auto(const struct liq_vm *vm, const struct liq_opts *o, const struct liq_stat
     iter = speed > 0 ? pts * ck_heavy(o) / speed : 0;
     if (!(iter > 0) || o->epoch <= 0)
         return 1;
-    k = (int)(copy / (LIQ_CK_SHARE * o->epoch * iter)) + 1;
+    k = (int)(copy / (o->ck_share * o->epoch * iter)) + 1;
     if (k > o->iters / o->epoch / 4)
         k = o->iters / o->epoch / 4;
     return k < 1 ? 1 : k;
@@ -81,6 +81,7 @@ liq_mc_init(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
 
     if ((vm->lost = calloc((size_t)vm->nworkers, 1)) == NULL)
         goto nomem;
+    ck->mul = 1;
     if (o->ckpt_every == 0)
         return 0;
     ck->on = 1;
@@ -96,7 +97,10 @@ liq_mc_init(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
     ck->btid = calloc((size_t)n, sizeof(int));
     ck->wsec = calloc((size_t)vm->nworkers, sizeof(double));
     ck->wbytes = calloc((size_t)vm->nworkers, sizeof(double));
-    if (ck->otid == NULL || ck->btid == NULL || ck->wsec == NULL || ck->wbytes == NULL)
+    ck->wcks = calloc((size_t)vm->nworkers, sizeof(double));
+    ck->wckn = calloc((size_t)vm->nworkers, sizeof(int));
+    if (ck->otid == NULL || ck->btid == NULL || ck->wsec == NULL || ck->wbytes == NULL ||
+        ck->wcks == NULL || ck->wckn == NULL)
         goto nomem;
     for (int i = 0; i < LIQ_CK_PENDING; i++) {
         ck->pend[i].otid = calloc((size_t)n, sizeof(int));
@@ -119,6 +123,8 @@ liq_mc_free(struct liq_stats *st)
     free(ck->btid);
     free(ck->wsec);
     free(ck->wbytes);
+    free(ck->wcks);
+    free(ck->wckn);
     for (int i = 0; i < LIQ_CK_PENDING; i++) {
         free(ck->pend[i].otid);
         free(ck->pend[i].btid);
@@ -526,9 +532,10 @@ liq_mc_json(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o,
             max = ck->wsec[w];
     }
     fprintf(fp, "\"checkpoints\":{\"on\":%s,\"auto\":%s,\"every_epochs\":%d,\"every_iterations\":%d,"
-                "\"count\":%d,\"last\":%d,\"bytes\":%.0f,\"bytes_sent\":%.0f,\"seconds\":%.6g,"
+                "\"last_every_iterations\":%d,\"count\":%d,\"last\":%d,\"bytes\":%.0f,\"bytes_sent\":%.0f,\"seconds\":%.6g,"
                 "\"max_worker_seconds\":%.6g},\"failures\":[",
-            ck->on ? "true" : "false", o->ckpt_every < 0 ? "true" : "false", ck->every, ck->iters, ck->count, ck->iter, ck->bytes,
+            ck->on ? "true" : "false", o->ckpt_every < 0 ? "true" : "false", ck->every, ck->iters,
+            ck->iters * ck->mul, ck->count, ck->iter, ck->bytes,
             bytes, sec, max);
     for (int i = 0; i < ck->nfail; i++) {
         const struct liq_failure *f = &ck->fail[i];
@@ -562,8 +569,10 @@ liq_mc_summary(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o,
     }
     fprintf(fp, "checkpoints: %d confirmed, every %d epoch%s (%d iterations%s), %.1f MB sent to "
                 "buddies, %.3f s in the workers (%.1f%% of their compute)\n",
-            ck->count, ck->every, ck->every == 1 ? "" : "s", ck->iters,
-            o->ckpt_every < 0 ? ", auto" : "", bytes / 1e6, sec,
+            ck->count, ck->every * ck->mul, ck->every * ck->mul == 1 ? "" : "s",
+            ck->iters * ck->mul,
+            o->ckpt_every < 0 ? (ck->mul > 1 ? ", auto, spaced out by their cost" : ", auto") : "",
+            bytes / 1e6, sec,
             compute > 0 ? 100 * sec / compute : 0.0);
     for (int i = 0; i < ck->nfail; i++) {
         const struct liq_failure *f = &ck->fail[i];

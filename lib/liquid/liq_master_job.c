@@ -48,6 +48,7 @@ liq_master_job_send(struct liq_vm *vm, const struct liq_opts *o, const struct li
     hdr[LIQ_JOB_CKPT] = st->ck.on ? st->ck.iters : 0;
     hdr[LIQ_JOB_GEN] = vm->gen;
     hdr[LIQ_JOB_RESTORE] = restore;
+    hdr[LIQ_JOB_CKMUL] = st->ck.mul > 0 ? st->ck.mul : 1;
     seed[0] = (int)(uint32_t)o->seed;
     seed[1] = (int)(uint32_t)(o->seed >> 32);
     pvm_initsend(PvmDataDefault);

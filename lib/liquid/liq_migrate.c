@@ -240,7 +240,7 @@ int
 liq_migrate_plan(struct liq_worker *w, int epoch)
 {
     int *owner = malloc((size_t)w->g.nquanta * sizeof(int));
-    int *tids = malloc((size_t)w->nworkers * sizeof(int)), b, e = -1, n = -1, rc = -1;
+    int *tids = malloc((size_t)w->nworkers * sizeof(int)), b, e = -1, n = -1, m = 0, rc = -1;
     double t0;
 
     if (owner == NULL || tids == NULL) {
@@ -256,10 +256,13 @@ liq_migrate_plan(struct liq_worker *w, int epoch)
     t0 = liq_now();
     pvm_upkint(&e, 1, 1);
     if (e != epoch || pvm_upkint(owner, w->g.nquanta, 1) < 0 || pvm_upkint(&n, 1, 1) < 0 ||
-        n != w->nworkers || pvm_upkint(tids, n, 1) < 0) {
-        liq_fail(w, "epoch %d: bad plan (for epoch %d, %d workers)", epoch, e, n);
+        n != w->nworkers || pvm_upkint(tids, n, 1) < 0 || pvm_upkint(&m, 1, 1) < 0 || m < 1 ||
+        m > LIQ_MAX_CKMUL) {
+        liq_fail(w, "epoch %d: bad plan (for epoch %d, %d workers, checkpoints x%d)", epoch, e,
+                 n, m);
         goto out;
     }
+    w->ckmul = m;
     for (int a = 0; a < w->g.nquanta; a++)
         if (owner[a] < 0 || owner[a] >= w->nworkers || tids[owner[a]] == 0) {
             liq_fail(w, "epoch %d: quantum %d has no valid owner", epoch, a);

@@ -6,7 +6,7 @@
  * network, probe_seconds, quiet, balance, epoch, heavy, min_gain, reclaim,
  * reclaim_below, reclaim_after, rejoin_above, rejoin_after, svg, halo, png,
  * slice, field, trace, checkpoint_every, checkpoint, checkpoint_interval,
- * resume).  One setter validates both.  A hints file (--hints,
+ * checkpoint_share, resume).  One setter validates both.  A hints file (--hints,
  * written by vmrun analyze; issue 27, seed 003) is read like a job file,
  * but only for the settings that neither the command line nor --job give.
  */
@@ -57,6 +57,7 @@ liq_opts_defaults(struct liq_opts *o)
     /* A minute of a job is what a lost master may cost, and a write a
      * minute keeps even a gigabyte's state a small share of the run. */
     o->ck_interval = 60;
+    o->ck_share = LIQ_CK_SHARE;
     o->slice_axis = LIQ_AXIS_Z;
     o->slice_k = -1;
 }
@@ -346,6 +347,10 @@ set_balance_option(struct liq_opts *o, const char *key, const char *value, char 
         if (opt_path(key[0] == 'c' ? o->ckdir : o->resume, value) != 0 ||
             strcmp(value, "-") == 0)
             return opt_error(err, errlen, "--%s: expected a directory", key);
+    } else if (strcmp(key, "checkpoint-share") == 0) {
+        if (opt_double(value, 1e-6, 1, &o->ck_share) != 0)
+            return opt_error(err, errlen, "--checkpoint-share: expected a share of the run "
+                             "0.000001..1, got '%s'", value);
     } else if (strcmp(key, "checkpoint-interval") == 0) {
         if (opt_double(value, 0, 86400 * 365, &o->ck_interval) != 0)
             return opt_error(err, errlen, "--checkpoint-interval: expected seconds >= 0, got "

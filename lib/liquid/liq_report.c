@@ -66,6 +66,9 @@ liq_report_epoch(struct liq_worker *w, int epoch)
     if (!(other >= 0))
         other = 0;
     pvm_pkdouble(&other, 1, 1);
+    /* What its checkpoints cost so far: the master spaces them by it. */
+    pvm_pkdouble(&w->ck_seconds, 1, 1);
+    pvm_pkint(&w->ck_taken, 1, 1);
     w->ep_t = now;
     w->ep_cpu = cpu;
     w->ep_kcpu = w->compute_cpu;

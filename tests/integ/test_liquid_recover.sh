@@ -160,6 +160,35 @@ check "two lost together: an error naming the quanta lost, or the same bits (exi
              { [ "$0" = 0 ] && grep -q "bit-identical to the single-process reference" "$2"; }' \
     "$RC" "$T/job.err" "$T/job.out"
 
+# 7. auto spaces checkpoints out by their measured cost: allowed 0.05 % of
+# the run, the plans raise the model's first spacing to a multiple of it;
+# a worker killed after that still rolls back to a checkpoint, same bits.
+check "a fresh VM of 3 hosts" vm_up
+start "$VMRUN" stencil --checkpoint-every auto --checkpoint-share 0.0005
+finish
+check "--checkpoint-share 0.0005: the job exits 0, bit-identical (exit $RC)" bash -c \
+    '[ "$0" = 0 ] && grep -q "bit-identical to the single-process reference" "$1"' \
+    "$RC" "$T/job.out"
+check "... the spacing it ended with is a larger multiple of the first" r '(
+C["auto"] and C["count"] >= 1 and C["last_every_iterations"] > C["every_iterations"] and
+C["last_every_iterations"] % C["every_iterations"] == 0)'
+check "... the summary says they were spaced out by their cost" \
+    grep -q "^checkpoints: .*spaced out by their cost" "$T/job.out"
+check "a fresh VM of 3 hosts" vm_up
+start "$VMRUN" stencil --checkpoint-every auto --checkpoint-share 0.0005
+into_job
+sleep 1
+pid=$(worker_pid host1)
+check "host1 runs a worker of the job (pid $pid)" [ -n "$pid" ]
+kill -9 $pid
+finish
+check "... host1's worker killed: exit 0, bit-identical (exit $RC)" bash -c \
+    '[ "$0" = 0 ] && grep -q "bit-identical to the single-process reference" "$1"' \
+    "$RC" "$T/job.out"
+check "... rolled back to a checkpoint (or the start) of the first spacing" r '(
+len(F) == 1 and F[0]["back_to"] % C["every_iterations"] == 0 and
+F[0]["back_to"] <= F[0]["reached"])'
+
 # 6. Without --checkpoint-every a lost worker ends the job, as before.
 check "a fresh VM of 3 hosts" vm_up
 start "$VMRUN" stencil
