@@ -492,6 +492,7 @@ run_job(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
                 return -1;
         }
     }
+    liq_md_settle(vm, st);
     if (vm->progress)
         progress_line(vm, o, st, st->t_run, 1);
     st->t_gather = liq_vm_now() - t0 - st->t_run;

@@ -389,6 +389,8 @@ struct liq_ckpt {
     int nfail, capfail;
 };
 
+struct liq_mdwrite;
+
 /* --checkpoint DIR (liq_master_disk.c): the copies of a confirmed
  * checkpoint gathered from their owners, written to DIR; --resume. */
 struct liq_disk {
@@ -405,6 +407,7 @@ struct liq_disk {
     int iter;                   /* the iteration of the last file written, 0 none */
     double bytes, bytes_all;    /* the last file's bytes; all files' */
     double sec, sec_max;        /* seconds writing (hash, write, fsync, rename): all, most */
+    struct liq_mdwrite *wr;     /* the write in flight on its thread, NULL none */
     double gather_s;            /* seconds from the request to the last copy, summed */
     double t_req;               /* when the copies were asked for */
     char err[512];              /* the last write's failure */
@@ -587,6 +590,8 @@ int liq_md_fallback(struct liq_vm *vm, const struct liq_opts *o, struct liq_stat
 int liq_md_load(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int c);
 void liq_md_json(FILE *fp, const struct liq_opts *o, const struct liq_stats *st);
 void liq_md_summary(FILE *fp, const struct liq_opts *o, const struct liq_stats *st);
+/* Wait for the write in flight, and count it.  After the job's loop. */
+void liq_md_settle(struct liq_vm *vm, struct liq_stats *st);
 void liq_md_free(struct liq_stats *st);
 
 /* liq_master_balance.c: the balancer's state back at checkpoint iteration

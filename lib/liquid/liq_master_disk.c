@@ -6,7 +6,9 @@
  * checkpoint (liq_master_ckpt.c) and the last write is at least
  * --checkpoint-interval seconds old, the CONFIRM asks every worker for its
  * own copies of that checkpoint; the master places them in one grid-sized
- * state and writes it (liq_ckfile.c: temporary file, fsync, rename).  The
+ * state and hands it to a thread that writes it (liq_ckfile.c: temporary
+ * file, fsync, rename) while the master goes on answering the workers;
+ * a checkpoint confirmed while a write is in flight is not gathered.  The
  * workers need no shared file system, and the file holds the whole grid,
  * so a job may resume on other hosts.  Going on from the file, after the
  * master's death (--resume) or when a recovery finds quanta with no copy
@@ -18,6 +20,8 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,13 +150,97 @@ liq_md_init(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
     return 0;
 }
 
+/* A file being written by its thread; the thread touches nothing else. */
+struct liq_mdwrite {
+    pthread_t thr;
+    int joinable;               /* thr runs it (else it was written in place) */
+    struct liq_ckfile f;        /* f.v: the grid's state, owned here */
+    char dir[LIQ_PATH_MAX];
+    size_t len;
+    int rc;
+    double sec, end;            /* hash, write, fsync, rename; when it ended */
+    int done;                   /* set last, by the writer (atomic) */
+    char why[512];
+};
+
+static void *
+md_writer(void *arg)
+{
+    struct liq_mdwrite *m = arg;
+    double t0 = liq_vm_now();
+
+    m->rc = liq_ckfile_write(m->dir, &m->f, &m->len, m->why, sizeof(m->why));
+    m->end = liq_vm_now();
+    m->sec = m->end - t0;
+    __atomic_store_n(&m->done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+/* Count the write in flight once it is done (wait: however long it takes;
+ * vm NULL: say nothing).  1 while it is still in flight, else 0. */
+static int
+md_reap(struct liq_vm *vm, struct liq_disk *dk, int wait)
+{
+    struct liq_mdwrite *m = dk->wr;
+
+    if (m == NULL)
+        return 0;
+    if (!wait && !__atomic_load_n(&m->done, __ATOMIC_ACQUIRE))
+        return 1;
+    if (m->joinable)
+        pthread_join(m->thr, NULL);
+    dk->wr = NULL;
+    dk->last_t = m->end;
+    if (m->rc != 0) {
+        /* The job itself is whole: say so and go on. */
+        dk->failed++;
+        snprintf(dk->err, sizeof(dk->err), "%s", m->why);
+        if (vm != NULL && vm->progress)
+            fprintf(stderr, "%s%s: checkpoint of iteration %d not written: %s\n",
+                    isatty(2) ? "\n" : "", vm->who, m->f.iter, m->why);
+    } else {
+        dk->writes++;
+        dk->iter = m->f.iter;
+        dk->bytes = (double)m->len;
+        dk->bytes_all += (double)m->len;
+        dk->sec += m->sec;
+        if (m->sec > dk->sec_max)
+            dk->sec_max = m->sec;
+    }
+    /* Its buffer holds the next gather. */
+    if (dk->v == NULL)
+        dk->v = m->f.v;
+    else
+        free(m->f.v);
+    free(m);
+    return 0;
+}
+
+/* The gathered state to its writer thread (signals stay with the
+ * master's); written here when no thread can be had. */
+static void
+md_write(struct liq_vm *vm, struct liq_disk *dk, struct liq_mdwrite *m)
+{
+    sigset_t all, old;
+
+    dk->wr = m;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    m->joinable = pthread_create(&m->thr, NULL, md_writer, m) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!m->joinable) {
+        md_writer(m);
+        md_reap(vm, dk, 1);
+    }
+}
+
 int
 liq_md_due(struct liq_vm *vm, struct liq_stats *st, int it)
 {
     struct liq_disk *dk = &st->dk;
     double now = liq_vm_now();
 
-    if (!dk->on || now - dk->last_t < dk->interval_s)
+    if (!dk->on || md_reap(vm, dk, 0) != 0 || now - dk->last_t < dk->interval_s)
         return 0;
     /* A gather not complete by the next confirmed checkpoint (a worker
      * left with its copies) is given up for the newer one. */
@@ -201,38 +289,25 @@ liq_md_take(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, i
     if (++dk->got < st->g.nquanta)
         return 0;
 
-    struct liq_ckfile f;
-    size_t len = 0;
-    double t0 = liq_vm_now();
-    char why[512];
+    struct liq_mdwrite *m = calloc(1, sizeof(*m));
 
-    memset(&f, 0, sizeof(f));
-    f.iter = dk->want;
-    f.ck_iters = st->ck.iters;
-    f.nstate = dk->nstate;
-    memcpy(f.n, st->g.n, sizeof(f.n));
-    liq_md_describe(o, f.desc, sizeof(f.desc));
-    f.v = dk->v;
-    dk->gather_s += t0 - dk->t_req;
-    dk->want = 0;
-    if (liq_ckfile_write(o->ckdir, &f, &len, why, sizeof(why)) != 0) {
-        /* The job itself is whole: say so and go on. */
+    dk->gather_s += liq_vm_now() - dk->t_req;
+    if (m == NULL) {
         dk->failed++;
-        snprintf(dk->err, sizeof(dk->err), "%s", why);
-        if (vm->progress)
-            fprintf(stderr, "%s%s: checkpoint of iteration %d not written: %s\n",
-                    isatty(2) ? "\n" : "", vm->who, f.iter, why);
-        dk->last_t = liq_vm_now();
+        snprintf(dk->err, sizeof(dk->err), "out of memory for the write");
+        dk->want = 0;
         return 0;
     }
-    dk->last_t = liq_vm_now();
-    dk->writes++;
-    dk->iter = f.iter;
-    dk->bytes = (double)len;
-    dk->bytes_all += (double)len;
-    dk->sec += dk->last_t - t0;
-    if (dk->last_t - t0 > dk->sec_max)
-        dk->sec_max = dk->last_t - t0;
+    m->f.iter = dk->want;
+    m->f.ck_iters = st->ck.iters;
+    m->f.nstate = dk->nstate;
+    memcpy(m->f.n, st->g.n, sizeof(m->f.n));
+    liq_md_describe(o, m->f.desc, sizeof(m->f.desc));
+    snprintf(m->dir, sizeof(m->dir), "%s", o->ckdir);
+    m->f.v = dk->v;
+    dk->v = NULL;
+    dk->want = 0;
+    md_write(vm, dk, m);
     return 0;
 bad:
     snprintf(vm->why, sizeof(vm->why), "worker t%x sent a malformed checkpoint copy (%d bytes)",
@@ -249,6 +324,7 @@ liq_md_fallback(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *s
 
     if (!dk->on)
         return -1;
+    md_reap(vm, dk, 1); /* the newest file whole before it is read */
     if ((want = malloc(LIQ_CKF_DESC_MAX)) == NULL)
         return -1;
     liq_ckfile_free(&dk->file);
@@ -389,10 +465,17 @@ liq_md_summary(FILE *fp, const struct liq_opts *o, const struct liq_stats *st)
 }
 
 void
+liq_md_settle(struct liq_vm *vm, struct liq_stats *st)
+{
+    md_reap(vm, &st->dk, 1);
+}
+
+void
 liq_md_free(struct liq_stats *st)
 {
     struct liq_disk *dk = &st->dk;
 
+    md_reap(NULL, dk, 1);
     free(dk->have);
     free(dk->v);
     liq_ckfile_free(&dk->file);
