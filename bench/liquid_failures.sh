@@ -33,20 +33,25 @@
 # which the rolled-back iterations are done again.
 #
 #   bench/liquid_failures.sh [--build DIR] [--sizes "48:1200:100 128:700:1"]
-#                            [--trials N] [--rounds R]
+#                            [--trials N] [--rounds R] [--disk]
+#
+# --disk adds a third run to each round: checkpoints also written to disk
+# at each one (--checkpoint DIR --checkpoint-interval 0), and a table of
+# what that costs over the checkpoints in memory alone.
 #
 # A size is GRID:ITERS:HEAVY (vmrun stencil's --grid, --iters, --heavy).
 # Defaults: 12 trials per size (24 in all), 5 rounds; --trials 0 measures
 # the overhead alone.  Everything runs in
 # its own LIQUIDVM_HOME, a fresh VM per trial, halted afterwards.
 set -u
-build=build sizes="48:1200:100 128:700:1" trials=12 rounds=5
+build=build sizes="48:1200:100 128:700:1" trials=12 rounds=5 disk=
 while [ $# -gt 0 ]; do
     case $1 in
     --build) build=$2; shift 2 ;;
     --sizes) sizes=$2; shift 2 ;;
     --trials) trials=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
+    --disk) disk=disk; shift ;;
     --help) sed -n 2,40p "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench/liquid_failures.sh: unknown argument $1" >&2; exit 2 ;;
     esac
@@ -111,6 +116,8 @@ job() {
     IFS=: read -r g i h <<<"$1"
     local ck=()
     [ "$2" = on ] && ck=(--checkpoint-every auto)
+    [ "$2" = disk ] && rm -rf "$T/ckdir" && mkdir -p "$T/ckdir" &&
+        ck=(--checkpoint-every auto --checkpoint "$T/ckdir" --checkpoint-interval 0)
     : >"$T/job.err"
     "$VMRUN" stencil --grid "$g" --iters "$i" --heavy "$h" --probe-seconds 0.05 \
         "${ck[@]}" --json "$3" "${@:4}" >"$T/job.out" 2>"$T/job.err" &
@@ -131,8 +138,8 @@ for size in $sizes; do
     # 1. Overhead: with and without checkpoints, in turn, on one VM.
     vm_up
     for r in $(seq 1 "$rounds"); do
-        order="off on"
-        [ $((r % 2)) = 0 ] && order="on off"
+        order="off on $disk"
+        [ $((r % 2)) = 0 ] && order="$disk on off"
         for ck in $order; do
             echo "   ... $size: checkpoints $ck (round $r of $rounds)" >&2
             job "$size" "$ck" "$T/base.$nsize.$ck.$r.json"
@@ -187,8 +194,9 @@ rows = [l.split() for l in open(T + "/trials.txt")][1:]
 med = statistics.median
 ok_all = True
 print("checkpoint overhead (--checkpoint-every auto), medians of the rounds:")
-print("%-14s %10s %10s %9s %11s %13s %11s %12s" % ("size", "run s off", "run s on", "wall +%",
+print("%-14s %10s %10s %9s %11s %15s %11s %12s" % ("size", "run s off", "run s on", "wall +%",
       "in-run %", "every (iters)", "checkpoints", "MB to buddy"))
+disk_rows = []
 base = {}
 for n, s in enumerate(sizes, 1):
     def runs(ck):
@@ -202,10 +210,27 @@ for n, s in enumerate(sizes, 1):
     # keeping copies over the run's time (the wall figures wander with
     # the machine's other load).
     inrun = med(r["checkpoints"]["max_worker_seconds"] / r["run_s"] for r in on)
-    print("%-14s %10.2f %10.2f %8.1f%% %10.1f%% %13d %11.0f %12.1f" % (s, roff, ron,
-          100 * (ron - roff) / roff, 100 * inrun, C["every_iterations"],
+    last = med(r["checkpoints"]["last_every_iterations"] for r in on)
+    print("%-14s %10.2f %10.2f %8.1f%% %10.1f%% %15s %11.0f %12.1f" % (s, roff, ron,
+          100 * (ron - roff) / roff, 100 * inrun, "%d -> %d" % (C["every_iterations"], last),
           med(r["checkpoints"]["count"] for r in on),
           med(r["checkpoints"]["bytes_sent"] for r in on) / 1e6))
+    dk = runs("disk")
+    if dk:
+        rdk = med(r["run_s"] for r in dk)
+        D = [r["disk_checkpoints"] for r in dk]
+        disk_rows.append("%-14s %10.2f %10.2f %8.1f%% %7.0f %9.1f %11.3f %11.3f" % (
+            s, ron, rdk, 100 * (rdk - ron) / ron, med(d["writes"] for d in D),
+            med(d["bytes"] for d in D) / 1e6, med(d["seconds"] for d in D),
+            med(d["max_seconds"] for d in D)))
+if disk_rows:
+    print()
+    print("disk checkpoints at every checkpoint (--checkpoint DIR --checkpoint-interval 0), "
+          "medians of the rounds:")
+    print("%-14s %10s %10s %9s %7s %9s %11s %11s" % ("size", "run s mem", "run s disk",
+          "wall +%", "writes", "MB/file", "write s", "max write s"))
+    for l in disk_rows:
+        print(l)
 if not rows:
     sys.exit(0)
 print()
