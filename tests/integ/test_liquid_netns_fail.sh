@@ -4,7 +4,7 @@
 # a job of a few seconds with --checkpoint-every 2 and --verify, and at a
 # random point of it: (a) kill -9 a worker; (b) kill -9 a non-master
 # daemon; (c) SIGSTOP a daemon and its worker past host_timeout, SIGCONT
-# them later; (d) SIGSTOP a worker alone, past --worker-timeout, SIGCONT
+# them later (the host leaves, then vmctl add brings it back as a new host); (d) SIGSTOP a worker alone, past --worker-timeout, SIGCONT
 # it later; (e) take a host's veth link down.  Every job exits 0 with the
 # field bit-identical to the single-process reference and the loss in its
 # report; no worker of a lost host is left once it comes back.  Then the
@@ -187,6 +187,15 @@ check "(c) continued, $H3's daemon leaves (lost the master)" wait_for 15 bash -c
     '! kill -0 "$0" 2>/dev/null && grep -q "leaving the VM" "$1"' "$vpid" \
     "$LIQUIDVM_HOME/logs/$H3.log"
 check "(c) ... and its worker is gone" wait_for 10 no_workers
+check "(c) vmctl add $H3 brings it back as a new host" bash -c \
+    '"$0" add "$1" >"$2" 2>&1' "$VMCTL" "$H3" "$T/readd.out"
+check "(c) ... the VM has 4 hosts again, $H3 up" bash -c \
+    '[ "$("$0" conf | awk -v h="$1" '"'"'$1 == h { print $NF; exit }'"'"')" = up ]' "$VMCTL" "$H3"
+check "(c) ... 4 hosts" hosts_are 4
+check "(c) ... and a job on the three hosts runs bit-identical" bash -c '
+    "$0" stencil --hosts "$1" --grid 24 --iters 60 --probe-seconds 0.05 --verify >"$2" 2>&1 &&
+    grep -q "bit-identical to the single-process reference" "$2"' \
+    "$VMRUN" "$H1,$H2,$H3" "$T/readd.job"
 
 # (d) SIGSTOP a worker alone: its daemon answers for the host, the worker
 # says nothing; past --worker-timeout (auto: 5 s here) it is lost, killed
