@@ -53,34 +53,14 @@ setup(struct liquid *lq, const int n[3], int iters, void *arg)
 #define LIQ_UKERN_CLONES
 #endif
 
-/* One row of the update (kern__point's operations, in its order) into o;
- * inlined into each clone below, so each has its own vector code. */
-static inline __attribute__((always_inline)) void
-row_body(double *restrict o, const double *restrict u, const double *restrict r, ptrdiff_t sj,
-         ptrdiff_t sk, int n, double c, double c2)
-{
-    for (int i = 0; i < n; i++)
-        o[i] = c * (((u[i - 1] + u[i + 1]) + (u[i - sj] + u[i + sj])) +
-                    ((u[i + sk] + u[i - sk]) - c2 * r[i]));
-}
-
+/* One row of the update (kern__point's operations, in its order) into o. */
 LIQ_UKERN_CLONES static void
 row(double *restrict o, const double *restrict u, const double *restrict r, ptrdiff_t sj,
     ptrdiff_t sk, int n, double c, double c2)
 {
-    row_body(o, u, r, sj, sk, n, c, c2);
-}
-
-/* One colour of a row of u in place: the row whole into t (the loop that
- * vectorises), then its points of the colour (i with parity `first`)
- * blended back, a select over the row that vectorises too. */
-LIQ_UKERN_CLONES static void
-row_colour(double *restrict u, double *restrict t, const double *restrict r, ptrdiff_t sj,
-           ptrdiff_t sk, int n, int first, double c, double c2)
-{
-    row_body(t, u, r, sj, sk, n, c, c2);
     for (int i = 0; i < n; i++)
-        u[i] = (i & 1) == first ? t[i] : u[i];
+        o[i] = c * (((u[i - 1] + u[i + 1]) + (u[i - sj] + u[i + sj])) +
+                    ((u[i + sk] + u[i - sk]) - c2 * r[i]));
 }
 
 static int
@@ -113,8 +93,9 @@ redblack(const struct liquid_box *b, void *arg)
             double *u = b->out[0] + j * sj + k * sk;
             int first = (b->lo[0] + b->lo[1] + j + b->lo[2] + k + b->colour) & 1 ? 0 : 1;
 
-            row_colour(u, t, b->in[1] + j * sj + k * sk, sj, sk, b->n[0], first, kp->c,
-                       kp->c2);
+            row(t, u, b->in[1] + j * sj + k * sk, sj, sk, b->n[0], kp->c, kp->c2);
+            for (int i = first; i < b->n[0]; i += 2)
+                u[i] = t[i];
         }
     free(t);
     return 0;
