@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static double
 value(int field, const double x[3], void *arg)
@@ -76,28 +77,72 @@ jacobi(const struct liquid_box *b, void *arg)
     return 0;
 }
 
-/* Red-black: a colour's points of a row read only the other colour's,
- * which this phase does not write, so the row is computed whole into t (a
- * loop that vectorises) and its points of the colour are stored back. */
+/*
+ * Red-black: one colour of a row in place.  Its points read only the other
+ * colour's, which this phase does not write, so four points are computed
+ * at a time and only the lanes of the colour (i with parity `first`; i
+ * steps by four, so the lanes' parities are fixed) are kept.  The row's
+ * i-1 and i+1 neighbours are shifted out of the vectors already loaded:
+ * a load that partly overlaps the store just made would stall
+ * (kernels/kern_row.c does the same with intrinsics).
+ */
+typedef double v4d __attribute__((vector_size(32)));
+typedef long long v4i __attribute__((vector_size(32)));
+
+/* Four doubles from p, unaligned (a macro: a function returning a vector
+ * type would change the ABI between the clones). */
+#define LD4(v, p) memcpy(&(v), (p), sizeof(v4d))
+
+LIQ_UKERN_CLONES static void
+row_colour(double *restrict u, const double *restrict r, ptrdiff_t sj, ptrdiff_t sk, int n,
+           int first, double c, double c2)
+{
+    const v4i keep = first ? (v4i){ 0, -1, 0, -1 } : (v4i){ -1, 0, -1, 0 };
+    const v4d vc = { c, c, c, c }, vc2 = { c2, c2, c2, c2 };
+    v4d lo, cur;
+    int i = 0;
+
+    LD4(lo, u - 1);
+    LD4(cur, u);
+    for (; i + 3 < n; i += 4) {
+        v4d next, hi, v, jm, jp, km, kp, rr;
+
+        if (i + 7 <= n) {
+            LD4(next, u + i + 4);
+            hi = __builtin_shuffle(cur, next, (v4i){ 1, 2, 3, 4 });
+        } else {
+            next = cur;
+            LD4(hi, u + i + 1);
+        }
+        LD4(jm, u + i - sj);
+        LD4(jp, u + i + sj);
+        LD4(km, u + i - sk);
+        LD4(kp, u + i + sk);
+        LD4(rr, r + i);
+        v = vc * (((lo + hi) + (jm + jp)) + ((kp + km) - vc2 * rr));
+        v = (v4d)(((v4i)v & keep) | ((v4i)cur & ~keep));
+        memcpy(u + i, &v, sizeof(v));
+        lo = __builtin_shuffle(cur, next, (v4i){ 3, 4, 5, 6 });
+        cur = next;
+    }
+    for (i += (i & 1) != first; i < n; i += 2)
+        u[i] = c * (((u[i - 1] + u[i + 1]) + (u[i - sj] + u[i + sj])) +
+                    ((u[i + sk] + u[i - sk]) - c2 * r[i]));
+}
+
 static int
 redblack(const struct liquid_box *b, void *arg)
 {
     const struct liq_ukern *kp = arg;
     const ptrdiff_t sj = b->sj, sk = b->sk;
-    double *t = malloc((size_t)b->n[0] * sizeof(double));
 
-    if (t == NULL)
-        return ENOMEM;
     for (int k = 0; k < b->n[2]; k++)
         for (int j = 0; j < b->n[1]; j++) {
-            double *u = b->out[0] + j * sj + k * sk;
             int first = (b->lo[0] + b->lo[1] + j + b->lo[2] + k + b->colour) & 1 ? 0 : 1;
 
-            row(t, u, b->in[1] + j * sj + k * sk, sj, sk, b->n[0], kp->c, kp->c2);
-            for (int i = first; i < b->n[0]; i += 2)
-                u[i] = t[i];
+            row_colour(b->out[0] + j * sj + k * sk, b->in[1] + j * sj + k * sk, sj, sk,
+                       b->n[0], first, kp->c, kp->c2);
         }
-    free(t);
     return 0;
 }
 
