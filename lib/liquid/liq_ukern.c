@@ -99,8 +99,9 @@ row_colour(double *restrict u, const double *restrict r, ptrdiff_t sj, ptrdiff_t
 {
     const v4i keep = first ? (v4i){ 0, -1, 0, -1 } : (v4i){ -1, 0, -1, 0 };
     const v4d vc = { c, c, c, c }, vc2 = { c2, c2, c2, c2 };
-    v4d lo, cur;
     int i = 0;
+#if defined(__GNUC__) && !defined(__clang__) /* __builtin_shuffle */
+    v4d lo, cur;
 
     LD4(lo, u - 1);
     LD4(cur, u);
@@ -125,6 +126,11 @@ row_colour(double *restrict u, const double *restrict r, ptrdiff_t sj, ptrdiff_t
         lo = __builtin_shuffle(cur, next, (v4i){ 3, 4, 5, 6 });
         cur = next;
     }
+#else
+    (void)keep;
+    (void)vc;
+    (void)vc2;
+#endif
     for (i += (i & 1) != first; i < n; i += 2)
         u[i] = c * (((u[i - 1] + u[i + 1]) + (u[i - sj] + u[i + sj])) +
                     ((u[i + sk] + u[i - sk]) - c2 * r[i]));
