@@ -4,8 +4,9 @@
 # a job of a few seconds with --checkpoint-every 2 and --verify, and at a
 # random point of it: (a) kill -9 a worker; (b) kill -9 a non-master
 # daemon; (c) SIGSTOP a daemon and its worker past host_timeout, SIGCONT
-# them later (the host leaves, then vmctl add brings it back as a new host); (d) SIGSTOP a worker alone, past --worker-timeout, SIGCONT
-# it later; (e) take a host's veth link down.  Every job exits 0 with the
+# them later (the host leaves; vmctl add brings it back as a new host);
+# (d) SIGSTOP a worker alone, past --worker-timeout, SIGCONT it later;
+# (e) take a host's veth link down.  Every job exits 0 with the
 # field bit-identical to the single-process reference and the loss in its
 # report; no worker of a lost host is left once it comes back.  Then the
 # master daemon dies (f: kill -9; g: SIGSTOP) during a job: the other
