@@ -128,7 +128,7 @@ ctx_fail(char *err, size_t errlen, int code, const char *fmt, ...)
         vsnprintf(err, errlen, fmt, ap);
         va_end(ap);
     }
-    ERR_clear_error();
+    wire_tls_clear_errors();
     return code;
 }
 
@@ -359,7 +359,7 @@ tls_fail(struct vmd_tls *tls, int code, const char *fmt, ...)
     va_end(ap);
     tls->state = TLS_DEAD;
     tls->err = code;
-    ERR_clear_error();
+    wire_tls_clear_errors();
     return code;
 }
 
@@ -418,11 +418,11 @@ tls_classify(struct vmd_tls *tls, int ret, const char *op)
     case SSL_ERROR_NONE:
     case SSL_ERROR_WANT_READ:
     case SSL_ERROR_WANT_WRITE:
-        ERR_clear_error();
+        wire_tls_clear_errors();
         return 0;
     case SSL_ERROR_ZERO_RETURN:
         tls->state = TLS_CLOSED;
-        ERR_clear_error();
+        wire_tls_clear_errors();
         return 1;
     case SSL_ERROR_SSL:
         break;
@@ -568,7 +568,7 @@ flush_pending(struct vmd_tls *tls)
         size_t done = 0;
         int ok, rc;
 
-        ERR_clear_error();
+        wire_tls_clear_errors();
         out_reserve(tls, n);
         ok = SSL_write_ex(tls->ssl, tls->pend.data + tls->pend_off, n, &done);
         if (!ok) {
@@ -596,7 +596,7 @@ pump(struct vmd_tls *tls)
     int ok, rc;
 
     if (tls->state == TLS_HANDSHAKE) {
-        ERR_clear_error();
+        wire_tls_clear_errors();
         ok = SSL_do_handshake(tls->ssl);
         if (ok != 1)
             return tls_classify(tls, ok, "handshake");
@@ -605,7 +605,7 @@ pump(struct vmd_tls *tls)
             return rc;
     }
     while (tls->state == TLS_UP) {
-        ERR_clear_error();
+        wire_tls_clear_errors();
         n = 0;
         ok = SSL_read_ex(tls->ssl, buf, sizeof(buf), &n);
         if (!ok) {
@@ -669,7 +669,7 @@ vmd_tls_new(struct vmd_tls_ctx *ctx, enum vmd_tls_role role, const char *expecte
         SSL_set_accept_state(tls->ssl);
     return tls;
 bad:
-    ERR_clear_error();
+    wire_tls_clear_errors();
     vmd_tls_free(tls);
     return NULL;
 }
@@ -731,7 +731,7 @@ write_direct(struct vmd_tls *tls, const void *plain, size_t len)
     size_t done = 0;
     int ok, rc;
 
-    ERR_clear_error();
+    wire_tls_clear_errors();
     out_reserve(tls, len);
     ok = SSL_write_ex(tls->ssl, plain, len, &done);
     if (ok)
@@ -804,9 +804,9 @@ vmd_tls_shutdown(struct vmd_tls *tls)
     /* What was written before goes before close_notify. */
     if (flush_pending(tls) != 0)
         return;
-    ERR_clear_error();
+    wire_tls_clear_errors();
     SSL_shutdown(tls->ssl);
-    ERR_clear_error();
+    wire_tls_clear_errors();
 }
 
 ssize_t

@@ -203,20 +203,6 @@ bio_destroy(BIO *b)
 
 /* ---- TLS ---- */
 
-/*
- * SSL_get_error is only right if the thread's error queue was empty before
- * the call, but OpenSSL 3's ERR_clear_error resets all of the queue's
- * slots even when it is empty: 0.4 us, against 0.05 us to look first.
- * Four per round trip (a read and a write at each end) were 1.5-2.5 us of
- * a 15-17 us direct round trip between hosts (docs/performance.md).
- */
-static void
-tls_clear_errors(void)
-{
-    if (ERR_peek_error() != 0)
-        ERR_clear_error();
-}
-
 int
 pvm__link_tls_ctx(struct pvm__direct *d)
 {
@@ -287,7 +273,7 @@ pvm__link_tls_step(struct pvm__link *l)
 {
     int r, e;
 
-    tls_clear_errors();
+    wire_tls_clear_errors();
     if ((r = SSL_do_handshake(l->ssl)) == 1) {
         l->want_write = 0;
         return 1;
@@ -296,7 +282,7 @@ pvm__link_tls_step(struct pvm__link *l)
     l->want_write = e == SSL_ERROR_WANT_WRITE;
     if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE)
         return 0;
-    tls_clear_errors();
+    wire_tls_clear_errors();
     return WIRE_ETLS;
 }
 
@@ -381,11 +367,11 @@ link_recv(struct pvm__link *l, void *buf, size_t n)
     if (l->ssl != NULL) {
         size_t got = 0;
 
-        tls_clear_errors();
+        wire_tls_clear_errors();
         if (SSL_read_ex(l->ssl, buf, n, &got) == 1)
             return (ssize_t)got;
         e = SSL_get_error(l->ssl, 0);
-        tls_clear_errors();
+        wire_tls_clear_errors();
         if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE)
             return -EAGAIN;
         return e == SSL_ERROR_ZERO_RETURN ? 0 : -ECONNRESET;
@@ -519,13 +505,13 @@ pvm__link_ctl_flush(struct pvm__link *l)
     if (l->ctl_len == 0)
         return 1;
     if (l->ssl != NULL) {
-        tls_clear_errors();
+        wire_tls_clear_errors();
         if (SSL_write_ex(l->ssl, l->ctl, l->ctl_len, &w) == 1) {
             l->ctl_len = 0;
             return 1;
         }
         e = SSL_get_error(l->ssl, 0);
-        tls_clear_errors();
+        wire_tls_clear_errors();
         return e == SSL_ERROR_WANT_WRITE || e == SSL_ERROR_WANT_READ ? 0 : -ECONNRESET;
     }
     k = send(l->fd, l->ctl, l->ctl_len, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -562,11 +548,11 @@ tls_write_all(struct pvm__link *l, const void *p, size_t n)
     int e, rc;
 
     for (;;) {
-        tls_clear_errors();
+        wire_tls_clear_errors();
         if (SSL_write_ex(l->ssl, p, n, &w) == 1)
             return 0;
         e = SSL_get_error(l->ssl, 0);
-        tls_clear_errors();
+        wire_tls_clear_errors();
         if (e != SSL_ERROR_WANT_WRITE && e != SSL_ERROR_WANT_READ)
             return -ECONNRESET;
         /* A retry must carry the same bytes: p and n do not change. */

@@ -40,6 +40,13 @@ ctx_fail(char *err, size_t errlen, int code, const char *fmt, ...)
     return code;
 }
 
+void
+wire_tls_clear_errors(void)
+{
+    if (ERR_peek_error() != 0)
+        ERR_clear_error();
+}
+
 /* The reason of OpenSSL's newest queued error, for a message. */
 static const char *
 ssl_reason(void)
