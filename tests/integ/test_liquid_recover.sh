@@ -174,6 +174,11 @@ C["auto"] and C["count"] >= 1 and C["last_every_iterations"] > C["every_iteratio
 C["last_every_iterations"] % C["every_iterations"] == 0)'
 check "... the summary says they were spaced out by their cost" \
     grep -q "^checkpoints: .*spaced out by their cost" "$T/job.out"
+# The recovery itself is the cases above: under the sanitizers (minutes
+# of make check) the spacing alone.
+if nm "$VMRUN" 2>/dev/null | grep -q __asan_init; then
+    echo "# (7) a worker killed once the spacing grew: in the plain build"
+else
 check "a fresh VM of 3 hosts" vm_up
 start "$VMRUN" stencil --checkpoint-every auto --checkpoint-share 0.0001
 into_job
@@ -188,6 +193,7 @@ check "... host1's worker killed: exit 0, bit-identical (exit $RC)" bash -c \
 check "... rolled back to a checkpoint (or the start) of the first spacing" r '(
 len(F) == 1 and F[0]["back_to"] % C["every_iterations"] == 0 and
 F[0]["back_to"] <= F[0]["reached"])'
+fi
 
 # 6. Without --checkpoint-every a lost worker ends the job, as before.
 check "a fresh VM of 3 hosts" vm_up
