@@ -164,8 +164,9 @@ check "two lost together: an error naming the quanta lost, or the same bits (exi
 # the run, the plans raise the model's first spacing to a multiple of it;
 # a worker killed after that still rolls back to a checkpoint, same bits.
 check "a fresh VM of 3 hosts" vm_up
-start "$VMRUN" stencil --checkpoint-every auto --checkpoint-share 0.0001
-finish
+"$VMRUN" stencil --checkpoint-every auto --checkpoint-share 0.0001 --grid 48 --iters 600 \
+    --heavy 100 --probe-seconds 0.05 --verify --json "$T/job.json" >"$T/job.out" 2>"$T/job.err"
+RC=$?
 check "--checkpoint-share 0.0001: the job exits 0, bit-identical (exit $RC)" bash -c \
     '[ "$0" = 0 ] && grep -q "bit-identical to the single-process reference" "$1"' \
     "$RC" "$T/job.out"
