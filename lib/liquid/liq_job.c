@@ -113,7 +113,8 @@ liq_job_header(struct liq_worker *w)
         w->halo < 1 || w->halo > LIQ_MAX_HALO ||
         w->start >= (w->iters > 0 ? w->iters : 1) ||
         hdr[LIQ_JOB_TRACE] < 0 || hdr[LIQ_JOB_TRACE] > (1 << 24) ||
-        w->ckpt < 0 || w->ckmul < 1 || w->ckmul > LIQ_MAX_CKMUL || w->gen < 0 || w->gen > LIQ_MAX_GEN || (w->restore && w->ckpt == 0) ||
+        w->ckpt < 0 || w->ckmul < 1 || w->ckmul > LIQ_MAX_CKMUL || w->gen < 0 ||
+        w->gen > LIQ_MAX_GEN || (w->restore && w->ckpt == 0) ||
         (w->start > 0 && !w->restore && (w->epoch == 0 || w->start % w->epoch != 0)) ||
         (w->start > 0 && w->restore && w->start % w->ckpt != 0)) {
         liq_fail(w, "job: bad description (grid %dx%dx%d, %d quanta, kernel %d, %d iterations)",

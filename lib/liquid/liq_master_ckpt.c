@@ -46,13 +46,14 @@ ck_epoch_model(const struct liq_vm *vm, const struct liq_opts *o, const struct l
 
 /*
  * --checkpoint-every auto: the fewest epochs between checkpoints whose
- * copies the model prices at most --checkpoint-share of the iterations' time,
- * but no more than a quarter of the job's epochs, so that their cost is
- * measured early in the job; with balancing the plans then space them
- * out by that cost (ck_space, liq_master_balance.c).  A worker sends its share of the state and keeps a buddy's once
- * per checkpoint: twice tau per byte, plus lambda (the sends overlap);
- * an iteration takes the grid's points (heavy ones counted as often as
- * they run) over the workers' probed speeds together.
+ * copies the model prices at most --checkpoint-share of the iterations'
+ * time, but no more than a quarter of the job's epochs, so that their cost
+ * is measured early in the job; with balancing the plans then space them
+ * out by that cost (ck_space, liq_master_balance.c).  A worker sends its
+ * share of the state and keeps a buddy's once per checkpoint: twice tau
+ * per byte, plus lambda (the sends overlap); an iteration takes the grid's
+ * points (heavy ones counted as often as they run) over the workers'
+ * probed speeds together.
  */
 static int
 ck_auto(const struct liq_vm *vm, const struct liq_opts *o, const struct liq_stats *st)
@@ -531,8 +532,9 @@ liq_mc_json(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o,
         if (ck->wsec[w] > max)
             max = ck->wsec[w];
     }
-    fprintf(fp, "\"checkpoints\":{\"on\":%s,\"auto\":%s,\"every_epochs\":%d,\"every_iterations\":%d,"
-                "\"last_every_iterations\":%d,\"count\":%d,\"last\":%d,\"bytes\":%.0f,\"bytes_sent\":%.0f,\"seconds\":%.6g,"
+    fprintf(fp, "\"checkpoints\":{\"on\":%s,\"auto\":%s,\"every_epochs\":%d,"
+                "\"every_iterations\":%d,\"last_every_iterations\":%d,\"count\":%d,\"last\":%d,"
+                "\"bytes\":%.0f,\"bytes_sent\":%.0f,\"seconds\":%.6g,"
                 "\"max_worker_seconds\":%.6g},\"failures\":[",
             ck->on ? "true" : "false", o->ckpt_every < 0 ? "true" : "false", ck->every, ck->iters,
             ck->iters * ck->mul, ck->count, ck->iter, ck->bytes,

@@ -17,9 +17,7 @@
 #include "liq.h"
 #include "liq_ukern.h"
 
-#include <errno.h>
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 static double
@@ -54,14 +52,21 @@ setup(struct liquid *lq, const int n[3], int iters, void *arg)
 #define LIQ_UKERN_CLONES
 #endif
 
-/* One row of the update (kern__point's operations, in its order) into o. */
+/* The update of point i of row u (kern__point's operations, in its order). */
+static inline __attribute__((always_inline)) double
+point(const double *u, const double *r, int i, ptrdiff_t sj, ptrdiff_t sk, double c, double c2)
+{
+    return c * (((u[i - 1] + u[i + 1]) + (u[i - sj] + u[i + sj])) +
+                ((u[i + sk] + u[i - sk]) - c2 * r[i]));
+}
+
+/* One row of the update into o. */
 LIQ_UKERN_CLONES static void
 row(double *restrict o, const double *restrict u, const double *restrict r, ptrdiff_t sj,
     ptrdiff_t sk, int n, double c, double c2)
 {
     for (int i = 0; i < n; i++)
-        o[i] = c * (((u[i - 1] + u[i + 1]) + (u[i - sj] + u[i + sj])) +
-                    ((u[i + sk] + u[i - sk]) - c2 * r[i]));
+        o[i] = point(u, r, i, sj, sk, c, c2);
 }
 
 static int
@@ -97,10 +102,10 @@ LIQ_UKERN_CLONES static void
 row_colour(double *restrict u, const double *restrict r, ptrdiff_t sj, ptrdiff_t sk, int n,
            int first, double c, double c2)
 {
-    const v4i keep = first ? (v4i){ 0, -1, 0, -1 } : (v4i){ -1, 0, -1, 0 };
-    const v4d vc = { c, c, c, c }, vc2 = { c2, c2, c2, c2 };
     int i = 0;
 #if defined(__GNUC__) && !defined(__clang__) /* __builtin_shuffle */
+    const v4i keep = first ? (v4i){ 0, -1, 0, -1 } : (v4i){ -1, 0, -1, 0 };
+    const v4d vc = { c, c, c, c }, vc2 = { c2, c2, c2, c2 };
     v4d lo, cur;
 
     LD4(lo, u - 1);
@@ -126,14 +131,9 @@ row_colour(double *restrict u, const double *restrict r, ptrdiff_t sj, ptrdiff_t
         lo = __builtin_shuffle(cur, next, (v4i){ 3, 4, 5, 6 });
         cur = next;
     }
-#else
-    (void)keep;
-    (void)vc;
-    (void)vc2;
 #endif
     for (i += (i & 1) != first; i < n; i += 2)
-        u[i] = c * (((u[i - 1] + u[i + 1]) + (u[i - sj] + u[i + sj])) +
-                    ((u[i + sk] + u[i - sk]) - c2 * r[i]));
+        u[i] = point(u, r, i, sj, sk, c, c2);
 }
 
 static int
