@@ -52,7 +52,7 @@ while [ $# -gt 0 ]; do
     --trials) trials=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --disk) disk=disk; shift ;;
-    --help) sed -n 2,40p "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --help) sed -n 2,45p "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench/liquid_failures.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done

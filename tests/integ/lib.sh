@@ -25,6 +25,8 @@ check() {
 
 # Skip the whole script (missing root, ip netns, ...).
 skip_all() { echo "# SKIP $(basename "$0"): $*"; exit 0; }
+# sanitized BINARY: it is of the sanitizer build (make check's second pass).
+sanitized() { nm "$1" 2>/dev/null | grep -q __asan_init; }
 
 # Daemons of this test that are alive (zombies excluded), one pid a line.
 vmd_pids() {

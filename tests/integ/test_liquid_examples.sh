@@ -137,7 +137,7 @@ sys.exit(0 if p["stopped"] is True and r["iterations_done"] == n and r["job"]["i
 # in two when the master counted that plan as taken).
 # Three runs in the plain build, one under the sanitizers (time).
 RUNS=3
-nm "$EXAMPLES/poisson27" 2>/dev/null | grep -q __asan_init && RUNS=1
+sanitized "$EXAMPLES/poisson27" && RUNS=1
 export RUNS
 check "... balanced with a plan at every boundary, it stops at 480 bit-identical ($RUNS runs)" bash -c '
     for r in $(seq "$RUNS"); do

@@ -22,7 +22,7 @@ check "--worker-timeout 1 is refused (exit 2, naming the option)" bash -c '
 [ "$(id -u)" = 0 ] || skip_all "needs root for ip netns"
 # About a minute and a half of failures in real time: the sanitizer build
 # has the same recovery code under test in test_liquid_recover.
-nm "$VMRUN" 2>/dev/null | grep -q __asan_init &&
+sanitized "$VMRUN" &&
     skip_all "sanitizer build (these failures run in the plain build; test_liquid_recover runs in both)"
 command -v ip >/dev/null || skip_all "needs ip (iproute2)"
 command -v python3 >/dev/null || skip_all "python3 is needed to read the JSON report"

@@ -18,7 +18,7 @@ write_conf 1.5
 # Under the sanitizers (make check's time) cases 1, 3, 4 and 7's spacing:
 # the recovery from a worker's and a daemon's loss, twice in a row.
 SAN=0
-nm "$VMRUN" 2>/dev/null | grep -q __asan_init && SAN=1
+sanitized "$VMRUN" && SAN=1
 
 # A fresh VM of 3 hosts for each case (a case may kill a daemon).
 vm_up() {

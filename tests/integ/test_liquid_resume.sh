@@ -13,7 +13,7 @@
 command -v python3 >/dev/null || skip_all "python3 is needed to read the JSON report"
 # Its jobs of 1200 iterations take minutes under the sanitizers; the file
 # reader runs under them in test_liq_ckfile and fuzz_ckfile.
-nm "$VMRUN" 2>/dev/null | grep -q __asan_init &&
+sanitized "$VMRUN" &&
     skip_all "sanitizer build (resumes run in the plain build; test_liq_ckfile and fuzz_ckfile cover the file under ASan)"
 
 JOB=

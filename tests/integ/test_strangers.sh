@@ -16,7 +16,7 @@ command -v python3 >/dev/null || skip_all "python3 is missing"
 # Under AddressSanitizer (make check's second tier) freed memory waits in a
 # quarantine of 256 MiB, which 100,000 refused connections fill: that is
 # the sanitizer's, not a stranger's.  Keep it small so the bound measures us.
-if nm "$VMD" 2>/dev/null | grep -q __asan_init; then
+if sanitized "$VMD"; then
     export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=4
 fi
 [ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -ge 2100 ] ||

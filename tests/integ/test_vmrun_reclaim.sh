@@ -11,7 +11,7 @@ command -v python3 >/dev/null || skip_all "python3 is needed to read the JSON re
 [ "$(id -u)" = 0 ] || skip_all "cgroup CPU quotas need root"
 # 129 s under the sanitizers, whose slowness the quotas' timing does not
 # allow for; reclaim runs under them in test_liquid_balance and the farm's.
-nm "$VMRUN" 2>/dev/null | grep -q __asan_init &&
+sanitized "$VMRUN" &&
     skip_all "sanitizer build (reclaim by quota runs in the plain build; test_liquid_balance covers it under ASan)"
 CGROOT=/sys/fs/cgroup/cpu
 [ -w "$CGROOT/cgroup.procs" ] && [ -f "$CGROOT/cpu.cfs_quota_us" ] ||
