@@ -397,6 +397,7 @@ struct liq_disk {
     int on;
     int want;                   /* the checkpoint being gathered, 0 none */
     int wgen;                   /* its generation */
+    int wleft;                  /* st->left_all when it was asked for */
     int got;                    /* quanta in */
     char *have;                 /* per quantum: its copy came */
     double *v;                  /* the grid's state: nstate boxes of nx*ny*nz */
@@ -475,6 +476,7 @@ struct liq_stats {
     struct liq_reclaim *rec;    /* per host */
     int nlive;                  /* slots whose worker computes (not 0, not leaving) */
     int left_due;               /* evacuated workers whose LEFT has not come */
+    int left_all;               /* LEFTs that came, in all */
     struct liq_event *ev;
     int nev;
     int moved_total;

@@ -690,6 +690,7 @@ liq_mb_left(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, i
     vm->tids[w] = 0;
     vm->leaving[w] = 0;
     st->left_due--;
+    st->left_all++;
     return 0;
 }
 

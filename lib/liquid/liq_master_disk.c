@@ -242,10 +242,16 @@ liq_md_due(struct liq_vm *vm, struct liq_stats *st, int it)
 
     if (!dk->on || md_reap(vm, dk, 0) != 0 || now - dk->last_t < dk->interval_s)
         return 0;
-    /* A gather not complete by the next confirmed checkpoint (a worker
-     * left with its copies) is given up for the newer one. */
+    /* A gather under way goes on: its copies may come after a newer
+     * checkpoint's acknowledgements (a worker reads the request a block
+     * late), and giving it up for each newer one may write none at all.
+     * It is given up once it cannot complete: a recovery, or a worker
+     * that left since the request may have taken copies with it. */
+    if (dk->want != 0 && dk->wgen == vm->gen && dk->wleft == st->left_all)
+        return 0;
     dk->want = it;
     dk->wgen = vm->gen;
+    dk->wleft = st->left_all;
     dk->got = 0;
     dk->t_req = now;
     memset(dk->have, 0, (size_t)st->g.nquanta);
