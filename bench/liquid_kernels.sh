@@ -1,37 +1,41 @@
 #!/usr/bin/env bash
 # bench/liquid_kernels.sh - vmrun stencil's kernels as liquid.h updates
-# against the built-in ones (issue 25, "vmrun stencil on the same API":
-# goal, new at least 0.95 of old).  Old: `vmrun stencil --kernel K` (the
-# built-in path: kernels/, cache tiles, temporal blocking).  New:
-# bench/liquid_kernels (lib/liquid/liq_ukern.c through liquid.h: the
-# right-hand side a constant field, the runtime's own boxes, trapezoids and
-# wavefront).  Both give the same bits (test_liquid_kernels).  On one local
-# VM, per grid and kernel, old and new run in turn (old first in odd
-# rounds, new first in even ones); prints the medians of the JSON reports'
+# (lib/liquid/liq_ukern.c, the runtime's boxes, trapezoids and wavefront)
+# against the built-in path they replaced (issue 25, "vmrun stencil on the
+# same API": goal, new at least 0.95 of old).  Old: --old VMRUN, a vmrun
+# built before the switch (kernels/, cache tiles, sweeps per pass); its
+# workers are that binary too.  New: this build's vmrun stencil.  Both give
+# the same bits (each --verify against kernels/).  On one local VM, per
+# grid and kernel, old and new run in turn (old first in odd rounds, new
+# first in even ones); prints the medians of the JSON reports'
 # updates_per_s, their ratio, and each side's spread (max/min).
 #
-#   bench/liquid_kernels.sh [--build DIR] [--grids "96 160"] [--hosts N]
-#                           [--rounds R] [--seconds S]
+#   bench/liquid_kernels.sh --old VMRUN [--build DIR] [--grids "96 160"]
+#                           [--hosts N] [--rounds R] [--seconds S]
 #
 # --seconds (default 3) sets each grid's iterations from the run time
-# (run_s) of a first run of 20 iterations of the built-in Jacobi.  --decomp hilbert for both.  Everything runs in
-# its own LIQUIDVM_HOME, halted afterwards.
+# (run_s) of a first run of 20 iterations of the old Jacobi.  --decomp
+# hilbert for both.  Everything runs in its own LIQUIDVM_HOME, halted
+# afterwards.
 set -u
-build=build grids="96 160" hosts=3 rounds=3 seconds=3
+build=build grids="96 160" hosts=3 rounds=3 seconds=3 OLD=""
 while [ $# -gt 0 ]; do
     case $1 in
+    --old) OLD=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     --grids) grids=$2; shift 2 ;;
     --hosts) hosts=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
-    --help) sed -n 2,18p "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --help) sed -n 2,19p "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench/liquid_kernels.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
 cd "$(dirname "$0")/.." || exit 2
-VMCTL=$(pwd)/$build/bin/vmctl VMRUN=$(pwd)/$build/bin/vmrun NEW=$(pwd)/$build/bench/liquid_kernels
-for b in "$VMCTL" "$VMRUN" "$NEW"; do
+[ -n "$OLD" ] || { echo "bench/liquid_kernels.sh: --old VMRUN is needed (a vmrun built before the switch)" >&2; exit 2; }
+OLD=$(realpath "$OLD")
+VMCTL=$(pwd)/$build/bin/vmctl VMRUN=$(pwd)/$build/bin/vmrun
+for b in "$VMCTL" "$VMRUN" "$OLD"; do
     [ -x "$b" ] || { echo "bench/liquid_kernels.sh: $b is missing; run make" >&2; exit 2; }
 done
 T=$(mktemp -d /tmp/lvm-bench.XXXXXX)
@@ -43,8 +47,8 @@ H=$(seq -s, 0 $((hosts - 1)) | sed 's/\([0-9]*\)/host\1/g')
 # one SIDE KERNEL GRID ITERS: a run; prints its updates/s.
 one() {
     local cmd
-    if [ "$1" = old ]; then cmd=("$VMRUN" stencil --kernel "$2")
-    else cmd=("$NEW" --redblack $([ "$2" = rbgs ] && echo 1 || echo 0)); fi
+    if [ "$1" = old ]; then cmd=("$OLD" stencil --kernel "$2")
+    else cmd=("$VMRUN" stencil --kernel "$2"); fi
     "${cmd[@]}" --quiet --grid "$3" --iters "$4" --hosts "$H" --decomp hilbert \
         --json "$T/r.json" >"$T/run.out" 2>&1 || { echo "$1 $2 failed:" >&2; cat "$T/run.out" >&2; exit 1; }
     python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["updates_per_s"])' "$T/r.json"

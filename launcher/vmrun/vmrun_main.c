@@ -63,12 +63,7 @@ vmrun_bench(int argc, char **argv)
 static int
 vmrun_worker(int argc, char **argv)
 {
-    (void)argv;
-    if (argc != 1) {
-        fprintf(stderr, "vmrun worker: takes no arguments; vmrun spawns it\n");
-        return VMRUN_EXIT_USAGE;
-    }
-    return liq_worker_main();
+    return liq_builtin_worker("vmrun worker", argc, argv);
 }
 
 int

@@ -53,12 +53,12 @@ liq_fields_check(const struct liq_opts *o, char *why, size_t len)
         snprintf(why, len, "--slice and --field choose what --png draws: give --png FILE too");
         return -1;
     }
-    if (o->field[0] != '\0' && o->user == NULL && strcmp(o->field, LIQ_FIELD_NAME) != 0) {
+    if (o->field[0] != '\0' && (o->user == NULL || o->builtin) && strcmp(o->field, LIQ_FIELD_NAME) != 0) {
         snprintf(why, len, "--field %s: no such field (the stencil job has one: %s)", o->field,
                  LIQ_FIELD_NAME);
         return -1;
     }
-    if (o->field[0] != '\0' && o->user != NULL && liquid_field_index(o->user, o->field) < 0) {
+    if (o->field[0] != '\0' && o->user != NULL && !o->builtin && liquid_field_index(o->user, o->field) < 0) {
         size_t n = (size_t)snprintf(why, len, "--field %s: no such field (%s has:", o->field,
                                     o->user->name);
 

@@ -509,7 +509,7 @@ verify(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
     if (vm->progress)
         fprintf(stderr, "%s: verifying against the single-process reference (%d iterations)\n",
                 vm->who, o->iters);
-    if ((rc = liq_reference(st->g.n, o->kernel, o->iters, o->seed, &ref)) != 0) {
+    if ((rc = liq_reference(st->g.n, o->bkernel, o->iters, o->seed, &ref)) != 0) {
         snprintf(vm->why, sizeof(vm->why), "the reference run failed: %s", strerror(-rc));
         return -1;
     }
@@ -607,7 +607,7 @@ json_report(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o,
         fprintf(fp, "%s\"%.*s\"", k == o->hinted ? "" : ",", (int)(c - k), k);
     }
     fprintf(fp, "]},");
-    if (o->user != NULL)
+    if (o->user != NULL && !o->builtin)
         liq_mu_json(fp, o, st);
     liq_mc_json(fp, vm, o, st);
     liq_md_json(fp, o, st);
@@ -808,14 +808,12 @@ print_placement(FILE *out, const struct liq_opts *o, const struct liq_stats *st)
 static int
 stencil_worker(const struct liq_program *prog, int argc, char **argv)
 {
+    char who[128];
+
     if (prog->worker_argv != NULL || argc < 2 || strcmp(argv[1], LIQ_WORKER_ARG) != 0)
         return -1;
-    if (argc != 2) {
-        fprintf(stderr, "%s %s: takes no other arguments; the job's master spawns it\n",
-                prog->name, LIQ_WORKER_ARG);
-        return LIQ_EXIT_USAGE;
-    }
-    return liq_worker_main();
+    snprintf(who, sizeof(who), "%s %s", prog->name, LIQ_WORKER_ARG);
+    return liq_builtin_worker(who, argc - 1, argv + 1);
 }
 
 int
@@ -846,6 +844,10 @@ liq_stencil_main(const struct liq_program *prog, int argc, char **argv)
             return LIQ_EXIT_OK;
         }
         return rc;
+    }
+    if (o.user == NULL && liq_mu_builtin(&o) != 0) {
+        fprintf(stderr, "%s: out of memory\n", prog->name);
+        return LIQ_EXIT_FAIL;
     }
     if (o.user != NULL) {
         if ((rc = liq_mu_prepare(o.user, &o, prog, &up)) != 0)
@@ -906,9 +908,9 @@ liq_stencil_main(const struct liq_program *prog, int argc, char **argv)
         print_placement(out, &o, &st);
     if (run_job(&vm, &o, &st) != 0)
         goto out;
-    if (o.verify && (o.user != NULL ? liq_mu_verify(&vm, &o, &st) : verify(&vm, &o, &st)) != 0)
+    if (o.verify && (!o.builtin ? liq_mu_verify(&vm, &o, &st) : verify(&vm, &o, &st)) != 0)
         goto out;
-    if (o.user != NULL ? liq_mu_finish(&vm, &o, &st) != 0
+    if (!o.builtin ? liq_mu_finish(&vm, &o, &st) != 0
                        : (o.output[0] != '\0' || o.png[0] != '\0') &&
                              liq_fields_write(&o, &st.field, st.checksum, vm.why,
                                               sizeof(vm.why)) != 0)

@@ -72,10 +72,13 @@ struct liq_program {
     /* The arguments the workers are spawned with, NULL-ended; the program
      * must then run liq_worker_main() when it sees them.  NULL:
      * { LIQ_WORKER_ARG, NULL }, which liq_stencil_main handles itself.
-     * vmrun's is { "worker", NULL } (vmrun_main.c dispatches it). */
+     * vmrun's is { "worker", NULL } (vmrun_main.c dispatches it).  Only
+     * the first is used when the job is a description's
+     * (liq_mu_prepare adds its options). */
     const char *const *worker_argv;
-    /* The program's own kernels and fields (liquid.h, to come); NULL for
-     * the built-in kernels (--kernel jacobi|rbgs). */
+    /* The program's own kernels and fields (liquid.h); NULL for vmrun
+     * stencil, whose --kernel and --seed make the description
+     * (liq_mu_builtin). */
     const void *user;
 };
 
@@ -88,6 +91,12 @@ struct liq_program {
  * Returns the exit status (LIQ_EXIT_*).
  */
 int liq_stencil_main(const struct liq_program *prog, int argc, char **argv);
+/* vmrun stencil's worker, spawned as the first of its worker_argv, then
+ * kernel=jacobi|rbgs and seed=N (liq_mu_prepare): runs liq_worker_main on
+ * that description (liq_ukern.c); with no arguments (vmrun bench's probe)
+ * on the built-in kernels.  argv[0] is the first; who prefixes errors.
+ * Returns the exit status (LIQ_EXIT_*). */
+int liq_builtin_worker(const char *who, int argc, char **argv);
 /* Only the benchmarks of a job (`vmrun bench`): the speed probe on every
  * worker and the ring, printed or as JSON.  Returns LIQ_EXIT_*. */
 int liq_bench_main(const struct liq_program *prog, int argc, char **argv);
@@ -101,7 +110,10 @@ struct liq_opts {
     int iters;
     enum liq_kernel kernel;
     struct liquid *user;        /* a program's own update (liquid.h): its options are
-                                 * the job's too; NULL for the built-in kernels */
+                                 * the job's too; vmrun stencil's is liq_ukern.c's */
+    int builtin;                /* vmrun stencil: user is --kernel's (bkernel) and --seed's
+                                 * description, reported and verified as that kernel */
+    enum liq_kernel bkernel;    /* LIQ_JACOBI or LIQ_RBGS */
     int check_reach;            /* --check-reach: look for reads beyond the reach first */
     char input[LIQ_PATH_MAX];   /* --input FILE:DATASET: a field's initial values; "" none */
     int quanta;                 /* quanta per host */
@@ -513,6 +525,9 @@ const char *liq_kernel_name(const struct liq_opts *o);
  * after printing why. */
 int liq_mu_prepare(struct liquid *lq, struct liq_opts *o, const struct liq_program *prog,
                    struct liq_program *up);
+/* vmrun stencil: o->user becomes the description of o->kernel on
+ * o->seed's field (liq_ukern.c), o->builtin 1.  0, or -1 out of memory. */
+int liq_mu_builtin(struct liq_opts *o);
 /* --input: every quantum's initial values of the field, to its first
  * owner (LIQ_TAG_INIT), after the JOB.  0, or -1 with vm->why set. */
 int liq_mu_send_input(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st);

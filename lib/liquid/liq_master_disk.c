@@ -48,13 +48,13 @@ liq_md_describe(const struct liq_opts *o, char *buf, size_t len)
         if (k < len)                                                                \
             k += (size_t)snprintf(buf + k, len - k, __VA_ARGS__);                   \
     } while (0)
-    ADD("program %s\n", o->user != NULL ? o->user->name : "stencil");
+    ADD("program %s\n", o->user != NULL && !o->builtin ? o->user->name : "stencil");
     ADD("kernel %s\n", liq_kernel_name(o));
     ADD("grid %dx%dx%d\n", o->n[0], o->n[1], o->n[2]);
     ADD("iterations %d\n", o->iters);
     ADD("seed %" PRIu64 "\n", o->seed);
     ADD("state %d\n", md_nstate(o));
-    if (o->user != NULL) {
+    if (o->user != NULL && !o->builtin) {
         ADD("fields");
         for (int f = 0; f < o->user->nf; f++)
             ADD(" %s", o->user->f[f].name);

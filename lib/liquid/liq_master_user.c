@@ -7,8 +7,10 @@
  * for the built-in kernels.
  */
 #include "liq_master.h"
+#include "liq_ukern.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -21,9 +23,9 @@
 const char *
 liq_kernel_name(const struct liq_opts *o)
 {
-    if (o->user != NULL)
+    if (o->user != NULL && !o->builtin)
         return o->user->name;
-    return o->kernel == LIQ_RBGS ? "rbgs" : "jacobi";
+    return (o->builtin ? o->bkernel : o->kernel) == LIQ_RBGS ? "rbgs" : "jacobi";
 }
 
 void
@@ -302,11 +304,59 @@ liq_mu_send_input(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats 
     return 0;
 }
 
+/* vmrun stencil's kernel: --kernel's and --seed's description, alive
+ * as long as the process. */
+static struct liquid *builtin_lq;
+static struct liq_ukern builtin_k;
+
+int
+liq_mu_builtin(struct liq_opts *o)
+{
+    liquid_free(builtin_lq);
+    builtin_lq = liquid_new(liq_kernel_name(o));
+    if (builtin_lq == NULL || liq_ukern_describe(builtin_lq, &builtin_k, o->kernel == LIQ_RBGS,
+                                                 o->seed) != 0)
+        return -1;
+    o->builtin = 1;
+    o->bkernel = o->kernel;
+    o->user = builtin_lq;
+    return 0;
+}
+
+/* The workers' argv: the program's options as NAME=VALUE, or for vmrun
+ * stencil its kernel and seed (liq_builtin_worker), after the first
+ * argument its workers are spawned with. */
+static void
+worker_argv(struct liquid *lq, const struct liq_opts *o, const struct liq_program *prog)
+{
+    int k = 0;
+
+    lq->wargv[k++] = (char *)(uintptr_t)(prog->worker_argv != NULL ? prog->worker_argv[0]
+                                                                    : LIQ_WORKER_ARG);
+    if (o->builtin) {
+        snprintf(lq->wbuf[0], sizeof(lq->wbuf[0]), "kernel=%s",
+                 o->bkernel == LIQ_RBGS ? "rbgs" : "jacobi");
+        snprintf(lq->wbuf[1], sizeof(lq->wbuf[1]), "seed=%" PRIu64, o->seed);
+        lq->wargv[k++] = lq->wbuf[0];
+        lq->wargv[k++] = lq->wbuf[1];
+    }
+    for (int i = 0; !o->builtin && i < lq->nopt; i++) {
+        const struct liq_user_opt *p = &lq->opt[i];
+
+        if (p->is_int)
+            snprintf(lq->wbuf[i], sizeof(lq->wbuf[i]), "%s=%d", p->name, *(int *)p->var);
+        else
+            snprintf(lq->wbuf[i], sizeof(lq->wbuf[i]), "%s=%.17g", p->name, *(double *)p->var);
+        lq->wargv[k++] = lq->wbuf[i];
+    }
+    lq->wargv[k] = NULL;
+}
+
 int
 liq_mu_prepare(struct liquid *lq, struct liq_opts *o, const struct liq_program *prog,
                struct liq_program *up)
 {
-    int stride, k = 0;
+    int stride;
 
     if (liq_user_setup(lq, o->n, o->iters) != 0 || liq_user_check(lq) != 0) {
         fprintf(stderr, "%s\n", lq->err);
@@ -338,17 +388,7 @@ liq_mu_prepare(struct liquid *lq, struct liq_opts *o, const struct liq_program *
                     lq->name);
     }
     /* The workers run with the program's options as this master read them. */
-    lq->wargv[k++] = (char *)(uintptr_t)LIQ_WORKER_ARG;
-    for (int i = 0; i < lq->nopt; i++) {
-        const struct liq_user_opt *p = &lq->opt[i];
-
-        if (p->is_int)
-            snprintf(lq->wbuf[i], sizeof(lq->wbuf[i]), "%s=%d", p->name, *(int *)p->var);
-        else
-            snprintf(lq->wbuf[i], sizeof(lq->wbuf[i]), "%s=%.17g", p->name, *(double *)p->var);
-        lq->wargv[k++] = lq->wbuf[i];
-    }
-    lq->wargv[k] = NULL;
+    worker_argv(lq, o, prog);
     *up = *prog;
     up->worker_argv = (const char *const *)lq->wargv;
     return 0;
@@ -476,12 +516,13 @@ liq_mu_reduce(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st,
 /* ---- after it ---- */
 
 static uint64_t
-fields_checksum(const struct kern_box *b, int nf)
+fields_checksum(const struct liquid *lq, const struct kern_box *b, int nf)
 {
     uint64_t sum = 0;
 
     for (int f = 0; f < nf; f++)
-        sum += liq_field_checksum(&b[f]) * (uint64_t)(2 * f + 1);
+        if (!lq->f[f].konst)
+            sum += liq_field_checksum(&b[f]) * (uint64_t)(2 * f + 1);
     return sum;
 }
 
@@ -518,7 +559,7 @@ liq_mu_verify(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
                                         sizeof(double)) != 0;
     }
     st->verified = st->diffs == 0 && done == st->iters_done &&
-                   fields_checksum(ref, lq->nf) == st->checksum;
+                   fields_checksum(lq, ref, lq->nf) == st->checksum;
     for (int r = 0; r < lq->nred; r++)
         if (set[r] != lq->redset[r] ||
             (set[r] && memcmp(&red[r], &lq->redval[r], sizeof(double)) != 0))

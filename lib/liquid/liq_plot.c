@@ -91,7 +91,7 @@ liq_plot_svg(const char *path, const struct liq_vm *vm, const struct liq_opts *o
         fputs(*c == '<' ? "&lt;" : *c == '>' ? "&gt;" : *c == '&' ? "&amp;" : (char[2]){ *c, 0 },
               fp);
     fprintf(fp, " %s %dx%dx%d, %d iterations, %d hosts, epoch %d, balance %s</text>\n",
-            o->kernel == LIQ_RBGS ? "rbgs" : "jacobi", st->g.n[0], st->g.n[1], st->g.n[2],
+            liq_kernel_name(o), st->g.n[0], st->g.n[1], st->g.n[2],
             o->iters, nh, o->epoch, o->balance ? "on" : "off");
     if (nep == 0) {
         fprintf(fp, "<text x=\"%g\" y=\"%g\" font-size=\"13\">no epoch ended: nothing to plot "

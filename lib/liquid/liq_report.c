@@ -97,9 +97,13 @@ liq_quantum_checksum(const struct liq_worker *w, const struct liq_quantum *q)
     int nf = w->user != NULL ? w->user->nf : 1;
     uint64_t sum = 0;
 
-    /* Each field weighed by an odd number: fields that trade values show. */
+    /* Each field weighed by an odd number: fields that trade values show.
+     * A constant field tells nothing of the run. */
     for (int f = 0; f < nf; f++) {
         struct kern_box own;
+
+        if (w->user != NULL && w->user->f[f].konst)
+            continue;
 
         liq_quantum_field(w, q, f, &own);
         sum += liq_field_checksum(&own) * (uint64_t)(2 * f + 1);
