@@ -323,6 +323,50 @@ liq_mu_builtin(struct liq_opts *o)
     return 0;
 }
 
+int
+liq_builtin_worker(const char *who, int argc, char **argv)
+{
+    static struct liq_ukern k;
+    struct liquid *lq;
+    int kernel = -1, have_seed = 0;
+    uint64_t seed = 0;
+
+    for (int i = 1; i < argc; i++) {
+        char *end;
+
+        if (strcmp(argv[i], "kernel=jacobi") == 0 || strcmp(argv[i], "kernel=rbgs") == 0) {
+            kernel = argv[i][7] == 'r';
+        } else if (strncmp(argv[i], "seed=", 5) == 0 && argv[i][5] >= '0' && argv[i][5] <= '9') {
+            errno = 0;
+            seed = strtoull(argv[i] + 5, &end, 10);
+            have_seed = errno == 0 && *end == '\0';
+            if (!have_seed)
+                kernel = -2;
+        } else {
+            kernel = -2;
+        }
+        if (kernel == -2) {
+            fprintf(stderr, "%s: unexpected argument '%s'; the job's master spawns this\n", who,
+                    argv[i]);
+            return LIQ_EXIT_USAGE;
+        }
+    }
+    if (argc == 1)
+        return liq_worker_main(); /* vmrun bench's probe: the built-in kernels */
+    if (kernel < 0 || !have_seed) {
+        fprintf(stderr, "%s: takes kernel=jacobi|rbgs and seed=N; the job's master spawns it\n",
+                who);
+        return LIQ_EXIT_USAGE;
+    }
+    if ((lq = liquid_new(kernel ? "rbgs" : "jacobi")) == NULL ||
+        liq_ukern_describe(lq, &k, kernel, seed) != 0) {
+        fprintf(stderr, "%s: %s\n", who, lq != NULL ? liquid_error(lq) : "out of memory");
+        return LIQ_EXIT_FAIL;
+    }
+    liq_user_spec = lq;
+    return liq_worker_main();
+}
+
 /* The workers' argv: the program's options as NAME=VALUE, or for vmrun
  * stencil its kernel and seed (liq_builtin_worker), after the first
  * argument its workers are spawned with. */
