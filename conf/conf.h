@@ -76,7 +76,7 @@ struct conf {
     uint64_t max_handshakes;    /* TCP connections that have not finished TLS, in all: 64 */
     uint64_t max_handshakes_per_address; /* ... from one source address: 16 */
     uint64_t cache_bytes;       /* cache size for stencil tiles; 0 = detect from sysfs */
-    uint64_t llc_bytes;         /* a CPU's share of the last-level cache; 0 = detect */
+    uint64_t llc_bytes;         /* read for older files; no longer used */
     int send_certs;             /* vmctl add hands a host without one its certificate: 1 */
     struct conf_host *hosts;    /* per-host settings for vmctl add, nhosts of them */
     int nhosts;

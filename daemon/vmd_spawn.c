@@ -191,7 +191,7 @@ int
 vmd_spawn_local(struct vmd *vmd, uint32_t ptid, uint32_t out_tid, const char *file, char **argv,
                 int argc, char **env, int envc, uint32_t *tid_out)
 {
-    char path[4096], sock[4200], home[4200], cache[64], llc[64];
+    char path[4096], sock[4200], home[4200], cache[64];
     char store[3][128];
     char *cenv[SPAWN_ENV_MAX];
     char *args[260];
@@ -228,10 +228,6 @@ vmd_spawn_local(struct vmd *vmd, uint32_t ptid, uint32_t out_tid, const char *fi
         snprintf(cache, sizeof(cache), "LIQUIDVM_CACHE=%llu",
                  (unsigned long long)vmd->conf.cache_bytes);
         extra[nextra++] = cache;
-    }
-    if (vmd->conf.llc_bytes != 0) {
-        snprintf(llc, sizeof(llc), "LIQUIDVM_LLC=%llu", (unsigned long long)vmd->conf.llc_bytes);
-        extra[nextra++] = llc;
     }
     for (int i = 0; i < envc; i++)
         extra[nextra++] = env[i];

@@ -416,9 +416,10 @@ int liq_quantum_heavy(const struct liq_geom *g, int id);
 /* Largest body of a LIQ_TAG_FIELD message: the field goes in slabs of planes. */
 #define LIQ_FIELD_CHUNK ((size_t)8 << 20)
 
-/* Does a worker whose boxes take `bytes` sweep Jacobi once per pass, given
- * one CPU's share of the last-level cache (0: unknown, never)?  At most half
- * of it (liq_sweep.c, liq_sweep_passes, says why). */
+/* Would boxes of `bytes` sweep Jacobi once per pass rather than temporally
+ * blocked, given one CPU's share of the last-level cache (0: unknown,
+ * never)?  At most half of it: a sweep's three streams do not keep a cache
+ * full (bench/liquid_bound's model of the built-in kernel). */
 int liq_one_sweep_fits(size_t bytes, size_t llc);
 /* The epoch boundary (1, 2, ...) at which the plan made from epoch e's
  * reports is taken: the first epoch's at its end, everyone waiting for it,

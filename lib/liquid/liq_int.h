@@ -14,7 +14,7 @@
  *   liq_job.c       a job's setup and its loop of blocks
  *   liq_boxes.c     the worker's regions and quanta in memory
  *   liq_exchange.c  the links to other workers and the ghost exchange
- *   liq_sweep.c     a block's sweeps: trapezoid, overlap, temporal blocking
+ *   liq_sweep.c     a block's sweeps on the regions, overlap, each quantum's charge
  *   liq_migrate.c   taking a plan and moving quanta
  *   liq_report.c    the messages that tell the master what happened
  *   liq_ckpt.c      checkpoints to a buddy, and giving a job up for recovery
@@ -113,12 +113,9 @@ struct liq_worker {
     struct liq_patch *scratch;  /* one region's patches, while links are built */
     double *ctime;              /* compute seconds of each iteration, this epoch */
     double last_move;           /* seconds the last move took */
-    size_t llc;                 /* one CPU's share of the last-level cache; 0 unknown */
-    int passes;                 /* Jacobi sweeps per pass (liq_sweep_passes): 1 or the
-                                 * plans' */
     double compute_all, comm_all;
     double compute_cpu;         /* CPU seconds in the kernels, this job */
-    double overlap_cpu;         /* ... of them while ghosts were on the way (liq_split) */
+    double overlap_cpu;         /* ... of them while ghosts were on the way (liq_ubox_split) */
     double ghost_wait;          /* wall s blocked for ghosts (liq_exchange_finish) */
     double ghost_bytes;         /* bytes of ghosts received from other workers */
     double plan_wait;           /* wall s blocked for the master's plan (liq_migrate_plan) */
@@ -249,8 +246,6 @@ int liq_exchange_finish(struct liq_worker *w, int tag);
 
 /* One block of iters iterations on one region, whole boxes. */
 void liq_sweep_region(struct liq_worker *w, struct liq_region *r, int iters);
-/* Jacobi's sweeps per pass for the regions the worker holds now. */
-void liq_sweep_passes(struct liq_worker *w);
 /* A block of iters iterations on the regions that do (remote = 1) or do
  * not need another worker's points; inner = 1: only the parts the ghosts
  * cannot reach.  Returns the wall seconds. */

@@ -107,7 +107,7 @@ liq_job_header(struct liq_worker *w)
     w->restore = hdr[LIQ_JOB_RESTORE] != 0;
     w->seed = (uint64_t)(unsigned)seed[0] | (uint64_t)(unsigned)seed[1] << 32;
     if ((rc = liq_geom_make(&w->g, hdr, hdr[3])) != 0 ||
-        (w->kernel != LIQ_JACOBI && w->kernel != LIQ_RBGS && !liq_kernel_user(w->kernel)) ||
+        !liq_kernel_user(w->kernel) || /* the built-in kernels: vmrun bench's probe only */
         w->iters < 0 || w->epoch < 0 ||
         w->epoch > 100000 || w->heavy < 0 || w->heavy > 1000 || w->start < 0 ||
         w->halo < 1 || w->halo > LIQ_MAX_HALO ||
@@ -128,7 +128,7 @@ liq_job_header(struct liq_worker *w)
     w->depth = liq_halo_depth(w->kernel, w->halo);
     liq_coeffs(w->g.n, &w->c, &w->c2);
     w->span = w->epoch > 0 ? w->epoch : w->ckpt > 0 ? w->ckpt : w->iters;
-    return liq_kernel_user(w->kernel) ? liq_job_user(w, (uint32_t)hdr[LIQ_JOB_SPEC]) : 0;
+    return liq_job_user(w, (uint32_t)hdr[LIQ_JOB_SPEC]);
 }
 
 /* The JOB message's workers and the owner of every quantum, checked.
@@ -255,11 +255,8 @@ liq_job_setup(struct liq_worker *w)
             liq_quantum_init(w, &w->q[i++], a, w->rlocal[w->region_of[a]],
                              &w->all[w->region_of[a]]) != 0)
             goto nomem;
-    if (w->input && (w->user == NULL || liq_job_input(w) != 0)) {
-        if (w->user == NULL)
-            liq_fail(w, "job: initial values for a built-in kernel");
+    if (w->input && liq_job_input(w) != 0)
         return -EINVAL;
-    }
     return liq_exchange_layout(w);
 nomem:
     liq_fail(w, "job: out of memory");
@@ -426,7 +423,6 @@ liq_job(struct liq_worker *w)
     int leave = 0, it, blk, done = 0;
 
     w->cpu0 = liq_process_cpu();
-    w->passes = 0;
     if (liq_job_setup(w) != 0)
         goto out;
     /* A new job's copies start from none; a recovery's are what it
@@ -455,7 +451,6 @@ liq_job(struct liq_worker *w)
             goto end;
     }
     for (it = w->start; it < w->iters; it += blk) {
-        liq_sweep_passes(w); /* the regions change when quanta move */
         w->it = it;
 
         double compute, t0 = liq_now();

@@ -156,7 +156,6 @@ stats_free(struct liq_stats *st)
     free(st->wcomm);
     free(st->wsetup);
     free(st->wrun);
-    free(st->wpass);
     free(st->wcpu);
     liq_mb_free(st);
     liq_mu_free(st);
@@ -355,7 +354,7 @@ take_done(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int
         pvm_upkint(&id, 1, 1);
         pvm_upkdouble(&sec, 1, 1);
     }
-    if (pvm_upkdouble(&move, 1, 1) < 0 || pvm_upkint(&st->wpass[w], 1, 1) < 0 ||
+    if (pvm_upkdouble(&move, 1, 1) < 0 ||
         pvm_upkdouble(&st->wcpu[LIQ_WCPU * w], LIQ_WCPU, 1) < 0) {
         snprintf(vm->why, sizeof(vm->why), "worker t%x sent a short DONE message",
                  (unsigned)vm->tids[w]);
@@ -365,7 +364,7 @@ take_done(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int
     /* They go into the JSON report as numbers. */
     const double *cpu = &st->wcpu[LIQ_WCPU * w];
 
-    if (st->wpass[w] < 0 || st->wpass[w] > 1000 || !(cpu[0] >= 0) || !isfinite(cpu[0]) ||
+    if (!(cpu[0] >= 0) || !isfinite(cpu[0]) ||
         !(cpu[1] >= 0) || !isfinite(cpu[1]) || !(cpu[2] >= 0) || !(cpu[2] <= cpu[0]) ||
         !(cpu[3] >= 0) || !isfinite(cpu[3]) || !(cpu[4] >= 0) || !isfinite(cpu[4]) ||
         !(cpu[5] >= 0) || !(cpu[5] <= 1e18) || !(cpu[6] >= 0) || !(cpu[6] <= 1e18) ||
@@ -399,22 +398,8 @@ run_job(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
     if (liq_mb_init(vm, o, st) != 0 || liq_mc_init(vm, o, st) != 0 ||
         liq_md_init(vm, o, st) != 0)
         return -1;
-    if (o->user != NULL) {
-        if (liq_mu_gather_alloc(vm, o, st) != 0)
-            return -1;
-    } else if (gather) {
-        struct kern_box rhs;
-
-        /* Ghosts hold the Dirichlet values the reference has too. */
-        if (kern_box_alloc(&st->field, st->g.n[0], st->g.n[1], st->g.n[2], 0, 0) != 0 ||
-            kern_box_alloc(&rhs, st->g.n[0], st->g.n[1], st->g.n[2], 0, 0) != 0) {
-            snprintf(vm->why, sizeof(vm->why), "out of memory for the %dx%dx%d field",
-                     st->g.n[0], st->g.n[1], st->g.n[2]);
-            return -1;
-        }
-        liq_field_init(&st->field, &rhs, o->seed);
-        kern_box_free(&rhs);
-    }
+    if (liq_mu_gather_alloc(vm, o, st) != 0)
+        return -1;
     /* The first epoch's reports are of the placement the job starts with. */
     memcpy(st->owner_prev, st->owner, (size_t)st->g.nquanta * sizeof(int32_t));
     if (liq_mt_start(vm, o, st) != 0)
@@ -573,8 +558,6 @@ json_report(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o,
         wire_json_str(fp, vm->host[vm->whost[w]].name);
         fprintf(fp, ",\"quanta\":%d,\"compute_s\":%.6g,\"comm_s\":%.6g", st->wquanta[w],
                 st->wcompute[w], st->wcomm[w]);
-        if (st->wpass[w] > 0)
-            fprintf(fp, ",\"jacobi_sweeps_per_pass\":%d", st->wpass[w]);
         fprintf(fp, ",\"compute_cpu_s\":%.6g,\"cpu_s\":%.6g,\"overlap_cpu_s\":%.6g,"
                     "\"ghost_wait_s\":%.6g,\"plan_wait_s\":%.6g,\"ghost_bytes\":%.0f,"
                     "\"rss_bytes\":%.0f,\"held_bytes\":%.0f",
@@ -756,10 +739,9 @@ stats_alloc(struct liq_stats *st, int nw)
     st->wcomm = calloc((size_t)nw, sizeof(double));
     st->wsetup = calloc((size_t)nw, sizeof(double));
     st->wrun = calloc((size_t)nw, sizeof(double));
-    st->wpass = calloc((size_t)nw, sizeof(int));
     st->wcpu = calloc(LIQ_WCPU * (size_t)nw, sizeof(double));
     if (!st->wquanta || !st->witer || !st->wcompute || !st->wcomm || !st->wsetup || !st->wrun ||
-        !st->wpass || !st->wcpu)
+        !st->wcpu)
         return -1;
     return 0;
 }

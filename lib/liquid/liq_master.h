@@ -447,7 +447,6 @@ struct liq_stats {
     int *witer;                 /* iterations each worker reported */
     double *wcompute, *wcomm;   /* per worker, summed over the run */
     double *wsetup, *wrun;
-    int *wpass;                 /* Jacobi sweeps per pass each worker chose (0: none) */
     double *wcpu;               /* per worker, LIQ_WCPU each: CPU s in the kernels, in
                                  * the process, in the kernels while ghosts were on the
                                  * way; wall s blocked for ghosts, for the master's plans;

@@ -172,7 +172,6 @@ liq_report_done(struct liq_worker *w, double t_start, double t_setup)
         pvm_pkdouble(&w->q[i].seconds, 1, 1);
     }
     pvm_pkdouble(&w->last_move, 1, 1);
-    pvm_pkint(&w->passes, 1, 1);
     /* CPU in the kernels and in the whole process since the job came
      * (setup, messages, TLS, packing; not the probes before it); wall
      * time blocked for ghosts and for plans; bytes of ghosts received

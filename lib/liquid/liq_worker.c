@@ -20,7 +20,7 @@ int
 liq_worker_main(void)
 {
     struct liq_worker w;
-    const char *cache = getenv("LIQUIDVM_CACHE"), *llc = getenv("LIQUIDVM_LLC");
+    const char *cache = getenv("LIQUIDVM_CACHE");
 
     memset(&w, 0, sizeof(w));
     if ((w.mytid = pvm_mytid()) < 0) {
@@ -41,7 +41,6 @@ liq_worker_main(void)
     mallopt(M_MMAP_THRESHOLD, 64 << 20);
     mallopt(M_TRIM_THRESHOLD, 256 << 20);
     w.cache = kern_cache_bytes(cache != NULL ? strtoull(cache, NULL, 10) : 0);
-    w.llc = kern_llc_bytes(llc != NULL ? strtoull(llc, NULL, 10) : 0);
     /* Ghost faces and moves go task to task, not through the daemons: a
      * daemon relays for all of its host's tasks and, in a cgroup with a CPU
      * quota, is throttled with them. */
