@@ -24,6 +24,14 @@ liq_halo_work(const struct liq_geom *g, enum liq_kernel k, int sweeps, const int
 {
     double own = 0, all = 0;
     int depth = liq_halo_depth(k, sweeps), n = g->nquanta;
+    /* A description's block is depth phases of reach 1 or more, each on
+     * the box the later ones still read (liq_usweep.c); priced as the
+     * trapezoid where the reach is 1, as whole boxes beyond.  The
+     * built-in Jacobi's sweeps shrink alike; built-in red-black sweeps
+     * the whole box. */
+    int user = liq_kernel_user(k), phases = user ? depth : sweeps;
+    int trap = k == LIQ_JACOBI ||
+               (user && g->reach[0] <= 1 && g->reach[1] <= 1 && g->reach[2] <= 1);
     struct liq_region_box *r = NULL;
     int *of = NULL;
 
@@ -49,21 +57,20 @@ liq_halo_work(const struct liq_geom *g, enum liq_kernel k, int sweeps, const int
         liq_box_halo(g, lo, hi, depth, ext);
         for (int a = 0; a < 3; a++)
             o *= hi[a] - lo[a];
-        /* Jacobi sweeps the worker's trapezoid; red-black the whole box. */
         e = 0;
-        for (int s = 1; s <= sweeps; s++) {
+        for (int s = 1; s <= phases; s++) {
             double v = 1;
 
             for (int a = 0; a < 3; a++) {
                 int down = ext[2 * a], up = ext[2 * a + 1];
 
-                if (k == LIQ_JACOBI) {
-                    down = liq_trapezoid_layers(down, sweeps, s);
-                    up = liq_trapezoid_layers(up, sweeps, s);
+                if (trap) {
+                    down = liq_trapezoid_layers(down, phases, s);
+                    up = liq_trapezoid_layers(up, phases, s);
                 }
                 v *= hi[a] - lo[a] + down + up;
             }
-            e += v / sweeps;
+            e += v / phases;
         }
         own += o;
         all += e;
