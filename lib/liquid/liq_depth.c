@@ -24,14 +24,14 @@ liq_halo_work(const struct liq_geom *g, enum liq_kernel k, int sweeps, const int
 {
     double own = 0, all = 0;
     int depth = liq_halo_depth(k, sweeps), n = g->nquanta;
-    /* A description's block is depth phases of reach 1 or more, each on
-     * the box the later ones still read (liq_usweep.c); priced as the
-     * trapezoid where the reach is 1, as whole boxes beyond.  The
-     * built-in Jacobi's sweeps shrink alike; built-in red-black sweeps
-     * the whole box. */
+    /* A description's block is depth phases, each on the box the later
+     * ones still read (liq_usweep.c).  With levels and a reach of 1 it is
+     * priced as that trapezoid, as the built-in Jacobi's sweeps are.  In
+     * place (red-black), as whole boxes: its phases shrink too, but the
+     * deeper halos that price allows ran slower (docs/decisions.md). */
     int user = liq_kernel_user(k), phases = user ? depth : sweeps;
     int trap = k == LIQ_JACOBI ||
-               (user && g->reach[0] <= 1 && g->reach[1] <= 1 && g->reach[2] <= 1);
+               (k == LIQ_USER && g->reach[0] <= 1 && g->reach[1] <= 1 && g->reach[2] <= 1);
     struct liq_region_box *r = NULL;
     int *of = NULL;
 
