@@ -253,11 +253,12 @@ int liq_regions(const struct liq_geom *g, const int *owner, int depth, int heavy
  * owner of every quantum, then the worker count and every worker's tid, 0
  * for a slot with no worker, then the checkpoints' multiple M).  Nobody
  * waits for the slowest worker's report and the master's answer at every
- * boundary (a barrier whose every wait is idle CPU); a worker that reaches a boundary early reports
- * an epoch ahead of the others, and the master keeps that report until
- * the epoch before is complete.  The first epoch's plan alone is taken at
- * the end of that epoch, everyone waiting for it (seed 000: the placement
- * of non-uniform work is right from the first epoch on); so the second
+ * boundary (a barrier whose every wait is idle CPU); a worker that
+ * reaches a boundary early reports an epoch ahead of the others, and the
+ * master keeps that report until the epoch before is complete.  The
+ * first epoch's plan alone is taken at the end of that epoch, everyone
+ * waiting for it (seed 000: the placement of non-uniform work is right
+ * from the first epoch on); so the second
  * boundary takes none (liq_plan_at).
  *
  * Reclaim: a worker whose slot in the plan no longer holds its tid hands

@@ -47,23 +47,24 @@ writable(const char *path, const char *opt, char *why, size_t len)
 int
 liq_fields_check(const struct liq_opts *o, char *why, size_t len)
 {
+    const struct liquid *lq = liq_opts_program(o);
     char xmf[LIQ_PATH_MAX + 8];
 
     if (o->png[0] == '\0' && (o->slice_k >= 0 || o->slice_axis != LIQ_AXIS_Z || o->field[0])) {
         snprintf(why, len, "--slice and --field choose what --png draws: give --png FILE too");
         return -1;
     }
-    if (o->field[0] != '\0' && (o->user == NULL || o->builtin) && strcmp(o->field, LIQ_FIELD_NAME) != 0) {
+    if (o->field[0] != '\0' && lq == NULL && strcmp(o->field, LIQ_FIELD_NAME) != 0) {
         snprintf(why, len, "--field %s: no such field (the stencil job has one: %s)", o->field,
                  LIQ_FIELD_NAME);
         return -1;
     }
-    if (o->field[0] != '\0' && o->user != NULL && !o->builtin && liquid_field_index(o->user, o->field) < 0) {
+    if (o->field[0] != '\0' && lq != NULL && liquid_field_index(lq, o->field) < 0) {
         size_t n = (size_t)snprintf(why, len, "--field %s: no such field (%s has:", o->field,
-                                    o->user->name);
+                                    lq->name);
 
-        for (int f = 0; f < o->user->nf && n < len; f++)
-            n += (size_t)snprintf(why + n, len - n, " %s", o->user->f[f].name);
+        for (int f = 0; f < lq->nf && n < len; f++)
+            n += (size_t)snprintf(why + n, len - n, " %s", lq->f[f].name);
         if (n < len)
             snprintf(why + n, len - n, ")");
         return -1;

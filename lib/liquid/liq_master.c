@@ -590,7 +590,7 @@ json_report(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o,
         fprintf(fp, "%s\"%.*s\"", k == o->hinted ? "" : ",", (int)(c - k), k);
     }
     fprintf(fp, "]},");
-    if (o->user != NULL && !o->builtin)
+    if (liq_opts_program(o) != NULL)
         liq_mu_json(fp, o, st);
     liq_mc_json(fp, vm, o, st);
     liq_md_json(fp, o, st);
@@ -831,11 +831,9 @@ liq_stencil_main(const struct liq_program *prog, int argc, char **argv)
         fprintf(stderr, "%s: out of memory\n", prog->name);
         return LIQ_EXIT_FAIL;
     }
-    if (o.user != NULL) {
-        if ((rc = liq_mu_prepare(o.user, &o, prog, &up)) != 0)
-            return rc == -2 ? LIQ_EXIT_FAIL : LIQ_EXIT_USAGE;
-        prog = &up;
-    }
+    if ((rc = liq_mu_prepare(o.user, &o, prog, &up)) != 0)
+        return rc == -2 ? LIQ_EXIT_FAIL : LIQ_EXIT_USAGE;
+    prog = &up;
     if (o.balance && o.reclaim && o.rejoin_above <= o.reclaim_below) {
         fprintf(stderr, "%s: --rejoin-above (%g) must be above --reclaim-below (%g), "
                         "or a host would leave and come back in turn\n",

@@ -86,8 +86,8 @@ struct liq_program {
  * A stencil job's master: parse argv (argv[0] is the program or
  * subcommand; the options of vmrun(1)'s `stencil`, job files included),
  * enroll, spawn the workers, run, report.  For a program without
- * worker_argv, argv[1] LIQ_WORKER_ARG (and nothing else) means this
- * process is one of the job's workers: it runs liq_worker_main() instead.
+ * worker_argv, argv[1] LIQ_WORKER_ARG means this process is one of the
+ * job's workers: it runs liq_builtin_worker on the rest instead.
  * Returns the exit status (LIQ_EXIT_*).
  */
 int liq_stencil_main(const struct liq_program *prog, int argc, char **argv);
@@ -156,6 +156,15 @@ struct liq_opts {
     char hinted[512];           /* the settings it gave (comma-separated keys, '-' style)
                                  * that no option given explicitly overrode */
 };
+
+/* The program's own description, or NULL for vmrun stencil's kernels,
+ * which run as a description (o->user) but are reported, written and
+ * verified as the kernel. */
+static inline const struct liquid *
+liq_opts_program(const struct liq_opts *o)
+{
+    return o->builtin ? NULL : o->user;
+}
 
 void liq_opts_defaults(struct liq_opts *o);
 /* Set one option by its long name (no dashes; '_' and '-' alike) from text.

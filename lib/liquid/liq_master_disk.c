@@ -41,6 +41,7 @@ md_nstate(const struct liq_opts *o)
 void
 liq_md_describe(const struct liq_opts *o, char *buf, size_t len)
 {
+    const struct liquid *lq = liq_opts_program(o);
     size_t k = 0;
 
 #define ADD(...)                                                                    \
@@ -48,22 +49,22 @@ liq_md_describe(const struct liq_opts *o, char *buf, size_t len)
         if (k < len)                                                                \
             k += (size_t)snprintf(buf + k, len - k, __VA_ARGS__);                   \
     } while (0)
-    ADD("program %s\n", o->user != NULL && !o->builtin ? o->user->name : "stencil");
+    ADD("program %s\n", lq != NULL ? lq->name : "stencil");
     ADD("kernel %s\n", liq_kernel_name(o));
     ADD("grid %dx%dx%d\n", o->n[0], o->n[1], o->n[2]);
     ADD("iterations %d\n", o->iters);
     ADD("seed %" PRIu64 "\n", o->seed);
     ADD("state %d\n", md_nstate(o));
-    if (o->user != NULL && !o->builtin) {
+    if (lq != NULL) {
         ADD("fields");
-        for (int f = 0; f < o->user->nf; f++)
-            ADD(" %s", o->user->f[f].name);
-        ADD("\ndescription %08x\n", (unsigned)liq_user_fingerprint(o->user));
+        for (int f = 0; f < lq->nf; f++)
+            ADD(" %s", lq->f[f].name);
+        ADD("\ndescription %08x\n", (unsigned)liq_user_fingerprint(lq));
         ADD("input %s\n", o->input[0] != '\0' ? o->input : "(none)");
         /* The program's options as its workers get them (NAME=VALUE). */
         ADD("options");
-        for (int i = 0; i < o->user->nopt; i++)
-            ADD(" %s", o->user->wbuf[i]);
+        for (int i = 0; i < lq->nopt; i++)
+            ADD(" %s", lq->wbuf[i]);
         ADD("\n");
     }
 #undef ADD

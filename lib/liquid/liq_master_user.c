@@ -23,8 +23,10 @@
 const char *
 liq_kernel_name(const struct liq_opts *o)
 {
-    if (o->user != NULL && !o->builtin)
-        return o->user->name;
+    const struct liquid *lq = liq_opts_program(o);
+
+    if (lq != NULL)
+        return lq->name;
     return (o->builtin ? o->bkernel : o->kernel) == LIQ_RBGS ? "rbgs" : "jacobi";
 }
 
@@ -304,66 +306,70 @@ liq_mu_send_input(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats 
     return 0;
 }
 
-/* vmrun stencil's kernel: --kernel's and --seed's description, alive
- * as long as the process. */
-static struct liquid *builtin_lq;
-static struct liq_ukern builtin_k;
+/* vmrun stencil's kernel (red-black or Jacobi) on seed's field, the
+ * master's and each worker's alike: the description, alive as long as
+ * the process, or NULL out of memory. */
+static struct liquid *
+builtin_describe(int redblack, uint64_t seed)
+{
+    static struct liquid *lq;
+    static struct liq_ukern k;
+
+    liquid_free(lq);
+    if ((lq = liquid_new(redblack ? "rbgs" : "jacobi")) != NULL &&
+        liq_ukern_describe(lq, &k, redblack, seed) != 0) {
+        liquid_free(lq);
+        lq = NULL;
+    }
+    return lq;
+}
 
 int
 liq_mu_builtin(struct liq_opts *o)
 {
-    liquid_free(builtin_lq);
-    builtin_lq = liquid_new(liq_kernel_name(o));
-    if (builtin_lq == NULL || liq_ukern_describe(builtin_lq, &builtin_k, o->kernel == LIQ_RBGS,
-                                                 o->seed) != 0)
+    if ((o->user = builtin_describe(o->kernel == LIQ_RBGS, o->seed)) == NULL)
         return -1;
     o->builtin = 1;
     o->bkernel = o->kernel;
-    o->user = builtin_lq;
     return 0;
 }
 
 int
 liq_builtin_worker(const char *who, int argc, char **argv)
 {
-    static struct liq_ukern k;
-    struct liquid *lq;
     int kernel = -1, have_seed = 0;
     uint64_t seed = 0;
 
-    for (int i = 1; i < argc; i++) {
-        char *end;
-
-        if (strcmp(argv[i], "kernel=jacobi") == 0 || strcmp(argv[i], "kernel=rbgs") == 0) {
-            kernel = argv[i][7] == 'r';
-        } else if (strncmp(argv[i], "seed=", 5) == 0 && argv[i][5] >= '0' && argv[i][5] <= '9') {
-            errno = 0;
-            seed = strtoull(argv[i] + 5, &end, 10);
-            have_seed = errno == 0 && *end == '\0';
-            if (!have_seed)
-                kernel = -2;
-        } else {
-            kernel = -2;
-        }
-        if (kernel == -2) {
-            fprintf(stderr, "%s: unexpected argument '%s'; the job's master spawns this\n", who,
-                    argv[i]);
-            return LIQ_EXIT_USAGE;
-        }
-    }
     if (argc == 1)
         return liq_worker_main(); /* vmrun bench's probe: the built-in kernels */
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        char *end = NULL;
+
+        if (strcmp(a, "kernel=jacobi") == 0 || strcmp(a, "kernel=rbgs") == 0) {
+            kernel = strcmp(a, "kernel=rbgs") == 0;
+            continue;
+        }
+        if (strncmp(a, "seed=", 5) == 0 && a[5] >= '0' && a[5] <= '9') {
+            errno = 0;
+            seed = strtoull(a + 5, &end, 10);
+            if (errno == 0 && *end == '\0') {
+                have_seed = 1;
+                continue;
+            }
+        }
+        fprintf(stderr, "%s: unexpected argument '%s'; the job's master spawns this\n", who, a);
+        return LIQ_EXIT_USAGE;
+    }
     if (kernel < 0 || !have_seed) {
         fprintf(stderr, "%s: takes kernel=jacobi|rbgs and seed=N; the job's master spawns it\n",
                 who);
         return LIQ_EXIT_USAGE;
     }
-    if ((lq = liquid_new(kernel ? "rbgs" : "jacobi")) == NULL ||
-        liq_ukern_describe(lq, &k, kernel, seed) != 0) {
-        fprintf(stderr, "%s: %s\n", who, lq != NULL ? liquid_error(lq) : "out of memory");
+    if ((liq_user_spec = builtin_describe(kernel, seed)) == NULL) {
+        fprintf(stderr, "%s: out of memory\n", who);
         return LIQ_EXIT_FAIL;
     }
-    liq_user_spec = lq;
     return liq_worker_main();
 }
 
@@ -378,20 +384,21 @@ worker_argv(struct liquid *lq, const struct liq_opts *o, const struct liq_progra
     lq->wargv[k++] = (char *)(uintptr_t)(prog->worker_argv != NULL ? prog->worker_argv[0]
                                                                     : LIQ_WORKER_ARG);
     if (o->builtin) {
-        snprintf(lq->wbuf[0], sizeof(lq->wbuf[0]), "kernel=%s",
-                 o->bkernel == LIQ_RBGS ? "rbgs" : "jacobi");
+        snprintf(lq->wbuf[0], sizeof(lq->wbuf[0]), "kernel=%s", liq_kernel_name(o));
         snprintf(lq->wbuf[1], sizeof(lq->wbuf[1]), "seed=%" PRIu64, o->seed);
         lq->wargv[k++] = lq->wbuf[0];
         lq->wargv[k++] = lq->wbuf[1];
-    }
-    for (int i = 0; !o->builtin && i < lq->nopt; i++) {
-        const struct liq_user_opt *p = &lq->opt[i];
+    } else {
+        for (int i = 0; i < lq->nopt; i++) {
+            const struct liq_user_opt *p = &lq->opt[i];
 
-        if (p->is_int)
-            snprintf(lq->wbuf[i], sizeof(lq->wbuf[i]), "%s=%d", p->name, *(int *)p->var);
-        else
-            snprintf(lq->wbuf[i], sizeof(lq->wbuf[i]), "%s=%.17g", p->name, *(double *)p->var);
-        lq->wargv[k++] = lq->wbuf[i];
+            if (p->is_int)
+                snprintf(lq->wbuf[i], sizeof(lq->wbuf[i]), "%s=%d", p->name, *(int *)p->var);
+            else
+                snprintf(lq->wbuf[i], sizeof(lq->wbuf[i]), "%s=%.17g", p->name,
+                         *(double *)p->var);
+            lq->wargv[k++] = lq->wbuf[i];
+        }
     }
     lq->wargv[k] = NULL;
 }

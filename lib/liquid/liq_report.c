@@ -104,7 +104,6 @@ liq_quantum_checksum(const struct liq_worker *w, const struct liq_quantum *q)
 
         if (w->user != NULL && w->user->f[f].konst)
             continue;
-
         liq_quantum_field(w, q, f, &own);
         sum += liq_field_checksum(&own) * (uint64_t)(2 * f + 1);
     }

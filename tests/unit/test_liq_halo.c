@@ -267,8 +267,10 @@ test_halo_work_and_auto(void **state)
     assert_true(liq_halo_work(&g, LIQ_RBGS, 2, NULL, 1) > liq_halo_work(&g, LIQ_JACOBI, 2, NULL, 1));
     /* A description of reach 1 with levels (vmrun stencil's Jacobi,
      * liq_ukern.c) is priced as Jacobi; in place, as red-black. */
-    assert_true(liq_halo_work(&g, LIQ_USER, 3, NULL, 1) == liq_halo_work(&g, LIQ_JACOBI, 3, NULL, 1));
-    assert_true(liq_halo_work(&g, LIQ_USER_RB, 2, NULL, 1) == liq_halo_work(&g, LIQ_RBGS, 2, NULL, 1));
+    assert_true(liq_halo_work(&g, LIQ_USER, 3, NULL, 1) ==
+                liq_halo_work(&g, LIQ_JACOBI, 3, NULL, 1));
+    assert_true(liq_halo_work(&g, LIQ_USER_RB, 2, NULL, 1) ==
+                liq_halo_work(&g, LIQ_RBGS, 2, NULL, 1));
     assert_int_equal(liq_halo_auto(&g, LIQ_USER, 16, NULL, 1), 8);
     /* 8 sweeps: 1.1396; 9: 1.1609, past the slack. */
     assert_int_equal(liq_halo_auto(&g, LIQ_JACOBI, 16, NULL, 1), 8);
