@@ -267,9 +267,35 @@ task_client_gone(struct vmd *vmd, struct vmd_client *c)
         vmd_task_end(c->task, "left the VM");
 }
 
+/*
+ * Host h left the VM: every task of this host hears it (WIRE_DIRECT_GONE),
+ * so that a link to a task of h dies.  Otherwise a write blocked on such a
+ * link (the host stopped, its socket buffers full) would wait for ever:
+ * a stopped peer's kernel keeps the connection open.
+ */
+static void
+task_host_gone(struct vmd *vmd, struct vmd_host *h)
+{
+    unsigned char body[4];
+    struct wire_hdr m = { .type = WIRE_T_DIRECT, .tag = WIRE_DIRECT_GONE,
+                          .src = VMD_HOST_TID(vmd->index), .len = sizeof(body) };
+
+    vmd_put_be32(body, (uint32_t)h->index);
+    for (struct vmd_list *l = vmd->tasks.next; l != &vmd->tasks; l = l->next) {
+        struct vmd_task *t = vmd_container_of(l, struct vmd_task, link);
+
+        if (t->client == NULL || t->ended)
+            continue;
+        m.dst = t->tid;
+        if (vmd_client_send(t->client, &m, body, sizeof(body)) != 0)
+            log_warn("task t%x: cannot tell it host %s left", t->tid, h->name);
+    }
+}
+
 const struct vmd_hooks vmd_task_hooks = {
     .module = "task",
     .halt = task_halt,
+    .host_gone = task_host_gone,
     .client_gone = task_client_gone,
 };
 

@@ -29,7 +29,10 @@
  * daemons again; the one whose write on the socket failed is sent that
  * way whole (the receiver drops a partial frame; a ring's rule, below, is
  * stricter).  Only then can order break, and only for a peer that is most
- * likely dead: its daemon tells the PvmTaskExit watchers.
+ * likely dead: its daemon tells the PvmTaskExit watchers.  A host the VM
+ * drops is one: our daemon says so (WIRE_DIRECT_GONE), and the links to
+ * its tasks die (on_host_gone), or a write blocked on one whose peer was
+ * stopped with its host would wait for ever.
  *
  * Who may connect.  Between hosts a task presents its host's certificate
  * and key, whose paths its daemon gives it (a task runs as the daemon's
@@ -875,12 +878,41 @@ on_conreq(const struct wire_hdr *h, const unsigned char *body)
     d->work = 1;
 }
 
+/*
+ * Host `host` left the VM (our daemon says so): its tasks are gone, and a
+ * link to one of them will carry nothing more.  What it already brought is
+ * read first; then the link dies, and a write waiting on it (the peer
+ * stopped, its buffers full) goes the daemons' way, which drop it.
+ */
+static void
+on_host_gone(const struct wire_hdr *h, const unsigned char *body)
+{
+    struct pvm__direct *d = pvm__ctx.direct;
+    uint32_t host;
+
+    /* Only a daemon's word: a task's src has a local part. */
+    if (d == NULL || h->len != 4 || WIRE_TID_IS_TASK(h->src) || WIRE_TID_HOST(h->src) == 0)
+        return;
+    host = (uint32_t)body[0] << 24 | (uint32_t)body[1] << 16 | (uint32_t)body[2] << 8 | body[3];
+    for (struct pvm__link *l = d->links; l; l = l->next) {
+        if (l->tid == 0 || WIRE_TID_HOST(l->tid) != (int)host || l->state == PVM__LINK_DEAD)
+            continue;
+        if ((l->state == PVM__LINK_READY || l->state == PVM__LINK_UP) && l->fd >= 0)
+            link_input(d, l);
+        if (l->state != PVM__LINK_DEAD)
+            link_dead(l);
+    }
+}
+
 void
 pvm__direct_from_daemon(const struct wire_hdr *h, unsigned char *body)
 {
     struct pvm__link *l = link_find((int)h->src);
 
     switch (h->tag) {
+    case WIRE_DIRECT_GONE:
+        on_host_gone(h, body);
+        break;
     case WIRE_DIRECT_MARK:
         on_mark(l);
         break;

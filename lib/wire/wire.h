@@ -208,6 +208,8 @@ enum wire_type {
 #define WIRE_DIRECT_SHM 6       /* (empty) on a Unix link, with a ring's descriptors
                                    (SCM_RIGHTS): my messages now take the ring
                                    (lib/pvm/pvm_shm.h) */
+#define WIRE_DIRECT_GONE 7   /* u32 host index, from a task's own daemon: that host left
+                                   the VM, and links to its tasks are dead */
 #define WIRE_DIRECT_TOKEN 32
 
 /* WIRE_T_CLOCK's flags: this one is the answer. */

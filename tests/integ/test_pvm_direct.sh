@@ -5,13 +5,14 @@
 # 3 MB) both ways, checked byte for byte by the programs.  PvmDontRoute
 # refuses and the daemons carry on; routed and direct senders mixed keep
 # each pair's order; strangers cannot use a task's port; a peer that dies
-# mid-transfer ends in an exit notice, not a hang.
+# mid-transfer ends in an exit notice, not a hang, and so does one whose
+# host the VM drops while it is stopped (daemon and task).
 . "$(dirname "$0")/lib.sh"
 P=$(dirname "$VMCTL")/../tests/integ/pvm_direct
 [ -x "$P" ] || skip_all "pvm_direct is not built"
 write_conf
 
-check "start a local VM of 2 hosts" "$VMCTL" start --local 2 -c "$T/test.conf"
+check "start a local VM of 3 hosts" "$VMCTL" start --local 3 -c "$T/test.conf"
 
 # echo_run NAME SERVER-HOST SERVER-ROUTE CLIENT-HOST CLIENT-ROUTE N
 echo_run() {
@@ -161,6 +162,30 @@ check "a sender whose reader dies mid-message gets its exit notice, no hang" \
 wait_for 10 gone $HOG || kill -9 $HOG
 wait $HOG; rc=$?
 check "... and ends with status 0" test $rc = 0
+
+# The reader's whole host stops (its daemon and the reader: a workstation
+# suspended or hung) while the hog's write waits on a full link.  The VM
+# drops the host after host_timeout; the hog's daemon tells it, the link
+# dies, and the message goes the daemons' way (dropped with the host): the
+# hog gets its exit notice instead of waiting on the link for ever.
+check "a third pair: the reader on host2, the hog on host1" start_pair host2 host1
+touch "$T/flags/read"
+wait_for 60 grep -q "^got 2" "$T/idle"
+sleep 1
+check "the hog is blocked in a send, not finished" kill -0 $HOG
+VPID=$(vmd_pid_of host2)
+check "host2's daemon runs (pid $VPID)" test -n "$VPID"
+kill -STOP $VPID $IDLE
+check "the stopped host leaves the VM" wait_for 20 hosts_are 2
+check "a sender blocked on a link to a task of the dropped host gets its exit notice, no hang" \
+    wait_for 30 grep -q "^ok hog" "$T/hog"
+wait_for 10 gone $HOG || kill -9 $HOG
+wait $HOG; rc=$?
+check "... and ends with status 0" test $rc = 0
+kill -CONT $VPID $IDLE
+check "continued, host2's daemon leaves the VM (it lost the master)" wait_for 15 gone $VPID
+wait_for 10 gone $IDLE || kill -9 $IDLE
+wait $IDLE 2>/dev/null
 
 check "halt" "$VMCTL" halt
 check "no vmd process is left" wait_for 5 vmd_count_is 0

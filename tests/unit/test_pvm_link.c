@@ -8,7 +8,8 @@
  * or sends a bad HELLO loses its link and nothing it sent is queued; a
  * HELLO with the right token turns the request into a link and is answered
  * ACK; frames written a byte at a time are assembled; PvmDontRoute answers
- * a CONREQ with a NAK carrying its token; a malformed CONREQ is ignored.
+ * a CONREQ with a NAK carrying its token; a malformed CONREQ is ignored;
+ * the daemon's word that a host left closes the links to its tasks only.
  */
 #include "test_pvm_fakevm.h"
 
@@ -268,6 +269,43 @@ test_pvm_link_malformed_conreq_is_ignored(void **state)
     assert_int_equal(fake_sent(&h, &body), 0);  /* no answer of any kind */
 }
 
+/* Our daemon says host 2 left the VM: the link to its task (FAKE_T3) dies
+ * after what it brought is queued; the link to a task of host 1 stays.  The
+ * same words from a task are not believed. */
+static void
+test_pvm_link_host_gone_closes_its_links_only(void **state)
+{
+    int p2, p3;
+    struct pvm__link *l2 = make_link(PVM__LINK_READY, FAKE_T2, &p2);
+    struct pvm__link *l3 = make_link(PVM__LINK_READY, FAKE_T3, &p3);
+    unsigned char host2[4] = { 0, 0, 0, 2 };
+    struct wire_hdr g = { .type = WIRE_T_DIRECT, .tag = WIRE_DIRECT_GONE, .src = FAKE_T2,
+                          .dst = FAKE_ME };
+
+    (void)state;
+    l2->marked = l3->marked = 1;
+    /* Forged by a task of host 1: nothing happens. */
+    assert_int_equal(wire_write_frame(fake_fd, &g, host2, sizeof host2), 0);
+    settle();
+    assert_int_equal(l3->state, PVM__LINK_READY);
+    /* Host 2's task wrote a message, unread when the daemon's word comes. */
+    peer_msg(p3, FAKE_T3, 5, 7);
+    g.src = WIRE_HOST_TID(1);
+    assert_int_equal(wire_write_frame(fake_fd, &g, host2, sizeof host2), 0);
+    pvm__pump_daemon(NULL, NULL);
+    assert_int_equal(l3->state, PVM__LINK_DEAD);
+    assert_int_equal(l3->fd, -1);
+    assert_int_equal(l2->state, PVM__LINK_READY);
+    assert_true(pvm_nrecv(FAKE_T3, 5) > 0);
+    assert_int_equal(fake_upk_int(), 7);
+    /* A short body is ignored. */
+    assert_int_equal(wire_write_frame(fake_fd, &g, host2, 3), 0);
+    settle();
+    assert_int_equal(l2->state, PVM__LINK_READY);
+    close(p2);
+    close(p3);
+}
+
 int
 main(void)
 {
@@ -280,6 +318,7 @@ main(void)
         T(test_pvm_link_hello_needs_the_token_of_the_request),
         T(test_pvm_link_dontroute_answers_a_conreq_with_nak),
         T(test_pvm_link_malformed_conreq_is_ignored),
+        T(test_pvm_link_host_gone_closes_its_links_only),
     };
 #undef T
     return cmocka_run_group_tests_name("pvm_link", tests, NULL, NULL);
