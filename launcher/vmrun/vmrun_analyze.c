@@ -427,6 +427,30 @@ an_idle(const struct an *a, int h)
     return k > 0 && span > 0 ? w / (k * span) : 0;
 }
 
+/* The master's marks of reclaim and failures, and its recoveries. */
+struct an_events {
+    int evacuate, rejoin, lost, recoveries;
+    double recovery_s;
+};
+
+static struct an_events
+an_events(const struct vmrun_trace *t)
+{
+    struct an_events e = { 0 };
+
+    for (int i = 0; i < t->nmarks; i++) {
+        e.evacuate += strcmp(t->marks[i].name, "evacuate") == 0;
+        e.rejoin += strcmp(t->marks[i].name, "rejoin") == 0;
+        e.lost += strcmp(t->marks[i].name, "lost") == 0;
+    }
+    for (int i = 0; i < t->nspans; i++)
+        if (t->spans[i].kind == VT_RECOVERY) {
+            e.recoveries++;
+            e.recovery_s += t->spans[i].dur;
+        }
+    return e;
+}
+
 static void
 an_print(FILE *fp, const char *path, const struct an *a, const struct vmrun_advice *adv)
 {
@@ -493,6 +517,13 @@ an_print(FILE *fp, const char *path, const struct an *a, const struct vmrun_advi
             100 * a->tr.comm_ratio, 100 * a->tr.plan_wait_share);
     for (int h = 0; h < t->nhosts; h++)
         fprintf(fp, " %s %.1f%%", t->hosts[h].name, 100 * an_idle(a, h));
+    struct an_events ev = an_events(t);
+
+    if (ev.evacuate + ev.rejoin + ev.lost + ev.recoveries > 0)
+        fprintf(fp, "\nreclaim and failures: %d evacuated, %d rejoined; %d worker%s lost, "
+                    "%d recover%s in %.3f s",
+                ev.evacuate, ev.rejoin, ev.lost, ev.lost == 1 ? "" : "s", ev.recoveries,
+                ev.recoveries == 1 ? "y" : "ies", ev.recovery_s);
     fprintf(fp, "\nrules:\n");
     for (int i = 0; i < adv->nrules; i++)
         fprintf(fp, "  %s %-16s %s\n", adv->rule[i].fired ? "FIRED" : "  -  ", adv->rule[i].name,
@@ -544,7 +575,11 @@ an_json(FILE *fp, const char *path, const struct an *a, const struct vmrun_advic
         wire_json_str(fp, t->hosts[h].name);
         fprintf(fp, ":%.4f", an_idle(a, h));
     }
-    fprintf(fp, "},\"rules\":[");
+    struct an_events ev = an_events(t);
+
+    fprintf(fp, "},\"events\":{\"evacuate\":%d,\"rejoin\":%d,\"lost\":%d,\"recoveries\":%d,"
+                "\"recovery_s\":%.6g},\"rules\":[",
+            ev.evacuate, ev.rejoin, ev.lost, ev.recoveries, ev.recovery_s);
     for (int i = 0; i < adv->nrules; i++) {
         fprintf(fp, "%s{\"name\":\"%s\",\"fired\":%s,\"why\":", i ? "," : "", adv->rule[i].name,
                 adv->rule[i].fired ? "true" : "false");

@@ -87,6 +87,7 @@ tl_kind(const char *name, const char *cat)
         { "wait reduction ghosts", VT_WAIT_GHOST }, { "wait move", VT_WAIT_MOVE },
         { "wait plan", VT_WAIT_PLAN }, { "wait verdict", VT_WAIT_VERDICT },
         { "migrate", VT_MIGRATE }, { "plan", VT_PLAN }, { "clock sync", VT_SYNC },
+        { "recovery", VT_RECOVERY },
     };
 
     for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)

@@ -42,6 +42,7 @@ tv_colour(const struct vmrun_tspan *s)
     case VT_SYNC: return "#999999";
     case VT_PVM_WAIT: return "#d73027";
     case VT_PVM_SPAWN: return "#4575b4";
+    case VT_RECOVERY: return "#67001f";
     default: return NULL;
     }
 }
@@ -112,7 +113,8 @@ tv_write(FILE *fp, const struct vmrun_trace *t)
                 TV_LEFT + k * span / 10 * sx, y, k * span / 10);
     fprintf(fp, "<text x=\"%.0f\" y=\"%.1f\">green compute (dark: heavy), red wait for ghosts, "
                 "orange wait for a move, plan or verdict, purple move, blue the master's plan, "
-                "lines messages, ticks epochs</text>\n</svg>\n",
+                "dark red a recovery, lines messages, ticks epochs (red: reclaim, a lost "
+                "worker)</text>\n</svg>\n",
             TV_LEFT, y + 18);
     free(row);
     return ferror(fp) ? -1 : 0;

@@ -21,7 +21,8 @@ enum vmrun_tkind {
     VT_MIGRATE, VT_PLAN, VT_SYNC, VT_OTHER,
     VT_PVM_WAIT,                /* a PVM call that waits: a receive until its message
                                  * came, a barrier or another collective */
-    VT_PVM_SPAWN
+    VT_PVM_SPAWN,
+    VT_RECOVERY                 /* the master: a lost worker noticed to the job sent again */
 };
 
 struct vmrun_tlane {
@@ -64,7 +65,7 @@ struct vmrun_tmark {
     int lane;
     double t;
     int epoch;                  /* "epoch" marks; -1 others */
-    char name[16];              /* epoch, evacuate, rejoin, verdict */
+    char name[16];              /* epoch, evacuate, rejoin, verdict, lost */
 };
 
 /* The job's settings as the trace's otherData gives them. */

@@ -441,7 +441,9 @@ int liq_plan_at(int boundary);
  * (1 on the final chunk), dropped, then per event 2 doubles (t0, t1: the
  * worker's CLOCK_MONOTONIC seconds) and 6 ints (kind, a..e).  The master
  * records its own in the same records and writes one Chrome Trace Event
- * JSON file (liq_master_trace.c).
+ * JSON file (liq_master_trace.c).  A worker's trace outlives a recovery:
+ * the job given up keeps it, the restore records on, and a survivor that
+ * had sent its trace sends the rest after the restore.
  */
 enum liq_tev_kind {
     LIQ_TEV_COMPUTE = 1,  /* span: a region's sweep; a first quantum, b quanta, c iterations,
@@ -457,7 +459,11 @@ enum liq_tev_kind {
                            * d BE x 1000, e forced */
     LIQ_TEV_RECLAIM,      /* master, at t0: host a, b 1 rejoin / 0 evacuate, c epoch */
     LIQ_TEV_REDUCE,       /* master, at t0: the verdict of iteration a, b 1 stop */
-    LIQ_TEV_SYNC          /* master, span: the clocks' ping-pongs */
+    LIQ_TEV_SYNC,         /* master, span: the clocks' ping-pongs */
+    LIQ_TEV_LOST,         /* master, at t0: worker tid a on host b lost, c the iteration
+                           * reached, d 1 during a recovery */
+    LIQ_TEV_RECOVER       /* master, span: a loss noticed to the job sent again; a the
+                           * checkpoint's iteration, b the generation, c quanta re-placed */
 };
 enum { LIQ_TEV_WHOLE = 0, LIQ_TEV_INNER = 1, LIQ_TEV_OUTER = 2 };
 

@@ -30,7 +30,10 @@ liq_job_free(struct liq_worker *w)
     free(w->tids);
     free(w->ctime);
     free(w->whost);
-    liq_trace_free(&w->tr);
+    /* A job given up for a recovery goes on from a checkpoint: its trace
+     * keeps what came before (the next JOB, a restore, records on). */
+    if (w->rec_gen == 0)
+        liq_trace_free(&w->tr);
     w->q = NULL;
     w->rg = NULL;
     w->all = NULL;
@@ -121,9 +124,13 @@ liq_job_header(struct liq_worker *w)
                  hdr[0], hdr[1], hdr[2], hdr[3], hdr[4], hdr[5]);
         return -EINVAL;
     }
-    if (liq_trace_init(&w->tr, hdr[LIQ_JOB_TRACE]) != 0) {
-        liq_fail(w, "job: out of memory for a trace of %d events", hdr[LIQ_JOB_TRACE]);
-        return -ENOMEM;
+    /* A restore after a recovery records on into the trace kept. */
+    if (!(w->restore && w->tr.cap > 0)) {
+        liq_trace_free(&w->tr);
+        if (liq_trace_init(&w->tr, hdr[LIQ_JOB_TRACE]) != 0) {
+            liq_fail(w, "job: out of memory for a trace of %d events", hdr[LIQ_JOB_TRACE]);
+            return -ENOMEM;
+        }
     }
     w->depth = liq_halo_depth(w->kernel, w->halo);
     liq_coeffs(w->g.n, &w->c, &w->c2);

@@ -337,6 +337,7 @@ void liq_bench_json(FILE *fp, const struct liq_vm *vm);
 struct liq_mtrace_worker {
     int tid, host;
     int done;                   /* its last chunk came */
+    int dropped0;               /* dropped by the traces it sent before a recovery */
     struct liq_trace tr;        /* cap: room allocated; n: events in */
 };
 
@@ -647,12 +648,14 @@ void liq_mb_free(struct liq_stats *st);
  * round trip kept per host) before the JOB goes; 0, or -1 with vm->why.
  * liq_mt_expect: worker slot w was sent a JOB with tracing on (its trace
  * is due).  liq_mt_take: a LIQ_TAG_TRACE chunk from tid src (0 or -1 with
- * vm->why).  liq_mt_write: the Chrome Trace Event JSON file (0, or -1 with
- * errno). */
+ * vm->why).  liq_mt_reopen: survivor tid goes on after a recovery; if its
+ * trace came whole, the rest of it is due too.  liq_mt_write: the Chrome
+ * Trace Event JSON file (0, or -1 with errno). */
 #define LIQ_MT_PINGS 5
 int liq_mt_start(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st);
 int liq_mt_expect(struct liq_vm *vm, struct liq_stats *st, int w);
 int liq_mt_take(struct liq_vm *vm, struct liq_stats *st, int src);
+void liq_mt_reopen(struct liq_stats *st, int tid);
 int liq_mt_write(const char *path, const struct liq_vm *vm, const struct liq_opts *o,
                  const struct liq_stats *st);
 void liq_mt_free(struct liq_stats *st);

@@ -359,7 +359,7 @@ replace(struct liq_vm *vm, struct liq_stats *st, int c, int32_t *owner, int *rep
  * the VM failed.
  */
 static int
-handshake(struct liq_vm *vm, int need)
+handshake(struct liq_vm *vm, struct liq_stats *st, int need)
 {
     char *seen = calloc((size_t)vm->nworkers, 1);
     int rc = 0;
@@ -406,6 +406,12 @@ handshake(struct liq_vm *vm, int need)
                         vm->lost[w] = 1;
                         rc = 1;
                     }
+        } else if (t == LIQ_TAG_TRACE && liq_vm_worker(vm, s) >= 0) {
+            /* A survivor that had finished its part: its trace is kept. */
+            if (liq_mt_take(vm, st, s) != 0) {
+                rc = -1;
+                break;
+            }
         } else if (t == LIQ_TAG_RECOVERED && (w = liq_vm_worker(vm, s)) >= 0) {
             pvm_upkint(&g, 1, 1);
             if (g == vm->gen && !seen[w]) {
@@ -440,6 +446,8 @@ liq_mc_recover(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st
             if (vm->lost[w]) {
                 if (fail_push(vm, st, w, reached, during) != 0)
                     goto out;
+                liq_trace_rec(&st->tr.mine, LIQ_TEV_LOST, liq_vm_now(), 0, vm->tids[w],
+                              vm->whost[w], reached, during, 0);
                 if (vm->progress)
                     fprintf(stderr, "%s%s: %s\n", isatty(2) ? "\n" : "", vm->who, vm->why);
                 slot_gone(vm, st, w);
@@ -479,7 +487,7 @@ liq_mc_recover(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st
             rc = -1;
             goto out;
         }
-        if ((rc = handshake(vm, nto)) < 0)
+        if ((rc = handshake(vm, st, nto)) < 0)
             goto out;
         if (rc == 0)
             break;
@@ -507,6 +515,10 @@ liq_mc_recover(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st
         (c == 0 && o->user != NULL && liq_mu_send_input(vm, o, st) != 0))
         goto out;
     liq_vm_rewatch(vm);
+    /* Survivors that had sent their traces send the rest at the end. */
+    for (int i = 0; i < nto; i++)
+        liq_mt_reopen(st, to[i]);
+    liq_trace_rec(&st->tr.mine, LIQ_TEV_RECOVER, t0, liq_vm_now(), c, vm->gen, replaced, 0, 0);
     for (int i = first; i < ck->nfail; i++) {
         ck->fail[i].back_to = c;
         ck->fail[i].replaced = replaced;

@@ -160,7 +160,7 @@ liq_mt_take(struct liq_vm *vm, struct liq_stats *st, int src)
     }
     free(tv);
     free(iv);
-    x->tr.dropped = hdr[2];
+    x->tr.dropped = x->dropped0 + hdr[2];
     if (hdr[1]) {
         x->done = 1;
         mt->due--;
@@ -170,6 +170,19 @@ bad:
     snprintf(vm->why, sizeof(vm->why), "worker t%x sent a malformed trace message",
              (unsigned)src);
     return -1;
+}
+
+void
+liq_mt_reopen(struct liq_stats *st, int tid)
+{
+    struct liq_mtrace *mt = &st->tr;
+
+    for (int i = 0; i < mt->nw; i++)
+        if (mt->w[i].tid == tid && mt->w[i].done) {
+            mt->w[i].done = 0;
+            mt->w[i].dropped0 = mt->w[i].tr.dropped;
+            mt->due++;
+        }
 }
 
 void
@@ -356,6 +369,18 @@ mt_master_event(struct mt_out *m, int host, const struct liq_tev *e)
         mt_head(m, "X", "clock sync", "sync", host, mt->mtid, e->t0);
         fprintf(fp, ",\"dur\":%.3f,\"args\":{\"pings\":%d}}", (e->t1 - e->t0) * 1e6,
                 LIQ_MT_PINGS);
+        break;
+    case LIQ_TEV_LOST:
+        mt_head(m, "i", "lost", "failure", host, mt->mtid, e->t0);
+        fprintf(fp, ",\"s\":\"g\",\"args\":{\"worker\":%d,\"host\":", e->a);
+        wire_json_str(fp, e->b >= 0 && e->b < vm->nhosts ? vm->host[e->b].name : "?");
+        fprintf(fp, ",\"reached\":%d,\"during_recovery\":%d}}", e->c, e->d);
+        break;
+    case LIQ_TEV_RECOVER:
+        mt_head(m, "X", "recovery", "failure", host, mt->mtid, e->t0);
+        fprintf(fp, ",\"dur\":%.3f,\"args\":{\"back_to\":%d,\"generation\":%d,"
+                    "\"replaced\":%d}}",
+                (e->t1 - e->t0) * 1e6, e->a, e->b, e->c);
         break;
     default:
         break;

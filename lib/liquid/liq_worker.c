@@ -89,6 +89,7 @@ liq_worker_main(void)
         }
     }
     liq_ckpt_free(&w);
+    liq_trace_free(&w.tr); /* kept by a recovery no JOB followed */
     pvm_exit();
     return 0;
 }

@@ -86,9 +86,9 @@ and C["bytes"] > 0 and C["seconds"] > 0 and R["verified"] is True)'
         "$T/job.out"
 }
 
-# 1. kill -9 host1's worker during vmrun stencil.
+# 1. kill -9 host1's worker during vmrun stencil (traced).
 check "start a local VM of 3 hosts" vm_up
-start "$VMRUN" stencil --checkpoint-every 2
+start "$VMRUN" stencil --checkpoint-every 2 --trace "$T/rec.trace.json"
 into_job
 pid=$(worker_pid host1)
 check "host1 runs a worker of the job (pid $pid)" [ -n "$pid" ]
@@ -97,6 +97,36 @@ finish
 recovered 1 "vmrun stencil, host1's worker killed"
 check "... the failure is that worker's exit" r \
     'F[0]["what"].startswith("worker t") and "exited during the job" in F[0]["what"]'
+# The trace shows the loss and the recovery, and each survivor's work
+# before the loss as well as after the recovery.
+check "... its trace has the loss, the recovery, and the survivors' work before and after" \
+    python3 - "$T/rec.trace.json" "$T/job.json" <<'EOF'
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+F = json.load(open(sys.argv[2]))["failures"]
+lost = [e for e in ev if e["cat"] == "failure" and e["name"] == "lost"]
+rec = [e for e in ev if e["cat"] == "failure" and e["name"] == "recovery"]
+assert len(lost) == 1 and len(rec) == 1, (len(lost), len(rec))
+assert lost[0]["args"]["worker"] == F[0]["tid"] and lost[0]["args"]["host"] == F[0]["host"]
+assert rec[0]["args"]["back_to"] == F[0]["back_to"] and rec[0]["args"]["generation"] == 1
+t_lost, t_back = lost[0]["ts"], rec[0]["ts"] + rec[0]["dur"]
+workers = {e["tid"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"
+           and e["args"]["name"].startswith("worker")}
+survivors = workers - {F[0]["tid"]}
+assert len(survivors) == 2, survivors
+for w in survivors:
+    c = [e["ts"] for e in ev if e["tid"] == w and e["name"] == "compute"]
+    before, after = sum(t < t_lost for t in c), sum(t > t_back for t in c)
+    print("# worker %d: %d compute spans before the loss, %d after the recovery"
+          % (w, before, after))
+    assert before > 0 and after > 0
+EOF
+check "... vmrun analyze counts the loss and the recovery" bash -c '
+    "$0" analyze "$1" >"$2" && grep -q "1 worker lost, 1 recovery in" "$2"' "$VMRUN" \
+    "$T/rec.trace.json" "$T/rec.analysis"
+check "... and vmrun trace view draws the recovery" bash -c '
+    "$0" trace view "$1" --svg "$2" >/dev/null && grep -q "#67001f" "$2"' "$VMRUN" \
+    "$T/rec.trace.json" "$T/rec.svg"
 
 # 2. The same with a program of its own (liquid.h): heat3d.
 if [ "$SAN" = 1 ]; then
