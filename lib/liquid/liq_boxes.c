@@ -155,7 +155,7 @@ liq_quantum_field(const struct liq_worker *w, const struct liq_quantum *q, int f
                   struct kern_box *view)
 {
     const struct liq_region *r = w->rg[q->region];
-    const struct kern_box *b = w->user != NULL ? r->u.lv[0][f] : r->cur;
+    const struct kern_box *b = r->u.lv[0][f];
     int e[6] = { q->lo[0] - (int)b->oi, 0, q->lo[1] - (int)b->oj, 0, q->lo[2] - (int)b->ok, 0 };
 
     liq_quantum_view(b, e, q->n, view);
@@ -191,10 +191,7 @@ liq_cut(struct liq_worker *w, const int *owner, struct liq_region_box **all, int
 int
 liq_region_state(const struct liq_worker *w, struct liq_region *r, struct kern_box **out)
 {
-    if (w->user != NULL)
-        return liq_ubox_state(&r->u, w->user, out);
-    out[0] = r->cur;
-    return 1;
+    return liq_ubox_state(&r->u, w->user, out);
 }
 
 #define LIQ_STATE_MAX (2 * LIQUID_MAX_FIELDS)

@@ -7,8 +7,8 @@
  * checkpoint complete.  When the master gives the job up for a recovery,
  * the copies of the last confirmed checkpoint outlive the job, and the
  * next JOB fills its quanta from them.  Copies are what a move carries
- * (liq_state_get: the built-in kernels' box, or every field's current
- * level and the one before), so a restored quantum has the same bits.
+ * (liq_state_get: every field's current level and the one before), so a
+ * restored quantum has the same bits.
  */
 #include "liq_int.h"
 

@@ -214,8 +214,9 @@ void liq_quantum_own(const struct liq_worker *w, const struct liq_quantum *q,
 void liq_quanta_free(struct liq_quantum *q, int n);
 
 /* The boxes of region r that hold the state a halo or a move carries
- * (w->nstate of them): the built-in kernels' current box, or every field's
- * current level (and the one before, three levels). */
+ * (w->nstate of them): every field's current level (and the one before,
+ * three levels).  A job's worker always has its description (w->user;
+ * liq_job_user), vmrun stencil's kernels too. */
 int liq_region_state(const struct liq_worker *w, struct liq_region *r, struct kern_box **out);
 /* A patch of every state box, one after the other in buf (nstate * points). */
 void liq_state_get(const struct liq_worker *w, struct liq_region *r, const struct liq_patch *p,
@@ -224,8 +225,8 @@ void liq_state_put(const struct liq_worker *w, struct liq_region *r, const struc
                    const double *buf);
 void liq_state_copy(const struct liq_worker *w, struct liq_region *dst, struct liq_region *src,
                     const struct liq_patch *p);
-/* Quantum q's own points of field f's current level (the built-in
- * kernels: their one field), as a box inside its region's. */
+/* Quantum q's own points of field f's current level, as a box inside its
+ * region's. */
 void liq_quantum_field(const struct liq_worker *w, const struct liq_quantum *q, int f,
                        struct kern_box *view);
 
