@@ -381,6 +381,7 @@ an_run(struct an *a, const struct vmrun_trace *t, const struct vmrun_thresholds 
     a->tr.balance = t->job.balance;
     a->tr.halo = t->job.halo;
     a->tr.halo_auto = t->job.halo_auto;
+    a->tr.halo_slack = t->job.halo_slack;
     a->tr.epoch = t->job.epoch;
     a->tr.quanta = t->job.quanta;
     a->tr.heavy = t->job.heavy;

@@ -229,6 +229,22 @@ vmrun_rules_apply(const struct vmrun_traits *t, const struct vmrun_thresholds *t
              t->halo_auto ? "chosen by the runtime" : "given");
     if (r->fired)
         hint(out, "halo", r->why, "%d", t->halo * 2 < 16 ? t->halo * 2 : 16);
+    /* R5b, its converse: the runtime went deeper than its redundant
+     * points allow (LIQ_HALO_SLACK) because the ring's lambda priced each
+     * exchange high, yet the ghosts were there when asked for: the
+     * exchanges' latency was hidden behind the inner boxes, and the deeper
+     * halo only swept more points.  Under CPU quotas the ring's lambda
+     * wanders (1 to 5 ms and more, bench/paradise.sh); runs at the deeper
+     * halo took 12-60 % longer there. */
+    r = rule(out, "latency-hidden",
+             t->halo_auto && t->halo_slack > 0 && t->halo > t->halo_slack && !late,
+             "halo %d chosen by the runtime for latency, past the %d its redundant points "
+             "allow; a wait for ghosts %.3g ms at the median against %.3g ms per message "
+             "(late from %.2f latencies)",
+             t->halo, t->halo_slack, 1e3 * t->ghost_wait_s, 1e3 * t->latency_s,
+             th->late_messages);
+    if (r->fired)
+        hint(out, "halo", r->why, "%d", t->halo_slack);
     /* R6, seed 003 §7: the communication graph's shape.  A stencil's is
      * its neighbours'; another says the placement keeps no locality. */
     r = rule(out, "no-locality", t->shape == VR_SHAPE_ALL_TO_ALL,

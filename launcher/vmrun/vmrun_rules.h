@@ -40,6 +40,7 @@ struct vmrun_thresholds {
 struct vmrun_traits {
     int workers, epochs;        /* epochs: the load series' windows */
     int balance, halo, halo_auto, epoch, quanta, heavy;
+    int halo_slack;             /* --halo auto's depth before its latency term; 0 unknown */
     double min_gain;
     double grain_mean_s;        /* compute s per quantum-iteration, mean over blocks */
     double grain_cv;            /* ... its coefficient of variation */

@@ -262,6 +262,7 @@ tl_job(struct vmrun_trace *t, const struct vmrun_json *other)
     j->nquanta = vmrun_json_int(job, "nquanta", 0);
     j->halo = vmrun_json_int(job, "halo", 1);
     j->halo_auto = vmrun_json_int(job, "halo_auto", 1);
+    j->halo_slack = vmrun_json_int(job, "halo_slack", 0);
     j->balance = vmrun_json_int(job, "balance", 1);
     j->epoch = vmrun_json_int(job, "epoch", 10);
     j->heavy = vmrun_json_int(job, "heavy", 1);

@@ -72,6 +72,7 @@ struct vmrun_tmark {
 struct vmrun_tjob {
     int grid[3], iters, quanta, tasks_per_host, hosts, workers, nquanta;
     int halo, halo_auto, balance, epoch, heavy, reclaim, decomp_asked;
+    int halo_slack;             /* auto's depth before its latency term; 0 unknown */
     double min_gain, reclaim_below;
     char kernel[32], decomp[32], program[64];
 };

@@ -539,9 +539,10 @@ json_report(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o,
     liq_bench_json(fp, vm);
     fprintf(fp, ",\"quanta\":{\"grid\":[%d,%d,%d],\"count\":%d},", st->g.q[0], st->g.q[1],
             st->g.q[2], st->g.nquanta);
-    fprintf(fp, "\"halo\":{\"iterations\":%d,\"depth\":%d,\"work\":%.4f,\"auto\":%s},",
+    fprintf(fp, "\"halo\":{\"iterations\":%d,\"depth\":%d,\"work\":%.4f,\"auto\":%s,"
+                "\"slack_iterations\":%d},",
             st->halo, liq_halo_depth(o->kernel, st->halo), st->halo_work,
-            o->halo == 0 ? "true" : "false");
+            o->halo == 0 ? "true" : "false", st->halo_slack);
     fprintf(fp, "\"ranking\":[");
     for (int r = 0; st->advised && r < st->adv.nranked; r++)
         fprintf(fp, "%s{\"method\":\"%s\",\"rating\":%.4f,\"predicted_s\":%.6g}", r ? "," : "",
@@ -756,6 +757,8 @@ placed(const struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
     for (int w = 0; w < vm->nworkers; w++)
         speed += vm->wspeed[w];
     st->halo = liq_mu_halo(o, st, liq_opts_halo(o, &st->g, st->owner, vm->lambda, speed));
+    st->halo_slack = o->halo > 0 ? st->halo
+                                 : liq_mu_halo(o, st, liq_opts_halo(o, &st->g, st->owner, 0, 0));
     st->halo_work = liq_halo_work(&st->g, o->kernel, st->halo, st->owner, o->heavy);
     for (int q = 0; q < st->g.nquanta; q++)
         st->wquanta[st->owner[q]]++;

@@ -465,6 +465,9 @@ struct liq_stats {
                                  * regions' boxes hold */
     uint64_t checksum;
     int halo;                   /* iterations per ghost exchange */
+    int halo_slack;             /* --halo auto's depth before its latency term (the
+                                 * deepest within LIQ_HALO_SLACK more points); a
+                                 * halo given: that halo */
     double halo_work;           /* points swept per point owned, initial placement */
     int ndone;
     double t_bench, t_decomp, t_run, t_gather, t_verify, t_total;

@@ -451,12 +451,13 @@ mt_other(struct mt_out *m, const struct liq_opts *o, const struct liq_stats *st,
     }
     fprintf(fp, "]},\"job\":{\"grid\":[%d,%d,%d],\"iters\":%d,\"kernel\":\"%s\","
                 "\"quanta\":%d,\"tasks_per_host\":%d,\"hosts\":%d,\"workers\":%d,"
-                "\"nquanta\":%d,\"halo\":%d,\"halo_auto\":%s,\"balance\":%s,\"epoch\":%d,"
+                "\"nquanta\":%d,\"halo\":%d,\"halo_auto\":%s,\"halo_slack\":%d,"
+                "\"balance\":%s,\"epoch\":%d,"
                 "\"min_gain\":%.6g,\"heavy\":%d,\"reclaim\":%s,\"reclaim_below\":%.6g,"
                 "\"decomp\":\"%s\",\"decomp_asked\":%s,\"iters_done\":%d},",
             st->g.n[0], st->g.n[1], st->g.n[2], o->iters, liq_kernel_name(o), o->quanta,
             o->tasks_per_host, vm->nhosts, vm->nworkers, st->g.nquanta, st->halo,
-            o->halo == 0 ? "true" : "false", o->balance ? "true" : "false", o->epoch, o->min_gain,
+            o->halo == 0 ? "true" : "false", st->halo_slack, o->balance ? "true" : "false", o->epoch, o->min_gain,
             o->heavy, o->reclaim ? "true" : "false", o->reclaim_below,
             decomp_method_name(st->method), o->decomp >= 0 ? "true" : "false", st->iters_done);
     fprintf(fp, "\"hints\":");

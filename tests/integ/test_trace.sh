@@ -52,6 +52,11 @@ for w in r["workers"]:
     assert ghost[w["tid"]] == w["ghost_bytes"], (w["tid"], ghost[w["tid"]], w["ghost_bytes"])
 o = t["otherData"]
 assert o["dropped"] == 0 and o["unpaired_sends"] == 0 and o["unpaired_receipts"] == 0
+# The halo, and auto's depth before its latency term (the latency-hidden rule's).
+h = r["halo"]
+assert o["job"]["halo"] == h["iterations"] and o["job"]["halo_slack"] == h["slack_iterations"]
+assert 1 <= h["slack_iterations"] <= h["iterations"] if h["auto"] else \
+    h["slack_iterations"] == h["iterations"], h
 assert 0 <= o["clock"]["residual_us"] < 1e6 and len(o["clock"]["hosts"]) == 3
 pids = {e["pid"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"}
 comp = [e for e in ev if e["ph"] == "X" and e["name"] == "compute"]

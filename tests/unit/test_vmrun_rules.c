@@ -206,6 +206,44 @@ test_vmrun_rules_latency_deepens_the_halo(void **state)
     assert_null(hint_of(&a, "halo"));
 }
 
+/* The runtime went past its slack's halo for latency, and the ghosts were
+ * on time: back to the slack's halo. */
+static void
+test_vmrun_rules_hidden_latency_takes_the_slack(void **state)
+{
+    struct vmrun_traits t;
+    struct vmrun_advice a;
+
+    (void)state;
+    uniform(&t);
+    t.halo_auto = 1;
+    t.halo = 10;
+    t.halo_slack = 5;
+    t.comm_ratio = 0.9;
+    t.ghost_wait_s = 3e-6; /* 0.03 latencies */
+    vmrun_rules_apply(&t, &th, &a);
+    assert_int_equal(fired(&a, "latency-hidden"), 1);
+    assert_string_equal(hint_of(&a, "halo"), "5");
+    /* The ghosts were late: the deeper halo may pay. */
+    t.ghost_wait_s = 8e-5;
+    vmrun_rules_apply(&t, &th, &a);
+    assert_int_equal(fired(&a, "latency-hidden"), 0);
+    assert_null(hint_of(&a, "halo"));
+    t.ghost_wait_s = 3e-6;
+    /* The slack's own halo, a halo given, or a trace that does not say. */
+    t.halo = 5;
+    vmrun_rules_apply(&t, &th, &a);
+    assert_int_equal(fired(&a, "latency-hidden"), 0);
+    t.halo = 10;
+    t.halo_auto = 0;
+    vmrun_rules_apply(&t, &th, &a);
+    assert_int_equal(fired(&a, "latency-hidden"), 0);
+    t.halo_auto = 1;
+    t.halo_slack = 0;
+    vmrun_rules_apply(&t, &th, &a);
+    assert_int_equal(fired(&a, "latency-hidden"), 0);
+}
+
 static void
 test_vmrun_rules_all_to_all_asks_the_advisor(void **state)
 {
@@ -230,6 +268,7 @@ main(void)
         cmocka_unit_test(test_vmrun_rules_irregular_grain_balances),
         cmocka_unit_test(test_vmrun_rules_drift_shortens_the_epoch),
         cmocka_unit_test(test_vmrun_rules_latency_deepens_the_halo),
+        cmocka_unit_test(test_vmrun_rules_hidden_latency_takes_the_slack),
         cmocka_unit_test(test_vmrun_rules_all_to_all_asks_the_advisor),
     };
 
