@@ -290,24 +290,6 @@ int kern_jacobi_run_swap(struct kern_box **u, struct kern_box **tmp, const struc
 int kern_jacobi_step(struct kern_box *out, const struct kern_box *u, const struct kern_box *rhs,
                      double c, double c2, const struct kern_plan *p);
 
-/*
- * One pass of steps sweeps out <- J^steps(u), temporally blocked as
- * kern_jacobi_run's, on boxes that shrink: sweep t (1..steps) computes the
- * interior points lo[t-1][a] .. hi[t-1][a] of each axis a (i, j, k), and
- * reads sweep t-1 one point around them.  So each box must lie one point
- * inside the box before on every face, except where both lie on the box's
- * own end (1 or n), where every sweep reads u's ghost layer: the caller's
- * guarantee that it does not change (a Dirichlet boundary).  Only the last
- * sweep's box is written to out; the rest of out is left as it was.  A block's trapezoid
- * (its halo layers consumed one per sweep) and the points of it that
- * ghosts still on the way cannot reach (shrunk from those faces too) are
- * such boxes.  -EINVAL when the boxes break that rule; an empty box leaves
- * out as it was.  flags: as kern_jacobi_run's.
- */
-int kern_jacobi_trap(struct kern_box *out, const struct kern_box *u, const struct kern_box *rhs,
-                     double c, double c2, int steps, const int (*lo)[3], const int (*hi)[3],
-                     const struct kern_plan *p);
-
 /* ---- red-black Gauss-Seidel (kern_rbgs.c) ---- */
 
 /* Reference: one colour sweep over the whole interior, untiled (Figure 2). */

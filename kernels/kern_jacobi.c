@@ -102,8 +102,6 @@ struct pass {
     int steps;
     int jlo;            /* the block's first row in the scratch planes */
     int ends;           /* out takes in's ghosts as the pass writes beside them */
-    const int (*lo)[3]; /* NULL, or sweep t's box: lo[t-1] .. hi[t-1] (i, j, k) */
-    const int (*hi)[3];
 };
 
 static const double *src_row(const struct pass *ps, int level, int j, int k)
@@ -179,16 +177,6 @@ static void run_pass(struct pass *ps, double c, double c2, int block, unsigned f
 
                 if (k < 1 || k > nk)
                     continue;
-                if (ps->lo != NULL) {
-                    const int *l = ps->lo[t - 1], *h = ps->hi[t - 1];
-
-                    if (k < l[2] || k > h[2])
-                        continue;
-                    jl = jl > l[1] ? jl : l[1];
-                    jh = jh < h[1] ? jh : h[1];
-                    il = l[0];
-                    ih = h[0];
-                }
                 for (int j = jl; j <= jh; j++) {
                     struct kern__nbr nb;
                     double *o = dst_row(ps, t, j, k);
@@ -230,7 +218,6 @@ int kern_jacobi_step(struct kern_box *out, const struct kern_box *u, const struc
     ps.rows = 0;
     ps.ring = NULL;
     ps.ends = 0;
-    ps.lo = ps.hi = NULL;
     run_pass(&ps, c, c2, p->jac_rows < 1 ? 1 : p->jac_rows, p->flags);
     return 0;
 }
@@ -281,7 +268,6 @@ jacobi_passes(struct kern_box *u, struct kern_box *tmp, const struct kern_box *r
 
     ps.in = NULL;
     ps.rhs = rhs;
-    ps.lo = ps.hi = NULL;
     ps.steps = T;
     if (pass_ring(&ps, u, block) != 0)
         return -ENOMEM;
@@ -335,57 +321,4 @@ int kern_jacobi_run_swap(struct kern_box **u, struct kern_box **tmp, const struc
         *tmp = x;
     }
     return rc;
-}
-
-/*
- * Whether the boxes of a shrinking pass can be swept in one pass: each
- * inside the box, and sweep t's box one point inside sweep t-1's on every
- * face, or on the box's own end (1 or n) as sweep t-1's was, where every
- * sweep reads the ghost layer, which does not change.
- */
-static int trap_ok(const struct kern_box *u, int steps, const int (*lo)[3], const int (*hi)[3])
-{
-    const int n[3] = { u->ni, u->nj, u->nk };
-
-    for (int t = 0; t < steps; t++)
-        for (int a = 0; a < 3; a++) {
-            if (lo[t][a] < 1 || hi[t][a] > n[a])
-                return 0;
-            if (t > 0 && !(lo[t][a] == 1 && lo[t - 1][a] == 1) && lo[t][a] < lo[t - 1][a] + 1)
-                return 0;
-            if (t > 0 && !(hi[t][a] == n[a] && hi[t - 1][a] == n[a]) &&
-                hi[t][a] > hi[t - 1][a] - 1)
-                return 0;
-        }
-    return 1;
-}
-
-int kern_jacobi_trap(struct kern_box *out, const struct kern_box *u, const struct kern_box *rhs,
-                     double c, double c2, int steps, const int (*lo)[3], const int (*hi)[3],
-                     const struct kern_plan *p)
-{
-    struct pass ps;
-    int block;
-
-    if (check3(out, u, rhs) != 0 || p == NULL || steps < 1 || lo == NULL || hi == NULL ||
-        !trap_ok(u, steps, lo, hi))
-        return -EINVAL;
-    /* A sweep with nothing to compute leaves nothing for the later ones. */
-    for (int t = 0; t < steps; t++)
-        for (int a = 0; a < 3; a++)
-            if (lo[t][a] > hi[t][a])
-                return 0;
-    block = p->jac_rows < 1 ? 1 : p->jac_rows;
-    ps.in = u;
-    ps.out = out;
-    ps.rhs = rhs;
-    ps.steps = steps;
-    ps.ends = 0;
-    ps.lo = lo;
-    ps.hi = hi;
-    if (pass_ring(&ps, u, block) != 0)
-        return -ENOMEM;
-    run_pass(&ps, c, c2, block, p->flags);
-    free(ps.ring);
-    return 0;
 }

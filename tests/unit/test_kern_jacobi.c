@@ -343,116 +343,6 @@ static void test_kern_jacobi_rejects_bad_input(void **state)
     kern_box_free(&small);
 }
 
-/* Random shrinking boxes for kern_jacobi_trap: on each face, either the
- * box's own end at every sweep, or a start anywhere that moves in by one
- * or two points a sweep. */
-static void random_trap(const struct jcase *jc, uint64_t *s, int steps, int lo[][3], int hi[][3])
-{
-    const int n[3] = { jc->ni, jc->nj, jc->nk };
-
-    for (int a = 0; a < 3; a++) {
-        int fixlo = pick(s, 0, 2) == 0, fixhi = pick(s, 0, 2) == 0;
-
-        lo[0][a] = fixlo ? 1 : pick(s, 1, n[a]);
-        hi[0][a] = fixhi ? n[a] : pick(s, 1, n[a]);
-        for (int t = 1; t < steps; t++) {
-            lo[t][a] = fixlo ? 1 : lo[t - 1][a] + pick(s, 1, 2);
-            hi[t][a] = fixhi ? n[a] : hi[t - 1][a] - pick(s, 1, 2);
-        }
-    }
-}
-
-/* kern_jacobi_trap: the last sweep's box holds the reference's bits, the
- * rest of out keeps its own; boxes that break the rule are refused. */
-static void test_kern_jacobi_trap_matches_reference(void **state)
-{
-    uint64_t s = 5;
-    int nonempty = 0;
-
-    (void)state;
-    for (int n = 0; n < 4 * CASES; n++) {
-        struct jcase jc;
-        struct kern_box ref, u, out, before;
-        struct kern_plan p;
-        int steps = pick(&s, 1, 6), lo[6][3], hi[6][3], any = 1;
-
-        make_case(&jc, &s, n % 8 == 0);
-        reference(&jc, steps, &ref);
-        alloc_any(&u, jc.ni, jc.nj, jc.nk, &s);
-        alloc_any(&out, jc.ni, jc.nj, jc.nk, &s);
-        assert_int_equal(kern_box_alloc(&before, jc.ni, jc.nj, jc.nk, 0, 0), 0);
-        assert_int_equal(kern_box_copy(&u, &jc.u0), 0);
-        kern_box_fill(&out, next(&s));
-        out.oi = u.oi;
-        out.oj = u.oj;
-        out.ok = u.ok;
-        assert_int_equal(kern_box_copy(&before, &out), 0);
-        random_plan(&p, &s, jc.nj);
-        random_trap(&jc, &s, steps, lo, hi);
-        for (int t = 0; t < steps; t++)
-            for (int a = 0; a < 3; a++)
-                any &= lo[t][a] <= hi[t][a];
-        assert_int_equal(kern_jacobi_trap(&out, &u, &jc.rhs, C, C2, steps,
-                                          (const int (*)[3])lo, (const int (*)[3])hi, &p),
-                         0);
-        nonempty += any;
-        for (int k = 0; k <= jc.nk + 1; k++)
-            for (int j = 0; j <= jc.nj + 1; j++)
-                for (int i = 0; i <= jc.ni + 1; i++) {
-                    const int *l = lo[steps - 1], *h = hi[steps - 1];
-                    int in = any && i >= l[0] && i <= h[0] && j >= l[1] && j <= h[1] &&
-                             k >= l[2] && k <= h[2];
-                    const struct kern_box *want = in ? &ref : &before;
-
-                    assert_memory_equal(kern_at(&out, i, j, k), kern_at(want, i, j, k),
-                                        sizeof(double));
-                }
-        kern_box_free(&u);
-        kern_box_free(&out);
-        kern_box_free(&before);
-        kern_box_free(&ref);
-        free_case(&jc);
-    }
-    assert_true(nonempty > CASES / 2);
-}
-
-static void test_kern_jacobi_trap_rejects_bad_boxes(void **state)
-{
-    struct kern_box a, b, r;
-    struct kern_plan p;
-    int lo[2][3] = { { 1, 2, 1 }, { 1, 3, 1 } }, hi[2][3] = { { 6, 5, 6 }, { 6, 4, 6 } };
-    const int (*l)[3] = (const int (*)[3])lo, (*h)[3] = (const int (*)[3])hi;
-
-    (void)state;
-    assert_int_equal(kern_box_alloc(&a, 6, 6, 6, 0, 0), 0);
-    assert_int_equal(kern_box_alloc(&b, 6, 6, 6, 0, 0), 0);
-    assert_int_equal(kern_box_alloc(&r, 6, 6, 6, 0, 0), 0);
-    memset(&p, 0, sizeof(p));
-    p.jac_rows = 2;
-    assert_int_equal(kern_jacobi_trap(&a, &b, &r, C, C2, 2, l, h, &p), 0);
-    lo[1][1] = 2; /* not one point inside the sweep before */
-    assert_int_equal(kern_jacobi_trap(&a, &b, &r, C, C2, 2, l, h, &p), -EINVAL);
-    lo[1][1] = 3;
-    hi[0][2] = 5; /* at the end after a sweep that did not reach it */
-    assert_int_equal(kern_jacobi_trap(&a, &b, &r, C, C2, 2, l, h, &p), -EINVAL);
-    hi[1][2] = 4;
-    assert_int_equal(kern_jacobi_trap(&a, &b, &r, C, C2, 2, l, h, &p), 0);
-    hi[0][2] = hi[1][2] = 6;
-    lo[0][0] = 0; /* outside the box */
-    assert_int_equal(kern_jacobi_trap(&a, &b, &r, C, C2, 2, l, h, &p), -EINVAL);
-    lo[0][0] = 1;
-    hi[0][0] = 7;
-    assert_int_equal(kern_jacobi_trap(&a, &b, &r, C, C2, 2, l, h, &p), -EINVAL);
-    hi[0][0] = 6;
-    assert_int_equal(kern_jacobi_trap(&a, &b, &r, C, C2, 0, l, h, &p), -EINVAL);
-    assert_int_equal(kern_jacobi_trap(&a, &b, &r, C, C2, 2, NULL, h, &p), -EINVAL);
-    assert_int_equal(kern_jacobi_trap(&a, &a, &r, C, C2, 2, l, h, &p), -EINVAL);
-    assert_int_equal(kern_jacobi_trap(&a, &b, &r, C, C2, 2, l, h, NULL), -EINVAL);
-    kern_box_free(&a);
-    kern_box_free(&b);
-    kern_box_free(&r);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -463,8 +353,6 @@ int main(void)
         cmocka_unit_test(test_kern_jacobi_step_matches_reference),
         cmocka_unit_test(test_kern_jacobi_tile_writes_only_its_points),
         cmocka_unit_test(test_kern_jacobi_rejects_bad_input),
-        cmocka_unit_test(test_kern_jacobi_trap_matches_reference),
-        cmocka_unit_test(test_kern_jacobi_trap_rejects_bad_boxes),
     };
 
     return cmocka_run_group_tests_name("kern_jacobi", tests, NULL, NULL);
