@@ -321,6 +321,9 @@ int liq_regions(const struct liq_geom *g, const int *owner, int depth, int heavy
 #define LIQ_TAG_TRACE    0x4c52c /* worker -> master: its trace, in chunks (liq_trace.c) */
 /* Checkpoints and recovery (liq_ckpt.c, liq_master_ckpt.c; "checkpoints" below). */
 #define LIQ_TAG_CKDATA   0x4c532 /* worker -> buddy: a quantum's copy (generation-tagged) */
+#define LIQ_TAG_CKHAND   0x4c533 /* leaving worker -> one that stays: a copy it held
+                                  * (generation-tagged) */
+#define LIQ_TAG_CKHANDED 0x4c534 /* that worker -> master: it holds it now */
 #define LIQ_TAG_CKACK    0x4c52d /* buddy -> master: a copy is held */
 #define LIQ_TAG_CKCONFIRM 0x4c518 /* master -> worker: every copy of an iteration is held */
 #define LIQ_TAG_RECOVER  0x4c519 /* master -> worker: abandon the job, keep iteration c's
@@ -380,6 +383,14 @@ enum {
  * the worker keeps it as its own copy of c) before a JOB with
  * LIQ_JOB_RESTORE and START = c.  A worker whose master exits stops at its
  * next block's end (the master's PvmTaskExit notice, liq_job).
+ *
+ * A worker that leaves by reclaim hands every copy it holds to a worker
+ * that stays (LIQ_TAG_CKHAND: ints c, quantum id, owner tid, its own tid,
+ * then the values): the quantum's new owner, unless that one holds the
+ * other copy already, else the next worker.  That worker keeps it and
+ * tells the master (LIQ_TAG_CKHANDED: ints generation, c, id, the leaver's
+ * tid), which records it as the holder in the leaver's place, so that a
+ * loss before the next checkpoint still finds two copies.
  *
  * Recovery.  When a worker exits or its host leaves the VM, the master
  * places every quantum on the survivor that holds its copy of the last

@@ -113,8 +113,8 @@ ck_ack(struct liq_worker *w, int iter, int owner, int id, size_t n)
 static void
 ck_drain(int gen)
 {
-    static const int tags[] = { LIQ_TAG_CKDATA, LIQ_TAG_GHOST, LIQ_TAG_GHOST + 1,
-                                LIQ_TAG_RGHOST, LIQ_TAG_MOVE };
+    static const int tags[] = { LIQ_TAG_CKDATA, LIQ_TAG_CKHAND, LIQ_TAG_GHOST,
+                                LIQ_TAG_GHOST + 1, LIQ_TAG_RGHOST, LIQ_TAG_MOVE };
 
     for (int g = 0; g < gen; g++)
         for (size_t t = 0; t < sizeof(tags) / sizeof(tags[0]); t++)
@@ -215,6 +215,70 @@ liq_ckpt_take(struct liq_worker *w, int it)
     return liq_ckpt_poll(w);
 }
 
+/*
+ * Keep the copy in message b: nh ints (c, quantum id, owner tid, and for a
+ * hand-over the leaver's tid) into hdr, then the values.  The values'
+ * count, or 0 (the job is told why) for a malformed or unkept one.
+ */
+static size_t
+ck_take(struct liq_worker *w, int b, int nh, int *hdr)
+{
+    int bytes, tag, src;
+    size_t head = (size_t)nh * sizeof(int), n;
+    struct liq_ckcopy *c;
+
+    hdr[0] = hdr[1] = -1;
+    hdr[2] = hdr[3] = 0;
+    pvm_bufinfo(b, &bytes, &tag, &src);
+    pvm_upkint(hdr, nh, 1);
+    n = (size_t)bytes > head ? ((size_t)bytes - head) / sizeof(double) : 0;
+    if (hdr[0] < 0 || hdr[1] < 0 || hdr[1] >= w->g.nquanta || n == 0 ||
+        (size_t)bytes != head + n * sizeof(double)) {
+        liq_fail(w, "checkpoint: a malformed copy from t%x (%d bytes)", (unsigned)src, bytes);
+        return 0;
+    }
+    if ((c = ck_slot(w, hdr[1], hdr[0], n)) == NULL || pvm_upkdouble(c->v, (int)n, 1) < 0) {
+        liq_fail(w, "checkpoint %d: quantum %d's copy could not be kept", hdr[0], hdr[1]);
+        return 0;
+    }
+    c->owner = hdr[2];
+    return n;
+}
+
+int
+liq_ckpt_handover(struct liq_worker *w)
+{
+    int me = w->mytid, buddy;
+
+    if (w->ckpt <= 0)
+        return 0;
+    /* What was sent to us first, acknowledged as usual. */
+    if (liq_ckpt_poll(w) != 0)
+        return -1;
+    buddy = liq_ckpt_buddy(w->tids, w->whost, w->nworkers, w->me);
+    for (int i = 0; i < w->nck; i++) {
+        struct liq_ckcopy *c = &w->ck[i];
+        /* The other copy: our buddy's of our own quanta, else its owner's. */
+        int other = c->owner == me ? (buddy >= 0 ? w->tids[buddy] : 0) : c->owner;
+        int s = w->owner[c->id], to = 0, hdr[4] = { c->iter, c->id, c->owner, me };
+
+        for (int k = 0; k < w->nworkers && to == 0; k++) {
+            int t = w->tids[(s + k) % w->nworkers];
+
+            if (t != 0 && t != me && t != other)
+                to = t;
+        }
+        if (to == 0)
+            continue; /* nobody else: the other copy is all there is */
+        pvm_initsend(PvmDataInPlace);
+        pvm_pkint(hdr, 4, 1);
+        pvm_pkdouble(c->v, (int)c->n, 1);
+        if (pvm_send(to, liq_gtag(LIQ_TAG_CKHAND, w->gen)) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 int
 liq_ckpt_poll(struct liq_worker *w)
 {
@@ -224,26 +288,27 @@ liq_ckpt_poll(struct liq_worker *w)
     if (w->ckpt <= 0)
         return 0;
     while ((b = pvm_nrecv(-1, liq_gtag(LIQ_TAG_CKDATA, w->gen))) > 0) {
-        int bytes, tag, src, hdr[3] = { -1, -1, 0 };
-        struct liq_ckcopy *c;
+        int hdr[4];
         size_t n;
 
-        pvm_bufinfo(b, &bytes, &tag, &src);
-        pvm_upkint(hdr, 3, 1);
-        n = bytes > (int)(3 * sizeof(int)) ? ((size_t)bytes - 3 * sizeof(int)) / sizeof(double)
-                                            : 0;
-        if (hdr[0] < 0 || hdr[1] < 0 || hdr[1] >= w->g.nquanta || n == 0 ||
-            (size_t)bytes != 3 * sizeof(int) + n * sizeof(double)) {
-            liq_fail(w, "checkpoint: a malformed copy from t%x (%d bytes)", (unsigned)src, bytes);
+        if ((n = ck_take(w, b, 3, hdr)) == 0)
             return -1;
-        }
-        if ((c = ck_slot(w, hdr[1], hdr[0], n)) == NULL ||
-            pvm_upkdouble(c->v, (int)n, 1) < 0) {
-            liq_fail(w, "checkpoint %d: quantum %d's copy could not be kept", hdr[0], hdr[1]);
-            return -1;
-        }
-        c->owner = hdr[2];
         ck_ack(w, hdr[0], hdr[2], hdr[1], n);
+    }
+    /* A leaving worker's copies (liq_ckpt_handover): the master hears
+     * who holds them now. */
+    while ((b = pvm_nrecv(-1, liq_gtag(LIQ_TAG_CKHAND, w->gen))) > 0) {
+        int hdr[4], msg[4];
+
+        if (ck_take(w, b, 4, hdr) == 0)
+            return -1;
+        msg[0] = w->gen;
+        msg[1] = hdr[0];
+        msg[2] = hdr[1];
+        msg[3] = hdr[3];
+        pvm_initsend(PvmDataDefault);
+        pvm_pkint(msg, 4, 1);
+        pvm_send(w->master, LIQ_TAG_CKHANDED);
     }
     /* The master gave the job up: stop at this block's end rather than at
      * the next wait for a message that may never come. */

@@ -266,6 +266,10 @@ int liq_ckpt_take(struct liq_worker *w, int it);
  * and take the master's confirmations.  0, or -1 after telling it, or
  * silently when a RECOVER came (w->rec_gen set). */
 int liq_ckpt_poll(struct liq_worker *w);
+/* Leaving by reclaim: every copy held goes to a worker that stays (liq.h,
+ * "checkpoints"), after those sent to us are kept.  Best effort: 0, or -1
+ * when a copy could not be sent (the rest are not). */
+int liq_ckpt_handover(struct liq_worker *w);
 /* A recovery's JOB: fill every quantum held from its copy of w->start.
  * 0, or -1 after telling the master. */
 int liq_ckpt_restore(struct liq_worker *w);

@@ -502,8 +502,10 @@ end:
         liq_report_trace(w);
     goto out;
 gone:
-    /* The trace goes before LEFT: after LEFT the master takes nothing from
-     * this worker. */
+    /* Our checkpoint copies stay with the job; the trace goes before LEFT:
+     * after LEFT the master takes nothing from this worker. */
+    if (leave > 0)
+        (void)liq_ckpt_handover(w);
     if (leave > 0 && (w->tr.cap == 0 || liq_report_trace(w) == 0))
         liq_report_left(w, done);
 out:

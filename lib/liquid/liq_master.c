@@ -472,6 +472,9 @@ run_job(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
         } else if (tag == LIQ_TAG_CKACK) {
             if (liq_mc_ack(vm, st, w) != 0)
                 return -1;
+        } else if (tag == LIQ_TAG_CKHANDED) {
+            if (liq_mc_handed(vm, st, w) != 0)
+                return -1;
         } else if (tag == LIQ_TAG_CKSAVE) {
             if (liq_md_take(vm, o, st, w) != 0)
                 return -1;

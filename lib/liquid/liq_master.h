@@ -406,6 +406,11 @@ struct liq_ckpt {
     } pend[LIQ_CK_PENDING];
     int count;                  /* checkpoints confirmed */
     double bytes;               /* bytes of copies acknowledged */
+    struct liq_ckhand {         /* copies a leaving worker handed over: quantum id's of
+                                 * iteration iter, from tid `from` to tid `to` */
+        int iter, id, from, to;
+    } *hand;
+    int nhand, caphand;
     double *wsec, *wbytes;      /* per slot, from DONE: wall s and bytes of its copies */
     struct liq_failure *fail;
     int nfail, capfail;
@@ -578,6 +583,7 @@ int liq_master_job_send(struct liq_vm *vm, const struct liq_opts *o, const struc
  * every worker.  liq_mc_recover: after LIQ_VM_LOST, every survivor rolls
  * back to the last confirmed checkpoint and the job goes on; -1 with
  * vm->why naming the quanta lost when some have no copy left.
+ * liq_mc_handed: a LIQ_TAG_CKHANDED from slot w (0, or -1 with vm->why).
  * liq_mc_done: the checkpoint figures that end worker w's DONE.
  * liq_mc_progress: a progress report came (the first after a recovery
  * times it).
@@ -585,6 +591,7 @@ int liq_master_job_send(struct liq_vm *vm, const struct liq_opts *o, const struc
  * the comma); liq_mc_summary: its lines of the summary. */
 int liq_mc_init(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st);
 int liq_mc_ack(struct liq_vm *vm, struct liq_stats *st, int w);
+int liq_mc_handed(struct liq_vm *vm, struct liq_stats *st, int w);
 int liq_mc_recover(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st);
 void liq_mc_done(struct liq_stats *st, int w);
 /* A worker's progress report came: the job runs again after a recovery. */

@@ -131,6 +131,7 @@ liq_mc_free(struct liq_stats *st)
         free(ck->pend[i].btid);
     }
     free(ck->fail);
+    free(ck->hand);
     memset(ck, 0, sizeof(*ck));
 }
 
@@ -194,6 +195,71 @@ ck_confirm(struct liq_vm *vm, struct liq_stats *st, int p)
     return 0;
 }
 
+/*
+ * Copies a leaving worker handed over, for quantum id of iteration it: the
+ * worker that took one holds it in the leaver's place, in the confirmed
+ * checkpoint's record or a pending one's.  Applied when the word comes and
+ * again at each acknowledgement of that copy, whichever comes first.
+ */
+static void
+ck_hand_apply(struct liq_ckpt *ck, int it, int id)
+{
+    for (int i = 0; i < ck->nhand; i++) {
+        const struct liq_ckhand *h = &ck->hand[i];
+        int *o = NULL, *b = NULL;
+
+        if (h->iter != it || h->id != id)
+            continue;
+        if (it == ck->iter) {
+            o = ck->otid;
+            b = ck->btid;
+        }
+        for (int p = 0; p < LIQ_CK_PENDING && o == NULL; p++)
+            if (ck->pend[p].iter == it) {
+                o = ck->pend[p].otid;
+                b = ck->pend[p].btid;
+            }
+        if (o == NULL)
+            continue;
+        if (o[id] == h->from)
+            o[id] = h->to;
+        else if (b[id] == h->from)
+            b[id] = h->to;
+    }
+}
+
+int
+liq_mc_handed(struct liq_vm *vm, struct liq_stats *st, int w)
+{
+    struct liq_ckpt *ck = &st->ck;
+    int msg[4] = { -1, -1, -1, 0 };
+
+    if (!ck->on)
+        return 0;
+    if (pvm_upkint(msg, 4, 1) < 0 || msg[1] <= 0 || msg[1] % ck->iters != 0 || msg[2] < 0 ||
+        msg[2] >= st->g.nquanta) {
+        snprintf(vm->why, sizeof(vm->why), "worker t%x sent a malformed checkpoint message",
+                 (unsigned)vm->tids[w]);
+        return -1;
+    }
+    if (msg[0] != vm->gen || msg[1] < ck->iter || msg[3] == vm->tids[w])
+        return 0; /* of a generation given up, or a checkpoint replaced */
+    if (ck->nhand == ck->caphand) {
+        int cap = ck->caphand ? 2 * ck->caphand : 64;
+        struct liq_ckhand *x = realloc(ck->hand, (size_t)cap * sizeof(*x));
+
+        if (x == NULL) {
+            snprintf(vm->why, sizeof(vm->why), "out of memory for the checkpoints");
+            return -1;
+        }
+        ck->hand = x;
+        ck->caphand = cap;
+    }
+    ck->hand[ck->nhand++] = (struct liq_ckhand){ msg[1], msg[2], msg[3], vm->tids[w] };
+    ck_hand_apply(ck, msg[1], msg[2]);
+    return 0;
+}
+
 int
 liq_mc_ack(struct liq_vm *vm, struct liq_stats *st, int w)
 {
@@ -229,6 +295,7 @@ liq_mc_ack(struct liq_vm *vm, struct liq_stats *st, int w)
         ck->pend[p].got++;
     ck->pend[p].otid[hdr[3]] = hdr[2];
     ck->pend[p].btid[hdr[3]] = vm->tids[w];
+    ck_hand_apply(ck, hdr[1], hdr[3]);
     return ck->pend[p].got == n ? ck_confirm(vm, st, p) : 0;
 }
 

@@ -5,7 +5,9 @@
 # worker exits and host2 holds no quanta.  Its quota restored past
 # --rejoin-after, a worker runs on host2 again and holds quanta.  The
 # final field is bit-identical to the single-process reference, and the
-# JSON report and the SVG plot record the evacuation and the rejoin.
+# JSON report and the SVG plot record the evacuation and the rejoin.  Then
+# a job with checkpoints loses a worker right after another left by
+# reclaim, and recovers from the copies the leaver handed over.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip_all "python3 is needed to read the JSON report"
 [ "$(id -u)" = 0 ] || skip_all "cgroup CPU quotas need root"
@@ -133,6 +135,48 @@ E = R["balance"]["epochs"]
 h2 = [h["name"] for h in R["hosts"]].index("host2")
 print("# BE per epoch:", " ".join("%.2f" % e["be"] for e in E[:80]))
 print("# host2's quanta per epoch:", " ".join(str(e["host_quanta"][h2]) for e in E[:80]))
+EOF
+
+# Reclaim with checkpoints, then a loss before the next checkpoint (issue
+# 26): host2's worker, host1's buddy, leaves by reclaim and hands the copies
+# it held to the workers that stay; host1's worker is killed at once.  The
+# job rolls back to the last checkpoint and ends bit-identical: without the
+# hand-over, host1's quanta would have had their only other copy on the
+# worker that left (the job would end naming them lost).
+quota host0 30; quota host1 30; quota host2 40
+"$VMRUN" stencil --grid 32 --kernel rbgs --iters 4000 --heavy 40 --epoch 20 --quanta 8 \
+    --probe-seconds 0.05 --reclaim-after 1 --rejoin-after 600 --checkpoint-every 10 --verify \
+    --json "$T/job2.json" >"$T/job2.out" 2>"$T/job2.err" &
+JOB=$!
+check "a job with checkpoints runs a worker on every host" wait_for 20 t \
+    'all(len(workers(h)) == 1 for h in ("host0", "host1", "host2"))'
+sleep 1
+quota host2 10
+check "host2's quota cut to 10 %: its worker leaves" wait_for 30 t \
+    'len(workers("host2")) == 0 and len(workers("host1")) == 1'
+dtid=$("$VMCTL" conf | awk '$1 == "host1" { print $2; exit }')
+pid=$("$VMCTL" ps -a | awk -v d="$dtid" '$1 == d && $3 != "0" { print $4; exit }')
+check "... host1's worker (pid $pid) is killed at once" kill -9 "$pid"
+quota host0 -1; quota host1 -1; quota host2 -1
+wait "$JOB"
+rc=$?
+JOB=
+check "the job exits 0 (exit $rc)" [ $rc = 0 ]
+[ $rc = 0 ] || sed 's/^/#   /' "$T/job2.err" | tail -20
+check "... bit-identical to the single-process reference" \
+    grep -q "bit-identical to the single-process reference" "$T/job2.out"
+check "... its report records host2's evacuation, then host1's loss rolled back to a checkpoint" \
+    python3 - "$T/job2.json" <<'EOF'
+import json, sys
+R = json.load(open(sys.argv[1]))
+ev = [e for e in R["balance"]["events"] if e["host"] == "host2" and e["what"] == "evacuate"]
+F, C = R["failures"], R["checkpoints"]
+print("# evacuated after epoch %s; lost %s at %s, back to %s; checkpoints every %s"
+      % (ev[0]["epoch"] if ev else "-", F[0]["host"] if F else "-",
+         F[0]["reached"] if F else "-", F[0]["back_to"] if F else "-",
+         C["every_iterations"]))
+sys.exit(0 if ev and len(F) == 1 and F[0]["host"] == "host1" and F[0]["back_to"] > 0
+         and F[0]["back_to"] % C["every_iterations"] == 0 else 1)
 EOF
 
 check "no task is left" wait_for 10 bash -c '[ "$("$0" ps -a --json | grep -c "\"tid\"")" = 0 ]' "$VMCTL"
