@@ -231,7 +231,7 @@ ck_take(struct liq_worker *w, int b, int nh, int *hdr)
     hdr[2] = hdr[3] = 0;
     pvm_bufinfo(b, &bytes, &tag, &src);
     pvm_upkint(hdr, nh, 1);
-    n = (size_t)bytes > head ? ((size_t)bytes - head) / sizeof(double) : 0;
+    n = bytes > (int)head ? ((size_t)bytes - head) / sizeof(double) : 0;
     if (hdr[0] < 0 || hdr[1] < 0 || hdr[1] >= w->g.nquanta || n == 0 ||
         (size_t)bytes != head + n * sizeof(double)) {
         liq_fail(w, "checkpoint: a malformed copy from t%x (%d bytes)", (unsigned)src, bytes);

@@ -54,8 +54,11 @@ check "... BE at the end (the last 3 epochs) is better than in the first epoch" 
 check "... every epoch accounts for every quantum" e "$T/h.json" \
     'all(sum(x["host_quanta"]) == R["quanta"]["count"] for x in E)'
 two_a_host() {
+    # min-gain 0.05: six epochs are few, and on a loaded machine (seen once
+    # under ASan) no plan of them may model the default 0.2 of gain.
     verify heat3d --grid 48 --iters 60 --epoch 10 --heavy 20 --tasks-per-host 2 --quanta 6 \
-        --halo 2 --probe-seconds 0.02 --json "$T/h2.json" && e "$T/h2.json" 'B["quanta_moved"] > 0'
+        --halo 2 --min-gain 0.05 --probe-seconds 0.02 --json "$T/h2.json" &&
+        e "$T/h2.json" 'B["quanta_moved"] > 0'
 }
 check "heat3d with 2 workers a host and --halo 2, heavy 20: bit-identical, quanta moved" two_a_host
 check "heat3d uniform (heavy 1): bit-identical" \
