@@ -888,12 +888,14 @@ static void
 on_host_gone(const struct wire_hdr *h, const unsigned char *body)
 {
     struct pvm__direct *d = pvm__ctx.direct;
+    struct wire_rbuf r;
     uint32_t host;
 
     /* Only a daemon's word: a task's src has a local part. */
-    if (d == NULL || h->len != 4 || WIRE_TID_IS_TASK(h->src) || WIRE_TID_HOST(h->src) == 0)
+    wire_rbuf_init(&r, body, h->len);
+    if (d == NULL || h->len != 4 || WIRE_TID_IS_TASK(h->src) || WIRE_TID_HOST(h->src) == 0 ||
+        wire_get_u32(&r, &host) != 0)
         return;
-    host = (uint32_t)body[0] << 24 | (uint32_t)body[1] << 16 | (uint32_t)body[2] << 8 | body[3];
     for (struct pvm__link *l = d->links; l; l = l->next) {
         if (l->tid == 0 || WIRE_TID_HOST(l->tid) != (int)host || l->state == PVM__LINK_DEAD)
             continue;
