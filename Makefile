@@ -18,7 +18,7 @@ SAN     ?=
 
 PKGS      := libuv openssl libconfig
 DEB_PKGS  := build-essential pkg-config libuv1-dev libssl-dev libconfig-dev \
-             libcmocka-dev libedit-dev openssl iproute2 procps python3 pvm pvm-dev pvm-examples
+             libcmocka-dev libedit-dev openssl iproute2 procps python3 strace pvm pvm-dev pvm-examples
 VERSION   := 0.1.0
 
 WARN := -Wall -Wextra -Werror -Wstrict-prototypes -Wmissing-prototypes -Wshadow \

@@ -21,7 +21,9 @@
 # ratios (issue 31: at most 1.3 for 4 bytes, 1.2 for 1 MB).
 #
 # First, one host (issue 31): two tasks of one host, LiquidVM (its tasks
-# talk through shared-memory rings), real PVM 3.4.6 (one namespace host)
+# talk through shared-memory rings; again packed with PvmDataInPlace, and
+# with LIQUIDVM_SHM_REF=0, every message through the ring), real PVM 3.4.6
+# (one namespace host)
 # and Open MPI's shared memory (bench/mpi/mpi_pingpong over mpirun -np 2,
 # when mpicc built it), in -k rounds interleaved (LVM, PVM, MPI, LVM, ...);
 # each figure is the median of the rounds' medians.  --one-host stops there.
@@ -100,6 +102,14 @@ for ((k = 1; k <= rounds; k++)); do
         say "one host, round $k: LiquidVM $route"
         "$PT" -r "$reps" $([ $route = direct ] && echo -d) --json >"$RES/r$k.one_lvm.$route.json" ||
             fail "LiquidVM one host $route failed"
+        if [ $route = default ]; then
+            say "one host, round $k: LiquidVM default, PvmDataInPlace"
+            "$PT" -i -r "$reps" --json >"$RES/r$k.one_lvm.inplace.json" ||
+                fail "LiquidVM one host, PvmDataInPlace, failed"
+            say "one host, round $k: LiquidVM default, no references (LIQUIDVM_SHM_REF=0)"
+            PVM_EXPORT=LIQUIDVM_SHM_REF LIQUIDVM_SHM_REF=0 "$PT" -r "$reps" --json \
+                >"$RES/r$k.one_lvm.noref.json" || fail "LiquidVM one host, no references, failed"
+        fi
         if [ $pvm1 = 1 ]; then
             say "one host, round $k: PVM $route"
             REALPVM_PREFIX=$OH "$R" exec "${OH}1" "$PTR" -r "$reps" $([ $route = direct ] && echo -d) \
@@ -117,7 +127,7 @@ done
 perl - "$RES" "$json" "$reps" "$rounds" <<'PERL'
 use strict; use warnings;
 my ($dir, $json, $reps, $rounds) = @ARGV;
-my @cols = (['one_lvm.default', 'LVM'], ['one_lvm.direct', 'LVM'], ['one_pvm.default', 'PVM'],
+my @cols = (['one_lvm.default', 'LVM'], ['one_lvm.direct', 'LVM'], ['one_lvm.inplace', 'LVM'], ['one_lvm.noref', 'LVM'], ['one_pvm.default', 'PVM'],
             ['one_pvm.direct', 'PVM'], ['one_mpi.shm', 'Open MPI']);
 my %v;
 for my $c (@cols) {
@@ -139,17 +149,19 @@ if ($json) {
     exit 0;
 }
 print "One host: two tasks, PVM's timing protocol (N bytes, 4-byte reply), median of $rounds interleaved rounds\n";
-print "of $reps round trips each, microseconds; LVM: LiquidVM (shared-memory rings), PVM: real PVM 3.4.6,\n";
+print "of $reps round trips each, microseconds; LVM: LiquidVM (shared-memory rings; in place: packed with\n";
+print "PvmDataInPlace, sent from the array as MPI_Send does; no ref: LIQUIDVM_SHM_REF=0, every message\n";
+print "through the ring), PVM: real PVM 3.4.6,\n";
 print "Open MPI: bench/mpi/mpi_pingpong, -np 2 on one host (its shared memory)\n\n";
-printf "%-10s %9s %9s %9s %9s %9s %9s %9s %9s\n", "bytes", "LVM", "LVM", "PVM", "PVM", "Open MPI", "LVM/PVM", "LVM/PVM", "LVM/MPI";
-printf "%-10s %9s %9s %9s %9s %9s %9s %9s %9s\n", "", "default", "direct", "default", "direct", "shm", "default", "direct", "default";
+printf "%-10s" . " %9s" x 11 . "\n", "bytes", "LVM", "LVM", "LVM", "LVM", "PVM", "PVM", "Open MPI", "LVM/PVM", "LVM/PVM", "LVM/MPI", "LVM/MPI";
+printf "%-10s" . " %9s" x 11 . "\n", "", "default", "direct", "in place", "no ref", "default", "direct", "shm", "default", "direct", "default", "in place";
 my %goal_pvm = (4 => 0.5, 1000000 => 0.2);
 my %goal_mpi = (4 => 3, 1000000 => 1);
 for my $n (@sizes) {
     printf "%-10s", $n == 4 ? "4 (RTT)" : $n;
     printf " %9s", defined $m{$_->[0]}{$n} ? sprintf("%.1f", $m{$_->[0]}{$n}) : '-' for @cols;
     for my $r (['one_lvm.default', 'one_pvm.default', \%goal_pvm], ['one_lvm.direct', 'one_pvm.direct', \%goal_pvm],
-               ['one_lvm.default', 'one_mpi.shm', \%goal_mpi]) {
+               ['one_lvm.default', 'one_mpi.shm', \%goal_mpi], ['one_lvm.inplace', 'one_mpi.shm', \%goal_mpi]) {
         my ($a, $b, $g) = @$r;
         if (defined $m{$a}{$n} && $m{$b}{$n}) {
             my $x = $m{$a}{$n} / $m{$b}{$n};

@@ -37,10 +37,15 @@ main(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "-r") == 0 && i + 1 < argc)
             reps = atoi(argv[++i]);
-    buf = calloc(1, (size_t)sizes[NSIZES - 1]);
+    buf = malloc((size_t)sizes[NSIZES - 1]);
     rt = malloc((size_t)reps * sizeof(*rt));
     if (buf == NULL || rt == NULL || reps < 1)
         MPI_Abort(MPI_COMM_WORLD, 1);
+    /* Data, as a program sends: an untouched calloc'ed buffer is all the
+     * one zero page, which stays in the cache however much is copied (a
+     * 1 MB round trip measured 37 us so, 58 us with data). */
+    for (int i = 0; i < sizes[NSIZES - 1]; i++)
+        buf[i] = (char)(i * 7 + rank);
     for (int s = 0; s < NSIZES; s++) {
         for (int i = -warmup; i < reps; i++) {
             if (rank == 0) {

@@ -373,6 +373,16 @@ on_hello(struct pvm__direct *d, struct pvm__link *c, const struct wire_hdr *h,
     link_input(d, a);           /* bytes that came behind the HELLO */
 }
 
+/* The process at the other end of a Unix link, as the kernel says; 0 if unknown. */
+static pid_t
+peer_pid(int fd)
+{
+    struct ucred cred;
+    socklen_t clen = sizeof(cred);
+
+    return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0 ? cred.pid : 0;
+}
+
 /* A message on a checked link: queued, or held until the peer's MARK. */
 static int
 on_message(struct pvm__link *l, const struct wire_hdr *h, unsigned char *body)
@@ -425,6 +435,7 @@ on_shm(struct pvm__direct *d, struct pvm__link *l, const struct wire_hdr *h)
         link_dead(l);
         return 1;
     }
+    (void)pvm__shm_ref_accept(l->rx, peer_pid(l->fd));
     d->nrx++;
     if (d->sticky)
         pvm__shm_sticky(l->rx);
@@ -1074,6 +1085,7 @@ shm_offer(struct pvm__link *l)
         l->shm_off = 1;         /* the link carries the messages */
         return;
     }
+    (void)pvm__shm_ref_offer(r, peer_pid(l->fd));
     rc = pvm__link_write_fds(l, &h, fds, PVM__SHM_NFD);
     close(fds[0]);
     if (rc != 0 || l->state != PVM__LINK_UP) {

@@ -10,12 +10,18 @@
  *
  *   offset  size  field
  *        0     4  magic "LVSH" (0x4c565348)
- *        4     4  version (1)
+ *        4     4  version (2)
  *        8     8  size: data bytes, a power of two
+ *       16     4  wpid: the writer that offers references
+ *       24     8  probe_addr: where probe lies in the writer's memory
+ *       32    16  probe: random bytes
  *       64     8  head: bytes published by the writer (only it writes)
  *       72     4  writer_waits: the writer sleeps on the space eventfd
  *      128     8  tail: bytes consumed by the reader (only it writes)
  *      136     4  reader_waits: the reader sleeps on the data eventfd
+ *      140     4  ref_ok: the reader takes references
+ *      192    40  the reference in flight: its state, its chunks claimed
+ *                 and copied by either end, the reader's buffer
  *     4096  size  data: stream byte n at data[n % size]
  *
  * head and tail only grow (64 bits never wrap).  The writer publishes head
@@ -32,6 +38,20 @@
  * other said it sleeps (reader_waits, writer_waits, with a full fence on
  * both sides); an end spins at most a bounded time before it sleeps.
  *
+ * References.  A frame of at least pvm__shm_ref_min bytes that does not
+ * fit in the room left goes by reference, where both ends agreed to them:
+ * the ring carries a WIRE_T_DIRECT/WIRE_DIRECT_REF frame whose body is the
+ * message's header and its body's address in the writer's memory, and the
+ * body is copied once, straight into the reader's buffer, in chunks that
+ * the reader pulls (process_vm_readv) and the waiting writer pushes
+ * (process_vm_writev), each claiming the next chunk from a shared counter.
+ * The writer returns only when the reader has consumed the frame, and so
+ * is done with its memory; a writer whose wait fails first cancels the
+ * reference if the reader has not taken it (the reader drops it), and
+ * otherwise waits until the reader ends it or dies.  One reference is in
+ * flight per ring.  References block the writer only where a streamed
+ * frame would have blocked it as well (it did not fit).
+ *
  * Nothing here knows the library's context: the writer's wait for space is
  * the caller's callback.  Every function returns 0 (or a count) or a
  * negative errno; bad bytes in the segment are -EPROTO, never an assert.
@@ -42,6 +62,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "wire.h"
 
@@ -51,6 +72,7 @@
 #define PVM__SHM_DEFAULT (512u << 10)   /* LIQUIDVM_SHM_RING overrides; 0: no rings */
 #define PVM__SHM_CHUNK (64u << 10)      /* a large frame is published this often */
 #define PVM__SHM_SPIN_US 50             /* LIQUIDVM_SHM_SPIN_US overrides */
+#define PVM__SHM_REF_DEFAULT (64u << 10) /* LIQUIDVM_SHM_REF overrides; 0: none */
 
 struct pvm__shm;
 
@@ -75,6 +97,8 @@ typedef int (*pvm__shm_wait_cb)(struct pvm__shm *r, void *arg);
 /* The ring size the environment asks for (LIQUIDVM_SHM_RING, rounded up to
  * a power of two within PVM__SHM_MIN..MAX), 0 when rings are off. */
 size_t pvm__shm_ring_size(void);
+/* The smallest frame sent by reference (LIQUIDVM_SHM_REF), 0 when never. */
+size_t pvm__shm_ref_min(void);
 /* How long an end spins before it sleeps, in microseconds. */
 int pvm__shm_spin_us(void);
 /* The spin's budget now (ns), and how a spin ended (1: the peer answered). */
@@ -94,6 +118,19 @@ int pvm__shm_create(size_t size, struct pvm__shm **out, int fds[PVM__SHM_NFD]);
  * of the right size and version is -EPROTO.
  */
 int pvm__shm_attach(const int fds[PVM__SHM_NFD], struct pvm__shm **out);
+/*
+ * References (one copy instead of two), both ends given the other's pid by
+ * the kernel (SO_PEERCRED), never by the peer.  The writer offers them
+ * before it hands the descriptors over; the reader accepts if it can read
+ * the writer's probe where the writer says it is.  1 if on, 0 if off.
+ */
+int pvm__shm_ref_offer(struct pvm__shm *r, pid_t peer);
+int pvm__shm_ref_accept(struct pvm__shm *r, pid_t peer);
+/* 1 once the reader has accepted references. */
+int pvm__shm_ref_accepted(const struct pvm__shm *r);
+/* Frames this end moved by reference, and (writer) the chunks it copied
+ * into the reader's memory itself. */
+void pvm__shm_ref_stats(const struct pvm__shm *r, unsigned long *refs, unsigned long *helped);
 /* Unmap, close, and drop a partial frame. */
 void pvm__shm_close(struct pvm__shm *r);
 

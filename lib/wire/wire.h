@@ -210,6 +210,8 @@ enum wire_type {
                                    (lib/pvm/pvm_shm.h) */
 #define WIRE_DIRECT_GONE 7   /* u32 host index, from a task's own daemon: that host left
                                    the VM, and links to its tasks are dead */
+#define WIRE_DIRECT_REF 8     /* only inside a ring: a message's header and the address
+                                   of its body in the writer's memory (lib/pvm/pvm_shm.h) */
 #define WIRE_DIRECT_TOKEN 32
 
 /* WIRE_T_CLOCK's flags: this one is the answer. */
@@ -338,7 +340,7 @@ int wire_home(char *out, size_t cap);
  * or a bare NAME)?  Anything but our own LIQUIDVM_ names, which the daemon
  * sets (the tid, the token, the socket); of those only the parent's context
  * (LIQUIDVM_CTX), the shared memory's tuning (LIQUIDVM_SHM_RING,
- * LIQUIDVM_SHM_SPIN_US) and Paradise's trace, task path and hints
+ * LIQUIDVM_SHM_SPIN_US, LIQUIDVM_SHM_REF) and Paradise's trace, task path and hints
  * (LIQUIDVM_TRACE, _TRACE_ROOT, _TASKPATH, _HINTS, _HINTS_VERBOSE). */
 int wire_env_spawnable(const char *kv);
 /* Write all n bytes; 0 or -errno. */

@@ -18,6 +18,7 @@
 #include "../../lib/pvm/pvm_shm.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/eventfd.h>
@@ -467,6 +468,357 @@ test_shm_ring_failed_write_is_torn_only_if_part_was_published(void **state)
     pvm__shm_close(r);
 }
 
+/* ---- references: bodies copied once, out of the writer's memory ---- */
+
+/* The writer's wait in one process: be the reader meanwhile. */
+struct self {
+    struct pvm__shm *r;
+    int got, bad, fail_wait;
+    unsigned next;
+};
+
+static int
+self_wait(struct pvm__shm *w, void *arg)
+{
+    struct self *x = arg;
+    struct wire_hdr h;
+    unsigned char *b;
+    int rc;
+
+    (void)w;
+    if (x->fail_wait)
+        return -ECONNRESET;
+    while ((rc = pvm__shm_read(x->r, 1u << 26, &h, &b)) == 1) {
+        if (h.tag != (int)x->next || !body_ok(x->next, b, h.len))
+            x->bad = 1;
+        x->next++;
+        x->got++;
+        free(b);
+    }
+    return rc < 0 ? rc : 0;
+}
+
+static void
+test_shm_ring_reference_in_one_process_copies_once_in_order(void **state)
+{
+    struct pvm__shm *w, *r;
+    struct self x = { 0 };
+    static const size_t lens[] = { 1 << 20, 10, 65536, 3 * (1 << 20) + 7, 0, 300000 };
+    unsigned long refs, helped;
+
+    (void)state;
+    ring_pair(SMALL, &w, &r);
+    x.r = r;
+    assert_int_equal(pvm__shm_ref_offer(w, getpid()), 1);
+    assert_int_equal(pvm__shm_ref_accept(r, getpid()), 1);
+    for (unsigned i = 0; i < 6; i++)
+        assert_int_equal(frame_write(w, i, lens[i], self_wait, &x), 0);
+    assert_int_equal(self_wait(w, &x), 0);
+    assert_int_equal(x.got, 6);
+    assert_false(x.bad);
+    /* 1 MB, 64 KB, 3 MB and 300 KB went by reference; 10 and 0 bytes did not. */
+    pvm__shm_ref_stats(w, &refs, &helped);
+    assert_int_equal(refs, 4);
+    pvm__shm_ref_stats(r, &refs, &helped);
+    assert_int_equal(refs, 4);
+    pvm__shm_close(w);
+    pvm__shm_close(r);
+}
+
+static void
+test_shm_ring_reference_refused_without_a_good_probe(void **state)
+{
+    struct pvm__shm *w, *r;
+    struct wire_hdr h = { .type = WIRE_T_DIRECT, .tag = WIRE_DIRECT_REF, .src = FAKE_T2,
+                          .dst = FAKE_ME };
+    unsigned char body[WIRE_HDR_LEN + 8] = { 0 }, *b;
+    struct self x = { 0 };
+
+    (void)state;
+    ring_pair(SMALL, &w, &r);
+    /* Not the writer's pid; a reader cannot offer, a writer cannot accept. */
+    assert_int_equal(pvm__shm_ref_offer(w, getpid()), 1);
+    assert_int_equal(pvm__shm_ref_accept(r, getppid()), 0);
+    assert_int_equal(pvm__shm_ref_offer(r, getpid()), 0);
+    assert_int_equal(pvm__shm_ref_accept(w, getpid()), 0);
+    /* References stay off: a large frame streams, whole. */
+    x.r = r;
+    assert_int_equal(frame_write(w, 0, 100000, self_wait, &x), 0);
+    assert_int_equal(self_wait(w, &x), 0);
+    assert_int_equal(x.got, 1);
+    assert_false(x.bad);
+    /* A reference frame forged by a writer whose references were not
+     * taken is a protocol error, not a read of its memory. */
+    assert_int_equal(pvm__shm_write(w, &h, body, sizeof(body), no_wait, NULL), 0);
+    assert_int_equal(pvm__shm_read(r, 1u << 20, &h, &b), -EPROTO);
+    pvm__shm_close(w);
+    pvm__shm_close(r);
+    /* With LIQUIDVM_SHM_REF=0 neither end takes part. */
+    ring_pair(SMALL, &w, &r);
+    setenv("LIQUIDVM_SHM_REF", "0", 1);
+    assert_int_equal(pvm__shm_ref_offer(w, getpid()), 0);
+    unsetenv("LIQUIDVM_SHM_REF");
+    assert_int_equal(pvm__shm_ref_offer(w, getpid()), 1);
+    setenv("LIQUIDVM_SHM_REF", "0", 1);
+    assert_int_equal(pvm__shm_ref_accept(r, getpid()), 0);
+    unsetenv("LIQUIDVM_SHM_REF");
+    pvm__shm_close(w);
+    pvm__shm_close(r);
+}
+
+static void
+test_shm_ring_reference_cancelled_by_a_failed_wait_is_dropped(void **state)
+{
+    struct pvm__shm *w, *r;
+    struct self x = { 0 };
+    struct wire_hdr h;
+    unsigned char *b;
+    unsigned long refs, helped;
+
+    (void)state;
+    ring_pair(SMALL, &w, &r);
+    x.r = r;
+    assert_int_equal(pvm__shm_ref_offer(w, getpid()), 1);
+    assert_int_equal(pvm__shm_ref_accept(r, getpid()), 1);
+    /* The wait fails before the reader took the reference: the writer
+     * cancels it, the write fails whole (not torn: it may go another way),
+     * and the reader drops it unread. */
+    x.fail_wait = 1;
+    assert_int_equal(frame_write(w, 0, 1 << 20, self_wait, &x), -ECONNRESET);
+    assert_false(pvm__shm_torn(w));
+    assert_int_equal(pvm__shm_read(r, 1u << 26, &h, &b), 0);
+    assert_false(pvm__shm_readable(r));
+    /* The ring goes on. */
+    x.fail_wait = 0;
+    x.next = 1;
+    assert_int_equal(frame_write(w, 1, 200000, self_wait, &x), 0);
+    assert_int_equal(self_wait(w, &x), 0);
+    assert_int_equal(x.got, 1);
+    assert_false(x.bad);
+    pvm__shm_ref_stats(r, &refs, &helped);
+    assert_int_equal(refs, 1);
+    pvm__shm_close(w);
+    pvm__shm_close(r);
+}
+
+/* Between processes: the child writes by reference, the parent reads. */
+static void
+test_shm_ring_reference_between_processes_shares_the_copy(void **state)
+{
+    struct pvm__shm *w, *r;
+    struct wire_hdr h;
+    unsigned char *b;
+    int go[2], back[2], res[2], status;
+    unsigned long refs, helped, child[2];
+    pid_t pid;
+    char c;
+
+    (void)state;
+    ring_pair(64u << 10, &w, &r);
+    assert_int_equal(pipe(go), 0);
+    assert_int_equal(pipe(back), 0);
+    assert_int_equal(pipe(res), 0);
+    if ((pid = fork()) == 0) {
+        pid_t parent = getppid(), none = 0;
+        if (pvm__shm_ref_offer(w, parent) != 1 || write(back[1], "x", 1) != 1 ||
+            read(go[0], &c, 1) != 1)
+            _exit(1);
+        for (unsigned i = 0; i < 40; i++)
+            if (frame_write(w, i, i % 4 == 3 ? 100 : (1u << 20) + i * 4099, wait_alive, &none) != 0)
+                _exit(2);
+        pvm__shm_ref_stats(w, &child[0], &child[1]);
+        if (write(res[1], child, sizeof(child)) != (ssize_t)sizeof(child))
+            _exit(3);
+        _exit(0);
+    }
+    assert_true(pid > 0);
+    assert_int_equal(read(back[0], &c, 1), 1);
+    assert_int_equal(pvm__shm_ref_accept(r, pid), 1);
+    assert_int_equal(write(go[1], "x", 1), 1);
+    for (unsigned i = 0; i < 40; i++) {
+        assert_int_equal(frame_read(r, &h, &b, 10000), 1);
+        assert_int_equal(h.tag, (int)i);
+        assert_int_equal(h.len, i % 4 == 3 ? 100 : (1u << 20) + i * 4099);
+        assert_true(body_ok(i, b, h.len));
+        free(b);
+    }
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    assert_int_equal(read(res[0], child, sizeof(child)), (ssize_t)sizeof(child));
+    pvm__shm_ref_stats(r, &refs, &helped);
+    assert_int_equal(refs, 30);
+    assert_int_equal(child[0], 30);
+    print_message("references: 30 of 30 large frames; the writer copied %lu of their %d chunks\n",
+                  child[1], 30 * 9);
+    pvm__shm_close(w);
+    pvm__shm_close(r);
+}
+
+static void
+test_shm_ring_reference_writer_killed_while_waiting_delivers_nothing(void **state)
+{
+    struct pvm__shm *w, *r;
+    struct wire_hdr h;
+    unsigned char *b = NULL;
+    int go[2], back[2];
+    pid_t pid;
+    char c;
+
+    (void)state;
+    ring_pair(SMALL, &w, &r);
+    assert_int_equal(pipe(go), 0);
+    assert_int_equal(pipe(back), 0);
+    if ((pid = fork()) == 0) {
+        pid_t none = 0;
+        if (pvm__shm_ref_offer(w, getppid()) != 1 || write(back[1], "x", 1) != 1 ||
+            read(go[0], &c, 1) != 1)
+            _exit(1);
+        (void)frame_write(w, 1, 1 << 20, wait_alive, &none);
+        _exit(3);
+    }
+    assert_true(pid > 0);
+    assert_int_equal(read(back[0], &c, 1), 1);
+    assert_int_equal(pvm__shm_ref_accept(r, pid), 1);
+    assert_int_equal(write(go[1], "x", 1), 1);
+    /* The reference is published; the writer dies before we read it. */
+    for (int i = 0; i < 2000 && !pvm__shm_readable(r); i++)
+        usleep(1000);
+    assert_true(pvm__shm_readable(r));
+    assert_int_equal(kill(pid, SIGKILL), 0);
+    assert_int_equal(waitpid(pid, NULL, 0), pid);
+    assert_true(pvm__shm_read(r, 1u << 26, &h, &b) < 0);
+    assert_null(b);
+    pvm__shm_close(r);
+    pvm__shm_close(w);
+}
+
+static void
+test_shm_ring_reference_reader_killed_ends_the_writers_wait(void **state)
+{
+    struct pvm__shm *w, *r;
+    pid_t pid, watched;
+    int go[2], back[2];
+    char c;
+
+    (void)state;
+    ring_pair(SMALL, &w, &r);
+    assert_int_equal(pipe(go), 0);
+    assert_int_equal(pipe(back), 0);
+    /* The reader accepts, then never reads, and is killed. */
+    if ((pid = fork()) == 0) {
+        if (read(go[0], &c, 1) != 1 || pvm__shm_ref_accept(r, getppid()) != 1 ||
+            write(back[1], "y", 1) != 1)
+            _exit(1);
+        pause();
+        _exit(0);
+    }
+    assert_true(pid > 0);
+    assert_int_equal(pvm__shm_ref_offer(w, pid), 1);
+    assert_int_equal(write(go[1], "x", 1), 1);
+    assert_int_equal(read(back[0], &c, 1), 1);
+    assert_int_equal(c, 'y');
+    if (fork() == 0) {
+        usleep(100000);
+        kill(pid, SIGKILL);
+        _exit(0);
+    }
+    watched = pid;
+    /* Cancelled unread: the write fails whole, not torn. */
+    assert_int_equal(frame_write(w, 7, 1 << 20, wait_alive, &watched), -ECONNRESET);
+    assert_false(pvm__shm_torn(w));
+    while (wait(NULL) > 0)
+        ;
+    pvm__shm_close(w);
+    pvm__shm_close(r);
+}
+
+/*
+ * A reference the reader took when the writer's wait failed: the writer
+ * may not return while the reader may still copy out of its memory.  The
+ * reader here is played through the segment itself (ref_state is the word
+ * at offset 192, pvm_shm.c): it takes the reference, then either finishes
+ * (the write succeeds) or its process dies (the write fails, torn).
+ */
+#define REF_STATE_OFF 192
+enum { T_POSTED = 1, T_TAKEN = 2, T_DONE = 4 };
+
+struct taken {
+    _Atomic uint32_t *state;
+    pid_t finisher;             /* sets DONE later; or 0 */
+};
+
+static int
+take_then_fail(struct pvm__shm *w, void *arg)
+{
+    struct taken *t = arg;
+
+    (void)w;
+    assert_int_equal(atomic_load(t->state), T_POSTED);
+    atomic_store(t->state, T_TAKEN);
+    return -ECONNRESET;
+}
+
+static void
+test_shm_ring_reference_taken_outlives_the_writers_failed_wait(void **state)
+{
+    for (int finish = 1; finish >= 0; finish--) {
+        struct pvm__shm *w, *r;
+        int fds[PVM__SHM_NFD], mine[PVM__SHM_NFD], status;
+        struct taken t = { 0 };
+        pid_t reader, killer;
+        void *map;
+
+        (void)state;
+        assert_int_equal(pvm__shm_create(SMALL, &w, fds), 0);
+        map = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fds[0], 0);
+        assert_true(map != MAP_FAILED);
+        t.state = (_Atomic uint32_t *)((char *)map + REF_STATE_OFF);
+        mine[0] = fds[0];
+        mine[1] = dup(fds[1]);
+        mine[2] = dup(fds[2]);
+        assert_int_equal(pvm__shm_attach(mine, &r), 0);
+        /* The "reader" process: accepts, then either finishes the copy it
+         * took 100 ms later, or sleeps until it is killed. */
+        if ((reader = fork()) == 0) {
+            if (pvm__shm_ref_accept(r, getppid()) != 1)
+                _exit(1);
+            if (finish) {
+                for (int i = 0; i < 5000 && atomic_load(t.state) != T_TAKEN; i++)
+                    usleep(1000);
+                usleep(100000);
+                atomic_store(t.state, T_DONE);
+                _exit(0);
+            }
+            pause();
+            _exit(0);
+        }
+        assert_true(reader > 0);
+        assert_int_equal(pvm__shm_ref_offer(w, reader), 1);
+        for (int i = 0; i < 2000 && !pvm__shm_ref_accepted(w); i++)
+            usleep(1000);
+        assert_true(pvm__shm_ref_accepted(w));
+        killer = 0;
+        if (!finish && (killer = fork()) == 0) {
+            usleep(150000);
+            kill(reader, SIGKILL);
+            _exit(0);
+        }
+        if (finish) {
+            assert_int_equal(frame_write(w, 1, 1 << 20, take_then_fail, &t), 0);
+            assert_false(pvm__shm_torn(w));
+        } else {
+            assert_int_equal(frame_write(w, 1, 1 << 20, take_then_fail, &t), -ECONNRESET);
+            assert_true(pvm__shm_torn(w));
+        }
+        assert_int_equal(waitpid(reader, &status, 0), reader);
+        if (killer > 0)
+            assert_int_equal(waitpid(killer, NULL, 0), killer);
+        munmap(map, 4096);
+        pvm__shm_close(w);
+        pvm__shm_close(r);
+    }
+}
+
 /* ---- through the library ---- */
 
 static int
@@ -858,6 +1210,13 @@ main(void)
         cmocka_unit_test(test_shm_ring_attach_refuses_what_is_not_a_sealed_ring),
         cmocka_unit_test(test_shm_ring_bad_header_is_a_protocol_error),
         cmocka_unit_test(test_shm_ring_failed_write_is_torn_only_if_part_was_published),
+        cmocka_unit_test(test_shm_ring_reference_in_one_process_copies_once_in_order),
+        cmocka_unit_test(test_shm_ring_reference_refused_without_a_good_probe),
+        cmocka_unit_test(test_shm_ring_reference_cancelled_by_a_failed_wait_is_dropped),
+        cmocka_unit_test(test_shm_ring_reference_between_processes_shares_the_copy),
+        cmocka_unit_test(test_shm_ring_reference_writer_killed_while_waiting_delivers_nothing),
+        cmocka_unit_test(test_shm_ring_reference_reader_killed_ends_the_writers_wait),
+        cmocka_unit_test(test_shm_ring_reference_taken_outlives_the_writers_failed_wait),
         L(test_shm_ring_link_then_ring_in_order_behind_the_mark),
         L(test_shm_ring_is_drained_before_a_daemon_message),
         L(test_shm_ring_eof_takes_the_whole_messages_first),
