@@ -50,7 +50,7 @@ run_integ() {
     for t in tests/integ/test_*.sh; do
         [ -f "$t" ] || continue
         echo "== integ $(basename "$t" .sh) ($dir)"
-        local sanlog
+        local sanlog t0=$SECONDS
         sanlog=$(mktemp -d /tmp/lvm-san.XXXXXX)
         out=$(VMD="$bin/vmd" VMCTL="$bin/vmctl" VMRUN="$bin/vmrun" EXAMPLES="$bin/../examples" \
               ASAN_OPTIONS="log_path=$sanlog/asan" \
@@ -73,6 +73,7 @@ run_integ() {
             f=$((f + 1))
         fi
         rm -rf "$sanlog"
+        echo "# $(basename "$t" .sh) took $((SECONDS - t0)) s"
         if [ $rc -ne 0 ] && [ "$f" = 0 ]; then
             printf '%s\n' "$out" | tail -30
             echo "not ok - $(basename "$t") exited with status $rc"

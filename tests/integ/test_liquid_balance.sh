@@ -38,10 +38,12 @@ print("#", sys.argv[2] + ":", R["balance"]["quanta_moved"], "quanta moved, per e
 
 # heat3d, the lower octant 20 times heavier (the update runs 20 times on
 # its quanta): the first epoch is out of balance, the balancer's first
-# plan fixes it.
+# plan fixes it.  min-gain 0.05: under load (a full make check on the 2
+# CPUs, 2026-11-28) the default 0.2 of modelled gain was missed by every
+# plan of nine epochs once, BE 0.5-0.6 throughout.
 check "heat3d 64^3, heavy 20, balancing: bit-identical" \
     verify heat3d --grid 64 --iters 100 --epoch 10 --heavy 20 --quanta 8 --probe-seconds 0.05 \
-    --json "$T/h.json"
+    --min-gain 0.05 --json "$T/h.json"
 show "$T/h.json" "heat3d heavy 20"
 # (Under load the first plan's measured gain may fall short of min-gain;
 # the second's then moves them: seen once at load average 5.)
