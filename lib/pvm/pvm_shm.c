@@ -69,6 +69,7 @@
 #define SHM_PROBE 16u
 #define SHM_REF_LEN (WIRE_HDR_LEN + 8u)  /* a reference's body: the header, the address */
 #define SHM_REF_CHUNK (128u << 10)         /* a shared copy's unit */
+#define SHM_REF_STALL_NS 2000000000ull     /* a copy that makes no progress this long fails */
 
 /* A reference's life (ref_state): the writer posts it, the reader takes it
  * (or the writer cancels it first), and the reader ends it. */
@@ -125,6 +126,7 @@ struct pvm__shm {
     int peer_fd;
     pid_t owner;                /* writer: the process that offered them */
     int nohelp;                 /* writer: a copy into the reader's memory failed */
+    int dead;                   /* writer: a cancelled reference is in the ring */
     unsigned long refs;         /* frames moved by reference */
     unsigned long helped;       /* writer: chunks it copied into the reader's memory */
     size_t ref_min;             /* writer: frames from this size, 0: none */
@@ -490,13 +492,13 @@ pidfd(pid_t pid)
 #endif
 }
 
-/* 1 if the process behind fd has exited. */
+/* 1 if the process behind pidfd fd has exited (a failed poll says nothing). */
 static int
 peer_exited(int fd)
 {
     struct pollfd p = { .fd = fd, .events = POLLIN };
 
-    return poll(&p, 1, 0) != 0;
+    return poll(&p, 1, 0) == 1 && (p.revents & POLLIN) != 0;
 }
 
 static void
@@ -561,6 +563,7 @@ pvm__shm_ref_accept(struct pvm__shm *r, pid_t peer)
     }
     r->peer = peer;
     r->peer_fd = fd;
+    r->owner = getpid();
     atomic_store_explicit(&r->ctl->ref_ok, 1, memory_order_release);
     return 1;
 }
@@ -616,7 +619,12 @@ ref_help(struct pvm__shm *r, const unsigned char *body, size_t len)
     n = c->ref_nchunks;
     if (n != (len + SHM_REF_CHUNK - 1) / SHM_REF_CHUNK)
         return;                 /* not this body's: a broken reader */
-    for (;;) {
+    for (uint32_t claims = 0; claims < n; claims++) {
+        /* The pid is still the reader's (not reused): it is alive. */
+        if (peer_exited(r->peer_fd)) {
+            r->nohelp = 1;
+            return;
+        }
         atomic_fetch_add_explicit(&c->ref_wclaimed, 1, memory_order_seq_cst);
         i = atomic_fetch_add_explicit(&c->ref_next, 1, memory_order_seq_cst);
         if (i < n) {
@@ -632,7 +640,7 @@ ref_help(struct pvm__shm *r, const unsigned char *body, size_t len)
                 atomic_store_explicit(&c->ref_redo, i + 1, memory_order_release);
             }
         }
-        atomic_fetch_add_explicit(&c->ref_wended, 1, memory_order_release);
+        atomic_fetch_add_explicit(&c->ref_wended, 1, memory_order_seq_cst);
         if (i >= n || r->nohelp)
             return;
     }
@@ -675,8 +683,12 @@ write_ref(struct pvm__shm *r, struct wire_hdr *h, const void *body, size_t len,
                    body, len, wait, arg);
     if (rc != 0) {
         st = REF_POSTED;
-        if (atomic_compare_exchange_strong(&r->ctl->ref_state, &st, REF_CANCEL))
-            return rc;          /* the reader will drop it unread */
+        if (atomic_compare_exchange_strong(&r->ctl->ref_state, &st, REF_CANCEL)) {
+            /* The reader will drop it unread; a reference posted behind
+             * it would be taken for it, so the ring takes no more. */
+            r->dead = 1;
+            return rc;
+        }
         if (st == REF_TAKEN)
             st = ref_wait_taken(r);
         if (st == REF_DONE) {
@@ -704,7 +716,7 @@ pvm__shm_write(struct pvm__shm *r, struct wire_hdr *h, const void *body, size_t 
     int rc;
 
     /* Behind a partial frame, a new one would be read as its rest. */
-    if (r->torn)
+    if (r->torn || r->dead)
         return -EPIPE;
     if (len > UINT32_MAX)
         return -EMSGSIZE;
@@ -847,13 +859,19 @@ ref_pause(struct pvm__shm *r, unsigned *n)
 /*
  * Copy a referenced body of len bytes at src in the writer's memory into
  * b, chunk by chunk, the writer copying others into b (ref_help) once we
- * name it.  0, or an error after which the writer is out of b.
+ * name it.  0, or an error; *busy is set when the writer may still be
+ * writing into b (it stalled mid-chunk for SHM_REF_STALL_NS): then b must
+ * not be freed.  What the writer says in the counters is believed: a
+ * writer that lies can only spoil its own message (or give us back bytes
+ * of our own heap, which, being allowed to copy into our memory, it could
+ * read anyway).
  */
 static int
-ref_copy(struct pvm__shm *r, unsigned char *b, size_t len, uint64_t src)
+ref_copy(struct pvm__shm *r, unsigned char *b, size_t len, uint64_t src, int *busy)
 {
     struct shm_ctl *c = r->ctl;
-    uint32_t n = (uint32_t)((len + SHM_REF_CHUNK - 1) / SHM_REF_CHUNK), i;
+    uint32_t n = (uint32_t)((len + SHM_REF_CHUNK - 1) / SHM_REF_CHUNK), i, seen = 0, d;
+    uint64_t since = 0;
     unsigned spins = 0;
     int rc = 0;
 
@@ -866,9 +884,18 @@ ref_copy(struct pvm__shm *r, unsigned char *b, size_t len, uint64_t src)
         if ((i = atomic_exchange_explicit(&c->ref_redo, 0, memory_order_acquire)) != 0) {
             i--;
         } else if ((i = atomic_fetch_add_explicit(&c->ref_next, 1, memory_order_seq_cst)) >= n) {
-            /* All claimed: wait for the writer's chunks. */
-            if (atomic_load_explicit(&c->ref_done, memory_order_acquire) >= n)
+            /* All claimed: wait for the writer's chunks, while they come. */
+            if ((d = atomic_load_explicit(&c->ref_done, memory_order_acquire)) >= n)
                 break;
+            if ((spins & 255) == 0) {
+                if (since == 0 || d != seen) {
+                    seen = d;
+                    since = now_ns();
+                } else if (now_ns() - since > SHM_REF_STALL_NS) {
+                    rc = -ETIMEDOUT;
+                    goto stop;
+                }
+            }
             if ((rc = ref_pause(r, &spins)) != 0)
                 goto stop;
             continue;
@@ -886,14 +913,24 @@ ref_copy(struct pvm__shm *r, unsigned char *b, size_t len, uint64_t src)
     atomic_store_explicit(&c->ref_dst, 0, memory_order_relaxed);
     return 0;
 stop:
-    /* No more claims; then wait until the writer's are all over. */
-    atomic_store_explicit(&c->ref_next, UINT32_MAX / 2, memory_order_seq_cst);
+    /*
+     * No more claims; then wait until the writer's are all over.  The
+     * exchange and the loads are sequentially consistent: a claim the
+     * writer counted before our exchange is seen here.
+     */
+    (void)atomic_exchange_explicit(&c->ref_next, UINT32_MAX / 2, memory_order_seq_cst);
     atomic_store_explicit(&c->ref_dst, 0, memory_order_seq_cst);
     spins = 0;
-    while (atomic_load_explicit(&c->ref_wended, memory_order_acquire) !=
-           atomic_load_explicit(&c->ref_wclaimed, memory_order_acquire))
+    since = now_ns();
+    while (atomic_load_explicit(&c->ref_wended, memory_order_seq_cst) !=
+           atomic_load_explicit(&c->ref_wclaimed, memory_order_seq_cst)) {
         if (ref_pause(r, &spins) != 0)
+            break;              /* the writer has exited: out of b */
+        if (now_ns() - since > SHM_REF_STALL_NS) {
+            *busy = 1;
             break;
+        }
+    }
     return rc;
 }
 
@@ -908,10 +945,13 @@ read_ref(struct pvm__shm *r, uint32_t max, struct wire_hdr *h, unsigned char **b
     unsigned char f[SHM_REF_LEN], *b = NULL;
     struct wire_hdr in;
     uint32_t st = REF_POSTED;
-    int rc = -EPROTO;
+    int rc = -EPROTO, busy = 0;
 
     copy_out(r, r->pos + WIRE_HDR_LEN, f, SHM_REF_LEN);
     if (wire_hdr_unpack(f, max, &in) != 0 || in.type != WIRE_T_MSG)
+        return -EPROTO;
+    /* A forked copy of the reader: the writer would copy into its parent. */
+    if (getpid() != r->owner)
         return -EPROTO;
     if (!atomic_compare_exchange_strong(&r->ctl->ref_state, &st, REF_TAKEN)) {
         if (st != REF_CANCEL)
@@ -925,7 +965,7 @@ read_ref(struct pvm__shm *r, uint32_t max, struct wire_hdr *h, unsigned char **b
             rc = -ENOMEM;
             goto fail;
         }
-        if ((rc = ref_copy(r, b, in.len, get_be64(f + WIRE_HDR_LEN))) != 0)
+        if ((rc = ref_copy(r, b, in.len, get_be64(f + WIRE_HDR_LEN), &busy)) != 0)
             goto fail;
         /* Alive after the copy: the pid was the writer's all along. */
         if (peer_exited(r->peer_fd)) {
@@ -941,7 +981,9 @@ read_ref(struct pvm__shm *r, uint32_t max, struct wire_hdr *h, unsigned char **b
     *body = b;
     return 1;
 fail:
-    free(b);
+    /* A writer stalled mid-chunk may write into b yet: b is left to it. */
+    if (!busy)
+        free(b);
     atomic_store_explicit(&r->ctl->ref_state, REF_FAILED, memory_order_release);
     r->pos += WIRE_HDR_LEN + SHM_REF_LEN;
     release(r);

@@ -62,7 +62,7 @@ write_conf() {
     cat >"$T/test.conf" <<CONF
 heartbeat = 0.2;
 host_timeout = ${1:-1.5};
-start_timeout = 10.0;
+start_timeout = ${START_TIMEOUT:-10.0};
 log = { level = "debug"; file = "logs/%h.log"; };
 ${2:-}
 CONF

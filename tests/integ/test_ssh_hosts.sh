@@ -122,8 +122,13 @@ hostsconf() {
     done
     echo ");"
 }
-write_conf 3.0 "hoststart = \"ssh -F $S/ssh_config %h %v\";
+# start_timeout 6 s: the adds that fail below wait it out (a daemon that is
+# never reached, on both sides); ssh starts a daemon here in under a
+# second.  The hosts' users may read the file (their daemons are given it;
+# one they cannot read means the defaults, start_timeout 30 s).
+START_TIMEOUT=6.0 write_conf 3.0 "hoststart = \"ssh -F $S/ssh_config %h %v\";
 $(hostsconf)"
+chmod 711 "$T" && chmod 644 "$T/test.conf"
 check "vmctl ca init" "$VMCTL" ca init
 check "start the master on the bridge address" \
     "$VMCTL" start --name lvsmaster$tag --listen "$net.1" -c "$T/test.conf"
