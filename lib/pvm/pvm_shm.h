@@ -47,8 +47,9 @@
  * (process_vm_writev), each claiming the next chunk from a shared counter.
  * The writer returns only when the reader has consumed the frame, and so
  * is done with its memory; a writer whose wait fails first cancels the
- * reference if the reader has not taken it (the reader drops it), and
- * otherwise waits until the reader ends it or dies.  One reference is in
+ * reference if the reader has not taken it (the reader drops it, and the
+ * ring takes no more writes), and otherwise waits until the reader ends
+ * it or dies.  A copy that makes no progress for 2 s fails.  One reference is in
  * flight per ring.  References block the writer only where a streamed
  * frame would have blocked it as well (it did not fit).
  *
