@@ -557,38 +557,61 @@ links_drain(void)
  * so that a peer that answers at once is heard without a system call on
  * either side.  1 if a ring has bytes.
  */
+/*
+ * Tell our rings' writers that we wait for a message, from the spin that
+ * opens a wait to links_ready that ends it; not in a wait inside a send
+ * (io_depth), where a peer's large message by reference would hold it
+ * until we next read, as both may be sending.
+ */
+static int recv_marked;
+
+static void
+recv_mark(struct pvm__direct *d, int on)
+{
+    for (struct pvm__link *l = d->links; l; l = l->next)
+        if (l->rx != NULL)
+            pvm__shm_receiving(l->rx, on);
+    recv_marked = on;
+}
+
 static int
 links_spin(void)
 {
     struct pvm__direct *d = pvm__ctx.direct;
     struct timespec t0, t;
     long budget_ns;
+    int rc = 0;
 
     if (d == NULL || d->nrx == 0)
         return 0;
     budget_ns = pvm__shm_spin_budget_ns();
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (pvm__ctx.io_depth == 0)
+        recv_mark(d, 1);
     for (unsigned i = 0;; i++) {
         for (struct pvm__link *l = d->links; l; l = l->next) {
             if (l->rx != NULL && pvm__shm_readable(l->rx)) {
                 if (i > 0)
                     pvm__shm_spin_result(1);
-                return 1;
+                rc = 1;
+                goto out;
             }
             if (l->more)
-                return 0;       /* the poll will not wait anyway */
+                goto out;       /* the poll will not wait anyway */
         }
         if ((i & 31) == 31) {
             clock_gettime(CLOCK_MONOTONIC, &t);
             if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) >= budget_ns) {
                 pvm__shm_spin_result(0);
-                return 0;
+                goto out;
             }
             /* The peer may share our CPU: let it run, or we only wait longer. */
             sched_yield();
         }
         pvm__shm_relax();
     }
+out:
+    return rc;
 }
 
 /* ---- the links' part of the wait ---- */
@@ -794,6 +817,8 @@ links_ready(const struct pollfd *pfd, size_t n)
     struct pvm__link *l;
     size_t i;
 
+    if (recv_marked)
+        recv_mark(d, 0);
     for (i = 0; i < n; i++) {
         short re = pfd[i].revents;
 

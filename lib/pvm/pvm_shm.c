@@ -91,7 +91,8 @@ struct shm_ctl {
     _Atomic uint64_t tail;
     _Atomic uint32_t reader_waits;
     _Atomic uint32_t ref_ok;    /* the reader takes references */
-    unsigned char pad2[48];
+    _Atomic uint32_t reader_recv; /* the reader waits for a message */
+    unsigned char pad2[44];
     /* A reference in flight (one at a time): its state, and the copy that
      * both ends share, chunk by chunk, once the reader has said where. */
     _Atomic uint32_t ref_state;
@@ -720,7 +721,14 @@ pvm__shm_write(struct pvm__shm *r, struct wire_hdr *h, const void *body, size_t 
         return -EPIPE;
     if (len > UINT32_MAX)
         return -EMSGSIZE;
+    /*
+     * By reference only to a reader that waits for a message now (it
+     * copies at once, with our help): one that computes, or is sending
+     * itself, would keep us until it next reads, where the ring lets us go
+     * once the frame's rest fits.
+     */
     if (r->ref_min > 0 && len >= r->ref_min && len + WIRE_HDR_LEN > room(r, head) &&
+        atomic_load_explicit(&r->ctl->reader_recv, memory_order_relaxed) &&
         atomic_load_explicit(&r->ctl->ref_ok, memory_order_acquire) && getpid() == r->owner)
         return write_ref(r, h, body, len, wait, arg);
     h->len = (uint32_t)len;
@@ -820,6 +828,12 @@ pvm__shm_disarm(struct pvm__shm *r)
         atomic_store_explicit(&r->ctl->reader_waits, 0, memory_order_relaxed);
     }
     drain_fd(r->data_efd);
+}
+
+void
+pvm__shm_receiving(struct pvm__shm *r, int on)
+{
+    atomic_store_explicit(&r->ctl->reader_recv, on ? 1u : 0u, memory_order_relaxed);
 }
 
 void

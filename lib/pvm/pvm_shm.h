@@ -20,6 +20,7 @@
  *      128     8  tail: bytes consumed by the reader (only it writes)
  *      136     4  reader_waits: the reader sleeps on the data eventfd
  *      140     4  ref_ok: the reader takes references
+ *      144     4  reader_recv: the reader waits for a message
  *      192    40  the reference in flight: its state, its chunks claimed
  *                 and copied by either end, the reader's buffer
  *     4096  size  data: stream byte n at data[n % size]
@@ -39,7 +40,11 @@
  * both sides); an end spins at most a bounded time before it sleeps.
  *
  * References.  A frame of at least pvm__shm_ref_min bytes that does not
- * fit in the room left goes by reference, where both ends agreed to them:
+ * fit in the room left goes by reference, where both ends agreed to them
+ * and the reader is waiting for a message (spinning or asleep, and not
+ * inside a send of its own: a reader that computes or sends would hold the
+ * writer until it next read, where a streamed frame lets the writer go
+ * once its rest fits):
  * the ring carries a WIRE_T_DIRECT/WIRE_DIRECT_REF frame whose body is the
  * message's header and its body's address in the writer's memory, and the
  * body is copied once, straight into the reader's buffer, in chunks that
@@ -170,6 +175,9 @@ int pvm__shm_partial(const struct pvm__shm *r);
 int pvm__shm_arm(struct pvm__shm *r);
 void pvm__shm_disarm(struct pvm__shm *r);
 void pvm__shm_sticky(struct pvm__shm *r);
+/* The reader waits for a message (spinning or asleep), not inside a send
+ * of its own: a writer sends large frames by reference only then. */
+void pvm__shm_receiving(struct pvm__shm *r, int on);
 int pvm__shm_data_fd(const struct pvm__shm *r);
 
 #endif

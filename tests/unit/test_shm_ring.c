@@ -511,6 +511,16 @@ test_shm_ring_reference_in_one_process_copies_once_in_order(void **state)
     x.r = r;
     assert_int_equal(pvm__shm_ref_offer(w, getpid()), 1);
     assert_int_equal(pvm__shm_ref_accept(r, getpid()), 1);
+    /* A reader busy elsewhere: large frames stream, whole. */
+    assert_int_equal(frame_write(w, 0, 1 << 20, self_wait, &x), 0);
+    assert_int_equal(self_wait(w, &x), 0);
+    assert_int_equal(x.got, 1);
+    pvm__shm_ref_stats(w, &refs, &helped);
+    assert_int_equal(refs, 0);
+    /* A reader that waits in the library: by reference. */
+    x.got = 0;
+    x.next = 0;
+    pvm__shm_receiving(r, 1);
     for (unsigned i = 0; i < 6; i++)
         assert_int_equal(frame_write(w, i, lens[i], self_wait, &x), 0);
     assert_int_equal(self_wait(w, &x), 0);
@@ -580,6 +590,7 @@ test_shm_ring_reference_cancelled_by_a_failed_wait_is_dropped(void **state)
     x.r = r;
     assert_int_equal(pvm__shm_ref_offer(w, getpid()), 1);
     assert_int_equal(pvm__shm_ref_accept(r, getpid()), 1);
+    pvm__shm_receiving(r, 1);
     /* The wait fails before the reader took the reference: the writer
      * cancels it, the write fails whole (not torn: it may go another way),
      * and the reader drops it unread. */
@@ -634,6 +645,7 @@ test_shm_ring_reference_between_processes_shares_the_copy(void **state)
     assert_true(pid > 0);
     assert_int_equal(read(back[0], &c, 1), 1);
     assert_int_equal(pvm__shm_ref_accept(r, pid), 1);
+    pvm__shm_receiving(r, 1);    /* we do nothing but wait for its frames */
     assert_int_equal(write(go[1], "x", 1), 1);
     for (unsigned i = 0; i < 40; i++) {
         assert_int_equal(frame_read(r, &h, &b, 10000), 1);
@@ -679,6 +691,7 @@ test_shm_ring_reference_writer_killed_while_waiting_delivers_nothing(void **stat
     assert_true(pid > 0);
     assert_int_equal(read(back[0], &c, 1), 1);
     assert_int_equal(pvm__shm_ref_accept(r, pid), 1);
+    pvm__shm_receiving(r, 1);
     assert_int_equal(write(go[1], "x", 1), 1);
     /* The reference is published; the writer dies before we read it. */
     for (int i = 0; i < 2000 && !pvm__shm_readable(r); i++)
@@ -706,8 +719,10 @@ test_shm_ring_reference_reader_killed_ends_the_writers_wait(void **state)
     assert_int_equal(pipe(back), 0);
     /* The reader accepts, then never reads, and is killed. */
     if ((pid = fork()) == 0) {
-        if (read(go[0], &c, 1) != 1 || pvm__shm_ref_accept(r, getppid()) != 1 ||
-            write(back[1], "y", 1) != 1)
+        if (read(go[0], &c, 1) != 1 || pvm__shm_ref_accept(r, getppid()) != 1)
+            _exit(1);
+        pvm__shm_receiving(r, 1);
+        if (write(back[1], "y", 1) != 1)
             _exit(1);
         pause();
         _exit(0);
@@ -780,6 +795,7 @@ test_shm_ring_reference_taken_outlives_the_writers_failed_wait(void **state)
         /* The "reader" process: accepts, then either finishes the copy it
          * took 100 ms later, or sleeps until it is killed. */
         if ((reader = fork()) == 0) {
+            pvm__shm_receiving(r, 1);    /* before the writer sees it accept */
             if (pvm__shm_ref_accept(r, getppid()) != 1)
                 _exit(1);
             if (finish) {
