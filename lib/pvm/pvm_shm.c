@@ -161,6 +161,30 @@ pvm__shm_ring_size(void)
 }
 
 size_t
+pvm__shm_ring_max(void)
+{
+    const char *s = getenv("LIQUIDVM_SHM_RING_MAX");
+    unsigned long long want;
+    size_t size = PVM__SHM_MIN;
+    char *end;
+
+    if (s == NULL || *s == '\0')
+        return PVM__SHM_GROW_DEFAULT;
+    want = strtoull(s, &end, 0);
+    if (*end != '\0')
+        return PVM__SHM_GROW_DEFAULT;
+    while (size < want && size < PVM__SHM_MAX)
+        size <<= 1;
+    return size;
+}
+
+size_t
+pvm__shm_size(const struct pvm__shm *r)
+{
+    return r->size;
+}
+
+size_t
 pvm__shm_ref_min(void)
 {
     const char *s = getenv("LIQUIDVM_SHM_REF");
@@ -727,7 +751,8 @@ pvm__shm_write(struct pvm__shm *r, struct wire_hdr *h, const void *body, size_t 
      * itself, would keep us until it next reads, where the ring lets us go
      * once the frame's rest fits.
      */
-    if (r->ref_min > 0 && len >= r->ref_min && len + WIRE_HDR_LEN > room(r, head) &&
+    if (r->ref_min > 0 && len >= r->ref_min &&
+        (len + WIRE_HDR_LEN > room(r, head) || len >= 4 * r->ref_min) &&
         atomic_load_explicit(&r->ctl->reader_recv, memory_order_relaxed) &&
         atomic_load_explicit(&r->ctl->ref_ok, memory_order_acquire) && getpid() == r->owner)
         return write_ref(r, h, body, len, wait, arg);

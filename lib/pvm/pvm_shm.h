@@ -79,6 +79,7 @@
 #define PVM__SHM_CHUNK (64u << 10)      /* a large frame is published this often */
 #define PVM__SHM_SPIN_US 50             /* LIQUIDVM_SHM_SPIN_US overrides */
 #define PVM__SHM_REF_DEFAULT (64u << 10) /* LIQUIDVM_SHM_REF overrides; 0: none */
+#define PVM__SHM_GROW_DEFAULT (32u << 20) /* LIQUIDVM_SHM_RING_MAX overrides */
 
 struct pvm__shm;
 
@@ -103,6 +104,10 @@ typedef int (*pvm__shm_wait_cb)(struct pvm__shm *r, void *arg);
 /* The ring size the environment asks for (LIQUIDVM_SHM_RING, rounded up to
  * a power of two within PVM__SHM_MIN..MAX), 0 when rings are off. */
 size_t pvm__shm_ring_size(void);
+/* How large a ring may grow (LIQUIDVM_SHM_RING_MAX, a power of two). */
+size_t pvm__shm_ring_max(void);
+/* A ring's data bytes. */
+size_t pvm__shm_size(const struct pvm__shm *r);
 /* The smallest frame sent by reference (LIQUIDVM_SHM_REF), 0 when never. */
 size_t pvm__shm_ref_min(void);
 /* How long an end spins before it sleeps, in microseconds. */

@@ -340,7 +340,7 @@ int wire_home(char *out, size_t cap);
  * or a bare NAME)?  Anything but our own LIQUIDVM_ names, which the daemon
  * sets (the tid, the token, the socket); of those only the parent's context
  * (LIQUIDVM_CTX), the shared memory's tuning (LIQUIDVM_SHM_RING,
- * LIQUIDVM_SHM_SPIN_US, LIQUIDVM_SHM_REF) and Paradise's trace, task path and hints
+ * LIQUIDVM_SHM_SPIN_US, LIQUIDVM_SHM_REF, LIQUIDVM_SHM_RING_MAX) and Paradise's trace, task path and hints
  * (LIQUIDVM_TRACE, _TRACE_ROOT, _TASKPATH, _HINTS, _HINTS_VERBOSE). */
 int wire_env_spawnable(const char *kv);
 /* Write all n bytes; 0 or -errno. */

@@ -24,6 +24,7 @@ wire_env_spawnable(const char *kv)
 {
     static const char *const ours[] = { "LIQUIDVM_CTX",        "LIQUIDVM_SHM_RING",
                                         "LIQUIDVM_SHM_SPIN_US", "LIQUIDVM_SHM_REF",
+                                        "LIQUIDVM_SHM_RING_MAX",
                                         "LIQUIDVM_TRACE",
                                         "LIQUIDVM_TRACE_ROOT",  "LIQUIDVM_TASKPATH",
                                         "LIQUIDVM_HINTS",       "LIQUIDVM_HINTS_VERBOSE" };

@@ -44,11 +44,12 @@ vmd_pid_of() {
 }
 
 # wait_for SECONDS command...: poll every 50 ms until the command succeeds.
+# (Microseconds: with whole SECONDS, "wait_for 1" could give up after 10 ms.)
 wait_for() {
     local limit=$1; shift
-    local end=$((SECONDS + limit))
+    local end=$((${EPOCHREALTIME//[.,]/} + limit * 1000000))
     while ! "$@" >/dev/null 2>&1; do
-        [ $SECONDS -lt $end ] || return 1
+        [ "${EPOCHREALTIME//[.,]/}" -lt $end ] || return 1
         sleep 0.05
     done
 }

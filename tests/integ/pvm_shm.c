@@ -71,21 +71,33 @@ parse_tid(const char *s)
     return (int)strtol(s + (s[0] == 't'), NULL, 16);
 }
 
-/* Rings this process maps now. */
+/* Rings this process maps now; *kb, if given, their size in KB. */
 static int
-rings(void)
+rings_kb(long *kb)
 {
     FILE *f = fopen("/proc/self/maps", "r");
     char line[512];
+    unsigned long lo, hi;
     int n = 0;
 
     if (f == NULL)
         return -1;
+    if (kb != NULL)
+        *kb = 0;
     while (fgets(line, sizeof line, f))
-        if (strstr(line, "pvm-ring") != NULL)
+        if (strstr(line, "pvm-ring") != NULL) {
             n++;
+            if (kb != NULL && sscanf(line, "%lx-%lx", &lo, &hi) == 2)
+                *kb += (long)((hi - lo) >> 10);
+        }
     fclose(f);
     return n;
+}
+
+static int
+rings(void)
+{
+    return rings_kb(NULL);
 }
 
 static unsigned char
@@ -228,7 +240,9 @@ client(int peer, int n, int route)
     pvm_setcontext(ctx[1]);
     if (take(peer, 1, buf) != 0)
         goto out;
-    printf("rings %d\n", rings());
+    long kb;
+    printf("rings %d\n", rings_kb(&kb));
+    printf("ring_kb %ld\n", kb);
     pvm_initsend(PvmDataDefault);
     pvm_send(peer, TAG_STOP);
     pvm_setcontext(ctx[0]);

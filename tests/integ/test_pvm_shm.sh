@@ -35,6 +35,9 @@ check "default route: 200 messages of 0 B to 3 MB each way, two contexts, in ord
     pair allow allow allow 200
 check "... through rings: the client maps both of the pair's" test "$(rings_of "$T/allow.cli")" = 2
 check "... and so does the server" test "$(rings_of "$T/allow.srv")" = 2
+# Messages of up to 3 MB: each ring grew from 512 KB to hold two of them.
+check "... grown for the 3 MB messages: the client's two rings map more than 8 MB" \
+    test "$(sed -n 's/^ring_kb //p' "$T/allow.cli")" -gt 8192
 
 check "PvmRouteDirect: 200 messages each way, in order" pair direct allow direct 200
 check "... through rings" test "$(rings_of "$T/direct.cli")" = 2
@@ -67,9 +70,10 @@ else
     echo "# SKIP references: strace is not installed (apt-get install strace)"
 fi
 
-check "a ring smaller than most messages (4 KB): 120 messages stream through it" \
-    pair tiny allow allow 120 LIQUIDVM_SHM_RING=4096
+check "a ring smaller than most messages (4 KB, not to grow): 120 messages stream through it" \
+    pair tiny allow allow 120 LIQUIDVM_SHM_RING=4096 LIQUIDVM_SHM_RING_MAX=4096
 check "... through rings" test "$(rings_of "$T/tiny.cli")" = 2
+check "... of 4 KB" test "$(sed -n 's/^ring_kb //p' "$T/tiny.cli")" -le 16
 
 # A task killed while it holds the ring, in the middle of a message.  The
 # holder runs without timeout(1): the kill must reach the holder itself,
@@ -77,7 +81,8 @@ check "... through rings" test "$(rings_of "$T/tiny.cli")" = 2
 # the watcher reads, and the watcher waits in vain for its exit notice).
 killed() {
     mkdir -p "$T/kill"
-    "$P" holder >"$T/holder" 2>&1 &
+    # Rings not to grow past 1 MB: the 8 MB message must wait for its reader.
+    LIQUIDVM_SHM_RING_MAX=1048576 "$P" holder >"$T/holder" 2>&1 &
     local hpid=$!
     stop_holder() { kill -9 "$hpid" 2>/dev/null; wait "$hpid" 2>/dev/null; }
     wait_for 10 test -s "$T/holder" || { stop_holder; return 1; }

@@ -844,6 +844,8 @@ lib_up(void **state)
 
     pvm__ctx.max_msg = 1 << 24;
     unsetenv("LIQUIDVM_SHM_RING");
+    /* Rings keep their size here, but in the tests of growth. */
+    setenv("LIQUIDVM_SHM_RING_MAX", "1", 1);
     return rc;
 }
 
@@ -1213,6 +1215,118 @@ test_shm_ring_send_with_nothing_published_goes_whole_through_the_daemon(void **s
     pvm__shm_close(r);
 }
 
+/* Our sends to FAKE_T2 through a 4 KB ring that may grow to 1 MB: a frame
+ * of more than half the ring brings a larger ring, handed over on the link
+ * after the old ring's last frame. */
+static void
+test_shm_ring_grows_for_a_large_message_after_the_old_rings_frames(void **state)
+{
+    struct pvm__shm *r, *r2;
+    struct wire_hdr h;
+    unsigned char *b = NULL, *big;
+    int peer, fds[PVM__SHM_NFD];
+    struct pvm__link *l;
+
+    (void)state;
+    setenv("LIQUIDVM_SHM_RING_MAX", "1048576", 1);
+    l = ring_to_peer(100, &peer, &r);
+    assert_int_equal(pvm__shm_size(r), 4096);
+    /* 10 000 bytes: a ring of 32 KB (twice the frame, a power of two). */
+    big = make_body(2, 10000);
+    pvm_initsend(PvmDataRaw);
+    pvm_pkbyte((char *)big, 10000, 1);
+    assert_int_equal(pvm_send(FAKE_T2, 2), PvmOk);
+    pvm_initsend(PvmDataRaw);
+    pvm_pkbyte((char *)big, 50, 1);
+    assert_int_equal(pvm_send(FAKE_T2, 3), PvmOk);
+    free(big);
+    assert_non_null(l->tx);
+    assert_int_equal(pvm__shm_size(l->tx), 32768);
+    /* The old ring: the first message, whole, and nothing after it. */
+    assert_int_equal(pvm__shm_read(r, 1u << 20, &h, &b), 1);
+    assert_int_equal(h.tag, 1);
+    free(b);
+    assert_int_equal(pvm__shm_read(r, 1u << 20, &h, &b), 0);
+    assert_false(pvm__shm_readable(r));
+    /* The new one, from the link: the other two, in order. */
+    assert_int_equal(recv_shm(peer, fds), PVM__SHM_NFD);
+    assert_int_equal(pvm__shm_attach(fds, &r2), 0);
+    assert_int_equal(pvm__shm_size(r2), 32768);
+    assert_int_equal(pvm__shm_read(r2, 1u << 20, &h, &b), 1);
+    assert_int_equal(h.tag, 2);
+    assert_int_equal(h.len, 10000);
+    assert_true(body_ok(2, b, h.len));
+    free(b);
+    assert_int_equal(pvm__shm_read(r2, 1u << 20, &h, &b), 1);
+    assert_int_equal(h.tag, 3);
+    free(b);
+    /* Not beyond the limit: for 600 000 bytes, 1 MB, not 2. */
+    struct pvm__shm *r3;
+    big = make_body(4, 600000);
+    pvm_initsend(PvmDataRaw);
+    pvm_pkbyte((char *)big, 600000, 1);
+    free(big);
+    assert_int_equal(pvm_send(FAKE_T2, 4), PvmOk);
+    assert_int_equal(pvm__shm_size(l->tx), 1048576);
+    assert_int_equal(recv_shm(peer, fds), PVM__SHM_NFD);
+    assert_int_equal(pvm__shm_attach(fds, &r3), 0);
+    assert_int_equal(pvm__shm_read(r3, 1u << 20, &h, &b), 1);
+    assert_int_equal(h.tag, 4);
+    assert_true(body_ok(4, b, h.len));
+    free(b);
+    pvm__shm_close(r);
+    pvm__shm_close(r2);
+    pvm__shm_close(r3);
+    close(peer);
+}
+
+/* The peer's larger ring in place of its first: what the first holds comes
+ * first, then the new ring's; a first ring with part of a frame left in it
+ * when the new one comes is a broken peer, and the link dies. */
+static void
+test_shm_ring_peers_larger_ring_takes_over_after_the_old_ones_frames(void **state)
+{
+    struct pvm__shm *w, *w2;
+    int peer, fds[PVM__SHM_NFD];
+    struct pvm__link *l = make_link(PVM__LINK_READY, &peer);
+    struct wire_hdr h = { .type = WIRE_T_MSG, .src = FAKE_T2, .dst = FAKE_ME, .tag = 5 };
+
+    (void)state;
+    l->marked = 1;
+    assert_int_equal(pvm__shm_create(SMALL, &w, fds), 0);
+    peer_shm(peer, fds, PVM__SHM_NFD);
+    close(fds[0]);
+    settle();
+    assert_non_null(l->rx);
+    peer_ring(w, 1);
+    peer_ring(w, 2);
+    assert_int_equal(pvm__shm_create(8 * SMALL, &w2, fds), 0);
+    peer_shm(peer, fds, PVM__SHM_NFD);
+    close(fds[0]);
+    peer_ring(w2, 3);
+    settle();
+    assert_int_not_equal(l->state, PVM__LINK_DEAD);
+    for (int want = 1; want <= 3; want++) {
+        assert_true(pvm_nrecv(FAKE_T2, 5) > 0);
+        assert_int_equal(fake_upk_int(), want);
+    }
+    /* Now a third ring while the second holds the start of a frame. */
+    unsigned char *big = make_body(0, 65536);
+    assert_int_equal(pvm__shm_write(w2, &h, big, 65536, no_wait, NULL), -EDEADLK);
+    free(big);
+    struct pvm__shm *w3;
+    assert_int_equal(pvm__shm_create(SMALL, &w3, fds), 0);
+    peer_shm(peer, fds, PVM__SHM_NFD);
+    close(fds[0]);
+    settle();
+    assert_int_equal(l->state, PVM__LINK_DEAD);
+    assert_int_equal(pvm_nrecv(-1, -1), 0);
+    pvm__shm_close(w);
+    pvm__shm_close(w2);
+    pvm__shm_close(w3);
+    close(peer);
+}
+
 int
 main(void)
 {
@@ -1240,6 +1354,8 @@ main(void)
         L(test_shm_ring_first_send_hands_a_ring_over_on_the_link),
         L(test_shm_ring_send_torn_by_the_peers_end_fails_and_is_not_resent),
         L(test_shm_ring_send_with_nothing_published_goes_whole_through_the_daemon),
+        L(test_shm_ring_grows_for_a_large_message_after_the_old_rings_frames),
+        L(test_shm_ring_peers_larger_ring_takes_over_after_the_old_ones_frames),
     };
 #undef L
     return cmocka_run_group_tests_name("shm_ring", tests, NULL, NULL);
