@@ -140,20 +140,33 @@ struct pvm__shm {
 
 /* ---- settings ---- */
 
-size_t
-pvm__shm_ring_size(void)
+/* 1 with the number the environment variable name holds, 0 if unset or not one. */
+static int
+env_number(const char *name, unsigned long long *v)
 {
-    const char *s = getenv("LIQUIDVM_SHM_RING");
-    unsigned long long want;
-    size_t size = PVM__SHM_MIN;
+    const char *s = getenv(name);
     char *end;
 
     if (s == NULL || *s == '\0')
-        return PVM__SHM_DEFAULT;
-    want = strtoull(s, &end, 0);
-    if (*end != '\0')
-        return PVM__SHM_DEFAULT;
-    if (want == 0)
+        return 0;
+    *v = strtoull(s, &end, 0);
+    return *end == '\0';
+}
+
+/*
+ * A ring size from the environment variable name: a power of two within
+ * PVM__SHM_MIN..PVM__SHM_MAX, rounded up; dflt when unset or not a number;
+ * 0 for 0 when zero is allowed (no rings).
+ */
+static size_t
+env_size(const char *name, size_t dflt, int zero)
+{
+    unsigned long long want;
+    size_t size = PVM__SHM_MIN;
+
+    if (!env_number(name, &want))
+        return dflt;
+    if (want == 0 && zero)
         return 0;
     while (size < want && size < PVM__SHM_MAX)
         size <<= 1;
@@ -161,21 +174,15 @@ pvm__shm_ring_size(void)
 }
 
 size_t
+pvm__shm_ring_size(void)
+{
+    return env_size("LIQUIDVM_SHM_RING", PVM__SHM_DEFAULT, 1);
+}
+
+size_t
 pvm__shm_ring_max(void)
 {
-    const char *s = getenv("LIQUIDVM_SHM_RING_MAX");
-    unsigned long long want;
-    size_t size = PVM__SHM_MIN;
-    char *end;
-
-    if (s == NULL || *s == '\0')
-        return PVM__SHM_GROW_DEFAULT;
-    want = strtoull(s, &end, 0);
-    if (*end != '\0')
-        return PVM__SHM_GROW_DEFAULT;
-    while (size < want && size < PVM__SHM_MAX)
-        size <<= 1;
-    return size;
+    return env_size("LIQUIDVM_SHM_RING_MAX", PVM__SHM_GROW_DEFAULT, 0);
 }
 
 size_t
@@ -187,14 +194,9 @@ pvm__shm_size(const struct pvm__shm *r)
 size_t
 pvm__shm_ref_min(void)
 {
-    const char *s = getenv("LIQUIDVM_SHM_REF");
     unsigned long long v;
-    char *end;
 
-    if (s == NULL || *s == '\0')
-        return PVM__SHM_REF_DEFAULT;
-    v = strtoull(s, &end, 0);
-    if (*end != '\0')
+    if (!env_number("LIQUIDVM_SHM_REF", &v))
         return PVM__SHM_REF_DEFAULT;
     if (v == 0)
         return 0;

@@ -932,6 +932,19 @@ peer_shm(int fd, const int *fds, int n)
     assert_int_equal(sendmsg(fd, &mh, 0), (ssize_t)sizeof hdr);
 }
 
+/* A ring of size bytes from the peer, handed over on its link; its writer. */
+static struct pvm__shm *
+peer_ring_new(int peer, size_t size)
+{
+    struct pvm__shm *w;
+    int fds[PVM__SHM_NFD];
+
+    assert_int_equal(pvm__shm_create(size, &w, fds), 0);
+    peer_shm(peer, fds, PVM__SHM_NFD);
+    close(fds[0]);
+    return w;
+}
+
 static void
 settle(void)
 {
@@ -943,16 +956,14 @@ static void
 test_shm_ring_link_then_ring_in_order_behind_the_mark(void **state)
 {
     struct pvm__shm *w;
-    int peer, fds[PVM__SHM_NFD];
+    int peer;
     struct pvm__link *l = make_link(PVM__LINK_READY, &peer);
 
     (void)state;
     /* 1 routed by the daemons; 2, 3 on the link; then the ring: 4, 5. */
     peer_sock(peer, 2);
     peer_sock(peer, 3);
-    assert_int_equal(pvm__shm_create(SMALL, &w, fds), 0);
-    peer_shm(peer, fds, PVM__SHM_NFD);
-    close(fds[0]);
+    w = peer_ring_new(peer, SMALL);
     peer_ring(w, 4);
     peer_ring(w, 5);
     settle();
@@ -978,14 +989,12 @@ static void
 test_shm_ring_is_drained_before_a_daemon_message(void **state)
 {
     struct pvm__shm *w;
-    int peer, fds[PVM__SHM_NFD];
+    int peer;
     struct pvm__link *l = make_link(PVM__LINK_READY, &peer);
 
     (void)state;
     l->marked = 1;
-    assert_int_equal(pvm__shm_create(SMALL, &w, fds), 0);
-    peer_shm(peer, fds, PVM__SHM_NFD);
-    close(fds[0]);
+    w = peer_ring_new(peer, SMALL);
     settle();
     assert_non_null(l->rx);
     /* Its last message, then it dies: the daemon's notice (tag 99) is read
@@ -1005,15 +1014,13 @@ static void
 test_shm_ring_eof_takes_the_whole_messages_first(void **state)
 {
     struct pvm__shm *w;
-    int peer, fds[PVM__SHM_NFD];
+    int peer;
     struct pvm__link *l = make_link(PVM__LINK_READY, &peer);
     struct wire_hdr h = { .type = WIRE_T_MSG, .src = FAKE_T2, .dst = FAKE_ME, .tag = 5 };
 
     (void)state;
     l->marked = 1;
-    assert_int_equal(pvm__shm_create(SMALL, &w, fds), 0);
-    peer_shm(peer, fds, PVM__SHM_NFD);
-    close(fds[0]);
+    w = peer_ring_new(peer, SMALL);
     settle();
     /* Two whole, then the start of one that never ends: the writer's
      * 64 KB frame stops at the ring's end as if it died there. */
@@ -1287,22 +1294,18 @@ static void
 test_shm_ring_peers_larger_ring_takes_over_after_the_old_ones_frames(void **state)
 {
     struct pvm__shm *w, *w2;
-    int peer, fds[PVM__SHM_NFD];
+    int peer;
     struct pvm__link *l = make_link(PVM__LINK_READY, &peer);
     struct wire_hdr h = { .type = WIRE_T_MSG, .src = FAKE_T2, .dst = FAKE_ME, .tag = 5 };
 
     (void)state;
     l->marked = 1;
-    assert_int_equal(pvm__shm_create(SMALL, &w, fds), 0);
-    peer_shm(peer, fds, PVM__SHM_NFD);
-    close(fds[0]);
+    w = peer_ring_new(peer, SMALL);
     settle();
     assert_non_null(l->rx);
     peer_ring(w, 1);
     peer_ring(w, 2);
-    assert_int_equal(pvm__shm_create(8 * SMALL, &w2, fds), 0);
-    peer_shm(peer, fds, PVM__SHM_NFD);
-    close(fds[0]);
+    w2 = peer_ring_new(peer, 8 * SMALL);
     peer_ring(w2, 3);
     settle();
     assert_int_not_equal(l->state, PVM__LINK_DEAD);
@@ -1315,9 +1318,7 @@ test_shm_ring_peers_larger_ring_takes_over_after_the_old_ones_frames(void **stat
     assert_int_equal(pvm__shm_write(w2, &h, big, 65536, no_wait, NULL), -EDEADLK);
     free(big);
     struct pvm__shm *w3;
-    assert_int_equal(pvm__shm_create(SMALL, &w3, fds), 0);
-    peer_shm(peer, fds, PVM__SHM_NFD);
-    close(fds[0]);
+    w3 = peer_ring_new(peer, SMALL);
     settle();
     assert_int_equal(l->state, PVM__LINK_DEAD);
     assert_int_equal(pvm_nrecv(-1, -1), 0);
