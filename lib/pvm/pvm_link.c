@@ -571,11 +571,6 @@ links_drain(void)
 }
 
 /*
- * Before a wait that may sleep: look at the rings for a few microseconds,
- * so that a peer that answers at once is heard without a system call on
- * either side.  1 if a ring has bytes.
- */
-/*
  * Tell our rings' writers that we wait for a message, from the spin that
  * opens a wait to links_ready that ends it; not in a wait inside a send
  * (io_depth), where a peer's large message by reference would hold it
@@ -592,13 +587,17 @@ recv_mark(struct pvm__direct *d, int on)
     recv_marked = on;
 }
 
+/*
+ * Before a wait that may sleep: look at the rings for a few microseconds,
+ * so that a peer that answers at once is heard without a system call on
+ * either side.  1 if a ring has bytes.
+ */
 static int
 links_spin(void)
 {
     struct pvm__direct *d = pvm__ctx.direct;
     struct timespec t0, t;
     long budget_ns;
-    int rc = 0;
 
     if (d == NULL || d->nrx == 0)
         return 0;
@@ -611,25 +610,22 @@ links_spin(void)
             if (l->rx != NULL && pvm__shm_readable(l->rx)) {
                 if (i > 0)
                     pvm__shm_spin_result(1);
-                rc = 1;
-                goto out;
+                return 1;
             }
             if (l->more)
-                goto out;       /* the poll will not wait anyway */
+                return 0;       /* the poll will not wait anyway */
         }
         if ((i & 31) == 31) {
             clock_gettime(CLOCK_MONOTONIC, &t);
             if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) >= budget_ns) {
                 pvm__shm_spin_result(0);
-                goto out;
+                return 0;
             }
             /* The peer may share our CPU: let it run, or we only wait longer. */
             sched_yield();
         }
         pvm__shm_relax();
     }
-out:
-    return rc;
 }
 
 /* ---- the links' part of the wait ---- */

@@ -125,7 +125,7 @@ struct pvm__shm {
     /* References: the peer process (a pidfd: is it still the one?). */
     pid_t peer;
     int peer_fd;
-    pid_t owner;                /* writer: the process that offered them */
+    pid_t owner;                /* the process that offered or accepted them */
     int nohelp;                 /* writer: a copy into the reader's memory failed */
     int dead;                   /* writer: a cancelled reference is in the ring */
     unsigned long refs;         /* frames moved by reference */
