@@ -109,8 +109,8 @@ for kernel in rbgs jacobi; do
     echo "# $kernel: $(python3 -c 'import json,sys; b=json.load(open(sys.argv[1]))["balance"]; print(b["quanta_moved"], "quanta moved in", len(b["epochs"]), "epochs")' "$T/bal.json")"
 done
 # Seed 000's non-uniform case (P = 8 workers, 8 quanta each): the balancer
-# reaches its final placement with the first epoch's plan and moves nothing
-# afterwards; a uniform problem moves nothing at all.  The balancer's model
+# reaches its final placement with the first epoch's plan (what it moves
+# afterwards is a correction); a uniform problem moves nothing at all.  The balancer's model
 # takes quanta's CPU times and the hosts' sensed CPU shares, so a worker
 # preempted on this shared machine does not look slow.
 # e EXPR: a Python condition on the report's epochs (E).
@@ -126,10 +126,16 @@ nonuniform() {
 }
 check "non-uniform (heavy 20, P = 8, Q = 8): the job runs" nonuniform --heavy 20
 echo "# heavy: moved per epoch $(e 'print([x["moved"] for x in E]) or True'), BE $(e 'print([round(x["be"], 2) for x in E]) or True')"
-# In both builds (the sanitizer build's later epochs read at most 1.6 %
-# apart in 6 runs, since the 0.2 dampener and shares without message CPU).
-check "... the first epoch's plan moves quanta, no later one does" \
-    e 'E[0]["moved"] > 0 and all(x["moved"] == 0 for x in E[1:])'
+# Later epochs may correct for load from outside the job: CI's sanitizer
+# build once moved [54, 0, 0, 0, 0, 4, 0, 0, 0] as BE fell from 0.61 to 0.47
+# for two epochs.  A balancer that had not converged, or that oscillates,
+# moves far more than a tenth of the quanta afterwards (here, even at
+# --min-gain 0 the later epochs moved 5 of 64).
+check "... the first epoch's plan moves quanta, later ones at most a tenth of them in all" \
+    python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+E, n = d["balance"]["epochs"], d["quanta"]["count"]
+sys.exit(0 if E[0]["moved"] > 0 and 10 * sum(x["moved"] for x in E[1:]) <= n else 1)' "$T/nu.json"
 check "uniform (P = 8, Q = 8): the job runs" nonuniform --heavy 1
 echo "# uniform: moved per epoch $(e 'print([x["moved"] for x in E]) or True'), BE $(e 'print([round(x["be"], 2) for x in E]) or True')"
 # In both builds: with shares no longer less each worker's message CPU and
