@@ -1,7 +1,7 @@
 /*
  * liq_fields.c - the job's final field in files (issue 25, "Fields in
  * and out"): --output as raw doubles or, for a .h5/.hdf5 name, as an HDF5
- * dataset with its attributes and an XDMF file beside it (liq_h5.c), and
+ * dataset with its attributes and an XDMF file beside it (liq_io.c), and
  * --png as the picture of a slice (liq_png.c); the checks that let a bad
  * slice, field name or unwritable path fail before the job runs; and the
  * report's list of the files written.
@@ -48,7 +48,7 @@ int
 liq_fields_check(const struct liq_opts *o, char *why, size_t len)
 {
     const struct liquid *lq = liq_opts_program(o);
-    char xmf[LIQ_PATH_MAX + 8];
+    char xmf[LIQ_PATH_MAX + 8], err[1024];
 
     if (o->png[0] == '\0' && (o->slice_k >= 0 || o->slice_axis != LIQ_AXIS_Z || o->field[0])) {
         snprintf(why, len, "--slice and --field choose what --png draws: give --png FILE too");
@@ -83,6 +83,11 @@ liq_fields_check(const struct liq_opts *o, char *why, size_t len)
         return -1;
     if (o->png[0] != '\0' && writable(o->png, "--png", why, len) != 0)
         return -1;
+    /* The module that writes them, loaded now: not after the job. */
+    if ((liq_h5_is_path(o->output) || o->png[0] != '\0') && liq_io_ready(err, sizeof(err)) != 0) {
+        snprintf(why, len, "%s: %.900s", o->png[0] != '\0' ? "--png" : "--output", err);
+        return -1;
+    }
     return 0;
 }
 

@@ -1,13 +1,16 @@
 /*
  * liq_io.h - fields in and out: HDF5 datasets with an XDMF companion
- * (liq_h5.c) and PNG pictures of a slice (liq_png.c), issue 25's "Fields in
- * and out".
+ * (liq_io.c) and PNG pictures of a slice (liq_png.c), issue 25's "Fields in
+ * and out".  The calls into HDF5 and libpng live in a module of their own,
+ * liquid_io.so (io/liq_iomod.c), that liq_io.c loads the first time a file
+ * is read or written, so that programs that never do (the workers) start
+ * without those libraries.
  *
  * Who may include it: lib/liquid/, launcher/vmrun/ and the tests.  Context:
  * the job's master, outside any event loop; every call is synchronous and
  * blocks on file I/O.  The calls keep no state between them and may be made
  * from one thread at a time (the HDF5 library is built without thread
- * safety; liq_h5.c turns HDF5's automatic error printing off for the
+ * safety; the module turns HDF5's automatic error printing off for the
  * calling thread).
  *
  * A global field is nx*ny*nz doubles, x fastest, then y, then z (C order
@@ -24,6 +27,8 @@
  *   -ENOENT  the file or the dataset is missing
  *   -EIO     the HDF5 or PNG library failed (its innermost message is in err)
  *   -ENOMEM  out of memory
+ *   -ENOSYS  the HDF5 and PNG module could not be loaded (err says where
+ *            it was looked for and why; LIQUIDVM_IO_MODULE names it)
  *   -errno   a file could not be created (-EACCES, -ENOENT for a missing
  *            directory, ...)
  */
@@ -57,7 +62,7 @@ struct liq_io_field {
  * interior point (0,0,0) at (h,h,h)): fills origin and spacing. */
 void liq_io_meta_grid(struct liq_io_meta *m, const int n[3]);
 
-/* ---- HDF5 and XDMF (liq_h5.c) ---- */
+/* ---- HDF5 and XDMF (liq_io.c, the module) ---- */
 
 /* 1 if path names an HDF5 file by its extension (.h5 or .hdf5), else 0. */
 int liq_h5_is_path(const char *path);
@@ -149,5 +154,37 @@ int liq_png_write(const char *path, const struct liq_io_meta *m, const struct li
 /* Parse "x=K", "y=K" or "z=K" (upper case too) into axis and k; k is not
  * checked against a grid.  0, or -EINVAL. */
 int liq_png_parse_slice(const char *text, int *axis, int *k);
+
+/* ---- between liq_io.c, liq_png.c and the module ---- */
+
+/* Load the HDF5 and PNG module now (a job checks before it runs that it
+ * will be able to write its files).  0, or -ENOSYS with err set. */
+int liq_io_ready(char *err, size_t errlen);
+
+/* err = the formatted text (when err is non-NULL); rc back. */
+int liq_io_error(int rc, char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Write w x h pixels of channels 1 (grey) or 3 (RGB) bytes, rows top to
+ * bottom, to a PNG file, through the module.  0 or a negative code. */
+int liq_io_png_save(const char *path, int w, int h, int channels, const unsigned char *px,
+                    char *err, size_t errlen);
+
+/*
+ * The module's one exported name is liquid_io_module_v1, of this type.  Its
+ * calls take arguments liq_io.c has checked, and answer as the calls above.
+ * abi is LIQ_IO_ABI: a module of another version is refused.
+ */
+#define LIQ_IO_ABI 1
+
+struct liq_io_mod {
+    unsigned abi;
+    int (*h5_write)(const char *path, const struct liq_io_meta *m, const struct liq_io_field *f,
+                    int nf, char *err, size_t errlen);
+    int (*h5_read)(const char *path, const char *name, const int n[3], double *data, long sy,
+                   long sz, char *err, size_t errlen);
+    int (*png_save)(const char *path, int w, int h, int channels, const unsigned char *px,
+                    char *err, size_t errlen);
+};
 
 #endif

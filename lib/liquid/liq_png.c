@@ -4,13 +4,13 @@
  * interpolated from eleven of its colours), each point a square block of
  * pixels, with a colour bar on the right whose ends carry the slice's
  * minimum and maximum in a built-in 5x7 bitmap font, written as an RGB PNG
- * with libpng's simplified API.  The only file that includes libpng.
+ * through the HDF5 and PNG module (liq_io.c loads it; libpng's simplified
+ * API).
  */
 #include "liq_io.h"
 
 #include <errno.h>
 #include <math.h>
-#include <png.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,20 +100,6 @@ put_text(struct canvas *c, int x, int y, const char *s)
                 if (glyphs[g - glyph_chars][r / FONT_SCALE] & (0x10 >> (q / FONT_SCALE)))
                     put_px(c, x + q, y + r, 0x000000);
     }
-}
-
-static void say(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void
-say(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (err == NULL || errlen == 0)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
 }
 
 /* ---- the slice ---- */
@@ -239,41 +225,25 @@ liq_png_write(const char *path, const struct liq_io_meta *m, const struct liq_io
 {
     struct canvas c = { NULL, 0, 0 };
     struct slice s;
-    png_image img;
-    int big;
+    int big, rc;
 
     if (path == NULL || m == NULL || f == NULL || f->data == NULL ||
         liq_png_size(m->n, axis, &c.w, &c.h) != 0 || f->sy < m->n[0] || f->sz < f->sy * m->n[1]) {
-        say(err, errlen, "PNG output: bad file, grid or field");
-        return -EINVAL;
+        return liq_io_error(-EINVAL, err, errlen, "PNG output: bad file, grid or field");
     }
     if (slice_of(m, f, axis, k, &s) != 0) {
-        say(err, errlen, "%.400s: slice %c=%d is outside the grid (0..%d)", path, "xyz"[axis], k,
-                 m->n[axis] - 1);
-        return -EINVAL;
+        return liq_io_error(-EINVAL, err, errlen, "%.400s: slice %c=%d is outside the grid (0..%d)",
+                            path, "xyz"[axis], k, m->n[axis] - 1);
     }
     big = s.a > s.b ? s.a : s.b;
     if ((c.rgb = malloc((size_t)c.w * c.h * 3)) == NULL) {
-        say(err, errlen, "%.400s: out of memory for a %dx%d picture", path, c.w, c.h);
-        return -ENOMEM;
+        return liq_io_error(-ENOMEM, err, errlen, "%.400s: out of memory for a %dx%d picture",
+                            path, c.w, c.h);
     }
     paint(&c, &s, big >= LIQ_PNG_TARGET ? 1 : LIQ_PNG_TARGET / big);
-    memset(&img, 0, sizeof(img));
-    img.version = PNG_IMAGE_VERSION;
-    img.width = (png_uint_32)c.w;
-    img.height = (png_uint_32)c.h;
-    img.format = PNG_FORMAT_RGB;
-    errno = 0;
-    if (!png_image_write_to_file(&img, path, 0, c.rgb, 3 * c.w, NULL)) {
-        int e = errno != 0 ? errno : EIO;
-
-        say(err, errlen, "cannot write %.400s: %s", path, e != EIO ? strerror(e) : img.message);
-        png_image_free(&img);
-        free(c.rgb);
-        return -e;
-    }
+    rc = liq_io_png_save(path, c.w, c.h, 3, c.rgb, err, errlen);
     free(c.rgb);
-    return 0;
+    return rc;
 }
 
 int
@@ -300,9 +270,10 @@ int
 liquid_png_gray(const char *path, int w, int h, const double *v)
 {
     double lo = INFINITY, hi = -INFINITY;
+    char err[1024];
     unsigned char *px;
-    png_image img;
     size_t n;
+    int rc;
 
     if (path == NULL || v == NULL || w < 1 || h < 1 || w > 65536 || h > 65536) {
         fprintf(stderr, "liquid_png_gray: bad arguments\n");
@@ -320,19 +291,8 @@ liquid_png_gray(const char *path, int w, int h, const double *v)
         }
     for (size_t i = 0; i < n; i++)
         px[i] = !isfinite(v[i]) || !(hi > lo) ? 0 : (unsigned char)lround(255 * (v[i] - lo) / (hi - lo));
-    memset(&img, 0, sizeof(img));
-    img.version = PNG_IMAGE_VERSION;
-    img.width = (png_uint_32)w;
-    img.height = (png_uint_32)h;
-    img.format = PNG_FORMAT_GRAY;
-    errno = 0;
-    if (!png_image_write_to_file(&img, path, 0, px, w, NULL)) {
-        fprintf(stderr, "liquid_png_gray: cannot write %s: %s\n", path,
-                errno != 0 ? strerror(errno) : img.message);
-        png_image_free(&img);
-        free(px);
-        return -1;
-    }
+    if ((rc = liq_io_png_save(path, w, h, 1, px, err, sizeof(err))) != 0)
+        fprintf(stderr, "liquid_png_gray: %s\n", err);
     free(px);
-    return 0;
+    return rc != 0 ? -1 : 0;
 }

@@ -27,7 +27,7 @@ for f in bin/vmd bin/vmctl bin/vmrun lib/libpvm3.so.3 lib/libgpvm3.so.3 lib/libp
          lib/pkgconfig/libpvm3.pc lib/pkgconfig/libgpvm3.pc share/liquidvm/vmd.conf \
          share/man/man5/vmd.conf.5 include/fpvm3.h lib/libfpvm3.so.3 lib/libfpvm3.a \
          lib/pkgconfig/libfpvm3.pc share/man/man3/libfpvm3.3 lib/libliquid.so.0 \
-         lib/pkgconfig/liquid.pc; do
+         lib/pkgconfig/liquid.pc lib/liquid/liquid_io.so; do
     [ -e "$R$P/$f" ] || missing="$missing $f"
 done
 [ -z "$missing" ] && ok "every file is installed" || notok "not installed:$missing"
@@ -156,5 +156,14 @@ PROG
             --probe-seconds 0.01 >"$0.out" 2>&1 &&
         grep -q "bit-identical to the single-process reference" "$0.out" &&
         grep -q "^heat3d: 20 iterations" "$0.out" || { cat "$0.out"; exit 1; }' "$T/heat3d"
+    # Its files go through the HDF5 and PNG module, found beside the staged
+    # libliquid.so.0 (lib/liquid/liquid_io.so), which alone names HDF5.
+    check "... and writes f.h5 and s.png through the staged lib/liquid/liquid_io.so" bash -c '
+        env ASAN_OPTIONS=detect_leaks=0 "$0" --grid 16 --iters 4 --quiet --probe-seconds 0.01 \
+            --output "$0.h5" --png "$0.png" >"$0.out2" 2>&1 &&
+        h5dump -H "$0.h5" | grep -q "DATASET \"u\"" && test -s "$0.png" &&
+        ldd "$1/lib/liquid/liquid_io.so" | grep -q hdf5 &&
+        ! ldd "$1/lib/libliquid.so.0" | grep -q "hdf5\|png" || { cat "$0.out2"; exit 1; }' \
+        "$T/heat3d" "$R$P"
 fi
 exit 0

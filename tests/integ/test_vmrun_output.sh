@@ -5,7 +5,7 @@
 # raw --output; FILE.xmf beside it is well-formed XML naming FILE.h5:/u;
 # --png writes a picture of the documented size; the JSON report names the
 # files; a job file sets png and slice; a bad slice, field or path exits 2
-# before the job runs.
+# before the job runs, and so does a missing HDF5 and PNG module.
 . "$(dirname "$0")/lib.sh"
 
 command -v h5dump >/dev/null || skip_all "h5dump (Debian hdf5-tools) is not installed"
@@ -85,4 +85,17 @@ check "--output into a missing directory exits 2" exit2 "--output $T/none/f.h5: 
 check "--png into a missing directory exits 2" exit2 "--png $T/none/s.png: cannot write there" \
     "${job[@]}" --png "$T/none/s.png"
 check "... and nothing was written" test ! -e "$T/b.png"
+# HDF5 and libpng are loaded by the master that writes a file (the module
+# beside vmrun: ../lib/liquid/liquid_io.so), never by vmrun or its workers.
+check "vmrun names neither HDF5 nor libpng; the module names both" bash -c '
+    ! ldd "$1" | grep -q "hdf5\|png" &&
+    ldd "$(dirname "$1")/../lib/liquid/liquid_io.so" | grep -q hdf5 &&
+    ldd "$(dirname "$1")/../lib/liquid/liquid_io.so" | grep -q png' _ "$VMRUN"
+export LIQUIDVM_IO_MODULE=$T/none/liquid_io.so
+check "without the module, --output f.h5 exits 2 before the job, naming where it looked" exit2 \
+    "--output: the HDF5 and PNG module (liquid_io.so) could not be loaded (looked for $T/none/liquid_io.so)" \
+    "${job[@]}" --output "$T/m.h5"
+check "... --png too" exit2 "--png: the HDF5 and PNG module" "${job[@]}" --png "$T/m.png"
+check "... a raw --output needs no module" "$VMRUN" "${job[@]}" --output "$T/m.raw"
+unset LIQUIDVM_IO_MODULE
 check "halt" "$VMCTL" halt

@@ -1,67 +1,25 @@
 /*
- * liq_h5.c - fields in HDF5 files (liq_io.h): write a global grid's named
- * fields as datasets [nz][ny][nx] with their attributes (grid, origin,
- * spacing, iteration, time, checksum) and an XDMF file beside them so that
- * ParaView opens the pair as it is; read one dataset back into a global
- * array, refusing one of another shape or type with a message naming the
- * file and the dataset.  The only file that includes the HDF5 library:
+ * liq_iomod.c - the HDF5 and PNG module (liquid_io.so, liq_io.h): the only
+ * code of the runtime that calls the HDF5 library and libpng.  It is loaded
+ * by the job's master the first time a job reads or writes a file
+ * (liq_io.c), so that a worker, which never does, and a master that does
+ * not, start without the two libraries and the thirty that HDF5 brings
+ * (its curl, TLS and Kerberos among them).  Its callers have checked the
+ * arguments: paths, names, grids and strides are valid here.
+ *
  * HDF5's own error printing is turned off and its innermost message goes
- * into ours.
+ * into ours.  Exports one name, liquid_io_module_v1 (liquid_io.map).
  */
 #include "liq_io.h"
 
 #include <errno.h>
 #include <hdf5.h>
 #include <inttypes.h>
+#include <png.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-#define H5_MAX_FIELDS 16
-
-void
-liq_io_meta_grid(struct liq_io_meta *m, const int n[3])
-{
-    int big = n[0];
-    double h;
-
-    if (n[1] > big)
-        big = n[1];
-    if (n[2] > big)
-        big = n[2];
-    h = 1.0 / (big + 1);
-    for (int a = 0; a < 3; a++) {
-        m->n[a] = n[a];
-        m->origin[a] = h;
-        m->spacing[a] = h;
-    }
-}
-
-int
-liq_h5_is_path(const char *path)
-{
-    size_t len = path != NULL ? strlen(path) : 0;
-
-    return (len > 3 && strcmp(path + len - 3, ".h5") == 0) ||
-           (len > 5 && strcmp(path + len - 5, ".hdf5") == 0);
-}
-
-int
-liq_h5_xmf_path(const char *h5path, char *out, size_t len)
-{
-    size_t n = strlen(h5path);
-
-    if (n > 3 && strcmp(h5path + n - 3, ".h5") == 0)
-        n -= 3;
-    else if (n > 5 && strcmp(h5path + n - 5, ".hdf5") == 0)
-        n -= 5;
-    if (n + 5 > len)
-        return -ENAMETOOLONG;
-    memcpy(out, h5path, n);
-    memcpy(out + n, ".xmf", 5);
-    return 0;
-}
 
 /* The innermost (first pushed) message of HDF5's error stack. */
 static herr_t
@@ -97,26 +55,6 @@ h5_error(int rc, char *err, size_t errlen, const char *fmt, ...)
     }
     H5Eclear2(H5E_DEFAULT);
     return rc;
-}
-
-static int
-name_ok(const char *s)
-{
-    size_t n = s != NULL ? strlen(s) : 0;
-
-    if (n == 0 || n >= LIQ_IO_NAME_MAX)
-        return 0;
-    for (size_t i = 0; i < n; i++)
-        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-              (s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '.' || s[i] == '-'))
-            return 0;
-    return 1;
-}
-
-static int
-view_ok(const int n[3], long sy, long sz)
-{
-    return n[0] >= 1 && n[1] >= 1 && n[2] >= 1 && sy >= n[0] && sz >= sy * n[1] && sz % sy == 0;
 }
 
 /* The memory space of a strided view: [nz][sz/sy][sy], the field selected. */
@@ -190,96 +128,14 @@ put_field(hid_t file, const struct liq_io_meta *m, const struct liq_io_field *f)
     return rc;
 }
 
-static void
-xml_escaped(FILE *fp, const char *s)
-{
-    for (; *s != '\0'; s++) {
-        if (*s == '&')
-            fputs("&amp;", fp);
-        else if (*s == '<')
-            fputs("&lt;", fp);
-        else if (*s == '>')
-            fputs("&gt;", fp);
-        else if (*s == '"')
-            fputs("&quot;", fp);
-        else
-            fputc(*s, fp);
-    }
-}
-
-/* The XDMF file: XDMF orders every triple z, y, x. */
 static int
-put_xmf(const char *h5path, const struct liq_io_meta *m, const struct liq_io_field *f, int nf,
-        char *err, size_t errlen)
-{
-    char xmf[4096];
-    const char *base = strrchr(h5path, '/');
-    FILE *fp;
-    int rc;
-
-    base = base != NULL ? base + 1 : h5path;
-    if (liq_h5_xmf_path(h5path, xmf, sizeof(xmf)) != 0)
-        return h5_error(-ENAMETOOLONG, err, errlen, "%.400s: name too long", h5path);
-    if ((fp = fopen(xmf, "w")) == NULL)
-        return h5_error(-errno, err, errlen, "cannot write %.400s: %s", xmf, strerror(errno));
-    fprintf(fp, "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
-                "<Xdmf Version=\"3.0\">\n  <Domain>\n    <Grid Name=\"grid\" GridType=\"Uniform\">\n"
-                "      <Time Value=\"%.17g\"/>\n"
-                "      <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"%d %d %d\"/>\n"
-                "      <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n",
-            m->time, m->n[2], m->n[1], m->n[0]);
-    fprintf(fp, "        <DataItem Name=\"Origin\" Dimensions=\"3\" NumberType=\"Float\" "
-                "Precision=\"8\" Format=\"XML\">%.17g %.17g %.17g</DataItem>\n"
-                "        <DataItem Name=\"Spacing\" Dimensions=\"3\" NumberType=\"Float\" "
-                "Precision=\"8\" Format=\"XML\">%.17g %.17g %.17g</DataItem>\n      </Geometry>\n",
-            m->origin[2], m->origin[1], m->origin[0], m->spacing[2], m->spacing[1], m->spacing[0]);
-    for (int i = 0; i < nf; i++) {
-        fprintf(fp, "      <Attribute Name=\"%s\" AttributeType=\"Scalar\" Center=\"Node\">\n"
-                    "        <DataItem Dimensions=\"%d %d %d\" NumberType=\"Float\" Precision=\"8\" "
-                    "Format=\"HDF\">",
-                f[i].name, m->n[2], m->n[1], m->n[0]);
-        xml_escaped(fp, base);
-        fprintf(fp, ":/%s</DataItem>\n      </Attribute>\n", f[i].name);
-    }
-    fputs("    </Grid>\n  </Domain>\n</Xdmf>\n", fp);
-    rc = ferror(fp) ? -EIO : 0;
-    if (fclose(fp) != 0 || rc != 0)
-        return h5_error(-EIO, err, errlen, "cannot write %.400s: %s", xmf, strerror(errno));
-    return 0;
-}
-
-static int
-write_args(const char *path, const struct liq_io_meta *m, const struct liq_io_field *f, int nf,
-           char *err, size_t errlen)
-{
-    if (path == NULL || path[0] == '\0' || m == NULL || f == NULL || nf < 1 || nf > H5_MAX_FIELDS)
-        return h5_error(-EINVAL, err, errlen, "HDF5 output: no file or no fields (1 to %d)",
-                        H5_MAX_FIELDS);
-    for (int i = 0; i < nf; i++) {
-        if (!name_ok(f[i].name))
-            return h5_error(-EINVAL, err, errlen, "%.400s: bad field name \"%.80s\"", path,
-                            f[i].name != NULL ? f[i].name : "");
-        if (f[i].data == NULL || !view_ok(m->n, f[i].sy, f[i].sz))
-            return h5_error(-EINVAL, err, errlen, "%.400s: field %s: bad grid %dx%dx%d or strides",
-                            path, f[i].name, m->n[0], m->n[1], m->n[2]);
-        for (int j = 0; j < i; j++)
-            if (strcmp(f[i].name, f[j].name) == 0)
-                return h5_error(-EINVAL, err, errlen, "%.400s: field %s named twice", path,
-                                f[i].name);
-    }
-    return 0;
-}
-
-int
-liq_h5_write(const char *path, const struct liq_io_meta *m, const struct liq_io_field *f, int nf,
+mod_h5_write(const char *path, const struct liq_io_meta *m, const struct liq_io_field *f, int nf,
              char *err, size_t errlen)
 {
     FILE *probe;
     hid_t file;
-    int rc;
+    int rc = 0;
 
-    if ((rc = write_args(path, m, f, nf, err, errlen)) != 0)
-        return rc;
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     /* The system's reason (no directory, no permission), which HDF5 hides. */
     if ((probe = fopen(path, "wb")) == NULL)
@@ -292,8 +148,6 @@ liq_h5_write(const char *path, const struct liq_io_meta *m, const struct liq_io_
             rc = h5_error(-EIO, err, errlen, "%.400s: cannot write dataset /%s", path, f[i].name);
     if (H5Fclose(file) < 0 && rc == 0)
         rc = h5_error(-EIO, err, errlen, "%.400s: cannot close the HDF5 file", path);
-    if (rc == 0)
-        rc = put_xmf(path, m, f, nf, err, errlen);
     return rc;
 }
 
@@ -334,16 +188,13 @@ check_shape(hid_t d, const char *path, const char *name, const int n[3], char *e
     return rc;
 }
 
-int
-liq_h5_read(const char *path, const char *name, const int n[3], double *data, long sy, long sz,
+static int
+mod_h5_read(const char *path, const char *name, const int n[3], double *data, long sy, long sz,
             char *err, size_t errlen)
 {
     hid_t file, d = -1, ms = -1;
     int rc = 0;
 
-    if (path == NULL || name == NULL || name[0] == '\0' || n == NULL || data == NULL ||
-        !view_ok(n, sy, sz))
-        return h5_error(-EINVAL, err, errlen, "HDF5 input: bad file, dataset or grid");
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     if (access(path, R_OK) != 0)
         return h5_error(-errno, err, errlen, "cannot read %.400s: %s", path, strerror(errno));
@@ -370,20 +221,32 @@ liq_h5_read(const char *path, const char *name, const int n[3], double *data, lo
     return rc;
 }
 
-int
-liq_h5_split_input(const char *spec, char *file, size_t flen, char *dataset, size_t dlen,
-                   char *err, size_t errlen)
+/* Pixels to a PNG file: channels 1 (grey) or 3 (RGB), 8 bits each, rows
+ * top to bottom without padding. */
+static int
+mod_png_save(const char *path, int w, int h, int channels, const unsigned char *px, char *err,
+             size_t errlen)
 {
-    const char *colon = spec != NULL ? strrchr(spec, ':') : NULL;
-    size_t fl = colon != NULL ? (size_t)(colon - spec) : 0;
+    png_image img;
 
-    if (colon == NULL || fl == 0 || colon[1] == '\0' || (colon[1] == '/' && colon[2] == '\0'))
-        return h5_error(-EINVAL, err, errlen, "--input %.400s: expected FILE:DATASET",
-                        spec != NULL ? spec : "");
-    if (fl >= flen || strlen(colon + 1) >= dlen)
-        return h5_error(-EINVAL, err, errlen, "--input %.400s: name too long", spec);
-    memcpy(file, spec, fl);
-    file[fl] = '\0';
-    strcpy(dataset, colon + 1);
+    memset(&img, 0, sizeof(img));
+    img.version = PNG_IMAGE_VERSION;
+    img.width = (png_uint_32)w;
+    img.height = (png_uint_32)h;
+    img.format = channels == 3 ? PNG_FORMAT_RGB : PNG_FORMAT_GRAY;
+    errno = 0;
+    if (!png_image_write_to_file(&img, path, 0, px, channels * w, NULL)) {
+        int e = errno != 0 ? errno : EIO;
+
+        if (err != NULL && errlen > 0)
+            snprintf(err, errlen, "cannot write %.400s: %s", path,
+                     e != EIO ? strerror(e) : img.message);
+        png_image_free(&img);
+        return -e;
+    }
     return 0;
 }
+
+__attribute__((visibility("default"))) const struct liq_io_mod liquid_io_module_v1 = {
+    LIQ_IO_ABI, mod_h5_write, mod_h5_read, mod_png_save,
+};
