@@ -59,17 +59,21 @@ liq_worker_main(void)
             w.rec_gen = msg[0];
             w.rec_iter = msg[1];
         }
-        if (tag == LIQ_TAG_PROBE)
+        /* The benchmarks' buffers go back to the system: the heap is kept
+         * for the job's ghost messages (above), not for theirs. */
+        if (tag == LIQ_TAG_PROBE) {
             liq_probe(&w);
-        else if (tag == LIQ_TAG_RING)
+            malloc_trim(0);
+        } else if (tag == LIQ_TAG_RING) {
             liq_ring(&w);
-        else if (tag == LIQ_TAG_CKLOAD)
+            malloc_trim(0);
+        } else if (tag == LIQ_TAG_CKLOAD) {
             liq_ckpt_load(&w);
-        else if (tag == LIQ_TAG_JOB && liq_job(&w))
+        } else if (tag == LIQ_TAG_JOB && liq_job(&w)) {
             break; /* evacuated */
-        else if (tag == LIQ_TAG_QUIT)
+        } else if (tag == LIQ_TAG_QUIT) {
             break;
-        else if (tag == LIQ_TAG_TSYNC) {
+        } else if (tag == LIQ_TAG_TSYNC) {
             /* The master's clock ping (--trace): answer at once, since the
              * round trip bounds the offset's error. */
             double t = liq_now();
