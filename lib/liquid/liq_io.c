@@ -3,8 +3,8 @@
  * checking the arguments, file names, the XDMF file, and loading the HDF5
  * and PNG module (liquid_io.so, io/liq_iomod.c) the first time a job
  * reads or writes a file.  Workers never do, and start without HDF5,
- * libpng and what they bring: 4.7 MB of resident memory and 7.7 ms of
- * every process's start on this machine (docs/performance.md).
+ * libpng and the thirty libraries HDF5 names (the memory and start time
+ * this saves: docs/performance.md).
  *
  * The module is looked for, in order: $LIQUIDVM_IO_MODULE; beside the
  * file that holds this code (liquid/liquid_io.so next to libliquid.so.0,
