@@ -8,10 +8,11 @@
 # one's updates/s (the JSON report's updates_per_s) and their ratio (goal
 # >= 0.8), each side's spread (max/min), the probe's updates/s per host
 # (each kernel alone on a box of its own, no messages), and each worker's
-# peak resident memory (rss_bytes, VmHWM) against the bytes of the fields,
-# levels and halos its regions hold (held_bytes): the largest ratio over
-# the workers that hold quanta (goal <= 1.2), and the resident memory of
-# a worker without quanta (its fixed cost), where one exists.
+# peak resident memory (rss_bytes, VmHWM) against the most bytes of fields,
+# levels and halos its regions held at once (held_peak_bytes; a worker
+# that gave quanta away held more before than at the end): the largest
+# ratio over the workers that held quanta (goal <= 1.2), and the resident
+# memory of a worker that never held any (its fixed cost), where one exists.
 #
 #   bench/liquid_user.sh [--build DIR] [--grids "96 128"] [--hosts N]
 #                        [--rounds R] [--seconds S] [--decomp METHOD]
@@ -84,8 +85,9 @@ def ups(R): return [r["updates_per_s"] for r in R]
 def spread(v): return max(v) / min(v)
 def probe(R): return statistics.median(statistics.median(h["updates_per_s"] for h in r["hosts"]) for r in R)
 def mem(R):
-    ratios = [max(w["rss_bytes"] / w["held_bytes"] for w in r["workers"] if w["held_bytes"] > 0) for r in R]
-    idle = [w["rss_bytes"] for r in R for w in r["workers"] if w["held_bytes"] == 0]
+    ratios = [max(w["rss_bytes"] / w["held_peak_bytes"] for w in r["workers"]
+                  if w["held_peak_bytes"] > 0) for r in R]
+    idle = [w["rss_bytes"] for r in R for w in r["workers"] if w["held_peak_bytes"] == 0]
     return statistics.median(ratios), (statistics.median(idle) / 1e6 if idle else None)
 h, j = statistics.median(ups(H)), statistics.median(ups(J))
 mh, ih = mem(H)
@@ -95,8 +97,10 @@ print("%-6s %6s %12.1f %12.1f %7.2f %6.2f / %4.2f %17.1f %17.1f %11.2f %11.2f %8
     probe(J) / 1e6, mh, mj, "-" if ih is None else "%.1f" % ih))
 # Per worker, the last round: what the ratio is made of.
 for name, R in (("heat3d", H), ("jacobi", J)):
-    print("       %s, round %d: workers (quanta, rss MB, held MB): %s" % (name, rounds, ", ".join(
-        "%d %.1f %.1f" % (w["quanta"], w["rss_bytes"] / 1e6, w["held_bytes"] / 1e6)
+    print("       %s, round %d: workers (quanta, rss MB, held MB at most / at the end): %s" % (
+        name, rounds, ", ".join(
+        "%d %.1f %.1f/%.1f" % (w["quanta"], w["rss_bytes"] / 1e6, w["held_peak_bytes"] / 1e6,
+                               w["held_bytes"] / 1e6)
         for w in R[-1]["workers"])))
 EOF
 done

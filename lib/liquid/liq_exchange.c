@@ -198,6 +198,10 @@ liq_exchange_layout(struct liq_worker *w)
         return -ENOMEM;
     }
     liq_exchange_stale(w);
+    /* Beside the process's peak resident memory in the report: the most
+     * its regions held at once, which a move may have lowered since. */
+    if (liq_held_bytes(w) > w->held_peak)
+        w->held_peak = liq_held_bytes(w);
     return 0;
 }
 

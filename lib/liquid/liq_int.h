@@ -118,6 +118,8 @@ struct liq_worker {
     double overlap_cpu;         /* ... of them while ghosts were on the way (liq_ubox_split) */
     double ghost_wait;          /* wall s blocked for ghosts (liq_exchange_finish) */
     double ghost_bytes;         /* bytes of ghosts received from other workers */
+    double held_peak;           /* the most bytes the regions' boxes have held at once
+                                 * (liq_held_bytes at every layout), this process */
     double plan_wait;           /* wall s blocked for the master's plan (liq_migrate_plan) */
     int kerr;                   /* a kernel's error (-errno), 0 while there is none */
     double cpu0;                /* the process's CPU seconds when the job came */
@@ -300,6 +302,8 @@ int liq_report_done(struct liq_worker *w, double t_start, double t_setup);
 /* The final fields, quantum by quantum and field by field, in slabs of
  * planes (LIQ_TAG_FIELD: quantum id, first and last plane, field, values). */
 int liq_report_field(struct liq_worker *w);
+/* The bytes the regions' boxes map now: fields, their levels and halo layers. */
+double liq_held_bytes(const struct liq_worker *w);
 /* A quantum's checksum: its fields' (liq_field_checksum), field f weighed
  * by 2f + 1. */
 uint64_t liq_quantum_checksum(const struct liq_worker *w, const struct liq_quantum *q);

@@ -564,8 +564,8 @@ json_report(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o,
                 st->wcompute[w], st->wcomm[w]);
         fprintf(fp, ",\"compute_cpu_s\":%.6g,\"cpu_s\":%.6g,\"overlap_cpu_s\":%.6g,"
                     "\"ghost_wait_s\":%.6g,\"plan_wait_s\":%.6g,\"ghost_bytes\":%.0f,"
-                    "\"rss_bytes\":%.0f,\"held_bytes\":%.0f",
-                f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7]);
+                    "\"rss_bytes\":%.0f,\"held_bytes\":%.0f,\"held_peak_bytes\":%.0f",
+                f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8]);
         if (st->wother != NULL)
             fprintf(fp, ",\"other_cpu_share\":%.4g", st->wother[w]);
         fputc('}', fp);

@@ -448,7 +448,7 @@ struct liq_disk {
 };
 
 /* The figures each worker's DONE message ends with (liq_stats.wcpu). */
-#define LIQ_WCPU 8
+#define LIQ_WCPU 9
 
 /* What a job measured, for the summary and the report. */
 struct liq_stats {

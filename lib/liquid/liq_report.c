@@ -131,9 +131,8 @@ peak_rss(void)
     return kb >= 0 ? kb * 1024 : 0;
 }
 
-/* The bytes the regions' boxes map: fields, their levels and halo layers. */
-static double
-held_bytes(const struct liq_worker *w)
+double
+liq_held_bytes(const struct liq_worker *w)
 {
     double sum = 0;
 
@@ -173,10 +172,12 @@ liq_report_done(struct liq_worker *w, double t_start, double t_setup)
     pvm_pkdouble(&w->last_move, 1, 1);
     /* CPU in the kernels and in the whole process since the job came
      * (setup, messages, TLS, packing; not the probes before it); wall
-     * time blocked for ghosts and for plans; bytes of ghosts received
-     * (the launcher's JOB_WCPU). */
+     * time blocked for ghosts and for plans; bytes of ghosts received;
+     * peak resident memory, and the regions' bytes now and at most
+     * (LIQ_WCPU). */
     double fig[] = { w->compute_cpu, liq_process_cpu() - w->cpu0, w->overlap_cpu,
-                     w->ghost_wait, w->plan_wait, w->ghost_bytes, peak_rss(), held_bytes(w) };
+                     w->ghost_wait, w->plan_wait, w->ghost_bytes, peak_rss(), liq_held_bytes(w),
+                     w->held_peak };
 
     pvm_pkdouble(fig, (int)(sizeof(fig) / sizeof(fig[0])), 1);
     /* Checkpoints (liq_ckpt.c): wall s and bytes sent, every generation. */

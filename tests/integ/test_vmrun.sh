@@ -136,6 +136,13 @@ check "... the first epoch's plan moves quanta, later ones at most a tenth of th
 d = json.load(open(sys.argv[1]))
 E, n = d["balance"]["epochs"], d["quanta"]["count"]
 sys.exit(0 if E[0]["moved"] > 0 and 10 * sum(x["moved"] for x in E[1:]) <= n else 1)' "$T/nu.json"
+check "... workers that gave quanta away held more before (held_peak_bytes > held_bytes)" \
+    python3 -c 'import json, sys
+W = json.load(open(sys.argv[1]))["workers"]
+print("# quanta, held MB, held at most MB:", [(w["quanta"], round(w["held_bytes"] / 1e6, 2),
+      round(w["held_peak_bytes"] / 1e6, 2)) for w in W])
+sys.exit(0 if all(w["held_peak_bytes"] >= w["held_bytes"] for w in W) and
+         any(w["held_peak_bytes"] > w["held_bytes"] for w in W) else 1)' "$T/nu.json"
 check "uniform (P = 8, Q = 8): the job runs" nonuniform --heavy 1
 echo "# uniform: moved per epoch $(e 'print([x["moved"] for x in E]) or True'), BE $(e 'print([round(x["be"], 2) for x in E]) or True')"
 # In both builds: with shares no longer less each worker's message CPU and
