@@ -86,24 +86,22 @@ liq_link_make(struct liq_worker *w, struct liq_link *l, int from, int to, int re
         }
     }
     l->points *= (size_t)w->nstate; /* every state box's points, one after the other */
-    if (l->npatch > 0 && (l->buf = malloc(l->points * sizeof(double))) == NULL)
-        return -ENOMEM;
     return 0;
 }
 
 void
 liq_exchange_free(struct liq_worker *w)
 {
-    for (int i = 0; i < w->nsend; i++) {
+    for (int i = 0; i < w->nsend; i++)
         free(w->send[i].patch);
-        free(w->send[i].buf);
-    }
     for (int i = 0; i < w->nrecv; i++) {
         free(w->recv[i].patch);
         free(w->recv[i].buf);
     }
     free(w->send);
     free(w->recv);
+    free(w->sendbuf);
+    w->sendbuf = NULL;
     free(w->copy);
     free(w->scratch);
     w->send = w->recv = NULL;
@@ -165,6 +163,15 @@ liq_exchange_links(struct liq_worker *w)
         else
             free(w->recv[w->nrecv].patch);
     }
+    /* One staging buffer for every send (a worker's ghosts leave one
+     * link after another), not one a link: at 256^3 with deep halos the
+     * buffers were as large as the ghosts a worker receives. */
+    size_t most = 0;
+
+    for (int l = 0; l < w->nsend; l++)
+        most = w->send[l].points > most ? w->send[l].points : most;
+    if (most > 0 && (w->sendbuf = malloc(most * sizeof(double))) == NULL)
+        return -ENOMEM;
     return 0;
 }
 
@@ -211,14 +218,14 @@ liq_exchange_start(struct liq_worker *w, int tag)
 {
     for (int l = 0; l < w->nsend; l++) {
         struct liq_link *k = &w->send[l];
-        double *p = k->buf;
+        double *p = w->sendbuf;
 
         for (int f = 0; f < k->npatch; f++) {
             liq_state_get(w, w->rg[k->patch[f].src], &k->patch[f], p);
             p += k->patch[f].points * (size_t)w->nstate;
         }
         pvm_initsend(PvmDataInPlace);
-        pvm_pkdouble(k->buf, (int)k->points, 1);
+        pvm_pkdouble(w->sendbuf, (int)k->points, 1);
         /* The send's time is its start: a large message may be in the
          * receiver's hands before pvm_send returns. */
         double ts = liq_now();
@@ -264,6 +271,10 @@ liq_exchange_finish(struct liq_worker *w, int tag)
         /* Put straight from the message where it can be: one copy of every
          * ghost the fewer. */
         if ((p = pvm__upk_view(k->points * sizeof(double))) == NULL) {
+            if (k->buf == NULL && (k->buf = malloc(k->points * sizeof(double))) == NULL) {
+                liq_fail(w, "ghost points from t%x: out of memory", (unsigned)k->tid);
+                return -1;
+            }
             if (pvm_upkdouble(k->buf, (int)k->points, 1) < 0) {
                 liq_fail(w, "ghost points from t%x could not be unpacked", (unsigned)k->tid);
                 return -1;

@@ -75,7 +75,8 @@ struct liq_link {
     int npatch;
     struct liq_patch *patch;
     size_t points;
-    double *buf;
+    double *buf;                /* receiving: where a message that cannot be read in
+                                 * place is unpacked, made when one first comes */
 };
 
 struct liq_worker {
@@ -107,6 +108,8 @@ struct liq_worker {
     int *rlocal;                /* index in all -> local region index, or -1 */
     int nsend, nrecv;
     struct liq_link *send, *recv;
+    double *sendbuf;            /* the send links' staging, as large as the largest:
+                                 * a send of it in place writes it out before it returns */
     int ncopy;
     struct liq_patch *copy;     /* halo patches between local regions (local indices) */
     int nscratch;
