@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* Allocate and fill a region's boxes for this host's cache: its points
  * [lo, hi) with ext[] halo layers around them.  many: the worker sweeps
@@ -228,4 +230,29 @@ liq_state_copy(const struct liq_worker *w, struct liq_region *dst, struct liq_re
     (void)liq_region_state(w, src, s);
     for (int i = 0; i < n; i++)
         liq_region_copy(d[i], s[i], p);
+}
+
+void
+liq_region_release_below(const struct liq_worker *w, struct liq_region *r, int z)
+{
+    struct kern_box *v[LIQ_STATE_MAX];
+    int n = liq_region_state(w, r, v);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+    for (int i = 0; i < n; i++) {
+        const struct kern_box *b = v[i];
+        long k = (long)z + 1 - b->ok;
+        size_t len;
+
+        if (b->map == NULL || k <= 0)
+            continue;
+        if (k > b->nk + 2)
+            k = b->nk + 2;
+        len = (size_t)((const char *)kern_at(b, 0, 0, (int)k) - (const char *)b->map);
+        len -= len % page;
+        if (len > b->map_len)
+            len = b->map_len;
+        if (len > 0)
+            (void)madvise(b->map, len, MADV_DONTNEED);
+    }
 }

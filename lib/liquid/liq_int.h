@@ -230,6 +230,11 @@ void liq_state_put(const struct liq_worker *w, struct liq_region *r, const struc
                    const double *buf);
 void liq_state_copy(const struct liq_worker *w, struct liq_region *dst, struct liq_region *src,
                     const struct liq_patch *p);
+/* Give back to the system the pages of r's state boxes that hold only
+ * planes below global z (all of them for z past the box): r is being
+ * replaced by a move and those points have been copied out.  Their
+ * values read as zero afterwards. */
+void liq_region_release_below(const struct liq_worker *w, struct liq_region *r, int z);
 /* Quantum q's own points of field f's current level, as a box inside its
  * region's. */
 void liq_quantum_field(const struct liq_worker *w, const struct liq_quantum *q, int f,

@@ -10,6 +10,7 @@
  */
 #include "liq_int.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,8 +150,22 @@ liq_moved_regions(struct liq_worker *w, struct liq_moved *m)
     return 0;
 }
 
+/* The lowest z of the quanta after w->q[o] (by id) that stay here and are
+ * still to be copied out of its region, or INT_MAX.  Ids run x fastest and
+ * z slowest, so the planes below it are done with. */
+static int
+kept_after(const struct liq_worker *w, const int *owner, int o)
+{
+    for (int i = o + 1; i < w->nq; i++)
+        if (w->q[i].region == w->q[o].region && owner[w->q[i].id] == w->me)
+            return w->q[i].lo[2];
+    return INT_MAX;
+}
+
 /* The new quanta, by id: kept ones copied into a fresh region, arrivals
- * received.  0, or -1 after telling the master. */
+ * received; an old region's planes go back to the system as soon as its
+ * quanta have left them, so that a worker does not hold its points twice.
+ * 0, or -1 after telling the master. */
 static int
 liq_moved_quanta(struct liq_worker *w, struct liq_moved *m, const int *owner)
 {
@@ -174,6 +189,7 @@ liq_moved_quanta(struct liq_worker *w, struct liq_moved *m, const int *owner)
             if (m->fresh[r]) {
                 liq_quantum_patch(old, &p);
                 liq_state_copy(w, m->rg[r], w->rg[old->region], &p);
+                liq_region_release_below(w, w->rg[old->region], kept_after(w, owner, o));
             }
         } else if (liq_quantum_init(w, q, a, r, &m->all[m->of[a]]) != 0) {
             m->made++;
