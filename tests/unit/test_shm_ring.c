@@ -778,10 +778,11 @@ test_shm_ring_reference_taken_outlives_the_writers_failed_wait(void **state)
 {
     for (int finish = 1; finish >= 0; finish--) {
         struct pvm__shm *w, *r;
-        int fds[PVM__SHM_NFD], mine[PVM__SHM_NFD], status;
+        int fds[PVM__SHM_NFD], mine[PVM__SHM_NFD], status, go[2];
         struct taken t = { 0 };
         pid_t reader, killer;
         void *map;
+        char c;
 
         (void)state;
         assert_int_equal(pvm__shm_create(SMALL, &w, fds), 0);
@@ -792,11 +793,13 @@ test_shm_ring_reference_taken_outlives_the_writers_failed_wait(void **state)
         mine[1] = dup(fds[1]);
         mine[2] = dup(fds[2]);
         assert_int_equal(pvm__shm_attach(mine, &r), 0);
-        /* The "reader" process: accepts, then either finishes the copy it
-         * took 100 ms later, or sleeps until it is killed. */
+        assert_int_equal(pipe(go), 0);
+        /* The "reader" process: accepts once the writer has offered, then
+         * either finishes the copy it took 100 ms later, or sleeps until
+         * it is killed. */
         if ((reader = fork()) == 0) {
             pvm__shm_receiving(r, 1);    /* before the writer sees it accept */
-            if (pvm__shm_ref_accept(r, getppid()) != 1)
+            if (read(go[0], &c, 1) != 1 || pvm__shm_ref_accept(r, getppid()) != 1)
                 _exit(1);
             if (finish) {
                 for (int i = 0; i < 5000 && atomic_load(t.state) != T_TAKEN; i++)
@@ -810,6 +813,9 @@ test_shm_ring_reference_taken_outlives_the_writers_failed_wait(void **state)
         }
         assert_true(reader > 0);
         assert_int_equal(pvm__shm_ref_offer(w, reader), 1);
+        assert_int_equal(write(go[1], "x", 1), 1);
+        close(go[0]);
+        close(go[1]);
         for (int i = 0; i < 2000 && !pvm__shm_ref_accepted(w); i++)
             usleep(1000);
         assert_true(pvm__shm_ref_accepted(w));
