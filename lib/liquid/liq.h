@@ -87,7 +87,9 @@ int liq_quantum_neighbour(const struct liq_geom *g, int id, int dir);
 /* The largest quantum's interior extents (for the speed probe). */
 void liq_geom_max_extent(const struct liq_geom *g, int ext[3]);
 
-/* Kernel coefficients for the grid: c = 1/6, c2 = h^2 with h = 1/(max N + 1). */
+/* The unit cube's spacing for the grid: h = 1/(max N + 1). */
+double liq_spacing(const int n[3]);
+/* Kernel coefficients for the grid: c = 1/6, c2 = h^2 with h = liq_spacing(n). */
 void liq_coeffs(const int n[3], double *c, double *c2);
 
 /* The median of v[0..n) (the upper one for even n), sorting v in place. */

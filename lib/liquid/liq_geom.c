@@ -108,17 +108,23 @@ liq_geom_max_extent(const struct liq_geom *g, int ext[3])
         ext[a] = (g->n[a] + g->q[a] - 1) / g->q[a];
 }
 
-void
-liq_coeffs(const int n[3], double *c, double *c2)
+double
+liq_spacing(const int n[3])
 {
     int m = n[0];
-    double h;
 
     if (n[1] > m)
         m = n[1];
     if (n[2] > m)
         m = n[2];
-    h = 1.0 / (m + 1);
+    return 1.0 / (m + 1);
+}
+
+void
+liq_coeffs(const int n[3], double *c, double *c2)
+{
+    double h = liq_spacing(n);
+
     *c = 1.0 / 6.0;
     *c2 = h * h;
 }

@@ -25,6 +25,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "liq.h"
+
 #ifndef LIQ_IO_LIBDIR
 #define LIQ_IO_LIBDIR "/usr/local/lib/liquid"
 #endif
@@ -155,14 +157,8 @@ liq_io_ready(char *err, size_t errlen)
 void
 liq_io_meta_grid(struct liq_io_meta *m, const int n[3])
 {
-    int big = n[0];
-    double h;
+    double h = liq_spacing(n);
 
-    if (n[1] > big)
-        big = n[1];
-    if (n[2] > big)
-        big = n[2];
-    h = 1.0 / (big + 1);
     for (int a = 0; a < 3; a++) {
         m->n[a] = n[a];
         m->origin[a] = h;
