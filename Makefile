@@ -184,8 +184,9 @@ $(VMCTL): $(O)/launcher/vmctl/vmctl_main.o $(LIBVMCTL) $(LIBWIRE) $(LIBCONF)
 
 # vmrun is a PVM task (and its own workers, spawned as `vmrun worker`):
 # libliquid's master and worker, linked in from the archives so that the
-# one file runs wherever it is copied (lib/liquid/build.mk builds the same
-# objects as libliquid.so for users' programs).
+# one file runs wherever it is copied (its HDF5 and PNG files need the
+# module beside it, ../lib/liquid/, or LIQUIDVM_IO_MODULE; lib/liquid/build.mk
+# builds the same objects as libliquid.so for users' programs).
 $(VMRUN): $(O)/launcher/vmrun/vmrun_main.o $(LIBVMRUN) $(LIBLIQ) $(LIBPVM_A) $(LIBCONF) \
           $(LIBDECOMP) $(LIBKERN)
 	@mkdir -p $(dir $@)

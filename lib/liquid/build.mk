@@ -35,8 +35,10 @@ $(LIQ_IO_MOD): $(LIQ_IO_OBJ) lib/liquid/io/liquid_io.map
 	$(Q)$(CC) $(LDFLAGS) -shared -Wl,--version-script=lib/liquid/io/liquid_io.map \
 	    -Wl,--no-undefined -o $@ $(LIQ_IO_OBJ) $(LIQ_IO_LIBS)
 
+# private: a target-specific variable reaches the target's prerequisites
+# too, and bench/pvm_timing's is libpvm3.so.
 $(TESTS) $(BENCHES): $(LIQ_IO_OBJ)
-$(TESTS) $(BENCHES): LDLIBS += $(LIQ_IO_OBJ) $(LIQ_IO_LIBS)
+$(TESTS) $(BENCHES): private LDLIBS += $(LIQ_IO_OBJ) $(LIQ_IO_LIBS)
 
 # libliquid.so.0: the liquid runtime for users' own programs (issue 25),
 # the job master (liq_master.h) and the worker (liq.h) with the kernels/

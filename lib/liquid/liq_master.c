@@ -368,7 +368,7 @@ take_done(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int
         !(cpu[1] >= 0) || !isfinite(cpu[1]) || !(cpu[2] >= 0) || !(cpu[2] <= cpu[0]) ||
         !(cpu[3] >= 0) || !isfinite(cpu[3]) || !(cpu[4] >= 0) || !isfinite(cpu[4]) ||
         !(cpu[5] >= 0) || !(cpu[5] <= 1e18) || !(cpu[6] >= 0) || !(cpu[6] <= 1e18) ||
-        !(cpu[7] >= 0) || !(cpu[7] <= 1e18)) {
+        !(cpu[7] >= 0) || !(cpu[7] <= 1e18) || !(cpu[8] >= 0) || !(cpu[8] <= 1e18)) {
         snprintf(vm->why, sizeof(vm->why), "worker t%x sent a malformed DONE message",
                  (unsigned)vm->tids[w]);
         return -1;

@@ -798,6 +798,7 @@ test_shm_ring_reference_taken_outlives_the_writers_failed_wait(void **state)
          * either finishes the copy it took 100 ms later, or sleeps until
          * it is killed. */
         if ((reader = fork()) == 0) {
+            close(go[1]);                /* a writer that fails first ends the read */
             pvm__shm_receiving(r, 1);    /* before the writer sees it accept */
             if (read(go[0], &c, 1) != 1 || pvm__shm_ref_accept(r, getppid()) != 1)
                 _exit(1);
