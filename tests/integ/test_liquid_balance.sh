@@ -41,10 +41,10 @@ print("#", sys.argv[2] + ":", R["balance"]["quanta_moved"], "quanta moved, per e
 # plan fixes it.  min-gain 0.05: under load (a full make check on the 2
 # CPUs, 2026-11-28) the default 0.2 of modelled gain was missed by every
 # plan of nine epochs once, BE 0.5-0.6 throughout.
-# The first job on a fresh VM can start from shares its daemons sensed
-# while they started (a first epoch modelled 80 times slower than the next
-# job's, and a CI run that then moved nothing in 9 epochs at BE 0.6-0.7):
-# a short job runs first.
+# The first job on a fresh VM can start from a wrong model (its first
+# epoch modelled 80 times slower than the next job's; a full run's then
+# moved nothing in 9 epochs at BE 0.6-0.7), for a reason not yet found:
+# the daemons' capacities read right.  A short job runs first.
 "$EXAMPLES/heat3d" --hosts host0,host1,host2 --quiet --grid 16 --iters 10 --probe-seconds 0.01 \
     >/dev/null 2>&1
 check "heat3d 64^3, heavy 20, balancing: bit-identical" \
