@@ -164,8 +164,8 @@ liq_exchange_links(struct liq_worker *w)
             free(w->recv[w->nrecv].patch);
     }
     /* One staging buffer for every send (a worker's ghosts leave one
-     * link after another), not one a link: at 256^3 with deep halos the
-     * buffers were as large as the ghosts a worker receives. */
+     * link after another), not one a link, which would stage as many bytes
+     * as the ghosts the worker receives. */
     size_t most = 0;
 
     for (int l = 0; l < w->nsend; l++)
