@@ -868,9 +868,11 @@ vmd_load_start(struct vmd *vmd)
     if (ms == 0)
         ms = 1;
     s->open_handles = 1;
-    /* A first sample now, as the base of the first differences. */
+    /* A first sample now, as the base of the first differences, which
+     * come a tenth of a second later: a job started with the VM plans
+     * with its hosts' shares, not with whole CPUs. */
     load_on_timer(&s->timer);
-    uv_timer_start(&s->timer, load_on_timer, ms, ms);
+    uv_timer_start(&s->timer, load_on_timer, ms < 100 ? ms : 100, ms);
     uint64_t qms = (uint64_t)(vmd->conf.quota_interval * 1000.0);
     if (qms == 0)
         qms = 1;

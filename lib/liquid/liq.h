@@ -573,6 +573,10 @@ struct liq_epoch {
     double decide_s, move_s;    /* time to decide; the slowest worker's move */
 };
 
+/* The CPU share the model gives a worker whose host's share is s: s, a
+ * whole CPU when s is unknown (<= 0), never below 0.01. */
+double liq_balance_share(double s);
+
 /* Fill owner (nquanta) with the next placement and out with the figures. */
 int liq_balance_plan(const struct liq_balance_in *in, int32_t *owner, struct liq_epoch *out);
 

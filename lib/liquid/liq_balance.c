@@ -137,12 +137,18 @@ polish(const uint32_t *order, const double *prefix, size_t n, int count, const d
  * way) and starved the small hosts, whose wall-clock BE fell to a median
  * of 0.65-0.77 (0.80-0.86 without it).
  */
+double
+liq_balance_share(double s)
+{
+    if (!(s > 0))
+        return 1;
+    return s < 0.01 ? 0.01 : s;
+}
+
 static double
 share_of(const struct liq_balance_in *in, int w)
 {
-    double s = in->share != NULL && in->share[w] > 0 ? in->share[w] : 1;
-
-    return s < 0.01 ? 0.01 : s;
+    return liq_balance_share(in->share != NULL ? in->share[w] : -1);
 }
 
 /*

@@ -628,6 +628,15 @@ json_report(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o,
         fprintf(fp, "],\"host_wall_s\":[");
         for (int h = 0; h < vm->nhosts; h++)
             fprintf(fp, "%s%.6g", h ? "," : "", st->hwall[e * vm->nhosts + h]);
+        fprintf(fp, "],\"host_share\":[");
+        for (int h = 0; h < vm->nhosts; h++) {
+            double v = st->hshare[e * vm->nhosts + h];
+
+            if (v > 0)
+                fprintf(fp, "%s%.4g", h ? "," : "", v);
+            else
+                fprintf(fp, "%snull", h ? "," : "");
+        }
         fprintf(fp, "]}");
     }
     fprintf(fp, "],\"events\":[");

@@ -319,6 +319,9 @@ int liq_vm_respawn(struct liq_vm *vm, int w);
  * capacity; -1 unknown), into cap[nhosts]; with kernel non-NULL, which
  * machine each host is (0 unknown).  0, or -1 with vm->why set. */
 int liq_vm_capacity(struct liq_vm *vm, double *cap, unsigned long long *kernel);
+/* Wait, at most limit seconds, until every host's daemon has CPU figures
+ * (two samples); see liq_vm.c. */
+void liq_vm_await_load(struct liq_vm *vm, double limit);
 /* Tell the workers to quit (kill them after a failure) and leave the VM. */
 void liq_vm_stop(struct liq_vm *vm, int failed);
 void liq_vm_free(struct liq_vm *vm);
@@ -494,6 +497,8 @@ struct liq_stats {
     double *hmodel, *hwall;     /* per epoch and host, its slowest worker's kernel CPU s
                                  * per iteration at its share (the balancer's model) and
                                  * compute wall s per iteration: nep x nhosts */
+    double *hshare;             /* ... and the CPU share the plan gave its workers
+                                 * (-1 unknown: the model took a whole CPU) */
     double *wnow;               /* each worker's recent compute s per iteration */
     double *wother;             /* each worker's CPU share outside its kernels, last epoch */
     double *wfull;              /* each worker's updates per CPU-second (the probe's) */

@@ -43,6 +43,7 @@ vm_machines(struct liq_vm *vm, struct liq_stats *st)
         snprintf(vm->why, sizeof(vm->why), "out of memory for the balancer");
         return -1;
     }
+    liq_vm_await_load(vm, 2.0);
     known = liq_vm_capacity(vm, cap, kernel) == 0;
     if (!known)
         memset(kernel, 0, (size_t)nh * sizeof(*kernel));
@@ -85,6 +86,7 @@ liq_mb_init(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
     st->hquanta = calloc((size_t)nep * (size_t)vm->nhosts, sizeof(int));
     st->hmodel = calloc((size_t)nep * (size_t)vm->nhosts, sizeof(double));
     st->hwall = calloc((size_t)nep * (size_t)vm->nhosts, sizeof(double));
+    st->hshare = calloc((size_t)nep * (size_t)vm->nhosts, sizeof(double));
     st->wnow = calloc((size_t)vm->nworkers, sizeof(double));
     st->wother = calloc((size_t)vm->nworkers, sizeof(double));
     st->wfull = calloc((size_t)vm->nworkers, sizeof(double));
@@ -96,7 +98,7 @@ liq_mb_init(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
     st->rep_until = calloc((size_t)vm->nworkers, sizeof(int));
     st->kept = calloc((size_t)vm->nworkers, sizeof(*st->kept));
     if (!st->order || !st->cost || !st->qbytes || !st->ep || !st->hquanta || !st->hmodel ||
-        !st->hwall || !st->wnow ||
+        !st->hwall || !st->hshare || !st->wnow ||
         !st->wother || !st->wfull || !st->wshare || !st->rec || !st->ev || !st->owner_prev ||
         !st->rep_from || !st->rep_until || !st->kept ||
         decomp_hilbert_order(&grid, st->order) != 0) {
@@ -148,6 +150,7 @@ liq_mb_free(struct liq_stats *st)
     free(st->hquanta);
     free(st->hmodel);
     free(st->hwall);
+    free(st->hshare);
     free(st->wnow);
     free(st->wother);
     free(st->wfull);
@@ -184,19 +187,25 @@ event(const struct liq_vm *vm, struct liq_stats *st, int epoch, int h, int rejoi
 /* The epoch's per-host figures for the report: each host's slowest worker
  * by the balancer's model (its quanta's kernel CPU per iteration at the
  * share it was planned with, over the placement the costs were measured
- * under) and by its compute wall time per iteration. */
+ * under) and by its compute wall time per iteration; the share its
+ * workers were planned with. */
 static void
 host_times(const struct liq_vm *vm, struct liq_stats *st, const double *share)
 {
     double *m = &st->hmodel[st->nep * vm->nhosts], *t = &st->hwall[st->nep * vm->nhosts];
+    double *sh = &st->hshare[st->nep * vm->nhosts];
 
+    for (int h = 0; h < vm->nhosts; h++)
+        sh[h] = -1;
     for (int w = 0; w < vm->nworkers; w++) {
-        double cpu = 0, s = share[w] > 0.01 ? share[w] : 0.01;
+        double cpu = 0, s = liq_balance_share(share[w]);
         int h = vm->whost[w];
 
         for (int q = 0; q < st->g.nquanta; q++)
             if (st->owner_prev[q] == w)
                 cpu += st->cost[q];
+        if (share[w] > 0 && (sh[h] < 0 || share[w] < sh[h]))
+            sh[h] = share[w];
         if (cpu / s > m[h])
             m[h] = cpu / s;
         if (cpu > 0 && st->wnow[w] > t[h])
@@ -738,6 +747,7 @@ liq_mb_rollback(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *s
         memset(&st->hquanta[e * nh], 0, (size_t)nh * sizeof(int));
         memset(&st->hmodel[e * nh], 0, (size_t)nh * sizeof(double));
         memset(&st->hwall[e * nh], 0, (size_t)nh * sizeof(double));
+        memset(&st->hshare[e * nh], 0, (size_t)nh * sizeof(double));
     }
     if (b >= 1) {
         /* The plan recorded at B is now the recovery's placement. */

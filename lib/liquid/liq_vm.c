@@ -163,6 +163,37 @@ liq_vm_respawn(struct liq_vm *vm, int w)
 }
 
 /*
+ * A daemon's CPU figures are differences between two samples: until its
+ * second sample (a tenth of a second after it starts, then every
+ * load_interval) its host's capacity is unknown, and the balancer would
+ * plan with whole CPUs, then move quanta back when the figures come.  A
+ * job started right after `vmctl start` or `add` waits for them, at most
+ * `limit` seconds; a daemon that cannot read its CPUs (cpus unknown) is
+ * not waited for.
+ */
+void
+liq_vm_await_load(struct liq_vm *vm, double limit)
+{
+    double until = liq_vm_now() + limit;
+
+    for (;;) {
+        struct lvm_hostload *hl = NULL;
+        int n = 0, pending = 0;
+
+        if (lvm_hostload(&hl, &n) < 0)
+            return;
+        for (int h = 0; h < vm->nhosts; h++)
+            for (int i = 0; i < n; i++)
+                if (hl[i].dtid == vm->host[h].dtid)
+                    pending += hl[i].age < 0 || (hl[i].cpus > 0 && hl[i].interval <= 0);
+        free(hl);
+        if (pending == 0 || liq_vm_now() >= until)
+            return;
+        nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+    }
+}
+
+/*
  * Daemons of one machine (one kernel) sample the same CPUs at different
  * moments; the CPUs their owners leave free are one figure, so each host
  * of a machine gets the median of its daemons' samples, bounded by its own
