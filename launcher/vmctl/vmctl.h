@@ -145,6 +145,11 @@ struct vmctl_job {
     uint32_t *tids;
     unsigned char *alive;       /* one flag per tid */
 };
+/* PVM's Pvmtmask: TEV_MASK_LENGTH bytes with the NUL. */
+#define VMCTL_TMASK_LEN 36
+/* A "NAME=value" of a spawn request. */
+#define VMCTL_TRACE_ENV WIRE_STR_MAX
+
 struct vmctl_session {
     int fd;                     /* the console's task connection, or -1 */
     uint32_t tid;
@@ -154,6 +159,7 @@ struct vmctl_session {
     struct vmctl_job *jobs;
     int njobs, next_job;
     int opts[VMCTL_NOPTS];
+    char tmask[VMCTL_TMASK_LEN]; /* trace's mask, for spawn -@ (vmctl_trace.c) */
     /* Called once before the console prints something that arrived
      * while a line was being typed (to clear the prompt). */
     void (*before_print)(void);
@@ -197,20 +203,26 @@ int vmctl_cmd_echo(struct vmctl *v, int argc, char **argv);
 int vmctl_cmd_export(struct vmctl *v, int argc, char **argv);
 int vmctl_cmd_unexport(struct vmctl *v, int argc, char **argv);
 int vmctl_cmd_setenv(struct vmctl *v, int argc, char **argv);
-/* The variables PVM_EXPORT names, as a spawn request's u32 count and
- * "NAME=value" strings (what libpvm3's pvm_spawn sends). */
-void vmctl_env_put_exports(struct wire_wbuf *b);
+/* The variables PVM_EXPORT names, then the n strings of extra, as a spawn
+ * request's u32 count and "NAME=value" strings (what libpvm3's pvm_spawn
+ * sends). */
+void vmctl_env_put_exports(struct wire_wbuf *b, char (*extra)[VMCTL_TRACE_ENV], int n);
 /* vmctl_mbox.c: names and put */
 int vmctl_cmd_names(struct vmctl *v, int argc, char **argv);
 int vmctl_cmd_put(struct vmctl *v, int argc, char **argv);
-/* vmctl_opt.c: getopt, setopt, id, trace, jobs */
+/* vmctl_opt.c: getopt, setopt, id, jobs */
 int vmctl_cmd_getopt(struct vmctl *v, int argc, char **argv);
 int vmctl_cmd_setopt(struct vmctl *v, int argc, char **argv);
 int vmctl_cmd_id(struct vmctl *v, int argc, char **argv);
-int vmctl_cmd_trace(struct vmctl *v, int argc, char **argv);
 int vmctl_cmd_jobs(struct vmctl *v, int argc, char **argv);
 /* The failure every new verb reports: text on stderr, or JSON on stdout. */
 int vmctl_fail(const struct vmctl *v, int code, const char *what);
 
+/* vmctl_trace.c: the trace mask, and spawn -@'s environment */
+int vmctl_cmd_trace(struct vmctl *v, int argc, char **argv);
+void vmctl_tmask_default(char *mask);
+int vmctl_tmask_any(const char *mask);
+int vmctl_trace_env(const struct vmctl *v, const char *arg, char env[2][VMCTL_TRACE_ENV],
+                    char *dir, size_t cap);
 
 #endif

@@ -324,7 +324,7 @@ vmctl_cmd_setenv(struct vmctl *v, int argc, char **argv)
 }
 
 void
-vmctl_env_put_exports(struct wire_wbuf *b)
+vmctl_env_put_exports(struct wire_wbuf *b, char (*extra)[VMCTL_TRACE_ENV], int nextra)
 {
     const char *list = getenv("PVM_EXPORT");
     struct wire_wbuf tmp;
@@ -338,12 +338,14 @@ vmctl_env_put_exports(struct wire_wbuf *b)
         p = e ? e + 1 : NULL;
         const char *val = name[0] ? getenv(name) : NULL;
         /* LIQUIDVM_* are the daemon's to set; it refuses them from us. */
-        if (val == NULL || strncmp(name, "LIQUIDVM_", 9) == 0 || n >= 256 ||
+        if (val == NULL || strncmp(name, "LIQUIDVM_", 9) == 0 || n >= 256 - (uint32_t)nextra ||
             (size_t)snprintf(kv, sizeof(kv), "%s=%s", name, val) >= sizeof(kv))
             continue;
         wire_put_str(&tmp, kv);
         n++;
     }
+    for (int i = 0; i < nextra; i++, n++)
+        wire_put_str(&tmp, extra[i]);
     wire_put_u32(b, n);
     if (tmp.len)
         wire_put_bytes(b, tmp.data, tmp.len);

@@ -47,10 +47,19 @@ static const struct verb_help verbs[] = {
       "setopt [--json] OPTION VALUE" },
     { "sig", "Send signal to task", "sig SIGNUM TID... [--json]" },
     { "spawn", "Spawn task",
-      "spawn [-N | -n N] [-h HOST | -a ARCH] [-o | ->] [--json] PROGRAM [ARGS...]\n"
-      "         -o (or ->): the tasks' output comes to the console, as a job" },
+      "spawn [-N | -n N] [-h HOST | -a ARCH] [-o | ->] [-@[DIR]] [--json] PROGRAM [ARGS...]\n"
+      "         -o (or ->): the tasks' output comes to the console, as a job\n"
+      "         -@: trace them (and what they spawn) into DIR, default $LIQUIDVM_HOME/trace" },
     { "status", "Say whether the virtual machine runs", "status [--json]" },
-    { "trace", "Set/display trace event mask (tracing does not exist yet)", "trace [...]" },
+    { "trace", "Set/display trace event mask",
+      "trace [--json]\n"
+      "         trace [+] NAME...\n"
+      "         trace - NAME...\n"
+      "         trace [+] *\n"
+      "         trace - *\n"
+      "         trace xpvm (default mask for XPVM display)\n"
+      "         The mask goes to tasks spawned with -@ (PVMTMASK); a traced task\n"
+      "         records every kind of event, and none if the mask is clear" },
     { "unalias", "Undefine command alias", "unalias NAME..." },
     { "unexport", "Remove environment variables from spawn export list",
       "unexport [--json] NAME..." },

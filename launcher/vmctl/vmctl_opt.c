@@ -1,9 +1,8 @@
 /*
  * vmctl_opt.c - the console verbs about the console's own task, as in
- * PVM 3.4's console: getopt and setopt (its PVM options), id (its tid),
- * jobs (what its `spawn -o` started) and trace (which needs tracing,
- * which LiquidVM does not have yet).  No seed idea; the state lives in
- * the session (vmctl_session.c).
+ * PVM 3.4's console: getopt and setopt (its PVM options), id (its tid)
+ * and jobs (what its `spawn -o` started); trace is vmctl_trace.c's.  No
+ * seed idea; the state lives in the session (vmctl_session.c).
  *
  * The options are PVM's, with its console's defaults.  vmctl is not
  * linked with libpvm3, so most only record a value for the session;
@@ -111,21 +110,6 @@ vmctl_cmd_id(struct vmctl *v, int argc, char **argv)
     else
         printf("t%x\n", tid);
     return VMCTL_EXIT_OK;
-}
-
-int
-vmctl_cmd_trace(struct vmctl *v, int argc, char **argv)
-{
-    int rc = vmctl_verb_options(v, &argc, argv, 0);
-    if (rc >= 0)
-        return rc;
-    /* TODO(#29): a trace event mask once tasks can be traced. */
-    if (v->json)
-        printf("{\"ok\":false,\"error\":\"tracing does not exist in LiquidVM yet\","
-               "\"code\":\"ENOTSUP\"}\n");
-    else
-        fprintf(stderr, "vmctl: trace: tracing does not exist in LiquidVM yet\n");
-    return VMCTL_EXIT_FAIL;
 }
 
 int

@@ -42,6 +42,7 @@ vmctl_session_new(int interactive)
     s->next_job = 1;
     for (int i = 0; i < VMCTL_NOPTS; i++)
         s->opts[i] = vmctl_options[i].value;
+    vmctl_tmask_default(s->tmask);
     vmctl_request_on_notice(session_notice, s);
     return s;
 }

@@ -436,14 +436,21 @@ vmctl_cmd_reset(struct vmctl *v, int argc, char **argv)
     return VMCTL_EXIT_OK;
 }
 
-/* One line (or JSON entry) per task asked for: its tid or why it failed. */
+/* One line (or JSON entry) per task asked for: its tid or why it failed;
+ * where a traced job's files go. */
 static void
-spawn_print(const struct vmctl *v, const int32_t *tids, uint32_t cnt, int ok, int n, int job)
+spawn_print(const struct vmctl *v, const int32_t *tids, uint32_t cnt, int ok, int n, int job,
+            const char *trace)
 {
     if (v->json) {
         printf("{\"ok\":%s,\"started\":%d,", ok == n ? "true" : "false", ok);
         if (job > 0)
             printf("\"job\":%d,", job);
+        if (trace[0] != '\0') {
+            printf("\"trace_dir\":");
+            wire_json_str(stdout, trace);
+            printf(",");
+        }
         printf("\"tasks\":[");
         for (uint32_t k = 0; k < cnt; k++)
             if (tids[k] > 0)
@@ -460,6 +467,8 @@ spawn_print(const struct vmctl *v, const int32_t *tids, uint32_t cnt, int ok, in
                 printf("t%x\n", (unsigned)tids[k]);
             else
                 printf("%s\n", wire_strerror(tids[k]));
+        if (trace[0] != '\0' && ok > 0)
+            printf("traced into %s\n", trace);
     }
     fflush(stdout);
 }
@@ -508,13 +517,17 @@ int
 vmctl_cmd_spawn(struct vmctl *v, int argc, char **argv)
 {
     static const char help[] =
-        "usage: vmctl spawn [-N | -n N] [-h HOST | -a ARCH] [-o] [--json] PROGRAM [ARGS...]\n"
+        "usage: vmctl spawn [-N | -n N] [-h HOST | -a ARCH] [-o] [-@[DIR]] [--json]\n"
+        "                   PROGRAM [ARGS...]\n"
         "  Start N copies of PROGRAM as PVM tasks (found along spawn_path).  With -o\n"
         "  their output is shown here, as \"[tXXXX] line\", until they all exit; in the\n"
         "  interactive console they run as a job instead (see jobs) and the prompt\n"
-        "  returns at once.  The variables PVM_EXPORT names go to the tasks.\n";
-    int n = 1, flags = 0, out = 0, i, rc;
+        "  returns at once.  With -@ they and the tasks they spawn are traced, each\n"
+        "  into DIR/PROGRAM-tTID.json on its host (default LIQUIDVM_HOME/trace; see\n"
+        "  trace, and vmrun analyze).  The variables PVM_EXPORT names go to the tasks.\n";
+    int n = 1, flags = 0, out = 0, i, rc, ntrace = 0;
     const char *where = "";
+    char tenv[2][VMCTL_TRACE_ENV], tdir[4096] = "";
     for (i = 1; i < argc && argv[i][0] == '-'; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0)
@@ -523,9 +536,11 @@ vmctl_cmd_spawn(struct vmctl *v, int argc, char **argv)
             v->json = 1;
         else if (strcmp(a, "-o") == 0 || strcmp(a, "->") == 0)
             out = 1;
-        else if (strcmp(a, "-@") == 0)
-            return fprintf(stderr, "vmctl: spawn -@: tracing does not exist in LiquidVM "
-                                   "yet; spawn -o shows the output\n"), VMCTL_EXIT_FAIL;
+        else if (strncmp(a, "-@", 2) == 0) {
+            if ((rc = vmctl_trace_env(v, a + 2, tenv, tdir, sizeof(tdir))) != 0)
+                return rc;
+            ntrace = 2;
+        }
         else if ((strcmp(a, "-n") == 0 || strcmp(a, "-h") == 0 || strcmp(a, "-a") == 0) &&
                  i + 1 < argc) {
             if (a[1] == 'n')
@@ -561,7 +576,7 @@ vmctl_cmd_spawn(struct vmctl *v, int argc, char **argv)
     wire_put_u32(&req, (uint32_t)(argc - i - 1));
     for (int k = i + 1; k < argc; k++)
         wire_put_str(&req, argv[k]);
-    vmctl_env_put_exports(&req);
+    vmctl_env_put_exports(&req, tenv, ntrace);
     t.show_output = out;
     rc = task_request(v, &t, WIRE_T_TASK_SPAWN, &req, &body, &len, &status);
     wire_wbuf_free(&req);
@@ -586,7 +601,7 @@ vmctl_cmd_spawn(struct vmctl *v, int argc, char **argv)
     }
     free(body);
     int job = background && ok > 0 ? vmctl_session_job_add(v->sess, argv[i], tids, cnt) : 0;
-    spawn_print(v, tids, cnt, ok, n, job);
+    spawn_print(v, tids, cnt, ok, n, job, tdir);
     if (job > 0)
         vmctl_session_job_watch(v->sess, job);
     if (out && !background && ok > 0)

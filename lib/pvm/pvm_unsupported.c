@@ -3,7 +3,8 @@
  * LiquidVM does not have: pvm_tickle (PVM's daemon debugging hook),
  * pvm_reg_hoster, pvm_reg_rm, pvm_reg_tasker, pvm_reg_tracer.  The
  * daemon starts hosts (hoststart), places and starts tasks itself, and
- * tracing does not exist yet, so there is nothing to register with.
+ * a traced task writes its own events (pvm_trace.c), so there is nothing
+ * to register with.
  *
  * They are defined so that PVM programs link and run; each one returns
  * PvmNotImpl, as PVM 3.4.6 answers a request its daemon does not

@@ -8,7 +8,8 @@
 # hints; a second run with LIQUIDVM_HINTS shows in its traces the settings
 # that came from them (route, placement of the slaves); an option the
 # program sets itself wins.  pvm_tracer turns tracing on through PVM's own
-# interface (pvm_settmask, PvmTaskTrace) and forgets pvm_exit.  Bad input:
+# interface (pvm_settmask, PvmTaskTrace) and forgets pvm_exit; vmctl spawn
+# -@ traces master1's job from the shell.  Bad input:
 # a malformed hints file, a directory for one, an unwritable trace
 # directory, a broken trace.
 . "$(dirname "$0")/lib.sh"
@@ -237,6 +238,16 @@ TR4=$T/tr4
 check "a program that returns from main without pvm_exit leaves whole traces" \
     bash -c 'LIQUIDVM_TRACE="$1" timeout 30 "$0" noexit 10 10 >/dev/null' "$TRACER" "$TR4"
 check "they validate" validate "$TR4" 2
+
+# ---- the console's spawn -@ (PVM's own way to trace a job from it) ----
+check "vmctl spawn -@DIR master1 (a relative name): traced into the absolute DIR" \
+    bash -c 'cd "$0" && "$1" spawn -@tr7 master1 >"$2" && grep -q "^traced into $0/tr7$" "$2"' \
+    "$EX" "$VMCTL" "$T/sp7.out"
+check "... master1's trace and its 9 slaves' validate" validate "$EX/tr7" 10
+check "vmctl spawn --json -@DIR says where the traces go" \
+    bash -c '"$0" spawn --json -@"$1" master1 | python3 -c "import json, sys
+r = json.load(sys.stdin); sys.exit(0 if r[\"ok\"] and r[\"trace_dir\"] == sys.argv[1] else 1)" "$1" &&
+             validate "$1" 10' "$VMCTL" "$T/tr8"
 
 TR6=$T/tr6
 check "group collectives (pvm_groups reduce 3) traced: whole files, their time as waits" \

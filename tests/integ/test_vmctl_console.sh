@@ -66,7 +66,10 @@ python3 "$T/drive_console.py" "$VMCTL" \
     'put lvmkey "console value"' "put lvmkey2 'in quotes' persistent" "names lvm*" \
     "getopt PvmShowTids" "setopt PvmShowTids 0" "getopt PvmShowTids" \
     "spawn -o /bin/echo plainline" "@wait \[3\] finished" \
-    "trace" "echo history-check" '\e[A' "ps --json" >"$TR" 2>&1
+    "trace" "echo mark-trace-default" "trace - *" "trace + send recv" "trace" \
+    "echo mark-trace-set" "trace bogus" "trace buf" "trace - *" "spawn -@ pvm_tracer none 1 1" \
+    "trace xpvm" "spawn -o -@ pvm_tracer none 2 8" "@wait \[4\] finished" \
+    "echo history-check" '\e[A' "ps --json" >"$TR" 2>&1
 
 # Each verb in the transcript.
 intr() { check "$1" grep -qE -- "$2" "$TR"; }
@@ -96,7 +99,26 @@ check "console: put and names list the entries, owned by the console's task" bas
 intr "console: getopt shows an option" "^PvmShowTids Currently Set to 1$"
 intr "console: setopt changes it for the session" "^PvmShowTids Changed from 1 to 0$"
 intr "console: with PvmShowTids 0 a job's lines are bare" "^plainline$"
-intr "console: trace says tracing does not exist" "trace: tracing does not exist in LiquidVM yet"
+# trace: PVM's console's mask (104 events; XPVM's 24 by default), which
+# spawn -@ gives its tasks as PVMTMASK, with LIQUIDVM_TRACE for their files.
+check "console: trace lists the 104 events, XPVM's 24 marked" bash -c \
+    'sed -n "/^vmctl> trace\$/,/mark-trace-default/{p;/mark-trace-default/q}" "$0" >"$0.1" &&
+     [ "$(grep -v "^vmctl>" "$0.1" | grep -oE "[a-z_]+" | wc -l)" = 104 ] &&
+     [ "$(grep -o "\* [a-z_]*" "$0.1" | wc -l)" = 24 ] && grep -q "\* mhf_invoke" "$0.1"' "$TR"
+check "console: trace - * then + send recv marks those two alone" bash -c \
+    'sed -n "/^vmctl> trace\$/,/mark-trace-set/p" "$0" | sed -n "/mark-trace-default/,\$p" >"$0.2" &&
+     [ "$(grep -o "\* [a-z_]*" "$0.2" | tr "\n" " ")" = "* recv * send " ]' "$TR"
+intr "console: trace names an unknown event" 'trace: no such event "bogus"'
+intr "console: trace buf says there is nothing to set" "trace buf: a LiquidVM task keeps its events"
+intr "console: spawn -@ with a clear mask starts nothing" "spawn -@: the trace mask has no event set"
+check "console: spawn -o -@ traces the job into \$LIQUIDVM_HOME/trace, with XPVM's mask" bash -c \
+    'mask=$("$1" trace --json | python3 -c "import json, sys; print(json.load(sys.stdin)[\"mask\"])") &&
+     grep -q "^traced into $2/trace$" "$0" && grep -q "^self mask $mask$" "$0" &&
+     grep -q "^child mask $mask$" "$0" &&
+     for i in $(seq 100); do [ "$(ls "$2"/trace/pvm_tracer-t*.json 2>/dev/null | wc -l)" = 2 ] && break
+     sleep 0.05; done && [ "$(ls "$2"/trace/pvm_tracer-t*.json | wc -l)" = 2 ] &&
+     grep -l "\"traced_because\":\"LIQUIDVM_TRACE\"" "$2"/trace/*.json | wc -l | grep -qx 2' \
+    "$TR" "$VMCTL" "$LIQUIDVM_HOME"
 check "console: the up arrow recalls the last line" bash -c \
     '[ "$(grep -c "^history-check$" "$0")" = 2 ]' "$TR"
 check "console: history is kept in LIQUIDVM_HOME/vmctl_history" \
@@ -130,8 +152,18 @@ js "put (persistent outside a console)" '^\{"ok":true,"name":"onek","index":0,"f
     "$VMCTL" put --json onek "one value"
 js "names PATTERN" '^\{"names":\[\{"name":"onek","entries":\[\{"index":0,"owner":0,"flags":1\}\]\}\]\}$' \
     "$VMCTL" names --json 'one?'
-check "json: trace fails with ENOTSUP, exit 1" bash -c \
-    'out=$("$0" trace --json); [ $? = 1 ] && echo "$out" | grep -q "\"code\":\"ENOTSUP\""' "$VMCTL"
+check "json: trace gives XPVM's mask and its 24 events outside a console" bash -c \
+    '"$0" trace --json | python3 -c "import json, sys
+t = json.load(sys.stdin)
+sys.exit(0 if len(t[\"mask\"]) == 35 and len(t[\"events\"]) == 24 and \"send\" in t[\"events\"] else 1)"' \
+    "$VMCTL"
+# pvmtev.h's TEV_MASK_SET: event k is bit k % 4 of character k / 4.
+check "trace's mask is PVM's Pvmtmask: addhosts (0) and user_defined (108) alone" bash -c \
+    'printf "trace - *\ntrace + addhosts user_defined\ntrace --json\n" | "$0" | grep -qx \
+        "{\"mask\":\"A@@@@@@@@@@@@@@@@@@@@@@@@@@A@@@@@@@\",\"events\":\[\"addhosts\",\"user_defined\"\]}"' \
+    "$VMCTL"
+check "trace + send outside a console changes nothing, exit 1" bash -c \
+    '"$0" trace + send 2>/dev/null; [ $? = 1 ]' "$VMCTL"
 check "json: setopt outside a console changes nothing, exit 1" bash -c \
     'out=$("$0" setopt --json PvmRoute 3); [ $? = 1 ] && echo "$out" | grep -q "\"set\":false"' "$VMCTL"
 check "export outside a console prints what would apply, exit 1" bash -c \
@@ -158,4 +190,6 @@ bad setenv a=b
 bad names a b
 bad id extra
 bad help nosuchverb
+bad trace bogus
+bad trace -
 check "halt" "$VMCTL" halt
