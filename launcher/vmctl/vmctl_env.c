@@ -323,6 +323,17 @@ vmctl_cmd_setenv(struct vmctl *v, int argc, char **argv)
     return VMCTL_EXIT_OK;
 }
 
+static int
+set_by(const char *name, char (*extra)[VMCTL_TRACE_ENV], int n)
+{
+    size_t len = strlen(name);
+
+    for (int i = 0; i < n; i++)
+        if (strncmp(extra[i], name, len) == 0 && extra[i][len] == '=')
+            return 1;
+    return 0;
+}
+
 void
 vmctl_env_put_exports(struct wire_wbuf *b, char (*extra)[VMCTL_TRACE_ENV], int nextra)
 {
@@ -337,8 +348,10 @@ vmctl_env_put_exports(struct wire_wbuf *b, char (*extra)[VMCTL_TRACE_ENV], int n
         snprintf(name, sizeof(name), "%.*s", e ? (int)(e - p) : (int)strlen(p), p);
         p = e ? e + 1 : NULL;
         const char *val = name[0] ? getenv(name) : NULL;
-        /* LIQUIDVM_* are the daemon's to set; it refuses them from us. */
-        if (val == NULL || strncmp(name, "LIQUIDVM_", 9) == 0 || n >= 256 - (uint32_t)nextra ||
+        /* LIQUIDVM_* are the daemon's to set; it refuses them from us.
+         * What the extras set (spawn -@'s PVMTMASK) is theirs. */
+        if (val == NULL || strncmp(name, "LIQUIDVM_", 9) == 0 || set_by(name, extra, nextra) ||
+            n >= 256 - (uint32_t)nextra ||
             (size_t)snprintf(kv, sizeof(kv), "%s=%s", name, val) >= sizeof(kv))
             continue;
         wire_put_str(&tmp, kv);

@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -52,9 +53,32 @@ static const char *const tev_xpvm[] = {
     "recv", "recvf", "send", "sendsig", "siblings", "spawn", "trecv", "user_defined",
 };
 
+/* A failure: text on stderr, or JSON on stdout with --json. */
+static int __attribute__((format(printf, 4, 5)))
+trace_fail(const struct vmctl *v, int status, const char *code, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (v->json) {
+        printf("{\"ok\":false,\"error\":");
+        wire_json_str(stdout, msg);
+        printf(",\"code\":\"%s\"}\n", code);
+    } else {
+        fprintf(stderr, "vmctl: %s\n", msg);
+    }
+    return status;
+}
+
+/* An event's number by name, with or without PVM's "pvm_"; -1 if none. */
 static int
 tev_index(const char *name)
 {
+    if (strncmp(name, "pvm_", 4) == 0)
+        name += 4;
     for (int k = 0; k < TEV_COUNT; k++)
         if (tev_names[k] != NULL && strcmp(tev_names[k], name) == 0)
             return k;
@@ -165,12 +189,11 @@ vmctl_cmd_trace(struct vmctl *v, int argc, char **argv)
         mask_print(v, m);
         return VMCTL_EXIT_OK;
     }
-    if (strcmp(argv[1], "buf") == 0 || strcmp(argv[1], "opt") == 0) {
-        fprintf(stderr, "vmctl: trace %s: a LiquidVM task keeps its events in memory and "
-                        "writes them, every kind and with times, when it exits; there is "
-                        "nothing to set\n", argv[1]);
-        return VMCTL_EXIT_FAIL;
-    }
+    if (strcmp(argv[1], "buf") == 0 || strcmp(argv[1], "opt") == 0)
+        return trace_fail(v, VMCTL_EXIT_FAIL, "ENOTSUP",
+                          "trace %s: a LiquidVM task keeps its events in memory and writes "
+                          "them, every kind and with times, when it exits; there is nothing "
+                          "to set", argv[1]);
     if (strcmp(argv[1], "+") == 0 || strcmp(argv[1], "-") == 0) {
         on = argv[1][0] == '+';
         i = 2;
@@ -180,15 +203,13 @@ vmctl_cmd_trace(struct vmctl *v, int argc, char **argv)
     /* Every name is checked before the mask changes. */
     for (int k = i; k < argc; k++)
         if (strcmp(argv[k], "*") != 0 && tev_index(argv[k]) < 0 &&
-            !(argc == 2 && strcmp(argv[k], "xpvm") == 0)) {
-            fprintf(stderr, "vmctl: trace: no such event \"%s\"\n", argv[k]);
-            return VMCTL_EXIT_USAGE;
-        }
-    if (v->sess == NULL) {
-        fprintf(stderr, "vmctl: trace: the mask belongs to a console session (and its "
-                        "spawn -@); from the shell, spawn -@ uses PVM's default\n");
-        return VMCTL_EXIT_FAIL;
-    }
+            !(argc == 2 && strcmp(argv[k], "xpvm") == 0))
+            return trace_fail(v, VMCTL_EXIT_USAGE, "EINVAL", "trace: no such event \"%s\"",
+                              argv[k]);
+    if (v->sess == NULL)
+        return trace_fail(v, VMCTL_EXIT_FAIL, "ENOTSUP",
+                          "trace: the mask belongs to a console session (and its spawn -@); "
+                          "from the shell, spawn -@ uses PVM's default");
     if (argc == 2 && strcmp(argv[1], "xpvm") == 0) {
         vmctl_tmask_default(m);
         return VMCTL_EXIT_OK;
@@ -196,8 +217,7 @@ vmctl_cmd_trace(struct vmctl *v, int argc, char **argv)
     for (; i < argc; i++)
         if (strcmp(argv[i], "*") == 0) {
             for (int k = 0; k < TEV_COUNT; k++)
-                if (tev_names[k] != NULL)
-                    mask_set(m, k, on);
+                mask_set(m, k, on);
         } else {
             mask_set(m, tev_index(argv[i]), on);
         }
@@ -222,24 +242,24 @@ vmctl_trace_env(const struct vmctl *v, const char *arg, char env[2][VMCTL_TRACE_
         vmctl_tmask_default(tmask);
         m = tmask;
     }
-    if (!vmctl_tmask_any(m)) {
-        fprintf(stderr, "vmctl: spawn -@: the trace mask has no event set, so nothing would "
-                        "be traced (trace xpvm sets PVM's default)\n");
-        return VMCTL_EXIT_USAGE;
-    }
-    if (arg[0] == '\0')
-        n = snprintf(dir, cap, "%s/trace", v->home);
-    else if (arg[0] == '/')
-        n = snprintf(dir, cap, "%s", arg);
+    if (!vmctl_tmask_any(m))
+        return trace_fail(v, VMCTL_EXIT_USAGE, "EINVAL",
+                          "spawn -@: the trace mask has no event set, so nothing would be "
+                          "traced (trace xpvm sets PVM's default)");
+    /* Tasks start in their home directory: a relative name is made
+     * absolute here, the VM's home too (--home or LIQUIDVM_HOME). */
+    const char *name = arg[0] != '\0' ? arg : v->home, *tail = arg[0] != '\0' ? "" : "/trace";
+
+    if (name[0] == '/')
+        n = snprintf(dir, cap, "%s%s", name, tail);
     else if (getcwd(cwd, sizeof(cwd)) != NULL)
-        n = snprintf(dir, cap, "%s/%s", cwd, arg);
+        n = snprintf(dir, cap, "%s/%s%s", cwd, name, tail);
     else
-        return fprintf(stderr, "vmctl: spawn -@: %s\n", strerror(errno)), VMCTL_EXIT_FAIL;
+        return trace_fail(v, VMCTL_EXIT_FAIL, "EIO", "spawn -@: %s", strerror(errno));
     if (n < 0 || (size_t)n >= cap ||
-        snprintf(env[0], VMCTL_TRACE_ENV, "LIQUIDVM_TRACE=%s", dir) >= VMCTL_TRACE_ENV) {
-        fprintf(stderr, "vmctl: spawn -@: the trace directory's name is too long\n");
-        return VMCTL_EXIT_USAGE;
-    }
+        snprintf(env[0], VMCTL_TRACE_ENV, "LIQUIDVM_TRACE=%s", dir) >= VMCTL_TRACE_ENV)
+        return trace_fail(v, VMCTL_EXIT_USAGE, "ENAMETOOLONG",
+                          "spawn -@: the trace directory's name is too long");
     snprintf(env[1], VMCTL_TRACE_ENV, "PVMTMASK=%s", m);
     return 0;
 }

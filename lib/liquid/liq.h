@@ -545,7 +545,7 @@ struct liq_balance_in {
                                  * have changed them since */
     const double *cpu_speed;    /* points per CPU-second of each worker's CPU (the probe's) */
     const double *share;        /* the CPU share each worker may get now (its host's
-                                 * capacity from Sense); NULL or <= 0: a whole CPU */
+                                 * capacity from Sense); NULL or < 0: a whole CPU */
     const double *wtime;        /* each worker's measured compute s per iteration, for
                                  * the epoch's BE (NULL: the model's) */
     const char *active;         /* workers that may hold quanta (NULL: all); quanta on
@@ -574,7 +574,8 @@ struct liq_epoch {
 };
 
 /* The CPU share the model gives a worker whose host's share is s: s, a
- * whole CPU when s is unknown (<= 0), never below 0.01. */
+ * whole CPU when s is unknown (< 0), never below 0.01 (a host whose every
+ * CPU its owner uses computes, slowly, until reclaim takes it out). */
 double liq_balance_share(double s);
 
 /* Fill owner (nquanta) with the next placement and out with the figures. */

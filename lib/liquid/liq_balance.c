@@ -140,7 +140,7 @@ polish(const uint32_t *order, const double *prefix, size_t n, int count, const d
 double
 liq_balance_share(double s)
 {
-    if (!(s > 0))
+    if (!(s >= 0))
         return 1;
     return s < 0.01 ? 0.01 : s;
 }

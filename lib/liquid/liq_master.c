@@ -632,7 +632,7 @@ json_report(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o,
         for (int h = 0; h < vm->nhosts; h++) {
             double v = st->hshare[e * vm->nhosts + h];
 
-            if (v > 0)
+            if (v >= 0)
                 fprintf(fp, "%s%.4g", h ? "," : "", v);
             else
                 fprintf(fp, "%snull", h ? "," : "");

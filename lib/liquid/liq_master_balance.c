@@ -131,9 +131,7 @@ int
 liq_mb_speeds(const struct liq_vm *vm, const struct liq_stats *st, double *speed)
 {
     for (int w = 0; w < vm->nworkers; w++) {
-        double s = st->wshare[w] > 0 ? st->wshare[w] : 1;
-
-        speed[w] = st->wfull[w] * (s < 0.01 ? 0.01 : s);
+        speed[w] = st->wfull[w] * liq_balance_share(st->wshare[w]);
         if (!(speed[w] > 0))
             return -1;
     }
@@ -204,7 +202,7 @@ host_times(const struct liq_vm *vm, struct liq_stats *st, const double *share)
         for (int q = 0; q < st->g.nquanta; q++)
             if (st->owner_prev[q] == w)
                 cpu += st->cost[q];
-        if (share[w] > 0 && (sh[h] < 0 || share[w] < sh[h]))
+        if (share[w] >= 0 && (sh[h] < 0 || share[w] < sh[h]))
             sh[h] = share[w];
         if (cpu / s > m[h])
             m[h] = cpu / s;

@@ -162,6 +162,10 @@ check "trace's mask is PVM's Pvmtmask: addhosts (0) and user_defined (108) alone
     'printf "trace - *\ntrace + addhosts user_defined\ntrace --json\n" | "$0" | grep -qx \
         "{\"mask\":\"A@@@@@@@@@@@@@@@@@@@@@@@@@@A@@@@@@@\",\"events\":\[\"addhosts\",\"user_defined\"\]}"' \
     "$VMCTL"
+check "spawn -@ with a relative LIQUIDVM_HOME traces into its absolute trace directory" bash -c \
+    'cd "$(dirname "$1")" && LIQUIDVM_HOME=$(basename "$1") "$0" spawn --json -@ pvm_tracer none 1 1 |
+     python3 -c "import json, sys; sys.exit(0 if json.load(sys.stdin)[\"trace_dir\"] == sys.argv[1] + \"/trace\" else 1)" \
+        "$1"' "$VMCTL" "$LIQUIDVM_HOME"
 check "trace + send outside a console changes nothing, exit 1" bash -c \
     '"$0" trace + send 2>/dev/null; [ $? = 1 ]' "$VMCTL"
 check "json: setopt outside a console changes nothing, exit 1" bash -c \

@@ -255,6 +255,34 @@ test_sensed_share_slows_a_worker(void **state)
     assert_true(ep.be_cpu > 0.99);
 }
 
+/* The model's share: unknown (-1, no figures yet) is a whole CPU; a host
+ * whose owner takes every CPU (0) computes at the floor of 0.01, and a
+ * worker there gives its quanta to one with CPU to spare. */
+static void
+test_share_unknown_and_none(void **state)
+{
+    int32_t owner[NQ] = { 0, 0, 0, 0, 1, 1, 1, 1 }, next[NQ];
+    double cost[NQ] = { 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1 };
+    double share[2] = { 1.0, 0.0 };
+    struct liq_balance_in in;
+    struct liq_epoch ep;
+
+    (void)state;
+    assert_true(liq_balance_share(-1) == 1 && liq_balance_share(0) == 0.01);
+    assert_true(liq_balance_share(0.004) == 0.01 && liq_balance_share(0.5) == 0.5);
+    setup_in(&in, cost, owner);
+    in.share = share;
+    assert_int_equal(liq_balance_plan(&in, next, &ep), 0);
+    assert_true(ep.applied);
+    for (int q = 0; q < NQ; q++)
+        assert_int_equal(next[q], 0);
+    share[1] = -1;      /* unknown: both whole CPUs, nothing to move */
+    assert_int_equal(liq_balance_plan(&in, next, &ep), 0);
+    assert_true(!ep.applied);
+    for (int q = 0; q < NQ; q++)
+        assert_int_equal(next[q], q < 4 ? 0 : 1);
+}
+
 /* The liquid scenario's cut: 32 equal quanta on workers of 60, 30 and 15 %.
  * Bisection rounds twice (18 | 14, then 9 | 5: the last worker 11 % over
  * its share); the polish passes a quantum from it to the middle one and
@@ -691,6 +719,7 @@ main(void)
         cmocka_unit_test(test_move_costs_more_than_it_saves),
         cmocka_unit_test(test_heavy_quantum_alone),
         cmocka_unit_test(test_sensed_share_slows_a_worker),
+        cmocka_unit_test(test_share_unknown_and_none),
         cmocka_unit_test(test_polish_rounds_the_cuts_better),
         cmocka_unit_test(test_measured_placement_is_not_the_next),
         cmocka_unit_test(test_modest_gain_must_be_seen_twice),
