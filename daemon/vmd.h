@@ -178,6 +178,8 @@ struct vmd_task {
     struct vmd_list link;       /* in vmd->tasks */
     uint32_t tid, ptid;
     uint32_t out_tid;           /* where its output goes; 0: our log */
+    int32_t out_code;           /* ... with this tag (PvmOutputCode) */
+    int out_open;               /* its stdout and stderr not yet closed */
     long pid;                   /* from the kernel: the process we spawned, or the peer
                                  * credentials of its connection; only ever > 1 */
     char name[256];
@@ -553,8 +555,9 @@ vmd_frame_fn vmd_clock_request, vmd_clock_on_peer;
 vmd_frame_fn vmd_mcast_client, vmd_mcast_on_peer;
 
 /* vmd_spawn.c: starting a task's process on this host, and its output */
-int vmd_spawn_local(struct vmd *vmd, uint32_t ptid, uint32_t out_tid, const char *file,
-                    char **argv, int argc, char **env, int envc, uint32_t *tid_out);
+int vmd_spawn_local(struct vmd *vmd, uint32_t ptid, uint32_t out_tid, int32_t out_code,
+                    const char *file, char **argv, int argc, char **env, int envc,
+                    uint32_t *tid_out);
 
 /* vmd_fwd.c: task requests that span hosts (spawn, kill, notify, tasks) */
 vmd_frame_fn vmd_fwd_spawn, vmd_fwd_kill, vmd_fwd_list, vmd_fwd_notify;

@@ -77,7 +77,7 @@ const struct vmd_frame vmd_frames[VMD_FRAME_ROWS] = {
     /* A task's requests to its daemon. */
     ROW(WIRE_T_TASK_ENROLL, vmd_task_enroll, C, 12, 0),
     ROW(WIRE_T_TASK_NEWCTX, vmd_task_newctx, C, 0, VMD_F_TASK),
-    ROW(WIRE_T_TASK_SPAWN, vmd_fwd_spawn, C, 28, VMD_F_TASK),
+    ROW(WIRE_T_TASK_SPAWN, vmd_fwd_spawn, C, 32, VMD_F_TASK),
     ROW(WIRE_T_TASK_KILL, vmd_fwd_kill, C, 8, VMD_F_TASK),
     ROW(WIRE_T_TASK_LIST, vmd_fwd_list, C, 4, VMD_F_TASK),
     ROW(WIRE_T_TASK_NOTIFY, vmd_fwd_notify, C, 12, VMD_F_TASK),

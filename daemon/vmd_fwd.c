@@ -43,13 +43,14 @@ struct vmd_fwd {
 };
 
 /* A spawn request: str file, u32 flags, str where, u32 ntask, u32 out_tid,
- * u32 argc, argv, u32 envc, env (as "NAME=value"). */
+ * i32 out_code, u32 argc, argv, u32 envc, env (as "NAME=value"). */
 struct spawn_req {
     char file[1024];
     uint32_t flags;
     char where[256];
     uint32_t ntask;
     uint32_t out_tid;
+    int32_t out_code;
     uint32_t argc, envc;
     char *argv[FWD_ARGS_MAX];
     char *env[FWD_ARGS_MAX];
@@ -96,7 +97,8 @@ spawn_req_parse(struct wire_rbuf *r, struct spawn_req *s, int with_placement)
     if (with_placement &&
         ((rc = wire_get_u32(r, &s->flags)) || (rc = wire_get_str(r, s->where, sizeof(s->where)))))
         return rc;
-    if ((rc = wire_get_u32(r, &s->ntask)) || (rc = wire_get_u32(r, &s->out_tid)))
+    if ((rc = wire_get_u32(r, &s->ntask)) || (rc = wire_get_u32(r, &s->out_tid)) ||
+        (rc = wire_get_i32(r, &s->out_code)))
         return rc;
     size_t cap = r->len - r->pos + 2 * FWD_ARGS_MAX, used = 0;
     if ((s->strings = malloc(cap)) == NULL)
@@ -277,7 +279,7 @@ spawn_part_send(struct vmd *vmd, struct vmd_fwd *f, struct spawn_req *s,
             if (slot_host[i] != k)
                 continue;
             uint32_t tid;
-            rc = vmd_spawn_local(vmd, f->origin, s->out_tid, s->file, s->argv,
+            rc = vmd_spawn_local(vmd, f->origin, s->out_tid, s->out_code, s->file, s->argv,
                                  (int)s->argc, s->env, (int)s->envc, &tid);
             f->tids[i] = rc ? rc : (int32_t)tid;
         }
@@ -288,6 +290,7 @@ spawn_part_send(struct vmd *vmd, struct vmd_fwd *f, struct spawn_req *s,
     wire_put_str(&part, s->file);
     wire_put_u32(&part, nslots);
     wire_put_u32(&part, s->out_tid);
+    wire_put_i32(&part, s->out_code);
     put_strs(&part, s->argv, s->argc);
     put_strs(&part, s->env, s->envc);
     for (uint32_t i = 0; i < s->ntask; i++)
@@ -363,8 +366,8 @@ spawn_part(struct vmd *vmd, uint32_t origin, struct wire_rbuf *r, struct wire_wb
             uint32_t slot, tid;
             if ((rc = wire_get_u32(r, &slot)) != 0)
                 break;
-            int e = vmd_spawn_local(vmd, origin, s.out_tid, s.file, s.argv, (int)s.argc, s.env,
-                                    (int)s.envc, &tid);
+            int e = vmd_spawn_local(vmd, origin, s.out_tid, s.out_code, s.file, s.argv,
+                                    (int)s.argc, s.env, (int)s.envc, &tid);
             wire_put_u32(out, slot);
             wire_put_i32(out, e ? e : (int32_t)tid);
         }

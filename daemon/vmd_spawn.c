@@ -10,8 +10,10 @@
  * we started (vmd_task.c), and messages sent to it meanwhile wait (vmd_route.c).
  * The process starts in $HOME, as PVM's tasks did.  Its stdout and stderr
  * come back to us line by line and go to the task that catches them
- * (pvm_catchout / PvmOutputTid) as WIRE_CTX_OUTPUT messages, else to our
- * log (docs/architecture.md, Spawning).
+ * (pvm_catchout / PvmOutputTid) as WIRE_CTX_OUTPUT messages with its
+ * output code, framed as PVM frames them (spawned, begin, lines, EOF),
+ * else to our log (docs/architecture.md, Spawning).  Its own children's
+ * output goes to the same task by default (LIQUIDVM_OUTPUT).
  */
 #define LOG_TAG "spawn"
 #include "log.h"
@@ -92,18 +94,26 @@ task_on_close(uv_handle_t *handle)
     vmd_task_release(t);
 }
 
-/* One line of a task's output: to the catching task, else to our log. */
+/* A WIRE_OUT_* event of a task's output to the task that catches it. */
 static void
-output_line(struct vmd_task *t, int which, const char *line, size_t len)
+output_send(struct vmd_task *t, int kind, const char *line, size_t len)
 {
-    struct vmd *vmd = t->vmd;
-    if (t->out_tid) {
-        struct wire_hdr h = { .type = WIRE_T_MSG, .src = t->tid, .dst = t->out_tid,
-                              .ctx = WIRE_CTX_OUTPUT, .tag = which, .len = (uint32_t)len };
-        vmd_route_deliver(vmd, &h, line);
-    } else {
+    struct wire_hdr h = { .type = WIRE_T_MSG, .src = t->tid, .dst = t->out_tid,
+                          .ctx = WIRE_CTX_OUTPUT, .tag = t->out_code, .flags = (uint32_t)kind,
+                          .len = (uint32_t)len };
+
+    vmd_route_deliver(t->vmd, &h, line);
+}
+
+/* One line of a task's output (whole: it ended with a newline): to the
+ * catching task, else to our log. */
+static void
+output_line(struct vmd_task *t, int whole, const char *line, size_t len)
+{
+    if (t->out_tid)
+        output_send(t, whole ? WIRE_OUT_LINE : WIRE_OUT_PART, line, len);
+    else
         log_info("t%x: %.*s", t->tid, (int)len, line);
-    }
 }
 
 static void
@@ -126,8 +136,11 @@ out_on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 
     if (nread < 0) {
         if (*ll)
-            output_line(t, which, line, *ll);
+            output_line(t, 0, line, *ll);
         *ll = 0;
+        /* Both closed: the catcher has every line (PVM's EOF). */
+        if (--t->out_open == 0 && t->out_tid)
+            output_send(t, WIRE_OUT_EOF, NULL, 0);
         uv_read_stop(stream);
         if (!uv_is_closing((uv_handle_t *)stream))
             uv_close((uv_handle_t *)stream, task_on_close);
@@ -136,7 +149,7 @@ out_on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
     for (ssize_t i = 0; i < nread; i++) {
         char c = buf->base[i];
         if (c == '\n' || *ll == sizeof(t->line[0])) {
-            output_line(t, which, line, *ll);
+            output_line(t, c == '\n', line, *ll);
             *ll = 0;
             if (c == '\n')
                 continue;
@@ -188,10 +201,10 @@ child_env(struct vmd *vmd, struct vmd_task *t, char **extra, int nextra, char **
 }
 
 int
-vmd_spawn_local(struct vmd *vmd, uint32_t ptid, uint32_t out_tid, const char *file, char **argv,
-                int argc, char **env, int envc, uint32_t *tid_out)
+vmd_spawn_local(struct vmd *vmd, uint32_t ptid, uint32_t out_tid, int32_t out_code,
+                const char *file, char **argv, int argc, char **env, int envc, uint32_t *tid_out)
 {
-    char path[4096], sock[4200], home[4200], cache[64];
+    char path[4096], sock[4200], home[4200], cache[64], output[64];
     char store[3][128];
     char *cenv[SPAWN_ENV_MAX];
     char *args[260];
@@ -209,6 +222,7 @@ vmd_spawn_local(struct vmd *vmd, uint32_t ptid, uint32_t out_tid, const char *fi
         return -EAGAIN;
     t->spawned = 1;
     t->out_tid = out_tid;
+    t->out_code = out_code;
     /* The one-time secret its enroll must carry (vmd_task_claim_ok). */
     if (getrandom(&t->token, sizeof(t->token), 0) != (ssize_t)sizeof(t->token) || t->token == 0) {
         log_warn("spawn %s for t%x: no random bytes for its token", file, ptid);
@@ -228,6 +242,12 @@ vmd_spawn_local(struct vmd *vmd, uint32_t ptid, uint32_t out_tid, const char *fi
         snprintf(cache, sizeof(cache), "LIQUIDVM_CACHE=%llu",
                  (unsigned long long)vmd->conf.cache_bytes);
         extra[nextra++] = cache;
+    }
+    /* Its children's output goes where its own does, unless it says
+     * otherwise (PvmOutputTid and PvmOutputCode's defaults). */
+    if (out_tid != 0) {
+        snprintf(output, sizeof(output), "LIQUIDVM_OUTPUT=0x%x:%d", out_tid, (int)out_code);
+        extra[nextra++] = output;
     }
     for (int i = 0; i < envc; i++)
         extra[nextra++] = env[i];
@@ -267,6 +287,12 @@ vmd_spawn_local(struct vmd *vmd, uint32_t ptid, uint32_t out_tid, const char *fi
         return rc == UV_ENOENT || rc == UV_EACCES ? -ENOENT : WIRE_ECANTSTART;
     }
     t->pid = t->proc.pid;
+    t->out_open = 2;
+    /* As PVM: the catcher hears of the task before any of its output. */
+    if (out_tid != 0) {
+        output_send(t, WIRE_OUT_SPAWNED, NULL, 0);
+        output_send(t, WIRE_OUT_BEGIN, NULL, 0);
+    }
     uv_read_start((uv_stream_t *)&t->out[0], out_alloc, out_on_read);
     uv_read_start((uv_stream_t *)&t->out[1], out_alloc, out_on_read);
     log_info("spawned t%x: %s (pid %ld) for t%x", t->tid, path, t->pid, ptid);

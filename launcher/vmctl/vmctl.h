@@ -28,6 +28,13 @@ struct vmctl {
     struct vmctl_session *sess; /* the console's session; NULL for one command */
 };
 
+/* A task's output frame that holds a line (not its begin or end). */
+static inline int
+vmctl_output_line(const struct wire_hdr *h)
+{
+    return h->flags == WIRE_OUT_LINE || h->flags == WIRE_OUT_PART;
+}
+
 /* The tag of the PvmTaskExit notices vmctl asks for (body: the tid). */
 #define VMCTL_NOTIFY_TAG 0x7ffe
 

@@ -129,6 +129,8 @@ session_notice(void *arg, const struct wire_hdr *h, const unsigned char *body)
     if (h->type != WIRE_T_MSG)
         return;
     if (h->ctx == WIRE_CTX_OUTPUT && (j = job_of(s, h->src, &k)) != NULL) {
+        if (!vmctl_output_line(h))
+            return;
         if (s->opts[VMCTL_OPT_SHOWTIDS])
             say(s, "[%d:t%x] %.*s\n", j->id, h->src, (int)h->len, body ? (const char *)body : "");
         else

@@ -31,10 +31,12 @@ task_frame(struct vmctl *v, struct vtask *t, const struct wire_hdr *h, const uns
 {
     if (h->type != WIRE_T_MSG)
         return;
-    if (h->ctx == WIRE_CTX_OUTPUT && t->show_output && !v->json)
-        printf("[t%x] %.*s\n", h->src, (int)h->len, b ? (const char *)b : "");
-    else if (h->tag == VMCTL_NOTIFY_TAG)
+    if (h->ctx == WIRE_CTX_OUTPUT) {
+        if (t->show_output && !v->json && vmctl_output_line(h))
+            printf("[t%x] %.*s\n", h->src, (int)h->len, b ? (const char *)b : "");
+    } else if (h->tag == VMCTL_NOTIFY_TAG) {
         t->exits++;
+    }
     fflush(stdout);
 }
 
@@ -573,6 +575,7 @@ vmctl_cmd_spawn(struct vmctl *v, int argc, char **argv)
     wire_put_str(&req, where);
     wire_put_u32(&req, (uint32_t)n);
     wire_put_u32(&req, out ? t.tid : 0);
+    wire_put_i32(&req, 0);      /* the output code: vmctl reads the lines as they are */
     wire_put_u32(&req, (uint32_t)(argc - i - 1));
     for (int k = i + 1; k < argc; k++)
         wire_put_str(&req, argv[k]);

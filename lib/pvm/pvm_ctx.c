@@ -41,9 +41,39 @@ pvm__context(void)
     return pvm__ctx.msgctx;
 }
 
+/*
+ * PvmOutputTid and PvmOutputCode default to where the task's own output
+ * goes (LIQUIDVM_OUTPUT="tid:code", from the daemon that spawned it), as
+ * in PVM: a caught task's children are caught too.  The Self options say
+ * the same.
+ */
+void
+pvm__opt_load(void)
+{
+    const char *e;
+    char *end;
+    unsigned long tid;
+    long code;
+
+    if (pvm__ctx.output_known)
+        return;
+    pvm__ctx.output_known = 1;
+    if ((e = getenv("LIQUIDVM_OUTPUT")) == NULL)
+        return;
+    tid = strtoul(e, &end, 0);
+    if (*end != ':' || tid == 0 || tid > INT_MAX)
+        return;
+    code = strtol(end + 1, &end, 10);
+    if (*end != '\0' || code < INT_MIN || code > INT_MAX)
+        return;
+    pvm__ctx.opt[PvmOutputTid] = pvm__ctx.opt[PvmSelfOutputTid] = (int)tid;
+    pvm__ctx.opt[PvmOutputCode] = pvm__ctx.opt[PvmSelfOutputCode] = (int)code;
+}
+
 int
 pvm__opt(int what)
 {
+    pvm__opt_load();
     if (what == PvmAutoErr)
         return pvm__ctx.autoerr;
     return what >= PvmRoute && what <= PvmNoReset ? pvm__ctx.opt[what] : 0;

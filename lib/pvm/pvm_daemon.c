@@ -5,8 +5,8 @@
  *
  * A message goes to the queue (pvm_inq.c), and its handler runs at once
  * unless a request waits for its reply; a reply goes back to the request
- * that waits for it (pvm_request.c); a child's output line is printed to
- * the pvm_catchout file; a WIRE_T_DIRECT frame goes to the direct-link
+ * that waits for it (pvm_request.c); a spawned task's output goes to
+ * pvm_output.c; a WIRE_T_DIRECT frame goes to the direct-link
  * protocol through pvm__ctx.on_direct, since that protocol sits above this
  * file and uses it.  With direct links, waiting for the daemon is the one
  * wait over every socket (pvm_poll.c).
@@ -85,43 +85,31 @@ pvm__daemon_write(struct wire_hdr *h, const void *body, size_t len)
     return rc;
 }
 
-/* A line of a child's output: print it to the pvm_catchout file as
- * "[tXXXX] line", or drop it if none. */
-static void
-output_line(const struct pvm__msg *m)
-{
-    if (pvm__ctx.catchout == NULL)
-        return;
-    fprintf(pvm__ctx.catchout, "[t%x] %.*s\n", (unsigned)m->src, (int)m->len,
-            m->data ? (const char *)m->data : "");
-    fflush(pvm__ctx.catchout);
-}
-
 /* A message frame from the daemon, as pvm__pump says; body is taken. */
 static int
 message_frame(const struct wire_hdr *h, unsigned char *body, const struct wire_hdr *reply)
 {
-    struct pvm__msg *m = calloc(1, sizeof(*m));
+    struct pvm__msg *m;
     int rc;
 
-    if (m == NULL) {
+    /* A spawned task's output (pvm_output.c): printed for pvm_catchout, or
+     * a message of PVM's making for PvmOutputTid. */
+    if (h->ctx == WIRE_CTX_OUTPUT) {
+        m = pvm__output_frame(h, body);
+        free(body);
+        if (m == NULL)
+            return 1;
+    } else if ((m = calloc(1, sizeof(*m))) == NULL) {
         free(body);
         return -ENOMEM;
-    }
-    m->src = (int)h->src;
-    m->dst = (int)h->dst;
-    m->tag = h->tag;
-    m->ctx = h->ctx;
-    m->encword = (int)h->flags;
-    m->data = body;
-    m->len = h->len;
-    /* The daemon's own messages: a child's output line is printed at once
-     * (pvm_catchout); others (siblings) wait in the queue for their reader. */
-    if (m->ctx == WIRE_CTX_OUTPUT) {
-        output_line(m);
-        free(m->data);
-        free(m);
-        return 1;
+    } else {
+        m->src = (int)h->src;
+        m->dst = (int)h->dst;
+        m->tag = h->tag;
+        m->ctx = h->ctx;
+        m->encword = (int)h->flags;
+        m->data = body;
+        m->len = h->len;
     }
     /* What a task put in shared memory before it died comes before the
      * daemon's word of its death (pvm_link.c's drain). */

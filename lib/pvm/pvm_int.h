@@ -144,6 +144,10 @@ struct pvm__ctx {
 
     /* Task and host management (pvm_spawn.c, pvm_host.c). */
     FILE *catchout;             /* pvm_catchout's file, or NULL */
+    FILE *catch_fp;             /* ... the last one set: where caught output still goes */
+    struct pvm__outsrc *outs;   /* tasks whose output comes to us (pvm_output.c) */
+    int nouts;
+    int output_known;           /* PvmOutputTid/Code's inherited defaults were read */
     int *sibs;                  /* pvm_siblings, once known */
     int nsibs;
     struct pvmtaskinfo *tinfo;  /* what pvm_tasks returned last */
@@ -217,6 +221,7 @@ struct pvm__ctx {
     struct pvm__trace *tr;
     int (*trace_start)(void);   /* pvm__trace_decide, for enrollment (set at load) */
     void (*trace_exit)(void);
+    void (*output_wait)(void);  /* pvm_exit's wait for our children's output (pvm_spawn.c) */
     int tr_atexit;              /* the exit-time write is registered */
     int hints_loaded;
     struct pvm__hints *hints;
@@ -350,6 +355,24 @@ enum pvm__enc pvm__enc_of_word(int encword);
  * those already queued; its handler is marked, and run when allowed.
  * Returns 1 if a handler takes it, else 0.
  */
+/* ---- spawned tasks' output (pvm_output.c) ---- */
+
+/* The output code pvm_catchout gives its children: their lines are
+ * printed, not queued (negative: no program's tag). */
+#define PVM__OUT_CATCH (-0x7fff0010)
+/* A WIRE_CTX_OUTPUT frame (body: h->len bytes): printed, or a message to
+ * queue (malloc'ed), or NULL. */
+struct pvm__msg *pvm__output_frame(const struct wire_hdr *h, const unsigned char *body);
+/* tid's output comes to us from now until its EOF. */
+void pvm__output_expect(int tid);
+/* How many tasks' output is still to end; the first cap tids into tids. */
+int pvm__output_open(int *tids, int cap);
+/* tid is gone: its EOF will not come. */
+void pvm__output_drop(int tid);
+void pvm__output_free(void);
+/* Read the options' inherited defaults once (pvm_ctx.c). */
+void pvm__opt_load(void);
+
 int pvm__inq_push(struct pvm__msg *m);
 /* Unlink and return the oldest queued message from src with tag in
  * exactly context ctx (-1 for src or tag: any), or NULL.  For the

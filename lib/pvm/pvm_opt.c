@@ -12,7 +12,10 @@
  *                   them.  A link once up carries both ways whatever the
  *                   option says later, which keeps each pair's order.
  *   PvmAutoErr      pvm__ctx.autoerr, which pvm__err() obeys.
- *   PvmOutput*      for the children spawned afterwards (pvm_spawn.c);
+ *   PvmOutput*      for the children spawned afterwards (pvm_spawn.c):
+ *                   their output comes to PvmOutputTid as messages
+ *                   tagged PvmOutputCode (pvm_output.c); both default to
+ *                   where the task's own output goes, as in PVM;
  *   PvmSelfOutput*  setting them also sets the children's, as in PVM.
  *   PvmSelfTraceTid a tracer named turns the task's trace on (pvm_trace.c);
  *   PvmTraceTid     one for the children traces them (pvm_spawn.c).  The
@@ -31,7 +34,8 @@
  * Differences from PVM 3.4.6 on Linux: PvmPollType and PvmPollTime are
  * accepted and kept (checked as PVM's shared-memory builds check them)
  * where its LINUX64 build says PvmNotImpl; the Self output and trace
- * destinations are not yet sent to the daemon (TODO(#3)).
+ * destinations are not sent to the daemon: a task's own output goes
+ * where its spawner said (LIQUIDVM_OUTPUT, pvm_output.c).
  */
 #include "pvm_int.h"
 
@@ -146,6 +150,7 @@ pvm_setopt(int what, int val)
     int *o = pvm__ctx.opt;
     int old, rc;
 
+    pvm__opt_load();
     switch (what) {
     case PvmRoute:
         if (val != PvmDontRoute && val != PvmAllowDirect && val != PvmRouteDirect)

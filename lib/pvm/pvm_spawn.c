@@ -12,15 +12,89 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "wire_tid.h"
 
 #define PVM__SPAWN_MAX 4096
 
+/*
+ * As PVM's: pvm_exit waits until every task whose output comes to us has
+ * ended it, so that a parent that leaves at once loses none of its
+ * children's lines.  A task that is gone without its EOF (its host lost)
+ * is let go once pvm_pstat has said so twice, a second apart.
+ */
+static double
+mono_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void
+output_wait(void)
+{
+    int tids[64], n, suspect[64], nsus = 0, said = 0, autoerr = pvm__ctx.autoerr;
+    double t0 = mono_now(), last = t0;
+
+    while ((n = pvm__output_open(tids, 64)) > 0) {
+        if (pvm__pump(100, NULL, NULL) < 0)
+            break;
+        if (mono_now() - last < 1.0)
+            continue;
+        last = mono_now();
+        int now[64], nnow = 0;
+
+        pvm__ctx.autoerr = 0;
+        for (int i = 0; i < n && i < 64; i++) {
+            if (pvm_pstat(tids[i]) != PvmNoTask)
+                continue;
+            int was = 0;
+
+            for (int k = 0; k < nsus; k++)
+                was |= suspect[k] == tids[i];
+            if (was)
+                pvm__output_drop(tids[i]);
+            else
+                now[nnow++] = tids[i];
+        }
+        pvm__ctx.autoerr = autoerr;
+        memcpy(suspect, now, (size_t)nnow * sizeof(int));
+        nsus = nnow;
+        if (!said && last - t0 >= 5.0) {
+            fprintf(stderr, "libpvm [t%x]: pvm_exit waits for the output of %d task(s)\n",
+                    (unsigned)pvm__ctx.mytid, n);
+            said = 1;
+        }
+    }
+}
+
+/* pvm_exit (pvm_task.c, below us) calls it through the context. */
+static void __attribute__((constructor))
+output_hook(void)
+{
+    pvm__ctx.output_wait = output_wait;
+}
+
+/*
+ * As PVM: PvmOutputTid becomes us (or 0) and PvmOutputCode the code whose
+ * lines are printed (pvm_output.c), for the children spawned from now on;
+ * output already on its way still goes to the last file.
+ */
 int
 pvm_catchout(FILE *ff)
 {
+    pvm__opt_load();
     pvm__ctx.catchout = ff;
+    if (ff != NULL) {
+        pvm__ctx.catch_fp = ff;
+        if (pvm__enroll() != 0)
+            return PvmOk;       /* PVM's returns 0 whatever happens */
+    }
+    pvm__ctx.opt[PvmOutputTid] = ff != NULL ? pvm__ctx.mytid : 0;
+    pvm__ctx.opt[PvmOutputCode] = ff != NULL ? PVM__OUT_CATCH : 0;
     return PvmOk;
 }
 
@@ -155,7 +229,9 @@ spawn_once(const char *file, char **argv, uint32_t argc, int flags, const char *
     wire_put_u32(&req, (uint32_t)flags);
     wire_put_str(&req, where && (flags & (PvmTaskHost | PvmTaskArch)) ? where : "");
     wire_put_u32(&req, (uint32_t)ntask);
-    wire_put_u32(&req, pvm__ctx.catchout ? (uint32_t)pvm__ctx.mytid : 0);
+    pvm__opt_load();
+    wire_put_u32(&req, (uint32_t)pvm__ctx.opt[PvmOutputTid]);
+    wire_put_i32(&req, pvm__ctx.opt[PvmOutputCode]);
     wire_put_u32(&req, argc);
     for (uint32_t i = 0; i < argc; i++)
         wire_put_str(&req, argv[i]);
@@ -181,6 +257,9 @@ spawn_once(const char *file, char **argv, uint32_t argc, int flags, const char *
             tids[i] = v;
         if (t > 0)
             ++*ok;
+        /* Its output comes to us: pvm_exit waits for its end. */
+        if (t > 0 && pvm__ctx.opt[PvmOutputTid] == pvm__ctx.mytid)
+            pvm__output_expect(t);
     }
     free(body);
     return 0;

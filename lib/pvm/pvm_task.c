@@ -133,6 +133,10 @@ pvm_exit(void)
     if (pvm__ctx.fd < 0)
         return PvmOk;
     fflush(stdout);
+    /* Our children's output first (pvm_spawn.c, above us). */
+    if (pvm__ctx.output_wait != NULL)
+        pvm__ctx.output_wait();
+    pvm__output_free();
     /* The trace (pvm_trace.c) is written while the task still has its tid. */
     if (pvm__ctx.trace_exit != NULL)
         pvm__ctx.trace_exit();

@@ -191,13 +191,24 @@ enum wire_type {
 /*
  * Message contexts the daemons use for their own messages to tasks; PVM
  * programs get contexts from pvm_newcontext, which never yields these.
- * WIRE_CTX_OUTPUT carries a line of a spawned task's output (body: the
- * bytes, no newline; src: the task) to the task that catches it;
+ * WIRE_CTX_OUTPUT carries a spawned task's output (src: the task; tag:
+ * the output code its spawner gave, PvmOutputCode; flags: a WIRE_OUT_*
+ * kind; body: a line's bytes without its newline) to the task that
+ * catches it (PvmOutputTid, pvm_catchout);
  * WIRE_CTX_SYSTEM carries the sibling list (tag WIRE_TAG_SIBLINGS, body:
  * u32 n, u32 tids[n]) to each task of one pvm_spawn.
  */
 #define WIRE_CTX_SYSTEM 0x7fff0000
 #define WIRE_CTX_OUTPUT 0x7fff0001
+/* Kinds of WIRE_CTX_OUTPUT messages, in the order a task's come: it was
+ * spawned, its output begins, lines (ended by a newline, or cut: a line
+ * longer than the daemon's buffer, or the last one without a newline),
+ * and its output's end (both its stdout and stderr closed). */
+#define WIRE_OUT_LINE 0
+#define WIRE_OUT_PART 1
+#define WIRE_OUT_SPAWNED 2
+#define WIRE_OUT_BEGIN 3
+#define WIRE_OUT_EOF 4
 #define WIRE_TAG_SIBLINGS 1
 /* Tags of WIRE_T_DIRECT frames. */
 #define WIRE_DIRECT_CONREQ 1    /* token[32], str Unix path, str address, u32 port */

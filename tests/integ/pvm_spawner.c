@@ -5,7 +5,8 @@
  *
  *   pvm_spawner [-n N] [-h HOST | -a ARCH] [-x] PROGRAM [ARGS...]
  *   -x  also kill the tasks with pvm_kill once spawned (tests kill + notify)
- * Prints "spawned N: tids..." then the children's output, then "all exited".
+ * Prints "spawned N: tids..." and the children's output (a child's BEGIN
+ * line may come first, as under PVM), then "all exited".
  * Exit 0 if all N started and exited, 1 otherwise.
  */
 #include <pvm3.h>

@@ -477,21 +477,58 @@ test_pvm_msg_daemon_messages_are_not_received(void **state)
 
     (void)state;
     assert_non_null(out);
-    pvm__ctx.catchout = out;
+    pvm__ctx.catchout = pvm__ctx.catch_fp = out;
+    pvm__ctx.opt[PvmShowTids] = 1;
     fake_deliver_int(FAKE_T2, 1, 0x7fff0000, 1);    /* siblings */
-    fake_deliver(FAKE_T2, 1, 0x7fff0001, 0, "a line", 6);   /* an output line */
+    /* An output line with pvm_catchout's code (flags: WIRE_OUT_LINE). */
+    fake_deliver(FAKE_T2, PVM__OUT_CATCH, 0x7fff0001, WIRE_OUT_LINE, "a line", 6);
     assert_int_equal(pvm_nrecv(-1, -1), 0);
     /* The output line is printed to the pvm_catchout file, not queued. */
     rewind(out);
     assert_non_null(fgets(line, sizeof(line), out));
     assert_string_equal(line, "[t40002] a line\n");
-    pvm__ctx.catchout = NULL;
+    pvm__ctx.catchout = pvm__ctx.catch_fp = NULL;
     fclose(out);
     pvm_recvf(match_rank);
     assert_int_equal(pvm_nrecv(-1, -1), 0);
     pvm_recvf(NULL);
     assert_non_null(pvm__ctx.inq_head);
     assert_null(pvm__ctx.inq_head->next);
+}
+
+/* With another code (PvmOutputTid/Code), a task's output is PVM's
+ * message: from our daemon, int tid, int count, the bytes with their
+ * newline; -2, -1 and 0 for spawned, begin and EOF. */
+static void
+test_pvm_msg_output_as_messages(void **state)
+{
+    int tid, count, b, len, tag, src;
+    char data[16] = "";
+
+    (void)state;
+    fake_deliver(FAKE_T2, 33, 0x7fff0001, WIRE_OUT_SPAWNED, NULL, 0);
+    fake_deliver(FAKE_T2, 33, 0x7fff0001, WIRE_OUT_LINE, "a line", 6);
+    fake_deliver(FAKE_T2, 33, 0x7fff0001, WIRE_OUT_EOF, NULL, 0);
+    assert_true((b = pvm_recv(-1, 33)) > 0);
+    assert_int_equal(pvm_bufinfo(b, &len, &tag, &src), 0);
+    assert_int_equal(src, FAKE_ME & ~0x3ffff);
+    assert_int_equal(pvm_upkint(&tid, 1, 1), 0);
+    assert_int_equal(pvm_upkint(&count, 1, 1), 0);
+    assert_int_equal(tid, FAKE_T2);
+    assert_int_equal(count, -2);
+    assert_true(pvm_recv(-1, 33) > 0);
+    assert_int_equal(pvm_upkint(&tid, 1, 1), 0);
+    assert_int_equal(pvm_upkint(&count, 1, 1), 0);
+    assert_int_equal(count, 7);
+    assert_int_equal(pvm_upkbyte(data, 7, 1), 0);
+    assert_memory_equal(data, "a line\n", 7);
+    assert_true(pvm_recv(-1, 33) > 0);
+    assert_int_equal(pvm_upkint(&tid, 1, 1), 0);
+    assert_int_equal(pvm_upkint(&count, 1, 1), 0);
+    assert_int_equal(count, 0);
+    /* Its EOF came: nothing is left for pvm_exit to wait for. */
+    assert_int_equal(pvm__output_open(NULL, 0), 0);
+    pvm__output_free();
 }
 
 static void
@@ -568,6 +605,7 @@ main(void)
         T(test_pvm_msg_precv_takes_packed_messages_and_null_outputs),
         T(test_pvm_msg_precv_refuses_bad_arguments),
         T(test_pvm_msg_daemon_messages_are_not_received),
+        T(test_pvm_msg_output_as_messages),
         T(test_pvm_msg_other_frames_are_ignored),
         T(test_pvm_msg_lost_daemon_is_pvmsyserr),
         T(test_pvm_msg_trecv_refuses_negative_times),

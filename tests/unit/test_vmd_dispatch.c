@@ -73,7 +73,7 @@ static const struct expect {
     { WIRE_T_REQ_CLOCK, C, 4, TASK },           /* the host's daemon tid */
     { WIRE_T_TASK_ENROLL, C, 12, 0 },
     { WIRE_T_TASK_NEWCTX, C, 0, TASK },
-    { WIRE_T_TASK_SPAWN, C, 28, TASK },
+    { WIRE_T_TASK_SPAWN, C, 32, TASK },
     { WIRE_T_TASK_KILL, C, 8, TASK },
     { WIRE_T_TASK_LIST, C, 4, TASK },
     { WIRE_T_TASK_NOTIFY, C, 12, TASK },

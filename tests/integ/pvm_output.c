@@ -1,0 +1,99 @@
+/*
+ * pvm_output - spawned tasks' output as PVM 3.4 delivers it, for
+ * test_pvm_output.sh (run on LiquidVM and on real PVM 3.4.6).  Written
+ * only against pvm3.h.
+ *
+ *   pvm_output catch N [bare]   pvm_catchout(stdout) (PvmShowTids 0 with
+ *                               "bare"), spawn N children, pvm_exit at once
+ *   pvm_output code N           PvmOutputTid = itself, PvmOutputCode 33:
+ *                               print every output message until all 2N
+ *                               tasks have ended
+ *
+ * Each child prints a line, spawns a grandchild (whose output comes to the
+ * same place: PvmOutputTid is inherited), prints a last line without its
+ * newline and leaves; each grandchild prints a line.
+ */
+#include <pvm3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CODE 33
+
+static char self[] = "pvm_output";
+
+static int
+spawn(char *role, int n)
+{
+    char *args[] = { role, NULL }, where[] = "";
+    int tids[64];
+
+    return pvm_spawn(self, args, PvmTaskDefault, where, n, tids);
+}
+
+int
+main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "";
+    char child[] = "child", grand[] = "grand";
+    int n = argc > 2 ? atoi(argv[2]) : 1;
+
+    if (strcmp(mode, "child") == 0) {
+        printf("child line 1\n");
+        fflush(stdout);
+        spawn(grand, 1);
+        printf("child last (no newline)");
+        fflush(stdout);
+        pvm_exit();
+        return 0;
+    }
+    if (strcmp(mode, "grand") == 0) {
+        printf("grand line\n");
+        fflush(stdout);
+        pvm_exit();
+        return 0;
+    }
+    if (n < 1 || n > 16 || (strcmp(mode, "catch") != 0 && strcmp(mode, "code") != 0)) {
+        fprintf(stderr, "usage: pvm_output catch|code N [bare]\n");
+        return 2;
+    }
+    if (pvm_mytid() < 0)
+        return 1;
+    if (strcmp(mode, "catch") == 0) {
+        pvm_catchout(stdout);
+        if (argc > 3 && strcmp(argv[3], "bare") == 0)
+            pvm_setopt(PvmShowTids, 0);
+        printf("parent spawned %d\n", spawn(child, n));
+        fflush(stdout);
+        pvm_exit();
+        printf("parent after exit\n");
+        return 0;
+    }
+    pvm_setopt(PvmOutputTid, pvm_mytid());
+    pvm_setopt(PvmOutputCode, CODE);
+    printf("parent spawned %d\n", spawn(child, n));
+    for (int ended = 0; ended < 2 * n;) {
+        struct timeval tmout = { 30, 0 };
+        int b = pvm_trecv(-1, CODE, &tmout), len, tag, src, tid, count;
+        char data[4096];
+
+        if (b <= 0) {
+            printf("timeout after %d ended\n", ended);
+            pvm_exit();
+            return 1;
+        }
+        pvm_bufinfo(b, &len, &tag, &src);
+        pvm_upkint(&tid, 1, 1);
+        pvm_upkint(&count, 1, 1);
+        if (count > 0 && count < (int)sizeof(data))
+            pvm_upkbyte(data, count, 1);
+        printf("out t%x %d ", tid, count);
+        for (int i = 0; i < count && i < (int)sizeof(data); i++)
+            fputs(data[i] == '\n' ? "\\n" : (char[]){ data[i], '\0' }, stdout);
+        printf("\n");
+        ended += count == 0;
+    }
+    pvm_exit();
+    printf("parent done\n");
+    return 0;
+}
