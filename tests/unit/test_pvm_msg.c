@@ -488,6 +488,7 @@ test_pvm_msg_daemon_messages_are_not_received(void **state)
     assert_non_null(fgets(line, sizeof(line), out));
     assert_string_equal(line, "[t40002] a line\n");
     pvm__ctx.catchout = pvm__ctx.catch_fp = NULL;
+    pvm__output_free();
     fclose(out);
     pvm_recvf(match_rank);
     assert_int_equal(pvm_nrecv(-1, -1), 0);
