@@ -20,7 +20,7 @@ notok() { _n=$((_n + 1)); _failed=$((_failed + 1)); echo "not ok $_n - $*"; }
 # check "what" command...: ok if the command succeeds; its output is shown if not.
 check() {
     local what=$1; shift
-    if "$@" >"$T/out" 2>&1; then ok "$what"; else notok "$what"; sed 's/^/#   /' "$T/out" | tail -25; fi
+    if "$@" >"$T/out" 2>&1; then ok "$what"; else notok "$what"; sed 's/^/#   /' "$T/out" | tail -25; return 1; fi
 }
 
 # Skip the whole script (missing root, ip netns, ...).
