@@ -181,6 +181,8 @@ void vmctl_task_close(int fd, int shared);
 /* Handle the frames already waiting on the session's connection (up to
  * timeout_ms for the first); returns how many. */
 int vmctl_session_poll(struct vmctl_session *s, int timeout_ms);
+/* The number the next job will get (its tasks' output code). */
+int vmctl_session_next_job(const struct vmctl_session *s);
 /* A new job of the tasks tids > 0; returns its number (0: out of memory).
  * vmctl_session_job_watch then asks for their exits, so "[N] finished"
  * is printed when the last one has gone. */

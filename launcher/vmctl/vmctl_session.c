@@ -103,6 +103,22 @@ job_of(struct vmctl_session *s, uint32_t tid, int *k)
     return NULL;
 }
 
+/* A job by its number: the output code of its tasks and their children. */
+static struct vmctl_job *
+job_by_id(struct vmctl_session *s, int id)
+{
+    for (int i = 0; i < s->njobs; i++)
+        if (s->jobs[i].id == id)
+            return &s->jobs[i];
+    return NULL;
+}
+
+int
+vmctl_session_next_job(const struct vmctl_session *s)
+{
+    return s->next_job;
+}
+
 static void
 say(struct vmctl_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -128,7 +144,8 @@ session_notice(void *arg, const struct wire_hdr *h, const unsigned char *body)
 
     if (h->type != WIRE_T_MSG)
         return;
-    if (h->ctx == WIRE_CTX_OUTPUT && (j = job_of(s, h->src, &k)) != NULL) {
+    if (h->ctx == WIRE_CTX_OUTPUT &&
+        ((j = job_of(s, h->src, &k)) != NULL || (j = job_by_id(s, h->tag)) != NULL)) {
         if (!vmctl_output_line(h))
             return;
         if (s->opts[VMCTL_OPT_SHOWTIDS])

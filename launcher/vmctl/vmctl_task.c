@@ -575,7 +575,9 @@ vmctl_cmd_spawn(struct vmctl *v, int argc, char **argv)
     wire_put_str(&req, where);
     wire_put_u32(&req, (uint32_t)n);
     wire_put_u32(&req, out ? t.tid : 0);
-    wire_put_i32(&req, 0);      /* the output code: vmctl reads the lines as they are */
+    /* The output code: as PVM's console, the job's number, which the
+     * tasks' own children inherit, so that their lines show as the job's. */
+    wire_put_i32(&req, background ? vmctl_session_next_job(v->sess) : 0);
     wire_put_u32(&req, (uint32_t)(argc - i - 1));
     for (int k = i + 1; k < argc; k++)
         wire_put_str(&req, argv[k]);

@@ -69,6 +69,7 @@ python3 "$T/drive_console.py" "$VMCTL" \
     "trace" "echo mark-trace-default" "trace - *" "trace + send recv" "trace" \
     "echo mark-trace-set" "trace bogus" "trace buf" "trace - *" "spawn -@ pvm_tracer none 1 1" \
     "trace xpvm" "spawn -o -@ pvm_tracer none 2 8" "@wait \[4\] finished" \
+    "setopt PvmShowTids 1" "spawn -o pvm_output child" "@wait \] grand line" \
     "echo history-check" '\e[A' "ps --json" >"$TR" 2>&1
 
 # Each verb in the transcript.
@@ -99,6 +100,8 @@ check "console: put and names list the entries, owned by the console's task" bas
 intr "console: getopt shows an option" "^PvmShowTids Currently Set to 1$"
 intr "console: setopt changes it for the session" "^PvmShowTids Changed from 1 to 0$"
 intr "console: with PvmShowTids 0 a job's lines are bare" "^plainline$"
+intr "console: a job's task's child's output shows as the job's (its output code)" \
+    "^\[5:t[0-9a-f]+\] grand line$"
 # trace: PVM's console's mask (104 events; XPVM's 24 by default), which
 # spawn -@ gives its tasks as PVMTMASK, with LIQUIDVM_TRACE for their files.
 check "console: trace lists the 104 events, XPVM's 24 marked" bash -c \
