@@ -144,7 +144,6 @@ struct pvm__ctx {
 
     /* Task and host management (pvm_spawn.c, pvm_host.c). */
     FILE *catchout;             /* pvm_catchout's file, or NULL */
-    FILE *catch_fp;             /* ... the last one set: where caught output still goes */
     struct pvm__outsrc *outs;   /* tasks whose output comes to us (pvm_output.c) */
     int nouts;
     int output_known;           /* PvmOutputTid/Code's inherited defaults were read */

@@ -17,8 +17,9 @@
  *     its end (EOF), else the bytes of a line with its newline.
  *
  * Every task whose output comes to us is open from its spawn (or its first
- * frame) to its EOF; pvm_exit waits for the open ones (pvm_task.c), as
- * PVM's does, so that no line is lost to a parent that leaves first.
+ * frame) to its EOF; while pvm_catchout is on, pvm_exit waits for the
+ * open ones (pvm_spawn.c), as PVM's does, so that no line is lost to a
+ * parent that leaves first.
  * This file calls only the buffers and the context.
  */
 #include "pvm_int.h"
@@ -116,7 +117,7 @@ catch_print(FILE *fp, struct pvm__outsrc *s, int kind, const char *text, size_t 
         break;
     case WIRE_OUT_PART:
         /* Kept until the rest of the line comes; dropped if memory fails. */
-        if ((p = realloc(s->part, s->partlen + len + 1)) != NULL) {
+        if (len > 0 && text != NULL && (p = realloc(s->part, s->partlen + len + 1)) != NULL) {
             memcpy(p + s->partlen, text, len);
             s->part = p;
             s->partlen += len;
@@ -158,7 +159,10 @@ as_message(const struct wire_hdr *h, const unsigned char *text)
     /* The line and its newline in one piece: packed apart, XDR would pad
      * between them and an unpack of count bytes would not see it. */
     if (count > 0 && (line = malloc((size_t)count)) != NULL) {
-        memcpy(line, text, h->len);
+        if (h->len > 0 && text != NULL)
+            memcpy(line, text, h->len);
+        else
+            memset(line, 0, h->len);
         if (nl)
             line[h->len] = '\n';
     }
@@ -201,8 +205,8 @@ pvm__output_frame(const struct wire_hdr *h, const unsigned char *body)
             s->state = OUT_OPEN;
     }
     if (h->tag == PVM__OUT_CATCH) {
-        if (pvm__ctx.catch_fp != NULL && s != NULL)
-            catch_print(pvm__ctx.catch_fp, s, kind, (const char *)body, h->len);
+        if (pvm__ctx.catchout != NULL && s != NULL)
+            catch_print(pvm__ctx.catchout, s, kind, (const char *)body, h->len);
         return NULL;
     }
     return as_message(h, body);

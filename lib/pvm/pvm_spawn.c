@@ -37,9 +37,17 @@ static void
 output_wait(void)
 {
     int tids[64], n, suspect[64], nsus = 0, said = 0, autoerr = pvm__ctx.autoerr;
-    double t0 = mono_now(), last = t0;
+    double t0 = mono_now(), last = t0, quiet;
 
-    while ((n = pvm__output_open(tids, 64)) > 0) {
+    /* As PVM's: only while pvm_catchout is on (pvm_catchout(0) is the way out). */
+    if (pvm__ctx.catchout == NULL || pvm__ctx.nouts == 0)
+        return;
+    for (;;) {
+        /* Nothing open: a grandchild's first frame comes from its own
+         * daemon, and may come after its parent's EOF; a moment more. */
+        for (quiet = mono_now(); (n = pvm__output_open(tids, 64)) == 0;)
+            if (mono_now() - quiet >= 0.2 || pvm__pump(50, NULL, NULL) < 0)
+                return;
         if (pvm__pump(100, NULL, NULL) < 0)
             break;
         if (mono_now() - last < 1.0)
@@ -79,22 +87,20 @@ output_hook(void)
 }
 
 /*
- * As PVM: PvmOutputTid becomes us (or 0) and PvmOutputCode the code whose
- * lines are printed (pvm_output.c), for the children spawned from now on;
- * output already on its way still goes to the last file.
+ * As PVM: PvmOutputTid becomes us and PvmOutputCode the code whose lines
+ * are printed (pvm_output.c), for the children spawned from now on; off,
+ * the lines still on their way are dropped and pvm_exit does not wait.
  */
 int
 pvm_catchout(FILE *ff)
 {
     pvm__opt_load();
     pvm__ctx.catchout = ff;
-    if (ff != NULL) {
-        pvm__ctx.catch_fp = ff;
-        if (pvm__enroll() != 0)
-            return PvmOk;       /* PVM's returns 0 whatever happens */
-    }
-    pvm__ctx.opt[PvmOutputTid] = ff != NULL ? pvm__ctx.mytid : 0;
-    pvm__ctx.opt[PvmOutputCode] = ff != NULL ? PVM__OUT_CATCH : 0;
+    if (ff != NULL && pvm__enroll() != 0)
+        return PvmOk;       /* PVM's returns 0 whatever happens */
+    /* Off: the children go where our own output goes, as PVM's. */
+    pvm__ctx.opt[PvmOutputTid] = ff != NULL ? pvm__ctx.mytid : pvm__ctx.opt[PvmSelfOutputTid];
+    pvm__ctx.opt[PvmOutputCode] = ff != NULL ? PVM__OUT_CATCH : pvm__ctx.opt[PvmSelfOutputCode];
     return PvmOk;
 }
 

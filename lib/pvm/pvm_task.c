@@ -136,12 +136,12 @@ pvm_exit(void)
     /* Our children's output first (pvm_spawn.c, above us). */
     if (pvm__ctx.output_wait != NULL)
         pvm__ctx.output_wait();
-    pvm__output_free();
     /* The trace (pvm_trace.c) is written while the task still has its tid. */
     if (pvm__ctx.trace_exit != NULL)
         pvm__ctx.trace_exit();
     pvm__mhf_reset();       /* PVM drops every handler at exit */
     pvm__leave();
+    pvm__output_free();
     return PvmOk;
 }
 

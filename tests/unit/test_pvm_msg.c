@@ -477,7 +477,7 @@ test_pvm_msg_daemon_messages_are_not_received(void **state)
 
     (void)state;
     assert_non_null(out);
-    pvm__ctx.catchout = pvm__ctx.catch_fp = out;
+    pvm__ctx.catchout = out;
     pvm__ctx.opt[PvmShowTids] = 1;
     fake_deliver_int(FAKE_T2, 1, 0x7fff0000, 1);    /* siblings */
     /* An output line with pvm_catchout's code (flags: WIRE_OUT_LINE). */
@@ -487,7 +487,7 @@ test_pvm_msg_daemon_messages_are_not_received(void **state)
     rewind(out);
     assert_non_null(fgets(line, sizeof(line), out));
     assert_string_equal(line, "[t40002] a line\n");
-    pvm__ctx.catchout = pvm__ctx.catch_fp = NULL;
+    pvm__ctx.catchout = NULL;
     pvm__output_free();
     fclose(out);
     pvm_recvf(match_rank);
