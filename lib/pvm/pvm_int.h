@@ -362,9 +362,10 @@ enum pvm__enc pvm__enc_of_word(int encword);
 /* A WIRE_CTX_OUTPUT frame (body: h->len bytes): printed, or a message to
  * queue (malloc'ed), or NULL. */
 struct pvm__msg *pvm__output_frame(const struct wire_hdr *h, const unsigned char *body);
-/* tid's output comes to us from now until its EOF. */
-void pvm__output_expect(int tid);
-/* How many tasks' output is still to end; the first cap tids into tids. */
+/* tid's output comes to us, with that code, from now until its EOF. */
+void pvm__output_expect(int tid, int code);
+/* How many caught tasks' output (pvm_catchout's code) is still to end;
+ * the first cap tids into tids. */
 int pvm__output_open(int *tids, int cap);
 /* tid is gone: its EOF will not come. */
 void pvm__output_drop(int tid);

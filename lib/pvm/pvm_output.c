@@ -36,6 +36,7 @@ enum { OUT_NONE, OUT_OPEN, OUT_DONE };
 /* A task whose output comes to us. */
 struct pvm__outsrc {
     int tid;
+    int code;                   /* the output code its frames carry */
     int state;                  /* OUT_*: an EOF ends it for good, whatever comes late */
     char *part;                 /* a line cut short, waiting for its rest */
     size_t partlen;
@@ -62,12 +63,14 @@ source(int tid, int add)
 }
 
 void
-pvm__output_expect(int tid)
+pvm__output_expect(int tid, int code)
 {
     struct pvm__outsrc *s = source(tid, 1);
 
-    if (s != NULL && s->state == OUT_NONE)
+    if (s != NULL && s->state == OUT_NONE) {
         s->state = OUT_OPEN;
+        s->code = code;
+    }
 }
 
 int
@@ -76,7 +79,7 @@ pvm__output_open(int *tids, int cap)
     int n = 0;
 
     for (int i = 0; i < pvm__ctx.nouts; i++)
-        if (pvm__ctx.outs[i].state == OUT_OPEN) {
+        if (pvm__ctx.outs[i].state == OUT_OPEN && pvm__ctx.outs[i].code == PVM__OUT_CATCH) {
             if (n < cap)
                 tids[n] = pvm__ctx.outs[i].tid;
             n++;
@@ -199,6 +202,7 @@ pvm__output_frame(const struct wire_hdr *h, const unsigned char *body)
     if (kind < WIRE_OUT_LINE || kind > WIRE_OUT_EOF)
         return NULL;
     if ((s = source((int)h->src, 1)) != NULL) {
+        s->code = h->tag;
         if (kind == WIRE_OUT_EOF)
             s->state = OUT_DONE;
         else if (s->state == OUT_NONE)

@@ -57,7 +57,10 @@ output_wait(void)
 
         pvm__ctx.autoerr = 0;
         for (int i = 0; i < n && i < 64; i++) {
-            if (pvm_pstat(tids[i]) != PvmNoTask)
+            int st = pvm_pstat(tids[i]);
+
+            /* Gone: no such task, or its host left the VM (PvmNoHost). */
+            if (st >= 0 || st == PvmSysErr)
                 continue;
             int was = 0;
 
@@ -265,7 +268,7 @@ spawn_once(const char *file, char **argv, uint32_t argc, int flags, const char *
             ++*ok;
         /* Its output comes to us: pvm_exit waits for its end. */
         if (t > 0 && pvm__ctx.opt[PvmOutputTid] == pvm__ctx.mytid)
-            pvm__output_expect(t);
+            pvm__output_expect(t, pvm__ctx.opt[PvmOutputCode]);
     }
     free(body);
     return 0;

@@ -527,7 +527,13 @@ test_pvm_msg_output_as_messages(void **state)
     assert_int_equal(pvm_upkint(&tid, 1, 1), 0);
     assert_int_equal(pvm_upkint(&count, 1, 1), 0);
     assert_int_equal(count, 0);
-    /* Its EOF came: nothing is left for pvm_exit to wait for. */
+    /* pvm_exit waits for caught output only: a caught task's, until its EOF. */
+    assert_int_equal(pvm__output_open(NULL, 0), 0);
+    fake_deliver(FAKE_T2 + 1, PVM__OUT_CATCH, 0x7fff0001, WIRE_OUT_BEGIN, NULL, 0);
+    assert_int_equal(pvm_nrecv(-1, -1), 0);
+    assert_int_equal(pvm__output_open(NULL, 0), 1);
+    fake_deliver(FAKE_T2 + 1, PVM__OUT_CATCH, 0x7fff0001, WIRE_OUT_EOF, NULL, 0);
+    assert_int_equal(pvm_nrecv(-1, -1), 0);
     assert_int_equal(pvm__output_open(NULL, 0), 0);
     pvm__output_free();
 }
