@@ -18,12 +18,6 @@
 
 #define PVM__SPAWN_MAX 4096
 
-/*
- * As PVM's: pvm_exit waits until every task whose output comes to us has
- * ended it, so that a parent that leaves at once loses none of its
- * children's lines.  A task that is gone without its EOF (its host lost)
- * is let go once pvm_pstat has said so twice, a second apart.
- */
 static double
 mono_now(void)
 {
@@ -33,6 +27,13 @@ mono_now(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/*
+ * As PVM's: while pvm_catchout is on, pvm_exit waits until every task
+ * whose output it catches has ended it, so that a parent that leaves at
+ * once loses none of its children's lines.  A task gone without its EOF
+ * (its host lost) is let go once pvm_pstat has said so twice, a second
+ * apart.
+ */
 static void
 output_wait(void)
 {
