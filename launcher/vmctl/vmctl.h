@@ -37,8 +37,30 @@ vmctl_output_line(const struct wire_hdr *h)
 
 /* The tag of the PvmTaskExit notices vmctl asks for (body: the tid). */
 #define VMCTL_NOTIFY_TAG 0x7ffe
+/* The tag of the PvmHostDelete notices vmctl_outsrc asks for (body: the
+ * host's tid). */
+#define VMCTL_HOSTDEL_TAG 0x7ffd
+
+/* vmctl_outsrc.c: the tasks whose output a spawn -o or a console job shows,
+ * each open until its EOF or its host's loss.  fd is the connection the
+ * output comes on, where the first task of each host asks for that host's
+ * PvmHostDelete notice. */
+struct vmctl_outsrc {
+    uint32_t *tids;
+    unsigned char *closed;
+    int n, cap, open;
+    unsigned char watched[(WIRE_TID_HOST_MASK + 1) / 8];  /* hosts asked about */
+};
+void vmctl_outsrc_free(struct vmctl_outsrc *o);
+/* A task whose output will come: 1 if new, 0 if known, -1 out of memory. */
+int vmctl_outsrc_add(struct vmctl_outsrc *o, int fd, uint32_t tid);
+/* An output frame of h->src (added if unknown): 1 if it is that task's EOF. */
+int vmctl_outsrc_frame(struct vmctl_outsrc *o, int fd, const struct wire_hdr *h);
+/* The host of dtid left the VM: its tasks' output will not end otherwise. */
+void vmctl_outsrc_host_lost(struct vmctl_outsrc *o, uint32_t dtid);
 
 /* vmctl_client.c */
+double vmctl_now(void);         /* monotonic seconds */
 int vmctl_home_init(struct vmctl *v);
 /* The socket of the daemon to use; WIRE_ENOVM if none runs. */
 int vmctl_socket_path(const struct vmctl *v, char *out, size_t cap);
@@ -148,9 +170,12 @@ struct vmctl_alias {
 struct vmctl_job {
     int id;
     char command[256];
-    int n, running;             /* a job with none running is finished */
+    int n, running;             /* tasks spawned; those not yet exited */
     uint32_t *tids;
     unsigned char *alive;       /* one flag per tid */
+    struct vmctl_outsrc out;    /* whose output is still to end */
+    double finish_at;           /* when no output is open: "[N] finished" then */
+    int finished;
 };
 /* PVM's Pvmtmask: TEV_MASK_LENGTH bytes with the NUL. */
 #define VMCTL_TMASK_LEN 36
@@ -179,16 +204,19 @@ void vmctl_session_free(struct vmctl_session *s);
 int vmctl_task_open(struct vmctl *v, int *fd, uint32_t *tid, int *shared);
 void vmctl_task_close(int fd, int shared);
 /* Handle the frames already waiting on the session's connection (up to
- * timeout_ms for the first); returns how many. */
+ * timeout_ms for the first), and print "[N] finished" for the jobs whose
+ * time has come; returns how many frames. */
 int vmctl_session_poll(struct vmctl_session *s, int timeout_ms);
-/* The number the next job will get (its tasks' output code). */
-int vmctl_session_next_job(const struct vmctl_session *s);
-/* A new job of the tasks tids > 0; returns its number (0: out of memory).
- * vmctl_session_job_watch then asks for their exits, so "[N] finished"
- * is printed when the last one has gone. */
-int vmctl_session_job_add(struct vmctl_session *s, const char *command, const int32_t *tids,
-                          uint32_t n);
-void vmctl_session_job_watch(struct vmctl_session *s, int id);
+/* How long the console may wait for input before vmctl_session_poll has
+ * a job to finish (-1: no job is due). */
+int vmctl_session_wait_ms(const struct vmctl_session *s);
+/* A new job, before its spawn request, so that no output it sends
+ * before the reply is lost; returns its number, its tasks' output code
+ * (0: out of memory). */
+int vmctl_session_job_new(struct vmctl_session *s, const char *command);
+/* The spawn's answer: the job's tasks are tids > 0, and their exits are
+ * asked for (jobs lists those running).  A job of no task is dropped. */
+void vmctl_session_job_start(struct vmctl_session *s, int id, const int32_t *tids, uint32_t n);
 const struct vmctl_alias *vmctl_alias_find(const struct vmctl_session *s, const char *name);
 int vmctl_alias_set(struct vmctl_session *s, const char *name, const char *text);
 int vmctl_alias_del(struct vmctl_session *s, const char *name);

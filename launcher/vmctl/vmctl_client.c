@@ -8,11 +8,20 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Where frames other than the awaited reply go (the console's session). */
 static vmctl_notice_fn *notice_fn;
 static void *notice_arg;
+
+double
+vmctl_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 void
 vmctl_request_on_notice(vmctl_notice_fn *fn, void *arg)

@@ -24,14 +24,6 @@
 #define ADD_TIMEOUT_MS (-1)     /* the daemon bounds an add by start_timeout */
 #define CTL_TIMEOUT_MS 30000
 
-static double
-now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static int
 fail(struct vmctl *v, int code, const char *fmt, const char *arg)
 {
@@ -453,7 +445,7 @@ vmctl_cmd_start(struct vmctl *v, int argc, char **argv)
         name = hn;
     }
 
-    double t0 = now_s();
+    double t0 = vmctl_now();
     if (mkdir_parents(v->home) != 0)
         return fail(v, -errno, "cannot create %s", v->home);
     if ((rc = start_certs(v, name, o.local)) != 0)
@@ -472,7 +464,7 @@ vmctl_cmd_start(struct vmctl *v, int argc, char **argv)
     struct add_result res = { 0, 0 };
     if (o.local > 1 && (rc = start_add_local(v, o.local, &res)) != VMCTL_EXIT_OK)
         return rc;
-    start_report(v, name, line, &res, now_s() - t0);
+    start_report(v, name, line, &res, vmctl_now() - t0);
     return VMCTL_EXIT_OK;
 }
 

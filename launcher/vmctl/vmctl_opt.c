@@ -133,7 +133,7 @@ vmctl_cmd_jobs(struct vmctl *v, int argc, char **argv)
         printf("%8s %8s %s\n", "HOST", "TID", "COMMAND");
     for (int i = 0, shown = 0; s && i < s->njobs; i++) {
         const struct vmctl_job *j = &s->jobs[i];
-        if (j->running == 0)
+        if (j->finished)
             continue;
         if (v->json) {
             printf("%s{\"job\":%d,\"command\":", shown++ ? "," : "", j->id);

@@ -58,6 +58,7 @@ vmctl_session_free(struct vmctl_session *s)
     for (int i = 0; i < s->njobs; i++) {
         free(s->jobs[i].tids);
         free(s->jobs[i].alive);
+        vmctl_outsrc_free(&s->jobs[i].out);
     }
     free(s->jobs);
     free(s->aliases);
@@ -113,12 +114,6 @@ job_by_id(struct vmctl_session *s, int id)
     return NULL;
 }
 
-int
-vmctl_session_next_job(const struct vmctl_session *s)
-{
-    return s->next_job;
-}
-
 static void
 say(struct vmctl_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -133,8 +128,60 @@ say(struct vmctl_session *s, const char *fmt, ...)
     va_end(ap);
 }
 
-/* A job's output line ("[job:tid] line", as PVM's console prints it) or a
- * task's exit; a job whose tasks have all exited is finished and dropped. */
+/* A job is finished when none of its tasks' output is open, as PVM's
+ * console has it; a grandchild's "spawned" frame comes from its own
+ * daemon and may trail its parent's EOF, so the job waits this long more. */
+#define JOB_GRACE_S 0.2
+
+static void
+job_check(struct vmctl_job *j)
+{
+    if (j->finished)
+        return;
+    if (j->out.open > 0)
+        j->finish_at = 0;
+    else if (j->finish_at == 0)
+        j->finish_at = vmctl_now() + JOB_GRACE_S;
+}
+
+/* "[N] finished" for the jobs whose time has come.  The job stays known,
+ * so lines that trail still show as its own. */
+static void
+jobs_finish(struct vmctl_session *s)
+{
+    double now = vmctl_now();
+    for (int i = 0; i < s->njobs; i++) {
+        struct vmctl_job *j = &s->jobs[i];
+        if (!j->finished && j->finish_at > 0 && now >= j->finish_at) {
+            j->finished = 1;
+            say(s, "[%d] finished\n", j->id);
+        }
+    }
+}
+
+int
+vmctl_session_wait_ms(const struct vmctl_session *s)
+{
+    double next = 0;
+    for (int i = 0; i < s->njobs; i++)
+        if (!s->jobs[i].finished && s->jobs[i].finish_at > 0 &&
+            (next == 0 || s->jobs[i].finish_at < next))
+            next = s->jobs[i].finish_at;
+    if (next == 0)
+        return -1;
+    double ms = (next - vmctl_now()) * 1000;
+    return ms <= 0 ? 0 : (int)ms + 1;
+}
+
+static uint32_t
+body_u32(const unsigned char *b)
+{
+    return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+}
+
+/* A job's output ("[job:tid] line", and "[job:tid] EOF" when its tasks
+ * are shown, as PVM's console prints them), a task's exit, or a host's
+ * loss, which ends its tasks' output. */
 static void
 session_notice(void *arg, const struct wire_hdr *h, const unsigned char *body)
 {
@@ -146,25 +193,32 @@ session_notice(void *arg, const struct wire_hdr *h, const unsigned char *body)
         return;
     if (h->ctx == WIRE_CTX_OUTPUT &&
         ((j = job_of(s, h->src, &k)) != NULL || (j = job_by_id(s, h->tag)) != NULL)) {
-        if (!vmctl_output_line(h))
-            return;
-        if (s->opts[VMCTL_OPT_SHOWTIDS])
+        int eof = vmctl_outsrc_frame(&j->out, s->fd, h);
+        int tids = s->opts[VMCTL_OPT_SHOWTIDS];
+        if (vmctl_output_line(h) && tids)
             say(s, "[%d:t%x] %.*s\n", j->id, h->src, (int)h->len, body ? (const char *)body : "");
-        else
+        else if (vmctl_output_line(h))
             say(s, "%.*s\n", (int)h->len, body ? (const char *)body : "");
+        else if (eof && tids)
+            say(s, "[%d:t%x] EOF\n", j->id, h->src);
+        job_check(j);
         return;
     }
-    if (h->tag != VMCTL_NOTIFY_TAG || h->len < 4 || body == NULL)
+    if (h->len < 4 || body == NULL)
         return;
-    uint32_t tid = (uint32_t)body[0] << 24 | (uint32_t)body[1] << 16 | (uint32_t)body[2] << 8 |
-                   body[3];
-    if ((j = job_of(s, tid, &k)) == NULL || !j->alive[k])
+    if (h->tag == VMCTL_HOSTDEL_TAG) {
+        for (int i = 0; i < s->njobs; i++) {
+            vmctl_outsrc_host_lost(&s->jobs[i].out, body_u32(body));
+            job_check(&s->jobs[i]);
+        }
+        return;
+    }
+    if (h->tag != VMCTL_NOTIFY_TAG)
+        return;
+    if ((j = job_of(s, body_u32(body), &k)) == NULL || !j->alive[k])
         return;
     j->alive[k] = 0;
-    if (--j->running > 0)
-        return;
-    /* The job stays known, so lines that trail the exit still show. */
-    say(s, "[%d] finished\n", j->id);
+    j->running--;
 }
 
 int
@@ -192,49 +246,61 @@ vmctl_session_poll(struct vmctl_session *s, int timeout_ms)
         free(b);
         n++;
     }
+    jobs_finish(s);
     fflush(stdout);
     return n;
 }
 
 int
-vmctl_session_job_add(struct vmctl_session *s, const char *command, const int32_t *tids,
-                      uint32_t n)
+vmctl_session_job_new(struct vmctl_session *s, const char *command)
 {
     struct vmctl_job *jobs = realloc(s->jobs, (size_t)(s->njobs + 1) * sizeof(*jobs));
     if (jobs == NULL)
         return 0;
     s->jobs = jobs;
-    struct vmctl_job *j = &jobs[s->njobs];
+    struct vmctl_job *j = &jobs[s->njobs++];
     memset(j, 0, sizeof(*j));
-    j->tids = calloc(n ? n : 1, sizeof(uint32_t));
-    j->alive = calloc(n ? n : 1, 1);
-    if (j->tids == NULL || j->alive == NULL) {
-        free(j->tids);
-        free(j->alive);
-        return 0;
-    }
     snprintf(j->command, sizeof(j->command), "%s", command);
-    for (uint32_t i = 0; i < n; i++)
-        if (tids[i] > 0) {
-            j->tids[j->n] = (uint32_t)tids[i];
-            j->alive[j->n++] = 1;
-        }
-    j->running = j->n;
     j->id = s->next_job++;
-    s->njobs++;
     return j->id;
 }
 
 void
-vmctl_session_job_watch(struct vmctl_session *s, int id)
+vmctl_session_job_start(struct vmctl_session *s, int id, const int32_t *tids, uint32_t n)
 {
-    struct vmctl_job *j = NULL;
-    for (int i = 0; i < s->njobs; i++)
-        if (s->jobs[i].id == id)
-            j = &s->jobs[i];
-    if (j == NULL || s->fd < 0)
+    struct vmctl_job *j = job_by_id(s, id);
+    uint32_t ok = 0;
+
+    if (j == NULL)
         return;
-    /* PvmTaskExit for each task, answered on the session's connection. */
+    for (uint32_t i = 0; i < n; i++)
+        ok += tids[i] > 0;
+    j->tids = calloc(ok ? ok : 1, sizeof(uint32_t));
+    j->alive = calloc(ok ? ok : 1, 1);
+    if (ok == 0 || j->tids == NULL || j->alive == NULL) {
+        /* No task (or no memory): the job goes, and its number with it. */
+        free(j->tids);
+        free(j->alive);
+        vmctl_outsrc_free(&j->out);
+        int i = (int)(j - s->jobs);
+        memmove(j, j + 1, (size_t)(s->njobs - i - 1) * sizeof(*j));
+        s->njobs--;
+        if (id == s->next_job - 1)
+            s->next_job--;
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        if (tids[i] > 0) {
+            j->tids[j->n] = (uint32_t)tids[i];
+            j->alive[j->n++] = 1;
+            vmctl_outsrc_add(&j->out, s->fd, (uint32_t)tids[i]);
+        }
+    j->running = j->n;
+    job_check(j);
+    if (s->fd < 0)
+        return;
+    /* PvmTaskExit for each task (for jobs), answered on the session's
+     * connection; the output's EOFs end the job. */
     struct wire_wbuf req;
     unsigned char *body;
     size_t len;

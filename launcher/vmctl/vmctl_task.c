@@ -21,21 +21,23 @@ struct vtask {
     uint32_t tid;
     int shared;                 /* the console session's connection: left open */
     int show_output;            /* print children's output lines */
-    int exits;                  /* PvmTaskExit notifications seen */
+    struct vmctl_outsrc out;    /* spawn -o: whose output is still to end */
 };
 
-/* A frame that is not the reply we wait for: a child's output line or an
- * exit notification, kept track of rather than dropped. */
+/* A frame that is not the reply we wait for: a task's output, or a host's
+ * loss that ends its tasks' output, kept track of rather than dropped. */
 static void
 task_frame(struct vmctl *v, struct vtask *t, const struct wire_hdr *h, const unsigned char *b)
 {
     if (h->type != WIRE_T_MSG)
         return;
     if (h->ctx == WIRE_CTX_OUTPUT) {
+        vmctl_outsrc_frame(&t->out, t->fd, h);
         if (t->show_output && !v->json && vmctl_output_line(h))
             printf("[t%x] %.*s\n", h->src, (int)h->len, b ? (const char *)b : "");
-    } else if (h->tag == VMCTL_NOTIFY_TAG) {
-        t->exits++;
+    } else if (h->tag == VMCTL_HOSTDEL_TAG && h->len >= 4 && b != NULL) {
+        vmctl_outsrc_host_lost(&t->out, (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 |
+                                            (uint32_t)b[2] << 8 | b[3]);
     }
     fflush(stdout);
 }
@@ -475,40 +477,20 @@ spawn_print(const struct vmctl *v, const int32_t *tids, uint32_t cnt, int ok, in
     fflush(stdout);
 }
 
-/* spawn -o: show the tasks' output until all ok of them have exited. Exits
- * arrive as PvmTaskExit notifications, so vmctl asks for them first. */
+/* spawn -o: show the output of the tasks and of every task they start,
+ * until each one's has ended (PVM's EOF) or its host has left.  A
+ * grandchild's first frame comes from its own daemon and may trail its
+ * parent's EOF, so vmctl listens 0.2 s more once none is open. */
 static void
-spawn_watch(struct vmctl *v, struct vtask *t, const int32_t *tids, uint32_t cnt, int ok)
+spawn_watch(struct vmctl *v, struct vtask *t, const int32_t *tids, uint32_t cnt)
 {
-    struct wire_wbuf req;
-    unsigned char *body;
-    size_t len;
-    int status, rc;
-
-    wire_wbuf_init(&req);
-    wire_put_u32(&req, 1);
-    wire_put_i32(&req, VMCTL_NOTIFY_TAG);
-    wire_put_u32(&req, (uint32_t)ok);
     for (uint32_t k = 0; k < cnt; k++)
         if (tids[k] > 0)
-            wire_put_u32(&req, (uint32_t)tids[k]);
-    rc = task_request(v, t, WIRE_T_TASK_NOTIFY, &req, &body, &len, &status);
-    wire_wbuf_free(&req);
-    free(body);
-    while (rc == 0 && t->exits < ok) {
-        struct wire_hdr h;
-        unsigned char *b;
-        if (wire_read_frame(t->fd, 1u << 26, -1, &h, &b) != 1)
-            break;
-        task_frame(v, t, &h, b);
-        free(b);
-    }
-    /* Output lines still on their way: a task's last lines may trail its
-     * exit notice, so wait briefly for more before closing. */
+            vmctl_outsrc_add(&t->out, t->fd, (uint32_t)tids[k]);
     for (;;) {
         struct wire_hdr h;
         unsigned char *b;
-        if (wire_read_frame(t->fd, 1u << 26, 200, &h, &b) != 1)
+        if (wire_read_frame(t->fd, 1u << 26, t->out.open > 0 ? -1 : 200, &h, &b) != 1)
             break;
         task_frame(v, t, &h, b);
         free(b);
@@ -522,11 +504,12 @@ vmctl_cmd_spawn(struct vmctl *v, int argc, char **argv)
         "usage: vmctl spawn [-N | -n N] [-h HOST | -a ARCH] [-o] [-@[DIR]] [--json]\n"
         "                   PROGRAM [ARGS...]\n"
         "  Start N copies of PROGRAM as PVM tasks (found along spawn_path).  With -o\n"
-        "  their output is shown here, as \"[tXXXX] line\", until they all exit; in the\n"
-        "  interactive console they run as a job instead (see jobs) and the prompt\n"
-        "  returns at once.  With -@ they and the tasks they spawn are traced, each\n"
-        "  into DIR/PROGRAM-tTID.json on its host (default LIQUIDVM_HOME/trace; see\n"
-        "  trace, and vmrun analyze).  The variables PVM_EXPORT names go to the tasks.\n";
+        "  their output is shown here, as \"[tXXXX] line\", until it ends (theirs and\n"
+        "  their children's); in the interactive console they run as a job instead\n"
+        "  (see jobs) and the prompt returns at once.  With -@ they and the tasks they\n"
+        "  spawn are traced, each into DIR/PROGRAM-tTID.json on its host (default\n"
+        "  LIQUIDVM_HOME/trace; see trace, and vmrun analyze).  The variables\n"
+        "  PVM_EXPORT names go to the tasks.\n";
     int n = 1, flags = 0, out = 0, i, rc, ntrace = 0;
     const char *where = "";
     char tenv[2][VMCTL_TRACE_ENV], tdir[4096] = "";
@@ -577,7 +560,8 @@ vmctl_cmd_spawn(struct vmctl *v, int argc, char **argv)
     wire_put_u32(&req, out ? t.tid : 0);
     /* The output code: as PVM's console, the job's number, which the
      * tasks' own children inherit, so that their lines show as the job's. */
-    wire_put_i32(&req, background ? vmctl_session_next_job(v->sess) : 0);
+    int job = background ? vmctl_session_job_new(v->sess, argv[i]) : 0;
+    wire_put_i32(&req, job);
     wire_put_u32(&req, (uint32_t)(argc - i - 1));
     for (int k = i + 1; k < argc; k++)
         wire_put_str(&req, argv[k]);
@@ -589,6 +573,9 @@ vmctl_cmd_spawn(struct vmctl *v, int argc, char **argv)
         rc = status;
     if (rc != 0) {
         free(body);
+        if (job > 0)
+            vmctl_session_job_start(v->sess, job, NULL, 0);
+        vmctl_outsrc_free(&t.out);
         vmctl_task_close(t.fd, t.shared);
         return fail(v, rc, "spawn");
     }
@@ -605,12 +592,12 @@ vmctl_cmd_spawn(struct vmctl *v, int argc, char **argv)
         ok += tids[k] > 0;
     }
     free(body);
-    int job = background && ok > 0 ? vmctl_session_job_add(v->sess, argv[i], tids, cnt) : 0;
-    spawn_print(v, tids, cnt, ok, n, job, tdir);
+    spawn_print(v, tids, cnt, ok, n, ok > 0 ? job : 0, tdir);
     if (job > 0)
-        vmctl_session_job_watch(v->sess, job);
+        vmctl_session_job_start(v->sess, job, tids, cnt);
     if (out && !background && ok > 0)
-        spawn_watch(v, &t, tids, cnt, ok);
+        spawn_watch(v, &t, tids, cnt);
+    vmctl_outsrc_free(&t.out);
     vmctl_task_close(t.fd, t.shared);
     return ok == n ? VMCTL_EXIT_OK : VMCTL_EXIT_FAIL;
 }

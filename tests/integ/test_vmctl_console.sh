@@ -25,7 +25,7 @@ def read_until(pattern, limit, start=None):
     start = len(out) if start is None else start
     end = time.time() + limit
     while time.time() < end:
-        if re.search(pattern, out[start:]):
+        if pattern is not None and re.search(pattern, out[start:]):
             return True
         r, _, _ = select.select([fd], [], [], 0.05)
         if r:
@@ -46,7 +46,7 @@ for step in sys.argv[2:]:
     # The next prompt on a line of its own (the up arrow redraws one in place).
     read_until(rb"\nvmctl> ", 20)
 os.write(fd, b"quit\r")
-read_until(rb"$^", 20)          # to the end of the output: vmctl has left
+read_until(None, 20)            # to the end of the output: vmctl has left
 os.waitpid(pid, 0)
 # A line that came while the prompt was up cleared it first ("\r\e[K").
 text = out.decode(errors="replace").replace("\r", "")
@@ -69,7 +69,7 @@ python3 "$T/drive_console.py" "$VMCTL" \
     "trace" "echo mark-trace-default" "trace - *" "trace + send recv" "trace" \
     "echo mark-trace-set" "trace bogus" "trace buf" "trace - *" "spawn -@ pvm_tracer none 1 1" \
     "trace xpvm" "spawn -o -@ pvm_tracer none 2 8" "@wait \[4\] finished" \
-    "setopt PvmShowTids 1" "spawn -o pvm_output child" "@wait \] grand line" \
+    "setopt PvmShowTids 1" "spawn -o pvm_output child" "@wait \[5\] finished" \
     "echo history-check" '\e[A' "ps --json" >"$TR" 2>&1
 
 # Each verb in the transcript.
@@ -102,6 +102,11 @@ intr "console: setopt changes it for the session" "^PvmShowTids Changed from 1 t
 intr "console: with PvmShowTids 0 a job's lines are bare" "^plainline$"
 intr "console: a job's task's child's output shows as the job's (its output code)" \
     "^\[5:t[0-9a-f]+\] grand line$"
+check "console: each task's output ends with EOF, as PVM's console prints it" bash -c \
+    '[ "$(grep -cE "^\[5:t[0-9a-f]+\] EOF$" "$0")" = 2 ] && grep -qE "^\[1:t[0-9a-f]+\] EOF$" "$0"' "$TR"
+check "console: a job is finished after its tasks' and their children's last lines" bash -c \
+    'sed -n "/^\[5\] finished/,\$p" "$0" | grep -qE "^\[5:" && exit 1
+     grep -qE "^\[5:t[0-9a-f]+\] child last \(no newline\)$" "$0"' "$TR"
 # trace: PVM's console's mask (104 events; XPVM's 24 by default), which
 # spawn -@ gives its tasks as PVMTMASK, with LIQUIDVM_TRACE for their files.
 check "console: trace lists the 104 events, XPVM's 24 marked" bash -c \

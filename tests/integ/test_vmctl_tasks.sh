@@ -34,5 +34,14 @@ check "mstat and version take --json after the command; mstat --help is help" ba
      "$0" version --json | grep -q "\"version\"" && "$0" mstat --help | grep -q usage' "$VMCTL"
 check "spawn of a missing program fails with status 1" \
     bash -c '"$0" spawn nosuchprog; [ $? = 1 ]' "$VMCTL"
+# spawn -o waits for the output's end (PVM's EOF), or for its host to go:
+# a task whose daemon is killed sends no EOF.
+"$VMCTL" spawn -o -h host2 sh -c 'echo up; exec sleep 61' >"$T/lost.out" 2>&1 &
+LOST=$!
+check "spawn -o shows the output of a task on host2" wait_for 10 grep -q "\] up$" "$T/lost.out"
+kill -9 "$(vmd_pid_of host2)" 2>/dev/null
+check "... and returns once host2 is lost, with the task's EOF never sent" wait_for 20 \
+    bash -c '! kill -0 "$0" 2>/dev/null' "$LOST"
+pkill -f "^sleep 61$" 2>/dev/null
 check "halt" "$VMCTL" halt
 check "no vmd process is left" wait_for 5 vmd_count_is 0
