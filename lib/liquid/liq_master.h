@@ -429,6 +429,9 @@ struct liq_disk {
     int wgen;                   /* its generation */
     int wleft;                  /* st->left_all when it was asked for */
     int got;                    /* quanta in */
+    int wconf;                  /* checkpoints confirmed since it was asked for */
+    int patience;               /* how many it may wait: doubled at each give-up */
+    int given_up;               /* gathers given up as incomplete */
     char *have;                 /* per quantum: its copy came */
     double *v;                  /* the grid's state: nstate boxes of nx*ny*nz */
     int nstate;

@@ -138,6 +138,7 @@ liq_md_init(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
         return 0;
     dk->on = 1;
     dk->interval_s = o->ck_interval;
+    dk->patience = 4;
     if (dk->resumed_from > 0 && dk->file.ck_iters != ck->iters) {
         /* The JOB's START must be a checkpoint of the job's own rhythm;
          * auto may choose another from this run's probes. */
@@ -246,11 +247,20 @@ liq_md_due(struct liq_vm *vm, struct liq_stats *st, int it)
     /* A gather under way goes on: its copies may come after a newer
      * checkpoint's acknowledgements (a worker reads the request a block
      * late), and giving it up for each newer one may write none at all.
-     * It is given up once it cannot complete: a recovery, or a worker
-     * that left since the request may have taken copies with it. */
-    if (dk->want != 0 && dk->wgen == vm->gen && dk->wleft == st->left_all)
-        return 0;
+     * It is given up once it cannot complete (a recovery, or a worker
+     * that left since the request may have taken copies with it), or
+     * once it has waited out `patience` newer checkpoints, twice as many
+     * as the last one given up, so a copy that never comes stops no
+     * write for long, and slow ones still complete. */
+    if (dk->want != 0 && dk->wgen == vm->gen && dk->wleft == st->left_all) {
+        if (++dk->wconf < dk->patience)
+            return 0;
+        dk->given_up++;
+        if (dk->patience < (1 << 20))
+            dk->patience *= 2;
+    }
     dk->want = it;
+    dk->wconf = 0;
     dk->wgen = vm->gen;
     dk->wleft = st->left_all;
     dk->got = 0;
@@ -429,9 +439,9 @@ liq_md_json(FILE *fp, const struct liq_opts *o, const struct liq_stats *st)
         fprintf(fp, "null");
     fprintf(fp, ",\"interval_s\":%.6g,\"writes\":%d,\"failed_writes\":%d,\"last_iteration\":%d,"
                 "\"bytes\":%.0f,\"bytes_total\":%.0f,\"seconds\":%.6g,\"max_seconds\":%.6g,"
-                "\"gather_s\":%.6g,",
+                "\"gather_s\":%.6g,\"gathers_given_up\":%d,",
             o->ck_interval, dk->writes, dk->failed, dk->iter, dk->bytes, dk->bytes_all, dk->sec,
-            dk->sec_max, dk->gather_s);
+            dk->sec_max, dk->gather_s, dk->given_up);
     fprintf(fp, "\"last_error\":");
     if (dk->err[0] != '\0')
         wire_json_str(fp, dk->err);
@@ -460,12 +470,16 @@ liq_md_summary(FILE *fp, const struct liq_opts *o, const struct liq_stats *st)
     if (dk->on && dk->writes == 0 && dk->failed == 0)
         fprintf(fp, "disk checkpoints: none written to %s (none due: --checkpoint-interval "
                     "%g s)\n", o->ckdir, o->ck_interval);
-    else if (dk->on)
+    else if (dk->on) {
         fprintf(fp, "disk checkpoints: %d written to %s (the last of iteration %d, %.1f MB), "
-                    "%.3f s writing (at most %.3f s), %.3f s gathering%s%s\n",
+                    "%.3f s writing (at most %.3f s), %.3f s gathering",
                 dk->writes, o->ckdir, dk->iter, dk->bytes / 1e6, dk->sec, dk->sec_max,
-                dk->gather_s, dk->failed ? "; FAILED writes: " : "",
-                dk->failed ? dk->err : "");
+                dk->gather_s);
+        if (dk->given_up > 0)
+            fprintf(fp, "; %d gather%s given up (a copy did not come)", dk->given_up,
+                    dk->given_up == 1 ? "" : "s");
+        fprintf(fp, "%s%s\n", dk->failed ? "; FAILED writes: " : "", dk->failed ? dk->err : "");
+    }
     if (dk->fallbacks > 0)
         fprintf(fp, "recovery from disk: %d time%s, the last from iteration %d\n",
                 dk->fallbacks, dk->fallbacks == 1 ? "" : "s", dk->fb_iter);

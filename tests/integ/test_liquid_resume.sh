@@ -193,8 +193,9 @@ rm -f "$CK/checkpoint.lqc"
 "$VMRUN" stencil "${ARGS[@]}" --balance off --verify --json "$T/job.json" \
     >"$T/job.out" 2>"$T/job.err" &
 JOB=$!
-check "disk fallback: a disk checkpoint is written" wait_for 60 test -s "$CK/checkpoint.lqc" ||
-    { ls -la "$CK" | sed 's/^/#   /'; tail -5 "$T/job.err" | sed 's/^/#   /'; }
+DISK_OK=0
+check "disk fallback: a disk checkpoint is written" wait_for 60 test -s "$CK/checkpoint.lqc" &&
+    DISK_OK=1 || { ls -la "$CK" | sed 's/^/#   /'; tail -5 "$T/job.err" | sed 's/^/#   /'; }
 pids=$(workers | head -2)
 check "disk fallback: two workers run (pids $(echo $pids))" [ "$(echo $pids | wc -w)" = 2 ]
 kill -9 $pids
@@ -218,6 +219,8 @@ from_memory() { r "D['recoveries_from_disk'] == 0" && ! grep -q " lost (" "$T/jo
 check "disk fallback: the job went on from the disk (report and stderr), or lost no quantum" \
     eval 'from_disk || from_memory'
 echo "# disk fallback: $(grep -o 'recoveries_from_disk":[0-9]*' "$T/job.json")"
+[ $DISK_OK = 1 ] || { grep -o '"disk_checkpoints":{[^}]*}' "$T/job.json"; grep "^disk checkpoints" "$T/job.out"; } |
+    sed 's/^/#   /' 
 
 echo "1..$_n"
 [ "$_failed" = 0 ]
