@@ -288,10 +288,13 @@ vmd_spawn_local(struct vmd *vmd, uint32_t ptid, uint32_t out_tid, int32_t out_co
     }
     t->pid = t->proc.pid;
     t->out_open = 2;
-    /* As PVM: the catcher hears of the task before any of its output. */
+    /* As PVM: the catcher hears of the task, and of its parent, before
+     * any of its output. */
     if (out_tid != 0) {
-        output_send(t, WIRE_OUT_SPAWNED, NULL, 0);
-        output_send(t, WIRE_OUT_BEGIN, NULL, 0);
+        unsigned char p[4] = { (unsigned char)(ptid >> 24), (unsigned char)(ptid >> 16),
+                               (unsigned char)(ptid >> 8), (unsigned char)ptid };
+        output_send(t, WIRE_OUT_SPAWNED, (const char *)p, sizeof(p));
+        output_send(t, WIRE_OUT_BEGIN, (const char *)p, sizeof(p));
     }
     uv_read_start((uv_stream_t *)&t->out[0], out_alloc, out_on_read);
     uv_read_start((uv_stream_t *)&t->out[1], out_alloc, out_on_read);

@@ -144,7 +144,8 @@ catch_print(FILE *fp, struct pvm__outsrc *s, int kind, const char *text, size_t 
     fflush(fp);
 }
 
-/* The message PVM sends for one frame: int tid, int count, count bytes. */
+/* The message PVM sends for one frame: int tid, int count, count bytes;
+ * after spawned (-2) and begin (-1), the task's parent's tid. */
 static struct pvm__msg *
 as_message(const struct wire_hdr *h, const unsigned char *text)
 {
@@ -155,10 +156,13 @@ as_message(const struct wire_hdr *h, const unsigned char *text)
     const unsigned char *p;
     unsigned char *line = NULL;
     size_t len;
-    int tid = (int)h->src, count, nl = h->flags == WIRE_OUT_LINE;
+    int tid = (int)h->src, count, nl = h->flags == WIRE_OUT_LINE, ptid = 0;
 
     count = h->flags == WIRE_OUT_LINE || h->flags == WIRE_OUT_PART ? (int)h->len + nl
                                                                     : count_of[h->flags];
+    if (count < 0 && h->len == 4 && text != NULL)
+        ptid = (int)((uint32_t)text[0] << 24 | (uint32_t)text[1] << 16 |
+                     (uint32_t)text[2] << 8 | text[3]);
     /* The line and its newline in one piece: packed apart, XDR would pad
      * between them and an unpack of count bytes would not see it. */
     if (count > 0 && (line = malloc((size_t)count)) != NULL) {
@@ -172,6 +176,7 @@ as_message(const struct wire_hdr *h, const unsigned char *text)
     if ((count > 0 && line == NULL) || pvm__buf_new(PvmDataDefault, &b) != 0 ||
         pvm__pack(b, PVM_INT, &tid, 1, 1) != 0 || pvm__pack(b, PVM_INT, &count, 1, 1) != 0 ||
         (count > 0 && pvm__pack(b, PVM_BYTE, line, count, 1) != 0) ||
+        (count < 0 && pvm__pack(b, PVM_INT, &ptid, 1, 1) != 0) ||
         pvm__buf_flatten(b, &p, &len) != 0 || (m = calloc(1, sizeof(*m))) == NULL ||
         (len > 0 && (m->data = malloc(len)) == NULL)) {
         free(m);

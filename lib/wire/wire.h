@@ -193,8 +193,9 @@ enum wire_type {
  * programs get contexts from pvm_newcontext, which never yields these.
  * WIRE_CTX_OUTPUT carries a spawned task's output (src: the task; tag:
  * the output code its spawner gave, PvmOutputCode; flags: a WIRE_OUT_*
- * kind; body: a line's bytes without its newline) to the task that
- * catches it (PvmOutputTid, pvm_catchout);
+ * kind; body: a line's bytes without its newline, or for SPAWNED and
+ * BEGIN the task's parent's tid, u32) to the task that catches it
+ * (PvmOutputTid, pvm_catchout);
  * WIRE_CTX_SYSTEM carries the sibling list (tag WIRE_TAG_SIBLINGS, body:
  * u32 n, u32 tids[n]) to each task of one pvm_spawn.
  */

@@ -6,8 +6,9 @@
  *   pvm_output catch N [bare]   pvm_catchout(stdout) (PvmShowTids 0 with
  *                               "bare"), spawn N children, pvm_exit at once
  *   pvm_output code N           PvmOutputTid = itself, PvmOutputCode 33:
- *                               print every output message until all 2N
- *                               tasks have ended
+ *                               print its tid, then every output message
+ *                               (the parent tid after spawned and begin)
+ *                               until all 2N tasks have ended
  *
  * Each child prints a line, spawns a grandchild (whose output comes to the
  * same place: PvmOutputTid is inherited), prints a last line without its
@@ -71,6 +72,7 @@ main(int argc, char **argv)
     }
     pvm_setopt(PvmOutputTid, pvm_mytid());
     pvm_setopt(PvmOutputCode, CODE);
+    printf("parent is t%x\n", pvm_mytid());
     printf("parent spawned %d\n", spawn(child, n));
     for (int ended = 0; ended < 2 * n;) {
         struct timeval tmout = { 30, 0 };
@@ -88,6 +90,13 @@ main(int argc, char **argv)
         if (count > 0 && count < (int)sizeof(data))
             pvm_upkbyte(data, count, 1);
         printf("out t%x %d ", tid, count);
+        if (count == -2 || count == -1) {
+            int ptid = 0;
+            if (pvm_upkint(&ptid, 1, 1) < 0)
+                printf("no parent tid");
+            else
+                printf("ptid t%x", ptid);
+        }
         for (int i = 0; i < count && i < (int)sizeof(data); i++)
             fputs(data[i] == '\n' ? "\\n" : (char[]){ data[i], '\0' }, stdout);
         printf("\n");

@@ -8,7 +8,8 @@
 #     last line without its newline printed whole, and pvm_exit returns
 #     only after every EOF; with PvmShowTids 0 the lines are bare;
 #   - PvmOutputTid/Code: messages (int tid, int count, bytes) that say
-#     spawned (-2), begin (-1), the bytes, and EOF (0), for every task.
+#     spawned (-2) and begin (-1), each with the task's parent's tid, the
+#     bytes, and EOF (0), for every task.
 . "$(dirname "$0")/lib.sh"
 B=$(cd "$(dirname "$VMCTL")/.." && pwd)
 SRC=$(pwd)
@@ -34,11 +35,14 @@ if kind == "code":
             seq.setdefault(m[1], []).append((int(m[2]), m[3].replace("\\n", "\n")))
     if len(seq) != 2 * n or lines[-1] != "parent done":
         fail("%d tasks' output, last line %r" % (len(seq), lines[-1]))
-    kids = 0
+    kids, me, parent = 0, lines[0].split()[-1], {}
     for tid, s in seq.items():
         counts, data = [c for c, _ in s], "".join(d for c, d in s if c > 0)
         if counts[:2] != [-2, -1] or counts[-1] != 0 or any(c <= 0 for c in counts[2:-1]):
             fail("%s: counts %s" % (tid, counts))
+        if s[0][1] != s[1][1] or not s[0][1].startswith("ptid t"):
+            fail("%s: the parent tid after -2 and -1: %r, %r" % (tid, s[0][1], s[1][1]))
+        parent[tid] = s[0][1][5:]
         if any(c != len(d) for c, d in s if c > 0):
             fail("%s: a count is not its bytes' length" % tid)
         if data == "child line 1\nchild last (no newline)":
@@ -47,6 +51,10 @@ if kind == "code":
             fail("%s: %r" % (tid, data))
     if kids != n:
         fail("%d children" % kids)
+    # Each child's parent is the catcher; each grandchild's, a child.
+    kid_tids = [t for t, p in parent.items() if p == me]
+    if len(kid_tids) != n or sorted(p for p in parent.values() if p != me) != sorted(kid_tids):
+        fail("parents %s (the catcher is %s)" % (parent, me))
     sys.exit(0)
 if lines[-1] != "parent after exit" or "parent spawned %d" % n not in lines:
     fail("the parent's lines")

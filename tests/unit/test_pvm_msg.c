@@ -499,15 +499,17 @@ test_pvm_msg_daemon_messages_are_not_received(void **state)
 
 /* With another code (PvmOutputTid/Code), a task's output is PVM's
  * message: from our daemon, int tid, int count, the bytes with their
- * newline; -2, -1 and 0 for spawned, begin and EOF. */
+ * newline; -2, -1 and 0 for spawned, begin and EOF, the first two with the
+ * task's parent's tid after them. */
 static void
 test_pvm_msg_output_as_messages(void **state)
 {
-    int tid, count, b, len, tag, src;
+    int tid, count, b, len, tag, src, ptid = 0;
     char data[16] = "";
+    static const char parent[4] = { 0x00, 0x04, 0x00, 0x05 }; /* t40005, as the daemon sends it */
 
     (void)state;
-    fake_deliver(FAKE_T2, 33, 0x7fff0001, WIRE_OUT_SPAWNED, NULL, 0);
+    fake_deliver(FAKE_T2, 33, 0x7fff0001, WIRE_OUT_SPAWNED, parent, 4);
     fake_deliver(FAKE_T2, 33, 0x7fff0001, WIRE_OUT_LINE, "a line", 6);
     fake_deliver(FAKE_T2, 33, 0x7fff0001, WIRE_OUT_EOF, NULL, 0);
     assert_true((b = pvm_recv(-1, 33)) > 0);
@@ -517,6 +519,8 @@ test_pvm_msg_output_as_messages(void **state)
     assert_int_equal(pvm_upkint(&count, 1, 1), 0);
     assert_int_equal(tid, FAKE_T2);
     assert_int_equal(count, -2);
+    assert_int_equal(pvm_upkint(&ptid, 1, 1), 0);
+    assert_int_equal(ptid, 0x40005);
     assert_true(pvm_recv(-1, 33) > 0);
     assert_int_equal(pvm_upkint(&tid, 1, 1), 0);
     assert_int_equal(pvm_upkint(&count, 1, 1), 0);
