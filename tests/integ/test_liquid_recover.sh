@@ -43,9 +43,10 @@ into_job() {
     sleep "$(python3 -c 'import random; print(round(random.uniform(0.3, 1.5), 2))')"
 }
 
-# start PROG ARGS...: the job in the background, its pid in JOB.
+# start PROG ARGS...: the job in the background, its pid in JOB
+# (ITERS iterations, 1200 by default).
 start() {
-    "$@" --grid 48 --iters 1200 --heavy 100 --probe-seconds 0.05 --verify --json "$T/job.json" \
+    "$@" --grid 48 --iters "${ITERS:-1200}" --heavy 100 --probe-seconds 0.05 --verify --json "$T/job.json" \
         >"$T/job.out" 2>"$T/job.err" &
     JOB=$!
 }
@@ -159,8 +160,10 @@ check "no worker of the job is left behind" bash -c '! pgrep -f "$0 worker" >/de
 
 # 4. Two failures one after the other: host1's worker, then once a newer
 # checkpoint is complete, host2's; host0's worker finishes alone.
+# Twice the iterations: the second loss must come before the job's end
+# (a worker that has finished is no failure), whatever the first cost.
 check "a fresh VM of 3 hosts" vm_up
-start "$VMRUN" stencil --checkpoint-every 2
+ITERS=2400 start "$VMRUN" stencil --checkpoint-every 2
 into_job
 kill -9 "$(worker_pid host1)"
 wait_for 20 grep -q "rolling back" "$T/job.err"
