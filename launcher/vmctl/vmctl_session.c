@@ -173,12 +173,6 @@ vmctl_session_wait_ms(const struct vmctl_session *s)
     return ms <= 0 ? 0 : (int)ms + 1;
 }
 
-static uint32_t
-body_u32(const unsigned char *b)
-{
-    return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
-}
-
 /* A job's output ("[job:tid] line", and "[job:tid] EOF" when its tasks
  * are shown, as PVM's console prints them), a task's exit, or a host's
  * loss, which ends its tasks' output. */
@@ -208,14 +202,14 @@ session_notice(void *arg, const struct wire_hdr *h, const unsigned char *body)
         return;
     if (h->tag == VMCTL_HOSTDEL_TAG) {
         for (int i = 0; i < s->njobs; i++) {
-            vmctl_outsrc_host_lost(&s->jobs[i].out, body_u32(body));
+            vmctl_outsrc_host_lost(&s->jobs[i].out, vmctl_u32_at(body));
             job_check(&s->jobs[i]);
         }
         return;
     }
     if (h->tag != VMCTL_NOTIFY_TAG)
         return;
-    if ((j = job_of(s, body_u32(body), &k)) == NULL || !j->alive[k])
+    if ((j = job_of(s, vmctl_u32_at(body), &k)) == NULL || !j->alive[k])
         return;
     j->alive[k] = 0;
     j->running--;

@@ -36,8 +36,7 @@ task_frame(struct vmctl *v, struct vtask *t, const struct wire_hdr *h, const uns
         if (t->show_output && !v->json && vmctl_output_line(h))
             printf("[t%x] %.*s\n", h->src, (int)h->len, b ? (const char *)b : "");
     } else if (h->tag == VMCTL_HOSTDEL_TAG && h->len >= 4 && b != NULL) {
-        vmctl_outsrc_host_lost(&t->out, (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 |
-                                            (uint32_t)b[2] << 8 | b[3]);
+        vmctl_outsrc_host_lost(&t->out, vmctl_u32_at(b));
     }
     fflush(stdout);
 }
