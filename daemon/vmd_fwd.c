@@ -38,6 +38,8 @@ struct vmd_fwd {
     uint64_t deadline;
     int ntask;                  /* spawn: slots */
     int32_t *tids;              /* spawn: a tid or a negative code per slot */
+    uint32_t out_tid;           /* spawn: who catches the tasks' output, 0 none */
+    int32_t out_code;
     uint32_t count;             /* tasks: items in acc */
     struct wire_wbuf acc;       /* tasks: the items */
 };
@@ -154,6 +156,19 @@ fwd_finish(struct vmd *vmd, struct vmd_fwd *f)
             wire_put_i32(&b, f->tids[i]);
             if (f->tids[i] > 0)
                 ok[nok++] = (uint32_t)f->tids[i];
+        }
+        /* The catcher hears of each task started on another host from us,
+         * before the spawner has its tids: so before the spawner's own EOF,
+         * which comes from us too, whatever the other host's link. */
+        for (uint32_t i = 0; i < nok && f->out_tid != 0; i++) {
+            if (VMD_TID_HOST(ok[i]) == vmd->index)
+                continue;       /* its SPAWNED frame came from us already */
+            unsigned char t[4] = { (unsigned char)(ok[i] >> 24), (unsigned char)(ok[i] >> 16),
+                                   (unsigned char)(ok[i] >> 8), (unsigned char)ok[i] };
+            struct wire_hdr e = { .type = WIRE_T_MSG, .src = f->origin, .dst = f->out_tid,
+                                  .ctx = WIRE_CTX_OUTPUT, .tag = f->out_code,
+                                  .flags = WIRE_OUT_EXPECT, .len = sizeof(t) };
+            vmd_route_deliver(vmd, &e, t);
         }
         /* pvm_siblings: each new task learns the whole set. */
         struct wire_wbuf s;
@@ -334,6 +349,8 @@ vmd_fwd_spawn(struct vmd *vmd, const struct vmd_from *from, const struct wire_hd
         return 0;
     }
     f->ntask = (int)s.ntask;
+    f->out_tid = s.out_tid;
+    f->out_code = s.out_code;
     int nc = spawn_candidates(vmd, &s, cand);
     int *slot_host = nc > 0 ? calloc(s.ntask, sizeof(int)) : NULL;
     if (nc < 0) {

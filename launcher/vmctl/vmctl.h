@@ -61,8 +61,10 @@ struct vmctl_outsrc {
 void vmctl_outsrc_free(struct vmctl_outsrc *o);
 /* A task whose output will come: 1 if new, 0 if known, -1 out of memory. */
 int vmctl_outsrc_add(struct vmctl_outsrc *o, int fd, uint32_t tid);
-/* An output frame of h->src (added if unknown): 1 if it is that task's EOF. */
-int vmctl_outsrc_frame(struct vmctl_outsrc *o, int fd, const struct wire_hdr *h);
+/* An output frame (body: its h->len bytes) of h->src, added if unknown, or
+ * an EXPECT of the task its body names: 1 if it is that task's EOF. */
+int vmctl_outsrc_frame(struct vmctl_outsrc *o, int fd, const struct wire_hdr *h,
+                       const unsigned char *body);
 /* The host of dtid left the VM: its tasks' output will not end otherwise. */
 void vmctl_outsrc_host_lost(struct vmctl_outsrc *o, uint32_t dtid);
 
@@ -181,7 +183,7 @@ struct vmctl_job {
     uint32_t *tids;
     unsigned char *alive;       /* one flag per tid */
     struct vmctl_outsrc out;    /* whose output is still to end */
-    double finish_at;           /* when no output is open: "[N] finished" then */
+    int started;                /* its spawn has answered */
     int finished;
 };
 /* PVM's Pvmtmask: TEV_MASK_LENGTH bytes with the NUL. */
@@ -211,12 +213,8 @@ void vmctl_session_free(struct vmctl_session *s);
 int vmctl_task_open(struct vmctl *v, int *fd, uint32_t *tid, int *shared);
 void vmctl_task_close(int fd, int shared);
 /* Handle the frames already waiting on the session's connection (up to
- * timeout_ms for the first), and print "[N] finished" for the jobs whose
- * time has come; returns how many frames. */
+ * timeout_ms for the first); returns how many. */
 int vmctl_session_poll(struct vmctl_session *s, int timeout_ms);
-/* How long the console may wait for input before vmctl_session_poll has
- * a job to finish (-1: no job is due). */
-int vmctl_session_wait_ms(const struct vmctl_session *s);
 /* A new job, before its spawn request, so that no output it sends
  * before the reply is lost; returns its number, its tasks' output code
  * (0: out of memory). */

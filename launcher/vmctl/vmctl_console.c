@@ -84,18 +84,13 @@ read_tty_line(struct vmctl_session *s, char **out)
     while (!typed_done) {
         struct pollfd p[2] = { { .fd = STDIN_FILENO, .events = POLLIN },
                                { .fd = s->fd, .events = POLLIN } };
-        int rc = poll(p, s->fd >= 0 ? 2 : 1, vmctl_session_wait_ms(s));
-        if (rc < 0) {
+        if (poll(p, s->fd >= 0 ? 2 : 1, -1) < 0) {
             if (errno == EINTR)
                 continue;
             break;
         }
-        /* A job's output, or its time to be finished. */
-        if (rc == 0 || (s->fd >= 0 && p[1].revents)) {
-            vmctl_session_poll(s, 0);
-            if (s->printed)
-                rl_forced_update_display();
-        }
+        if (s->fd >= 0 && p[1].revents && vmctl_session_poll(s, 0) > 0 && s->printed)
+            rl_forced_update_display();
         if (p[0].revents)
             rl_callback_read_char();
     }

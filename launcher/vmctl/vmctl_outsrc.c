@@ -2,8 +2,10 @@
  * vmctl_outsrc.c - the tasks whose output one `spawn -o` (or one console
  * job) shows, as PVM's console counts them: the tasks it spawned and every
  * task those start (children inherit the catcher and the output code, and
- * their daemon announces each with a "spawned" frame).  A task's output is
- * open until its EOF frame; the spawn or job is over when none is open.
+ * their daemon announces each with a "spawned" frame, or, for one started
+ * on another host, their spawner's daemon with an "expect" frame that comes
+ * before the spawner's own EOF).  A task's output is open until its EOF
+ * frame; the spawn or job is over when none is open.
  * A task whose host leaves the VM sends no EOF, so the first task seen on
  * each host asks for that host's PvmHostDelete notice (tag
  * VMCTL_HOSTDEL_TAG), and the notice closes that host's tasks.  No seed
@@ -81,12 +83,17 @@ vmctl_outsrc_add(struct vmctl_outsrc *o, int fd, uint32_t tid)
 }
 
 int
-vmctl_outsrc_frame(struct vmctl_outsrc *o, int fd, const struct wire_hdr *h)
+vmctl_outsrc_frame(struct vmctl_outsrc *o, int fd, const struct wire_hdr *h,
+                   const unsigned char *body)
 {
+    if (h->flags == WIRE_OUT_EXPECT) {
+        if (h->len == 4 && body != NULL)
+            vmctl_outsrc_add(o, fd, vmctl_u32_at(body));
+        return 0;
+    }
     int i = find(o, h->src);
     if (i < 0) {
-        /* A task seen first by a later frame (its "spawned" frame came by
-         * way of a slower daemon) still counts until its EOF. */
+        /* A task seen first by a later frame still counts until its EOF. */
         if (vmctl_outsrc_add(o, fd, h->src) < 0)
             return 0;
         i = o->n - 1;

@@ -129,48 +129,15 @@ say(struct vmctl_session *s, const char *fmt, ...)
 }
 
 /* A job is finished when none of its tasks' output is open, as PVM's
- * console has it; a grandchild's "spawned" frame comes from its own
- * daemon and may trail its parent's EOF, so the job waits this long more. */
-#define JOB_GRACE_S 0.2
-
+ * console has it: "[N] finished" then.  The job stays known, so lines
+ * that trail still show as its own. */
 static void
-job_check(struct vmctl_job *j)
+job_check(struct vmctl_session *s, struct vmctl_job *j)
 {
-    if (j->finished)
-        return;
-    if (j->out.open > 0)
-        j->finish_at = 0;
-    else if (j->finish_at == 0)
-        j->finish_at = vmctl_now() + JOB_GRACE_S;
-}
-
-/* "[N] finished" for the jobs whose time has come.  The job stays known,
- * so lines that trail still show as its own. */
-static void
-jobs_finish(struct vmctl_session *s)
-{
-    double now = vmctl_now();
-    for (int i = 0; i < s->njobs; i++) {
-        struct vmctl_job *j = &s->jobs[i];
-        if (!j->finished && j->finish_at > 0 && now >= j->finish_at) {
-            j->finished = 1;
-            say(s, "[%d] finished\n", j->id);
-        }
+    if (j->started && !j->finished && j->out.open == 0) {
+        j->finished = 1;
+        say(s, "[%d] finished\n", j->id);
     }
-}
-
-int
-vmctl_session_wait_ms(const struct vmctl_session *s)
-{
-    double next = 0;
-    for (int i = 0; i < s->njobs; i++)
-        if (!s->jobs[i].finished && s->jobs[i].finish_at > 0 &&
-            (next == 0 || s->jobs[i].finish_at < next))
-            next = s->jobs[i].finish_at;
-    if (next == 0)
-        return -1;
-    double ms = (next - vmctl_now()) * 1000;
-    return ms <= 0 ? 0 : (int)ms + 1;
 }
 
 /* A job's output ("[job:tid] line", and "[job:tid] EOF" when its tasks
@@ -187,7 +154,7 @@ session_notice(void *arg, const struct wire_hdr *h, const unsigned char *body)
         return;
     if (h->ctx == WIRE_CTX_OUTPUT &&
         ((j = job_of(s, h->src, &k)) != NULL || (j = job_by_id(s, h->tag)) != NULL)) {
-        int eof = vmctl_outsrc_frame(&j->out, s->fd, h);
+        int eof = vmctl_outsrc_frame(&j->out, s->fd, h, body);
         int tids = s->opts[VMCTL_OPT_SHOWTIDS];
         if (vmctl_output_line(h) && tids)
             say(s, "[%d:t%x] %.*s\n", j->id, h->src, (int)h->len, body ? (const char *)body : "");
@@ -195,7 +162,7 @@ session_notice(void *arg, const struct wire_hdr *h, const unsigned char *body)
             say(s, "%.*s\n", (int)h->len, body ? (const char *)body : "");
         else if (eof && tids)
             say(s, "[%d:t%x] EOF\n", j->id, h->src);
-        job_check(j);
+        job_check(s, j);
         return;
     }
     if (h->len < 4 || body == NULL)
@@ -203,7 +170,7 @@ session_notice(void *arg, const struct wire_hdr *h, const unsigned char *body)
     if (h->tag == VMCTL_HOSTDEL_TAG) {
         for (int i = 0; i < s->njobs; i++) {
             vmctl_outsrc_host_lost(&s->jobs[i].out, vmctl_u32_at(body));
-            job_check(&s->jobs[i]);
+            job_check(s, &s->jobs[i]);
         }
         return;
     }
@@ -240,7 +207,6 @@ vmctl_session_poll(struct vmctl_session *s, int timeout_ms)
         free(b);
         n++;
     }
-    jobs_finish(s);
     fflush(stdout);
     return n;
 }
@@ -290,7 +256,8 @@ vmctl_session_job_start(struct vmctl_session *s, int id, const int32_t *tids, ui
             vmctl_outsrc_add(&j->out, s->fd, (uint32_t)tids[i]);
         }
     j->running = j->n;
-    job_check(j);
+    j->started = 1;
+    job_check(s, j);
     if (s->fd < 0)
         return;
     /* PvmTaskExit for each task (for jobs), answered on the session's

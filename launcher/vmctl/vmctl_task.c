@@ -32,7 +32,7 @@ task_frame(struct vmctl *v, struct vtask *t, const struct wire_hdr *h, const uns
     if (h->type != WIRE_T_MSG)
         return;
     if (h->ctx == WIRE_CTX_OUTPUT) {
-        vmctl_outsrc_frame(&t->out, t->fd, h);
+        vmctl_outsrc_frame(&t->out, t->fd, h, b);
         if (t->show_output && !v->json && vmctl_output_line(h))
             printf("[t%x] %.*s\n", h->src, (int)h->len, b ? (const char *)b : "");
     } else if (h->tag == VMCTL_HOSTDEL_TAG && h->len >= 4 && b != NULL) {
@@ -477,19 +477,17 @@ spawn_print(const struct vmctl *v, const int32_t *tids, uint32_t cnt, int ok, in
 }
 
 /* spawn -o: show the output of the tasks and of every task they start,
- * until each one's has ended (PVM's EOF) or its host has left.  A
- * grandchild's first frame comes from its own daemon and may trail its
- * parent's EOF, so vmctl listens 0.2 s more once none is open. */
+ * until each one's has ended (PVM's EOF) or its host has left. */
 static void
 spawn_watch(struct vmctl *v, struct vtask *t, const int32_t *tids, uint32_t cnt)
 {
     for (uint32_t k = 0; k < cnt; k++)
         if (tids[k] > 0)
             vmctl_outsrc_add(&t->out, t->fd, (uint32_t)tids[k]);
-    for (;;) {
+    while (t->out.open > 0) {
         struct wire_hdr h;
         unsigned char *b;
-        if (wire_read_frame(t->fd, 1u << 26, t->out.open > 0 ? -1 : 200, &h, &b) != 1)
+        if (wire_read_frame(t->fd, 1u << 26, -1, &h, &b) != 1)
             break;
         task_frame(v, t, &h, b);
         free(b);

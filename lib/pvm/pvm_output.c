@@ -19,7 +19,9 @@
  * Every task whose output comes to us is open from its spawn (or its first
  * frame) to its EOF; while pvm_catchout is on, pvm_exit waits for the
  * open ones (pvm_spawn.c), as PVM's does, so that no line is lost to a
- * parent that leaves first.
+ * parent that leaves first.  A task started on another host than its
+ * spawner's is announced by the spawner's daemon (EXPECT) before the
+ * spawner's own EOF, so none is open unseen when the last EOF comes.
  * This file calls only the buffers and the context.
  */
 #include "pvm_int.h"
@@ -204,6 +206,14 @@ pvm__output_frame(const struct wire_hdr *h, const unsigned char *body)
     struct pvm__outsrc *s;
     int kind = (int)h->flags;
 
+    if (kind == WIRE_OUT_EXPECT) {
+        /* No message: the task's own frames say spawned and begin. */
+        if (h->len == 4 && body != NULL)
+            pvm__output_expect((int)((uint32_t)body[0] << 24 | (uint32_t)body[1] << 16 |
+                                     (uint32_t)body[2] << 8 | body[3]),
+                               h->tag);
+        return NULL;
+    }
     if (kind < WIRE_OUT_LINE || kind > WIRE_OUT_EOF)
         return NULL;
     if ((s = source((int)h->src, 1)) != NULL) {

@@ -38,17 +38,16 @@ static void
 output_wait(void)
 {
     int tids[64], n, suspect[64], nsus = 0, said = 0, autoerr = pvm__ctx.autoerr;
-    double t0 = mono_now(), last = t0, quiet;
+    double t0 = mono_now(), last = t0;
 
     /* As PVM's: only while pvm_catchout is on (pvm_catchout(0) is the way out). */
     if (pvm__ctx.catchout == NULL || pvm__ctx.nouts == 0)
         return;
     for (;;) {
-        /* Nothing open: a grandchild's first frame comes from its own
-         * daemon, and may come after its parent's EOF; a moment more. */
-        for (quiet = mono_now(); (n = pvm__output_open(tids, 64)) == 0;)
-            if (mono_now() - quiet >= 0.2 || pvm__pump(50, NULL, NULL) < 0)
-                return;
+        /* Nothing open: done (a grandchild on another host was announced
+         * by its spawner's daemon before its spawner's EOF). */
+        if ((n = pvm__output_open(tids, 64)) == 0)
+            return;
         if (pvm__pump(100, NULL, NULL) < 0)
             break;
         if (mono_now() - last < 1.0)

@@ -204,12 +204,17 @@ enum wire_type {
 /* Kinds of WIRE_CTX_OUTPUT messages, in the order a task's come: it was
  * spawned, its output begins, lines (ended by a newline, or cut: a line
  * longer than the daemon's buffer, or the last one without a newline),
- * and its output's end (both its stdout and stderr closed). */
+ * and its output's end (both its stdout and stderr closed).  EXPECT comes
+ * from the spawner's daemon (src: the spawner; body: u32 the tid of a task
+ * it started on another host) before the spawner has its reply, so before
+ * the spawner's own EOF: the catcher counts that task's output as open
+ * from then, though its SPAWNED frame, from its own host, may come later. */
 #define WIRE_OUT_LINE 0
 #define WIRE_OUT_PART 1
 #define WIRE_OUT_SPAWNED 2
 #define WIRE_OUT_BEGIN 3
 #define WIRE_OUT_EOF 4
+#define WIRE_OUT_EXPECT 5
 #define WIRE_TAG_SIBLINGS 1
 /* Tags of WIRE_T_DIRECT frames. */
 #define WIRE_DIRECT_CONREQ 1    /* token[32], str Unix path, str address, u32 port */

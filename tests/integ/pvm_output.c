@@ -5,6 +5,9 @@
  *
  *   pvm_output catch N [bare]   pvm_catchout(stdout) (PvmShowTids 0 with
  *                               "bare"), spawn N children, pvm_exit at once
+ *   pvm_output catchat H1 H2    pvm_catchout(stdout), one child on host H1
+ *                               whose grandchild runs on host H2, pvm_exit
+ *                               at once
  *   pvm_output code N           PvmOutputTid = itself, PvmOutputCode 33:
  *                               print its tid, then every output message
  *                               (the parent tid after spawned and begin)
@@ -23,13 +26,20 @@
 
 static char self[] = "pvm_output";
 
+/* n tasks of role, on host at (any host if NULL; its child's host: next). */
+static int
+spawn_at(char *role, int n, char *at, char *next)
+{
+    char *args[] = { role, next, NULL }, any[] = "";
+    int tids[64];
+
+    return pvm_spawn(self, args, at ? PvmTaskHost : PvmTaskDefault, at ? at : any, n, tids);
+}
+
 static int
 spawn(char *role, int n)
 {
-    char *args[] = { role, NULL }, where[] = "";
-    int tids[64];
-
-    return pvm_spawn(self, args, PvmTaskDefault, where, n, tids);
+    return spawn_at(role, n, NULL, NULL);
 }
 
 int
@@ -42,7 +52,7 @@ main(int argc, char **argv)
     if (strcmp(mode, "child") == 0) {
         printf("child line 1\n");
         fflush(stdout);
-        spawn(grand, 1);
+        spawn_at(grand, 1, argc > 2 ? argv[2] : NULL, NULL);
         printf("child last (no newline)");
         fflush(stdout);
         pvm_exit();
@@ -54,8 +64,18 @@ main(int argc, char **argv)
         pvm_exit();
         return 0;
     }
+    if (strcmp(mode, "catchat") == 0 && argc == 4) {
+        if (pvm_mytid() < 0)
+            return 1;
+        pvm_catchout(stdout);
+        printf("parent spawned %d\n", spawn_at(child, 1, argv[2], argv[3]));
+        fflush(stdout);
+        pvm_exit();
+        printf("parent after exit\n");
+        return 0;
+    }
     if (n < 1 || n > 16 || (strcmp(mode, "catch") != 0 && strcmp(mode, "code") != 0)) {
-        fprintf(stderr, "usage: pvm_output catch|code N [bare]\n");
+        fprintf(stderr, "usage: pvm_output catch|code N [bare] | catchat HOST1 HOST2\n");
         return 2;
     }
     if (pvm_mytid() < 0)

@@ -539,6 +539,23 @@ test_pvm_msg_output_as_messages(void **state)
     fake_deliver(FAKE_T2 + 1, PVM__OUT_CATCH, 0x7fff0001, WIRE_OUT_EOF, NULL, 0);
     assert_int_equal(pvm_nrecv(-1, -1), 0);
     assert_int_equal(pvm__output_open(NULL, 0), 0);
+    /* A task announced by its spawner's daemon (EXPECT, src: the spawner)
+     * is open until its own EOF, with no message; one whose EOF came
+     * first stays ended. */
+    static const char other[4] = { 0x00, 0x08, 0x00, 0x07 };    /* t80007 */
+    fake_deliver(FAKE_T2, PVM__OUT_CATCH, 0x7fff0001, WIRE_OUT_EXPECT, other, 4);
+    assert_int_equal(pvm_nrecv(-1, -1), 0);
+    int open[2] = { 0, 0 };
+    assert_int_equal(pvm__output_open(open, 2), 1);
+    assert_int_equal(open[0], 0x80007);
+    fake_deliver(0x80007, PVM__OUT_CATCH, 0x7fff0001, WIRE_OUT_EOF, NULL, 0);
+    assert_int_equal(pvm_nrecv(-1, -1), 0);
+    assert_int_equal(pvm__output_open(NULL, 0), 0);
+    fake_deliver(FAKE_T2, PVM__OUT_CATCH, 0x7fff0001, WIRE_OUT_EXPECT, other, 4);
+    assert_int_equal(pvm_nrecv(-1, -1), 0);
+    assert_int_equal(pvm__output_open(NULL, 0), 0);
+    fake_deliver(FAKE_T2, 33, 0x7fff0001, WIRE_OUT_EXPECT, other, 4);
+    assert_int_equal(pvm_nrecv(-1, 33), 0);
     pvm__output_free();
 }
 
