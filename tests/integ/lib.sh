@@ -86,6 +86,43 @@ _cleanup() {
     [ -z "$pids" ] || kill -9 $pids 2>/dev/null
     [ -n "${KEEP:-}" ] || rm -rf "$T"
     type cleanup_extra >/dev/null 2>&1 && cleanup_extra
+    _netns_cleanup
     return 0
 }
 trap _cleanup EXIT
+
+# netns_hosts NAME N: N network namespaces NAME$tag-1 .. NAME$tag-N (in the
+# array hosts), each with a veth on a bridge ($br, address $net.1) and the
+# address $net.1I, removed at exit; skips the test where root, ip netns or
+# a bridge are missing.  $tag keeps runs of different tests apart.
+tag=$(( $$ % 10000 ))
+hosts=()
+br=
+_netns_cleanup() {
+    local h
+    for h in "${hosts[@]}"; do ip netns del "$h" 2>/dev/null; done
+    [ -z "$br" ] || ip link del "$br" 2>/dev/null
+    return 0
+}
+netns_hosts() {
+    local name=$1 n=$2 i h
+    [ "$(id -u)" = 0 ] || skip_all "needs root for ip netns"
+    command -v ip >/dev/null || skip_all "needs ip (iproute2)"
+    ip netns add "${name}probe$tag" 2>/dev/null || skip_all "ip netns add is not permitted here"
+    ip netns del "${name}probe$tag"
+    br=${name}br$tag
+    net=10.$(( 230 + $(printf '%s' "$name" | cksum | cut -c1) % 20 )).$(( $$ % 200 + 1 ))
+    ip link add "$br" type bridge && ip addr add "$net.1/24" dev "$br" && ip link set "$br" up ||
+        skip_all "cannot create a bridge"
+    for i in $(seq "$n"); do
+        h=$name$tag-$i
+        hosts+=("$h")
+        ip netns add "$h"
+        ip link add "${name}${tag}a$i" type veth peer name "${name}${tag}b$i"
+        ip link set "${name}${tag}b$i" netns "$h"
+        ip link set "${name}${tag}a$i" master "$br" up
+        ip -n "$h" addr add "$net.1$i/24" dev "${name}${tag}b$i"
+        ip -n "$h" link set "${name}${tag}b$i" up
+        ip -n "$h" link set lo up
+    done
+}

@@ -27,33 +27,13 @@ sanitized "$VMRUN" &&
 command -v ip >/dev/null || skip_all "needs ip (iproute2)"
 command -v python3 >/dev/null || skip_all "python3 is needed to read the JSON report"
 
-tag=$(( $$ % 10000 ))
-br=lvfb$tag
-net=10.232.$(( $$ % 200 + 1 ))
-hosts=()
 JOB=
 STOPPED=
 cleanup_extra() {
     [ -z "$STOPPED" ] || kill -CONT $STOPPED 2>/dev/null
     [ -z "$JOB" ] || kill "$JOB" 2>/dev/null
-    for h in "${hosts[@]}"; do ip netns del "$h" 2>/dev/null; done
-    ip link del "$br" 2>/dev/null
 }
-ip netns add "lvprobe$tag" 2>/dev/null || skip_all "ip netns add is not permitted here"
-ip netns del "lvprobe$tag"
-ip link add "$br" type bridge && ip addr add "$net.1/24" dev "$br" && ip link set "$br" up ||
-    skip_all "cannot create a bridge"
-for i in 1 2 3; do
-    h=lvnf$tag-$i
-    hosts+=("$h")
-    ip netns add "$h"
-    ip link add "lf${tag}a$i" type veth peer name "lf${tag}b$i"
-    ip link set "lf${tag}b$i" netns "$h"
-    ip link set "lf${tag}a$i" master "$br" up
-    ip -n "$h" addr add "$net.1$i/24" dev "lf${tag}b$i"
-    ip -n "$h" link set "lf${tag}b$i" up
-    ip -n "$h" link set lo up
-done
+netns_hosts lvnf 3
 H1=${hosts[0]} H2=${hosts[1]} H3=${hosts[2]}
 MASTER=lvfm$tag
 
@@ -72,7 +52,7 @@ vm_up() {
     local pids
     pids=$(vmd_pids)
     [ -z "$pids" ] || kill -9 $pids 2>/dev/null
-    for i in 1 2 3; do ip link set "lf${tag}a$i" up; done
+    for i in 1 2 3; do ip link set "lvnf${tag}a$i" up; done
     wait_for 15 vmd_count_is 0 && wait_for 10 no_workers &&
         "$VMCTL" start --name "$MASTER" --listen "$net.1" -c "$T/test.conf" >"$T/start.out" 2>&1 &&
         "$VMCTL" add "${hosts[@]}" >>"$T/start.out" 2>&1 && hosts_are 4
@@ -224,14 +204,14 @@ start
 into_job
 pid=$(worker_pid "$H1")
 check "(e) $H1 runs a worker (pid $pid)" [ -n "$pid" ]
-ip link set "lf${tag}a1" down
+ip link set "lvnf${tag}a1" down
 finish
 recovered "(e) $H1's link down" "$H1"
 check "(e) ... the VM went on without $H1 (3 hosts)" hosts_are 3
 check "(e) the cut-off host's daemon left on its own and ended its worker" wait_for 15 bash -c \
     '! kill -0 "$0" 2>/dev/null && grep -q "leaving the VM" "$1"' "$pid" \
     "$LIQUIDVM_HOME/logs/$H1.log"
-ip link set "lf${tag}a1" up
+ip link set "lvnf${tag}a1" up
 
 # (f) kill -9 the master daemon during a job: no daemon takes over; each
 # other daemon loses the master, says so and leaves, ending its tasks, and

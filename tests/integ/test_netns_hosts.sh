@@ -3,33 +3,7 @@
 # on a bridge, join one VM with `vmctl add` through the hoststart template
 # "ip netns exec %h %v" (issue 2 acceptance).  Needs root and ip netns.
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" = 0 ] || skip_all "needs root for ip netns"
-command -v ip >/dev/null || skip_all "needs ip (iproute2)"
-
-tag=$(( $$ % 10000 ))
-br=lvbr$tag
-net=10.231.$(( $$ % 200 + 1 ))
-hosts=()
-cleanup_extra() {
-    for h in "${hosts[@]}"; do ip netns del "$h" 2>/dev/null; done
-    ip link del "$br" 2>/dev/null
-}
-ip netns add "lvprobe$tag" 2>/dev/null || skip_all "ip netns add is not permitted here"
-ip netns del "lvprobe$tag"
-
-ip link add "$br" type bridge && ip addr add "$net.1/24" dev "$br" && ip link set "$br" up ||
-    skip_all "cannot create a bridge"
-for i in 1 2 3; do
-    h=lvns$tag-$i
-    hosts+=("$h")
-    ip netns add "$h"
-    ip link add "lv${tag}a$i" type veth peer name "lv${tag}b$i"
-    ip link set "lv${tag}b$i" netns "$h"
-    ip link set "lv${tag}a$i" master "$br" up
-    ip -n "$h" addr add "$net.1$i/24" dev "lv${tag}b$i"
-    ip -n "$h" link set "lv${tag}b$i" up
-    ip -n "$h" link set lo up
-done
+netns_hosts lvns 3
 
 write_conf 2.0 'hoststart = "ip netns exec %h %v";'
 check "start the master on the bridge address" \
@@ -75,12 +49,12 @@ check "vmrun stencil runs on the 3 namespaced hosts, bit-identical to the refere
     "$VMRUN" "${hosts[@]}" "$T/ns.json" "$T/ns.out"
 
 # Pull a namespace's cable: its daemon goes silent without closing anything.
-ip link set "lv${tag}a2" down
+ip link set "lvns${tag}a2" down
 check "a host whose link goes down is dropped within host_timeout (2 s)" wait_for 5 hosts_are 3
 check "the rest still works: delete ${hosts[2]}" "$VMCTL" delete "${hosts[2]}"
 check "conf lists 2 hosts" hosts_are 2
 check "halt" "$VMCTL" halt
-ip link set "lv${tag}a2" up
+ip link set "lvns${tag}a2" up
 check "no vmd process is left (the cut-off host leaves on its own)" wait_for 12 vmd_count_is 0
 
 # A master started with no address: by default it listens on the interface

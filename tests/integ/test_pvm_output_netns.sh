@@ -9,36 +9,12 @@
 # pvm_exit, vmctl spawn -o and a console job wait for the grandchild's
 # lines instead of ending without them.  Needs root, ip netns and tc.
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" = 0 ] || skip_all "needs root for ip netns"
-command -v ip >/dev/null || skip_all "needs ip (iproute2)"
 command -v tc >/dev/null || skip_all "needs tc (iproute2)"
 B=$(cd "$(dirname "$VMCTL")/.." && pwd)
 P=$B/tests/integ/pvm_output
 [ -x "$P" ] || skip_all "pvm_output is not built"
 
-tag=$(( $$ % 10000 ))
-br=lvob$tag
-net=10.232.$(( $$ % 200 + 1 ))
-hosts=()
-cleanup_extra() {
-    for h in "${hosts[@]}"; do ip netns del "$h" 2>/dev/null; done
-    ip link del "$br" 2>/dev/null
-}
-ip netns add "lvoprobe$tag" 2>/dev/null || skip_all "ip netns add is not permitted here"
-ip netns del "lvoprobe$tag"
-ip link add "$br" type bridge && ip addr add "$net.1/24" dev "$br" && ip link set "$br" up ||
-    skip_all "cannot create a bridge"
-for i in 1 2; do
-    h=lvo$tag-$i
-    hosts+=("$h")
-    ip netns add "$h"
-    ip link add "lvo${tag}a$i" type veth peer name "lvo${tag}b$i"
-    ip link set "lvo${tag}b$i" netns "$h"
-    ip link set "lvo${tag}a$i" master "$br" up
-    ip -n "$h" addr add "$net.1$i/24" dev "lvo${tag}b$i"
-    ip -n "$h" link set "lvo${tag}b$i" up
-    ip -n "$h" link set lo up
-done
+netns_hosts lvo 2
 HA=${hosts[0]} HB=${hosts[1]}
 
 write_conf 6.0 "hoststart = \"ip netns exec %h %v\";
@@ -61,8 +37,8 @@ if ! ip netns exec "$HB" tc qdisc add dev "$dev" root handle 1: htb default 10 2
     echo "# SKIP the slow link: this kernel has no htb or u32 (the checks still run)"
 fi
 # A burst of 4 KB from B to the master (UDP to its discard port), just
-# before each run: B's queue
-# then holds the grandchild's frames about 2 s behind the child's EOF.
+# before each run: B's queue then holds the grandchild's frames about 2 s
+# behind the child's EOF.
 slow() {
     ip netns exec "$HB" python3 -c 'import socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
