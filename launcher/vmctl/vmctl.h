@@ -51,12 +51,14 @@ vmctl_u32_at(const unsigned char *b)
 /* vmctl_outsrc.c: the tasks whose output a spawn -o or a console job shows,
  * each open until its EOF or its host's loss.  fd is the connection the
  * output comes on, where the first task of each host asks for that host's
- * PvmHostDelete notice. */
+ * PvmHostDelete notice, once per connection (watched: a bitmap of
+ * VMCTL_HOSTS_BITS bytes that the connection's user keeps, NULL: none). */
+#define VMCTL_HOSTS_BITS ((WIRE_TID_HOST_MASK + 1) / 8)
 struct vmctl_outsrc {
     uint32_t *tids;
     unsigned char *closed;
     int n, cap, open;
-    unsigned char watched[(WIRE_TID_HOST_MASK + 1) / 8];  /* hosts asked about */
+    unsigned char *watched;     /* hosts asked about: the session's, or the spawn's */
 };
 void vmctl_outsrc_free(struct vmctl_outsrc *o);
 /* A task whose output will come: 1 if new, 0 if known, -1 out of memory. */
@@ -201,6 +203,7 @@ struct vmctl_session {
     int njobs, next_job;
     int opts[VMCTL_NOPTS];
     char tmask[VMCTL_TMASK_LEN]; /* trace's mask, for spawn -@ (vmctl_trace.c) */
+    unsigned char hostwatch[VMCTL_HOSTS_BITS]; /* hosts whose loss the jobs hear of */
     /* Called once before the console prints something that arrived
      * while a line was being typed (to clear the prompt). */
     void (*before_print)(void);

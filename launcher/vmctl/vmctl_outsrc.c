@@ -19,9 +19,11 @@
 void
 vmctl_outsrc_free(struct vmctl_outsrc *o)
 {
+    unsigned char *w = o->watched;
     free(o->tids);
     free(o->closed);
     memset(o, 0, sizeof(*o));
+    o->watched = w;
 }
 
 static int
@@ -43,7 +45,7 @@ watch_host(struct vmctl_outsrc *o, int fd, uint32_t tid)
     int host = WIRE_TID_HOST(tid);
     unsigned char bit = (unsigned char)(1u << (host & 7));
 
-    if (fd < 0 || host < 1 || (o->watched[host >> 3] & bit))
+    if (fd < 0 || host < 1 || o->watched == NULL || (o->watched[host >> 3] & bit))
         return;
     o->watched[host >> 3] |= bit;
     struct wire_wbuf req;
@@ -109,7 +111,8 @@ void
 vmctl_outsrc_host_lost(struct vmctl_outsrc *o, uint32_t dtid)
 {
     int host = WIRE_TID_HOST(dtid);
-    o->watched[host >> 3] &= (unsigned char)~(1u << (host & 7)); /* for a host that reuses it */
+    if (o->watched != NULL) /* for a host that reuses the index */
+        o->watched[host >> 3] &= (unsigned char)~(1u << (host & 7));
     for (int i = 0; i < o->n; i++)
         if (!o->closed[i] && WIRE_TID_HOST(o->tids[i]) == WIRE_TID_HOST(dtid)) {
             o->closed[i] = 1;

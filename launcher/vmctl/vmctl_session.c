@@ -221,6 +221,7 @@ vmctl_session_job_new(struct vmctl_session *s, const char *command)
     struct vmctl_job *j = &jobs[s->njobs++];
     memset(j, 0, sizeof(*j));
     snprintf(j->command, sizeof(j->command), "%s", command);
+    j->out.watched = s->hostwatch;
     j->id = s->next_job++;
     return j->id;
 }

@@ -22,6 +22,7 @@ struct vtask {
     int shared;                 /* the console session's connection: left open */
     int show_output;            /* print children's output lines */
     struct vmctl_outsrc out;    /* spawn -o: whose output is still to end */
+    unsigned char hostwatch[VMCTL_HOSTS_BITS];
 };
 
 /* A frame that is not the reply we wait for: a task's output, or a host's
@@ -541,6 +542,7 @@ vmctl_cmd_spawn(struct vmctl *v, int argc, char **argv)
     /* In the interactive console spawn -o starts a job on the session's
      * connection; elsewhere it waits for the tasks on a connection of its own. */
     struct vtask t = { .fd = -1 };
+    t.out.watched = t.hostwatch;
     int background = out && v->sess != NULL && v->sess->interactive;
     rc = out && !background ? vmctl_enroll(v, &t.fd, &t.tid) : enroll(v, &t);
     if (rc != 0)
