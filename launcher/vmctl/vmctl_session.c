@@ -165,7 +165,9 @@ session_notice(void *arg, const struct wire_hdr *h, const unsigned char *body)
         job_check(s, j);
         return;
     }
-    if (h->len < 4 || body == NULL)
+    /* Notices come from a daemon only (a host tid), never as output. */
+    if (h->ctx == WIRE_CTX_OUTPUT || (h->src & WIRE_TID_LOCAL_MASK) != 0 || h->len < 4 ||
+        body == NULL)
         return;
     if (h->tag == VMCTL_HOSTDEL_TAG) {
         for (int i = 0; i < s->njobs; i++) {
@@ -198,9 +200,19 @@ vmctl_session_poll(struct vmctl_session *s, int timeout_ms)
         struct wire_hdr h;
         unsigned char *b;
         if (wire_read_frame(s->fd, 1u << 26, 1000, &h, &b) != 1) {
-            /* The daemon went away (halt): the session's task ends with it. */
+            /* The daemon went away (halt): the session's task ends with
+             * it, and so does the output its jobs still waited for; a new
+             * connection asks about its hosts anew. */
             close(s->fd);
             s->fd = -1;
+            memset(s->hostwatch, 0, sizeof(s->hostwatch));
+            for (int i = 0; i < s->njobs; i++) {
+                struct vmctl_outsrc *o = &s->jobs[i].out;
+                for (int k = 0; k < o->n; k++)
+                    o->closed[k] = 1;
+                o->open = 0;
+                job_check(s, &s->jobs[i]);
+            }
             break;
         }
         session_notice(s, &h, b);
@@ -239,15 +251,14 @@ vmctl_session_job_start(struct vmctl_session *s, int id, const int32_t *tids, ui
     j->tids = calloc(ok ? ok : 1, sizeof(uint32_t));
     j->alive = calloc(ok ? ok : 1, 1);
     if (ok == 0 || j->tids == NULL || j->alive == NULL) {
-        /* No task (or no memory): the job goes, and its number with it. */
+        /* No task (or no memory): the job goes; its number is not reused,
+         * since tasks it may have started still carry it. */
         free(j->tids);
         free(j->alive);
         vmctl_outsrc_free(&j->out);
         int i = (int)(j - s->jobs);
         memmove(j, j + 1, (size_t)(s->njobs - i - 1) * sizeof(*j));
         s->njobs--;
-        if (id == s->next_job - 1)
-            s->next_job--;
         return;
     }
     for (uint32_t i = 0; i < n; i++)

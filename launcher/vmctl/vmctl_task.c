@@ -36,7 +36,8 @@ task_frame(struct vmctl *v, struct vtask *t, const struct wire_hdr *h, const uns
         vmctl_outsrc_frame(&t->out, t->fd, h, b);
         if (t->show_output && !v->json && vmctl_output_line(h))
             printf("[t%x] %.*s\n", h->src, (int)h->len, b ? (const char *)b : "");
-    } else if (h->tag == VMCTL_HOSTDEL_TAG && h->len >= 4 && b != NULL) {
+    } else if (h->tag == VMCTL_HOSTDEL_TAG && (h->src & WIRE_TID_LOCAL_MASK) == 0 &&
+               h->len >= 4 && b != NULL) {
         vmctl_outsrc_host_lost(&t->out, vmctl_u32_at(b));
     }
     fflush(stdout);

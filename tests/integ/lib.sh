@@ -96,12 +96,12 @@ trap _cleanup EXIT
 # address $net.1I, removed at exit; skips the test where root, ip netns or
 # a bridge are missing.  $tag keeps runs of different tests apart.
 tag=$(( $$ % 10000 ))
-hosts=()
-br=
+_nn_hosts=()
+_nn_br=
 _netns_cleanup() {
     local h
-    for h in "${hosts[@]}"; do ip netns del "$h" 2>/dev/null; done
-    [ -z "$br" ] || ip link del "$br" 2>/dev/null
+    for h in "${_nn_hosts[@]}"; do ip netns del "$h" 2>/dev/null; done
+    [ -z "$_nn_br" ] || ip link del "$_nn_br" 2>/dev/null
     return 0
 }
 netns_hosts() {
@@ -111,12 +111,15 @@ netns_hosts() {
     ip netns add "${name}probe$tag" 2>/dev/null || skip_all "ip netns add is not permitted here"
     ip netns del "${name}probe$tag"
     br=${name}br$tag
+    _nn_br=$br
+    hosts=()
     net=10.$(( 230 + $(printf '%s' "$name" | cksum | cut -c1) % 20 )).$(( $$ % 200 + 1 ))
     ip link add "$br" type bridge && ip addr add "$net.1/24" dev "$br" && ip link set "$br" up ||
         skip_all "cannot create a bridge"
     for i in $(seq "$n"); do
         h=$name$tag-$i
         hosts+=("$h")
+        _nn_hosts+=("$h")
         ip netns add "$h"
         ip link add "${name}${tag}a$i" type veth peer name "${name}${tag}b$i"
         ip link set "${name}${tag}b$i" netns "$h"

@@ -105,7 +105,8 @@ intr "console: a job's task's child's output shows as the job's (its output code
 check "console: each task's output ends with EOF, as PVM's console prints it" bash -c \
     '[ "$(grep -cE "^\[5:t[0-9a-f]+\] EOF$" "$0")" = 2 ] && grep -qE "^\[1:t[0-9a-f]+\] EOF$" "$0"' "$TR"
 check "console: a job is finished after its tasks' and their children's last lines" bash -c \
-    'sed -n "/^\[5\] finished/,\$p" "$0" | grep -qE "^\[5:" && exit 1
+    'grep -q "^\[5\] finished$" "$0" || exit 1
+     sed -n "/^\[5\] finished/,\$p" "$0" | grep -qE "^\[5:" && exit 1
      grep -qE "^\[5:t[0-9a-f]+\] child last \(no newline\)$" "$0"' "$TR"
 # trace: PVM's console's mask (104 events; XPVM's 24 by default), which
 # spawn -@ gives its tasks as PVMTMASK, with LIQUIDVM_TRACE for their files.
