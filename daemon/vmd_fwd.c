@@ -163,8 +163,8 @@ fwd_finish(struct vmd *vmd, struct vmd_fwd *f)
         for (uint32_t i = 0; i < nok && f->out_tid != 0; i++) {
             if (VMD_TID_HOST(ok[i]) == vmd->index)
                 continue;       /* its SPAWNED frame came from us already */
-            unsigned char t[4] = { (unsigned char)(ok[i] >> 24), (unsigned char)(ok[i] >> 16),
-                                   (unsigned char)(ok[i] >> 8), (unsigned char)ok[i] };
+            unsigned char t[4];
+            vmd_put_be32(t, ok[i]);
             struct wire_hdr e = { .type = WIRE_T_MSG, .src = f->origin, .dst = f->out_tid,
                                   .ctx = WIRE_CTX_OUTPUT, .tag = f->out_code,
                                   .flags = WIRE_OUT_EXPECT, .len = sizeof(t) };

@@ -291,8 +291,8 @@ vmd_spawn_local(struct vmd *vmd, uint32_t ptid, uint32_t out_tid, int32_t out_co
     /* As PVM: the catcher hears of the task, and of its parent, before
      * any of its output. */
     if (out_tid != 0) {
-        unsigned char p[4] = { (unsigned char)(ptid >> 24), (unsigned char)(ptid >> 16),
-                               (unsigned char)(ptid >> 8), (unsigned char)ptid };
+        unsigned char p[4];
+        vmd_put_be32(p, ptid);
         output_send(t, WIRE_OUT_SPAWNED, (const char *)p, sizeof(p));
         output_send(t, WIRE_OUT_BEGIN, (const char *)p, sizeof(p));
     }
