@@ -87,13 +87,26 @@ vmd_route_flush_host(struct vmd *vmd, struct vmd_host *h)
     vmd_client_flow_check(vmd);
 }
 
+/* A message whose task is gone is dropped; a line of output whose catcher
+ * has left goes to our log, as a task's output that no one catches does. */
+static void
+drop(const struct wire_hdr *h, const void *body, int hostgone)
+{
+    if (h->ctx == WIRE_CTX_OUTPUT && (h->flags == WIRE_OUT_LINE || h->flags == WIRE_OUT_PART))
+        log_info("t%x: %.*s (its catcher t%x has left%s)", h->src, (int)h->len,
+                 (const char *)body, h->dst, hostgone ? " with its host" : "");
+    else
+        log_debug("message t%x -> t%x tag %d: %s; dropped", h->src, h->dst, h->tag,
+                  hostgone ? "its host is not in the VM" : "no such task");
+}
+
 /* Deliver a message to a task of this host, or hold it until it connects. */
 static void
 deliver_local(struct vmd *vmd, struct wire_hdr *h, const void *body)
 {
     struct vmd_task *t = vmd_task_by_tid(vmd, h->dst);
     if (t == NULL) {
-        log_debug("message t%x -> t%x tag %d: no such task; dropped", h->src, h->dst, h->tag);
+        drop(h, body, 0);
         return;
     }
     if (t->client) {
@@ -129,7 +142,7 @@ vmd_route_deliver(struct vmd *vmd, struct wire_hdr *h, const void *body)
     }
     struct vmd_host *dh = host > 0 && host <= VMD_MAX_HOSTS ? vmd->hosts[host] : NULL;
     if (dh == NULL) {
-        log_debug("message t%x -> t%x: host %d is not in the VM; dropped", h->src, h->dst, host);
+        drop(h, body, 1);
         return;
     }
     if (dh->peer == NULL || dh->peer->state != VMD_PEER_UP || dh->qhead) {

@@ -8,6 +8,9 @@
  *   pvm_output catchat H1 H2    pvm_catchout(stdout), one child on host H1
  *                               whose grandchild runs on host H2, pvm_exit
  *                               at once
+ *   pvm_output leave            pvm_catchout(stdout), one child that
+ *                               prints a line a second later, and leave
+ *                               at once without pvm_exit
  *   pvm_output code N           PvmOutputTid = itself, PvmOutputCode 33:
  *                               print its tid, then every output message
  *                               (the parent tid after spawned and begin)
@@ -21,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CODE 33
 
@@ -64,6 +68,23 @@ main(int argc, char **argv)
         pvm_exit();
         return 0;
     }
+    if (strcmp(mode, "late") == 0) {
+        sleep(1);
+        printf("late line\n");
+        fflush(stdout);
+        pvm_exit();
+        return 0;
+    }
+    if (strcmp(mode, "leave") == 0) {
+        char late[] = "late";
+
+        if (pvm_mytid() < 0)
+            return 1;
+        pvm_catchout(stdout);
+        printf("parent spawned %d\n", spawn(late, 1));
+        fflush(stdout);
+        _exit(0);
+    }
     if (strcmp(mode, "catchat") == 0 && argc == 4) {
         if (pvm_mytid() < 0)
             return 1;
@@ -75,7 +96,7 @@ main(int argc, char **argv)
         return 0;
     }
     if (n < 1 || n > 16 || (strcmp(mode, "catch") != 0 && strcmp(mode, "code") != 0)) {
-        fprintf(stderr, "usage: pvm_output catch|code N [bare] | catchat HOST1 HOST2\n");
+        fprintf(stderr, "usage: pvm_output catch|code N [bare] | catchat HOST1 HOST2 | leave\n");
         return 2;
     }
     if (pvm_mytid() < 0)

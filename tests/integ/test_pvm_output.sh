@@ -7,6 +7,7 @@
 #     "[tTID] EOF", the grandchildren's too (the option is inherited), a
 #     last line without its newline printed whole, and pvm_exit returns
 #     only after every EOF; with PvmShowTids 0 the lines are bare;
+#   - a line printed after its catcher left goes to a daemon's log;
 #   - PvmOutputTid/Code: messages (int tid, int count, bytes) that say
 #     spawned (-2) and begin (-1), each with the task's parent's tid, the
 #     bytes, and EOF (0), for every task.
@@ -101,6 +102,20 @@ check "vmctl spawn -o shows a task's lines and its child's (PvmOutputTid inherit
     bash -c '"$0" spawn -o pvm_output child >"$1" && grep -q "^\[t[0-9a-f]*\] child line 1$" "$1" &&
              grep -q "^\[t[0-9a-f]*\] grand line$" "$1" &&
              grep -q "^\[t[0-9a-f]*\] child last (no newline)$" "$1"' "$VMCTL" "$T/spawn.out"
+# A line whose catcher has left goes to the log of the catcher's host (real
+# PVM 3.4.6 drops it).
+timeout 20 "$P" leave >"$T/leave.out" 2>&1
+late_logged() {
+    for _ in $(seq 50); do
+        grep -q "t[0-9a-f]*: late line (its catcher t[0-9a-f]* has left)" \
+            "$LIQUIDVM_HOME"/logs/*.log && return 0
+        sleep 0.2
+    done
+    return 1
+}
+export -f late_logged
+check "a child's line after its catcher left without pvm_exit is in a daemon's log" \
+    bash -c 'grep -q "^parent spawned 1$" "$0" && "$1"' "$T/leave.out" late_logged
 check "halt" "$VMCTL" halt
 
 # ---- real PVM 3.4.6, the same checks (plain build: once is enough)
