@@ -69,6 +69,11 @@ log__emit(int level, const char *tag, int code, const char *fmt, ...)
         va_start(ap, fmt);
         int m = vsnprintf(line + n, sizeof(line) - n, fmt, ap);
         va_end(ap);
+        /* What came from a task or a peer may hold control characters: no
+         * byte of it may end the line or forge another. */
+        for (size_t i = n; m > 0 && i < sizeof(line) && line[i] != '\0'; i++)
+            if ((unsigned char)line[i] < 0x20 ? line[i] != '\t' : line[i] == 0x7f)
+                line[i] = '?';
         if (m > 0)
             n += (size_t)m;
     }
@@ -77,7 +82,7 @@ log__emit(int level, const char *tag, int code, const char *fmt, ...)
     /* A line too long for the buffer is cut, and says so. */
     if (n >= sizeof(line) - 1) {
         n = sizeof(line) - 1;
-        memcpy(line + n - 4, "...", 3);
+        memcpy(line + n - 3, "...", 3);
     }
     line[n++] = '\n';
     ssize_t w = write(log_fd, line, n);
