@@ -327,22 +327,6 @@ void vmd_qmsg_free_all(struct vmd_qmsg *q);
  * *suppressed the events kept quiet since the last line; else 0. */
 int vmd_ratelimit_ok(struct vmd_ratelimit *rl, uint64_t now_ms, unsigned *suppressed);
 
-/* Big-endian words in place (a tid stamped into a body). */
-static inline uint32_t
-vmd_get_be32(const unsigned char *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline void
-vmd_put_be32(unsigned char *p, uint32_t v)
-{
-    p[0] = (unsigned char)(v >> 24);
-    p[1] = (unsigned char)(v >> 16);
-    p[2] = (unsigned char)(v >> 8);
-    p[3] = (unsigned char)v;
-}
-
 /*
  * vmd_hooks.c: lifecycle hooks.  A module defines one const struct
  * vmd_hooks (vmd_<module>_hooks) with what it does on each event; the

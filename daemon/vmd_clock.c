@@ -57,7 +57,7 @@ vmd_clock_request(struct vmd *vmd, const struct vmd_from *from, const struct wir
 {
     if (h->len != 4)
         return WIRE_EFRAME;
-    int idx = (int)VMD_TID_HOST(vmd_get_be32(body));
+    int idx = (int)VMD_TID_HOST(wire_be32_get(body));
     if (idx == vmd->index) {
         answer_local(vmd, from, h);
         return 0;

@@ -159,7 +159,7 @@ check_sender(struct vmd *vmd, const struct vmd_frame *f, const struct vmd_from *
     if (from->kind == VMD_FROM_RELAY) {
         /* A daemon speaks only for its own tasks (it stamped this word). */
         if (f->flags & VMD_F_STAMP_BODY) {
-            uint32_t tid = vmd_get_be32(body);
+            uint32_t tid = wire_be32_get(body);
             if (tid != 0 && VMD_TID_HOST(tid) != from->host)
                 return -EPERM;
         }
@@ -204,7 +204,7 @@ stamp_and_run(struct vmd *vmd, const struct vmd_frame *f, const struct vmd_from 
     if (copy == NULL)
         return -ENOMEM;
     memcpy(copy, body, h->len);
-    vmd_put_be32(copy, tid);
+    wire_be32_put(copy, tid);
     int rc = run(vmd, f, from, &m, copy);
     free(copy);
     return rc;

@@ -164,7 +164,7 @@ fwd_finish(struct vmd *vmd, struct vmd_fwd *f)
             if (VMD_TID_HOST(ok[i]) == vmd->index)
                 continue;       /* its SPAWNED frame came from us already */
             unsigned char t[4];
-            vmd_put_be32(t, ok[i]);
+            wire_be32_put(t, ok[i]);
             struct wire_hdr e = { .type = WIRE_T_MSG, .src = f->origin, .dst = f->out_tid,
                                   .ctx = WIRE_CTX_OUTPUT, .tag = f->out_code,
                                   .flags = WIRE_OUT_EXPECT, .len = sizeof(t) };

@@ -396,7 +396,7 @@ mbox_task_gone(struct vmd *vmd, struct vmd_task *t)
         owner_gone(vmd, tid);
         return;
     }
-    vmd_put_be32(body, tid);
+    wire_be32_put(body, tid);
     vmd_relay_own(vmd, WIRE_T_MBOX_GONE, body, sizeof(body));
 }
 

@@ -45,7 +45,7 @@ parse(const struct wire_hdr *h, const unsigned char *body, uint32_t *n,
 static uint32_t
 tid_at(const unsigned char *t, uint32_t i)
 {
-    return vmd_get_be32(t + 4 * (size_t)i);
+    return wire_be32_get(t + 4 * (size_t)i);
 }
 
 static void

@@ -292,7 +292,7 @@ vmd_spawn_local(struct vmd *vmd, uint32_t ptid, uint32_t out_tid, int32_t out_co
      * any of its output. */
     if (out_tid != 0) {
         unsigned char p[4];
-        vmd_put_be32(p, ptid);
+        wire_be32_put(p, ptid);
         output_send(t, WIRE_OUT_SPAWNED, (const char *)p, sizeof(p));
         output_send(t, WIRE_OUT_BEGIN, (const char *)p, sizeof(p));
     }

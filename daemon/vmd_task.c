@@ -280,7 +280,7 @@ task_host_gone(struct vmd *vmd, struct vmd_host *h)
     struct wire_hdr m = { .type = WIRE_T_DIRECT, .tag = WIRE_DIRECT_GONE,
                           .src = VMD_HOST_TID(vmd->index), .len = sizeof(body) };
 
-    vmd_put_be32(body, (uint32_t)h->index);
+    wire_be32_put(body, (uint32_t)h->index);
     for (struct vmd_list *l = vmd->tasks.next; l != &vmd->tasks; l = l->next) {
         struct vmd_task *t = vmd_container_of(l, struct vmd_task, link);
 

@@ -64,7 +64,7 @@ vmd_watch_noticed(struct vmd *vmd, const struct wire_hdr *h, const unsigned char
     if (h->type != WIRE_T_MSG || (h->src & VMD_TID_LOCAL_MASK) != 0 || h->len != 4 ||
         vmd_list_empty(&vmd->rwatch))
         return;
-    uint32_t tid = vmd_get_be32(body);
+    uint32_t tid = wire_be32_get(body);
     for (struct vmd_list *l = vmd->rwatch.next; l != &vmd->rwatch; l = l->next) {
         struct vmd_rwatch *w = vmd_container_of(l, struct vmd_rwatch, link);
         if (w->watcher == h->dst && w->tid == tid && w->tag == h->tag && w->ctx == h->ctx &&

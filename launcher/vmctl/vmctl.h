@@ -35,13 +35,6 @@ vmctl_output_line(const struct wire_hdr *h)
     return h->flags == WIRE_OUT_LINE || h->flags == WIRE_OUT_PART;
 }
 
-/* The big-endian u32 at b: a notice's tid. */
-static inline uint32_t
-vmctl_u32_at(const unsigned char *b)
-{
-    return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
-}
-
 /* The tag of the PvmTaskExit notices vmctl asks for (body: the tid). */
 #define VMCTL_NOTIFY_TAG 0x7ffe
 /* The tag of the PvmHostDelete notices vmctl_outsrc asks for (body: the

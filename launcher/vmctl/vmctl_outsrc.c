@@ -90,7 +90,7 @@ vmctl_outsrc_frame(struct vmctl_outsrc *o, int fd, const struct wire_hdr *h,
 {
     if (h->flags == WIRE_OUT_EXPECT) {
         if (h->len == 4 && body != NULL)
-            vmctl_outsrc_add(o, fd, vmctl_u32_at(body));
+            vmctl_outsrc_add(o, fd, wire_be32_get(body));
         return 0;
     }
     int i = find(o, h->src);

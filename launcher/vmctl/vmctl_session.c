@@ -171,14 +171,14 @@ session_notice(void *arg, const struct wire_hdr *h, const unsigned char *body)
         return;
     if (h->tag == VMCTL_HOSTDEL_TAG) {
         for (int i = 0; i < s->njobs; i++) {
-            vmctl_outsrc_host_lost(&s->jobs[i].out, vmctl_u32_at(body));
+            vmctl_outsrc_host_lost(&s->jobs[i].out, wire_be32_get(body));
             job_check(s, &s->jobs[i]);
         }
         return;
     }
     if (h->tag != VMCTL_NOTIFY_TAG)
         return;
-    if ((j = job_of(s, vmctl_u32_at(body), &k)) == NULL || !j->alive[k])
+    if ((j = job_of(s, wire_be32_get(body), &k)) == NULL || !j->alive[k])
         return;
     j->alive[k] = 0;
     j->running--;

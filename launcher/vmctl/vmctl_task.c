@@ -38,7 +38,7 @@ task_frame(struct vmctl *v, struct vtask *t, const struct wire_hdr *h, const uns
             printf("[t%x] %.*s\n", h->src, (int)h->len, b ? (const char *)b : "");
     } else if (h->tag == VMCTL_HOSTDEL_TAG && (h->src & WIRE_TID_LOCAL_MASK) == 0 &&
                h->len >= 4 && b != NULL) {
-        vmctl_outsrc_host_lost(&t->out, vmctl_u32_at(b));
+        vmctl_outsrc_host_lost(&t->out, wire_be32_get(b));
     }
     fflush(stdout);
 }

@@ -44,13 +44,6 @@ struct pvm__outsrc {
     size_t partlen;
 };
 
-/* The tid a frame's body holds (SPAWNED, BEGIN, EXPECT): big-endian. */
-static int
-body_tid(const unsigned char *b)
-{
-    return (int)((uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3]);
-}
-
 static struct pvm__outsrc *
 source(int tid, int add)
 {
@@ -170,7 +163,7 @@ as_message(const struct wire_hdr *h, const unsigned char *text)
     count = h->flags == WIRE_OUT_LINE || h->flags == WIRE_OUT_PART ? (int)h->len + nl
                                                                     : count_of[h->flags];
     if (count < 0 && h->len == 4 && text != NULL)
-        ptid = body_tid(text);
+        ptid = (int)wire_be32_get(text);
     /* The line and its newline in one piece: packed apart, XDR would pad
      * between them and an unpack of count bytes would not see it. */
     if (count > 0 && (line = malloc((size_t)count)) != NULL) {
@@ -215,7 +208,7 @@ pvm__output_frame(const struct wire_hdr *h, const unsigned char *body)
     if (kind == WIRE_OUT_EXPECT) {
         /* No message: the task's own frames say spawned and begin. */
         if (h->len == 4 && body != NULL)
-            pvm__output_expect(body_tid(body), h->tag);
+            pvm__output_expect((int)wire_be32_get(body), h->tag);
         return NULL;
     }
     if (kind < WIRE_OUT_LINE || kind > WIRE_OUT_EOF)

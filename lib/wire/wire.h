@@ -237,6 +237,23 @@ enum wire_type {
 /* PVM's encoding word of an XDR body (notify messages are XDR ints). */
 #define WIRE_ENC_XDR 0x10000000
 
+/* A big-endian word in place: the header's fields, a tid in a notice's or
+ * an output frame's body. */
+static inline uint32_t
+wire_be32_get(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline void
+wire_be32_put(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)(v >> 24);
+    p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8);
+    p[3] = (unsigned char)v;
+}
+
 struct wire_hdr {
     uint8_t version;
     uint8_t type;

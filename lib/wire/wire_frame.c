@@ -11,21 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void
-be32_put(unsigned char *p, uint32_t v)
-{
-    p[0] = (unsigned char)(v >> 24);
-    p[1] = (unsigned char)(v >> 16);
-    p[2] = (unsigned char)(v >> 8);
-    p[3] = (unsigned char)v;
-}
-
-static uint32_t
-be32_get(const unsigned char *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 void
 wire_hdr_pack(const struct wire_hdr *h, unsigned char *out)
 {
@@ -33,13 +18,13 @@ wire_hdr_pack(const struct wire_hdr *h, unsigned char *out)
     out[1] = WIRE_MAGIC & 0xff;
     out[2] = WIRE_VERSION;
     out[3] = h->type;
-    be32_put(out + 4, h->len);
-    be32_put(out + 8, h->src);
-    be32_put(out + 12, h->dst);
-    be32_put(out + 16, (uint32_t)h->tag);
-    be32_put(out + 20, (uint32_t)h->ctx);
-    be32_put(out + 24, h->id);
-    be32_put(out + 28, h->flags);
+    wire_be32_put(out + 4, h->len);
+    wire_be32_put(out + 8, h->src);
+    wire_be32_put(out + 12, h->dst);
+    wire_be32_put(out + 16, (uint32_t)h->tag);
+    wire_be32_put(out + 20, (uint32_t)h->ctx);
+    wire_be32_put(out + 24, h->id);
+    wire_be32_put(out + 28, h->flags);
 }
 
 int
@@ -51,13 +36,13 @@ wire_hdr_unpack(const unsigned char *in, uint32_t max_body, struct wire_hdr *h)
     if (h->version != WIRE_VERSION)
         return WIRE_EVERSION;
     h->type = in[3];
-    h->len = be32_get(in + 4);
-    h->src = be32_get(in + 8);
-    h->dst = be32_get(in + 12);
-    h->tag = (int32_t)be32_get(in + 16);
-    h->ctx = (int32_t)be32_get(in + 20);
-    h->id = be32_get(in + 24);
-    h->flags = be32_get(in + 28);
+    h->len = wire_be32_get(in + 4);
+    h->src = wire_be32_get(in + 8);
+    h->dst = wire_be32_get(in + 12);
+    h->tag = (int32_t)wire_be32_get(in + 16);
+    h->ctx = (int32_t)wire_be32_get(in + 20);
+    h->id = wire_be32_get(in + 24);
+    h->flags = wire_be32_get(in + 28);
     if (h->type == 0)
         return WIRE_EFRAME;
     if (h->len > max_body)
@@ -137,7 +122,7 @@ wire_put_u32(struct wire_wbuf *b, uint32_t v)
 {
     unsigned char *p = wbuf_grow(b, 4);
     if (p)
-        be32_put(p, v);
+        wire_be32_put(p, v);
 }
 
 void
@@ -215,7 +200,7 @@ wire_get_u32(struct wire_rbuf *r, uint32_t *v)
     const void *p;
     int rc = wire_get_bytes(r, &p, 4);
     if (rc == 0)
-        *v = be32_get(p);
+        *v = wire_be32_get(p);
     return rc;
 }
 

@@ -409,7 +409,7 @@ test_vmd_dispatch_stamps_the_senders_tid(void **state)
         if (e->flags & SSRC)
             assert_int_equal(spy.h.src, OUR_TASK);
         if (e->flags & SBODY)
-            assert_int_equal(vmd_get_be32(spy.body), OUR_TASK);
+            assert_int_equal(wire_be32_get(spy.body), OUR_TASK);
         /* The client's own bytes are left as they came. */
         assert_int_equal(f->body[0], 0xee);
     }
@@ -425,7 +425,7 @@ test_vmd_dispatch_stamps_zero_before_enrolling(void **state)
     struct wire_hdr h = frame(WIRE_T_GROUP_SIZE, C, 8);
     memset(f->body, 0xee, sizeof(f->body));
     assert_int_equal(send_as(f, &from, &h), 0);
-    assert_int_equal(vmd_get_be32(spy.body), 0);
+    assert_int_equal(wire_be32_get(spy.body), 0);
 }
 
 /* A relaying daemon speaks only for its own tasks. */
@@ -439,10 +439,10 @@ test_vmd_dispatch_relay_must_carry_its_own_tids(void **state)
             continue;
         struct vmd_from from = sender(f, R);
         struct wire_hdr h = frame(e->row, R, e->min_len);
-        vmd_put_be32(f->body, OUR_TASK);          /* a task of host 1, not of host 2 */
+        wire_be32_put(f->body, OUR_TASK);          /* a task of host 1, not of host 2 */
         assert_int_equal(send_as(f, &from, &h), -EPERM);
         assert_int_equal(spy.calls, 0);
-        vmd_put_be32(f->body, PEER_TASK);
+        wire_be32_put(f->body, PEER_TASK);
         assert_int_equal(send_as(f, &from, &h), 0);
         assert_int_equal(spy.calls, 1);
     }
