@@ -37,6 +37,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 VMCTL=$(pwd)/$build/bin/vmctl VMRUN=$(pwd)/$build/bin/vmrun BARE=$(pwd)/$build/bench/stencil_bare
+. "$(dirname "$0")/../tests/integ/netns.sh"
 for b in "$VMCTL" "$VMRUN" "$BARE"; do
     [ -x "$b" ] || { echo "bench/vmrun.sh: $b is missing; run make" >&2; exit 2; }
 done
@@ -108,13 +109,7 @@ if [ "$(id -u)" = 0 ] && ip netns add "lvbprobe$$" 2>/dev/null; then
     ip link add "$NS_BR" type bridge && ip addr add "$net.1/24" dev "$NS_BR" && ip link set "$NS_BR" up
     for i in 1 2 3 4; do
         h=lvbns$tag-$i; NS_HOSTS="$NS_HOSTS $h"
-        ip netns add "$h"
-        ip link add "lvb${tag}a$i" type veth peer name "lvb${tag}b$i"
-        ip link set "lvb${tag}b$i" netns "$h"
-        ip link set "lvb${tag}a$i" master "$NS_BR" up
-        ip -n "$h" addr add "$net.1$i/24" dev "lvb${tag}b$i"
-        ip -n "$h" link set "lvb${tag}b$i" up
-        ip -n "$h" link set lo up
+        netns_veth "$h" "$NS_BR" "$net.1$i/24" "lvb${tag}a$i" "lvb${tag}b$i"
     done
     printf 'hoststart = "ip netns exec %%h %%v";\n' >"$T/ns.conf"
     "$VMCTL" start --name lvbmaster$tag --listen "$net.1" -c "$T/ns.conf" >/dev/null &&

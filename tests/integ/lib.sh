@@ -3,6 +3,7 @@
 # "# SKIP why"), and a cleanup that halts the VM and kills any daemon of
 # this test that is left.
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/netns.sh"
 VMD=${VMD:-$(pwd)/build/bin/vmd}
 VMCTL=${VMCTL:-$(pwd)/build/bin/vmctl}
 VMRUN=${VMRUN:-$(pwd)/build/bin/vmrun}
@@ -120,12 +121,6 @@ netns_hosts() {
         h=$name$tag-$i
         hosts+=("$h")
         _nn_hosts+=("$h")
-        ip netns add "$h"
-        ip link add "${name}${tag}a$i" type veth peer name "${name}${tag}b$i"
-        ip link set "${name}${tag}b$i" netns "$h"
-        ip link set "${name}${tag}a$i" master "$br" up
-        ip -n "$h" addr add "$net.1$i/24" dev "${name}${tag}b$i"
-        ip -n "$h" link set "${name}${tag}b$i" up
-        ip -n "$h" link set lo up
+        netns_veth "$h" "$br" "$net.1$i/24" "${name}${tag}a$i" "${name}${tag}b$i"
     done
 }

@@ -78,13 +78,7 @@ EOF
 add_host() {
     local h=$1 i=$2 ns=lvs$tag-$1 u=lvs${tag}u$2 ip=$net.1$2
     hosts+=("$h"); users+=("$u")
-    ip netns add "$ns"
-    ip link add "lvs${tag}a$i" type veth peer name "lvs${tag}b$i"
-    ip link set "lvs${tag}b$i" netns "$ns"
-    ip link set "lvs${tag}a$i" master "$br" up
-    ip -n "$ns" addr add "$ip/24" dev "lvs${tag}b$i"
-    ip -n "$ns" link set "lvs${tag}b$i" up
-    ip -n "$ns" link set lo up
+    netns_veth "$ns" "$br" "$ip/24" "lvs${tag}a$i" "lvs${tag}b$i"
     useradd -M -d "$S/u/$h" -s /bin/sh "$u" && usermod -p "*" "$u" || return 1
     mkdir -p "$S/u/$h/.ssh"
     cp "$S/id.pub" "$S/u/$h/.ssh/authorized_keys"
