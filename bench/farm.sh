@@ -33,7 +33,12 @@
 #   MANDEL="--size 1024x768 --maxiter 12000" (the default) sizes the image;
 #   MANDEL=off skips it; BAND=N rows per GNU parallel job for it (default 4).
 set -u
+case ${1:-} in
+-h | --help) sed -n 2,34p "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+'' | *[!0-9]* | 0) [ $# = 0 ] || { echo "bench/farm.sh: ITEMS must be a positive whole number (see --help)" >&2; exit 2; } ;;
+esac
 cd "$(dirname "$0")/.." || exit 2
+. tests/integ/netns.sh
 B=$(pwd)/build
 ITEMS=${1:-200}
 CHANGE_AT=${CHANGE_AT:-4}
@@ -67,13 +72,7 @@ trap cleanup EXIT
 ip link add "$br" type bridge && ip addr add "$net.1/24" dev "$br" && ip link set "$br" up || exit 1
 for i in 1 2 3; do
     h=${hosts[$((i - 1))]}
-    ip netns add "$h"
-    ip link add "lvfb${tag}a$i" type veth peer name "lvfb${tag}b$i"
-    ip link set "lvfb${tag}b$i" netns "$h"
-    ip link set "lvfb${tag}a$i" master "$br" up
-    ip -n "$h" addr add "$net.1$i/24" dev "lvfb${tag}b$i"
-    ip -n "$h" link set "lvfb${tag}b$i" up
-    ip -n "$h" link set lo up
+    netns_veth "$h" "$br" "$net.1$i/24" "lvfb${tag}a$i" "lvfb${tag}b$i"
 done
 cat >"$W/vm.conf" <<EOF
 heartbeat = 0.5;
