@@ -173,6 +173,11 @@ int liq_halo_patches(const struct liq_geom *g, int depth, int dst, struct liq_pa
  * a box outside the grid or a depth below 1. */
 int liq_box_patches(const struct liq_geom *g, int depth, const int lo[3], const int hi[3], int dst,
                     struct liq_patch *out, int max);
+/* Patch p cut into pieces of at most `most` points where it is larger:
+ * slabs of whole planes (z), or, where one plane is larger, runs of whole
+ * rows (y) of a plane; a row is never cut.  The pieces, in order, hold p's
+ * points in p's order.  Writes at most max; returns how many there are. */
+int liq_patch_cut(const struct liq_patch *p, size_t most, struct liq_patch *out, int max);
 /* Copy a patch between a box that holds it and a buffer, or box to box.
  * The boxes' offsets place the patch. */
 void liq_region_get(const struct kern_box *b, const struct liq_patch *p, double *buf);

@@ -1,11 +1,17 @@
 /*
  * liq_exchange.c - the halo exchange (step 4 of the liquid runtime, seed
  * 000's deep halos): which patches of its regions a worker sends each
- * other worker and receives from it, one message per neighbour worker per
- * block, and the copies between its own regions.  Both ends of a link
- * build it from the same placement in the same order (the receiver's
- * regions in liq_regions order, each its liq_box_patches from the
- * sender's quanta by id), so a message is a bare array of doubles.
+ * other worker and receives from it once per block, and the copies
+ * between its own regions.  Both ends of a link build it from the same
+ * placement in the same order (the receiver's regions in liq_regions
+ * order, each its liq_box_patches from the sender's quanta by id), so a
+ * message is a bare array of doubles.
+ *
+ * A link's ghosts go as messages of at most LIQ_GHOST_MSG_BYTES (a patch
+ * larger than that is cut into slabs of planes, or of rows), which both
+ * ends cut alike: the sender stages one message, not a link's every ghost
+ * (deep halos at 256^3 are 4-5 MB a link), and a receiver that must
+ * unpack unpacks one.
  */
 #include "liq_int.h"
 
@@ -15,6 +21,8 @@
 
 #include "pvm3.h"
 #include "pvm_ext.h"
+
+#define LIQ_GHOST_MSG_BYTES ((size_t)1 << 20)
 
 /* Append a patch to a growing array. */
 static int
@@ -53,15 +61,63 @@ liq_patches_of(struct liq_worker *w, int r)
     return m;
 }
 
+/* Append patch p, cut into pieces of at most `most` points. */
+static int
+liq_link_push(struct liq_link *l, int *cap, const struct liq_patch *p, size_t most)
+{
+    int m = liq_patch_cut(p, most, NULL, 0);
+
+    l->points += p->points;
+    if (l->npatch + m > *cap) {
+        int c = *cap ? 2 * *cap : 16;
+        struct liq_patch *x;
+
+        while (c < l->npatch + m)
+            c *= 2;
+        if ((x = realloc(l->patch, (size_t)c * sizeof(*x))) == NULL)
+            return -ENOMEM;
+        l->patch = x;
+        *cap = c;
+    }
+    l->npatch += liq_patch_cut(p, most, l->patch + l->npatch, m);
+    return 0;
+}
+
+/* Group the link's patches, in order, into messages of at most `most`
+ * points each (times nstate), a larger patch (a row) alone. */
+static int
+liq_link_messages(struct liq_link *l, size_t most, int nstate)
+{
+    struct liq_ghost_msg *m = NULL;
+    size_t in = 0;
+
+    if (l->npatch == 0)
+        return 0;
+    if ((l->msg = calloc((size_t)l->npatch, sizeof(*l->msg))) == NULL)
+        return -ENOMEM;
+    for (int f = 0; f < l->npatch; f++) {
+        if (m == NULL || in + l->patch[f].points > most) {
+            m = &l->msg[l->nmsg++];
+            in = 0;
+        }
+        in += l->patch[f].points;
+        m->end = f + 1;
+        m->points += l->patch[f].points * (size_t)nstate;
+        l->most = m->points > l->most ? m->points : l->most;
+    }
+    return 0;
+}
+
 /*
  * The patches worker `from` sends worker `to` in one exchange, in the order
  * both sides compute alike: the regions of `to` in the cut's order, then
- * their sources of `from` by id.  On the sending side src is a local
- * region index, on the receiving side dst.
+ * their sources of `from` by id, and the messages they go in.  On the
+ * sending side src is a local region index, on the receiving side dst.
  */
 static int
 liq_link_make(struct liq_worker *w, struct liq_link *l, int from, int to, int receiving)
 {
+    size_t most = LIQ_GHOST_MSG_BYTES / (sizeof(double) * (size_t)w->nstate);
     int cap = 0;
 
     memset(l, 0, sizeof(*l));
@@ -80,22 +136,24 @@ liq_link_make(struct liq_worker *w, struct liq_link *l, int from, int to, int re
                 continue;
             p.src = receiving ? -1 : w->rlocal[w->region_of[p.src]];
             p.dst = receiving ? w->rlocal[r] : -1;
-            if (liq_patch_push(&l->patch, &l->npatch, &cap, &p) != 0)
+            if (liq_link_push(l, &cap, &p, most > 0 ? most : 1) != 0)
                 return -ENOMEM;
-            l->points += p.points;
         }
     }
     l->points *= (size_t)w->nstate; /* every state box's points, one after the other */
-    return 0;
+    return liq_link_messages(l, most > 0 ? most : 1, w->nstate);
 }
 
 void
 liq_exchange_free(struct liq_worker *w)
 {
-    for (int i = 0; i < w->nsend; i++)
+    for (int i = 0; i < w->nsend; i++) {
         free(w->send[i].patch);
+        free(w->send[i].msg);
+    }
     for (int i = 0; i < w->nrecv; i++) {
         free(w->recv[i].patch);
+        free(w->recv[i].msg);
         free(w->recv[i].buf);
     }
     free(w->send);
@@ -164,12 +222,11 @@ liq_exchange_links(struct liq_worker *w)
             free(w->recv[w->nrecv].patch);
     }
     /* One staging buffer for every send (a worker's ghosts leave one
-     * link after another), not one a link, which would stage as many bytes
-     * as the ghosts the worker receives. */
+     * message after another), as large as the largest message. */
     size_t most = 0;
 
     for (int l = 0; l < w->nsend; l++)
-        most = w->send[l].points > most ? w->send[l].points : most;
+        most = w->send[l].most > most ? w->send[l].most : most;
     if (most > 0 && (w->sendbuf = malloc(most * sizeof(double))) == NULL)
         return -ENOMEM;
     return 0;
@@ -218,29 +275,75 @@ liq_exchange_start(struct liq_worker *w, int tag)
 {
     for (int l = 0; l < w->nsend; l++) {
         struct liq_link *k = &w->send[l];
-        double *p = w->sendbuf;
+        int f = 0;
 
-        for (int f = 0; f < k->npatch; f++) {
-            liq_state_get(w, w->rg[k->patch[f].src], &k->patch[f], p);
-            p += k->patch[f].points * (size_t)w->nstate;
-        }
-        pvm_initsend(PvmDataInPlace);
-        pvm_pkdouble(w->sendbuf, (int)k->points, 1);
-        /* The send's time is its start: a large message may be in the
-         * receiver's hands before pvm_send returns. */
-        double ts = liq_now();
+        for (int m = 0; m < k->nmsg; m++) {
+            double *p = w->sendbuf;
 
-        if (pvm_send(k->tid, tag) < 0) {
-            liq_fail(w, "ghost points to t%x could not be sent", (unsigned)k->tid);
-            return -1;
+            for (; f < k->msg[m].end; f++) {
+                liq_state_get(w, w->rg[k->patch[f].src], &k->patch[f], p);
+                p += k->patch[f].points * (size_t)w->nstate;
+            }
+            pvm_initsend(PvmDataInPlace);
+            pvm_pkdouble(w->sendbuf, (int)k->msg[m].points, 1);
+            /* The send's time is its start: a large message may be in the
+             * receiver's hands before pvm_send returns. */
+            double ts = liq_now();
+
+            if (pvm_send(k->tid, tag) < 0) {
+                liq_fail(w, "ghost points to t%x could not be sent", (unsigned)k->tid);
+                return -1;
+            }
+            liq_trace_rec(&w->tr, LIQ_TEV_SEND, ts, ts, k->tid, tag,
+                          (int)(k->msg[m].points * sizeof(double)), -1, 0);
         }
-        liq_trace_rec(&w->tr, LIQ_TEV_SEND, ts, ts, k->tid, tag,
-                      (int)(k->points * sizeof(double)), -1, 0);
     }
     for (int c = 0; c < w->ncopy; c++) {
         const struct liq_patch *p = &w->copy[c];
 
         liq_state_copy(w, w->rg[p->dst], w->rg[p->src], p);
+    }
+    return 0;
+}
+
+/* One message of link k's ghosts, the patches [*f, msg->end), into the
+ * halos.  Returns 0, or -1 to stop. */
+static int
+liq_exchange_recv(struct liq_worker *w, struct liq_link *k, const struct liq_ghost_msg *msg,
+                  int *f, int tag)
+{
+    const double *p;
+    double t0 = liq_now();
+    int b = liq_wait(w, k->tid, tag), bytes, rtag, rtid;
+    double t1 = liq_now();
+
+    w->ghost_wait += t1 - t0;
+    if (b <= 0)
+        return -1;
+    pvm_bufinfo(b, &bytes, &rtag, &rtid);
+    liq_trace_rec(&w->tr, LIQ_TEV_RECV, t0, t1, k->tid, tag, bytes, -1, 0);
+    if ((size_t)bytes != msg->points * sizeof(double)) {
+        liq_fail(w, "ghost points from t%x: %d bytes, expected %zu", (unsigned)k->tid, bytes,
+                 msg->points * sizeof(double));
+        return -1;
+    }
+    w->ghost_bytes += bytes;
+    /* Put straight from the message where it can be: one copy of every
+     * ghost the fewer. */
+    if ((p = pvm__upk_view(msg->points * sizeof(double))) == NULL) {
+        if (k->buf == NULL && (k->buf = malloc(k->most * sizeof(double))) == NULL) {
+            liq_fail(w, "ghost points from t%x: out of memory", (unsigned)k->tid);
+            return -1;
+        }
+        if (pvm_upkdouble(k->buf, (int)msg->points, 1) < 0) {
+            liq_fail(w, "ghost points from t%x could not be unpacked", (unsigned)k->tid);
+            return -1;
+        }
+        p = k->buf;
+    }
+    for (; *f < msg->end; (*f)++) {
+        liq_state_put(w, w->rg[k->patch[*f].dst], &k->patch[*f], p);
+        p += k->patch[*f].points * (size_t)w->nstate;
     }
     return 0;
 }
@@ -251,40 +354,11 @@ liq_exchange_finish(struct liq_worker *w, int tag)
 {
     for (int l = 0; l < w->nrecv; l++) {
         struct liq_link *k = &w->recv[l];
-        const double *p;
-        double t0 = liq_now();
-        int b = liq_wait(w, k->tid, tag), bytes, rtag, rtid;
+        int f = 0;
 
-        double t1 = liq_now();
-
-        w->ghost_wait += t1 - t0;
-        if (b <= 0)
-            return -1;
-        pvm_bufinfo(b, &bytes, &rtag, &rtid);
-        liq_trace_rec(&w->tr, LIQ_TEV_RECV, t0, t1, k->tid, tag, bytes, -1, 0);
-        if ((size_t)bytes != k->points * sizeof(double)) {
-            liq_fail(w, "ghost points from t%x: %d bytes, expected %zu", (unsigned)k->tid,
-                     bytes, k->points * sizeof(double));
-            return -1;
-        }
-        w->ghost_bytes += bytes;
-        /* Put straight from the message where it can be: one copy of every
-         * ghost the fewer. */
-        if ((p = pvm__upk_view(k->points * sizeof(double))) == NULL) {
-            if (k->buf == NULL && (k->buf = malloc(k->points * sizeof(double))) == NULL) {
-                liq_fail(w, "ghost points from t%x: out of memory", (unsigned)k->tid);
+        for (int m = 0; m < k->nmsg; m++)
+            if (liq_exchange_recv(w, k, &k->msg[m], &f, tag) != 0)
                 return -1;
-            }
-            if (pvm_upkdouble(k->buf, (int)k->points, 1) < 0) {
-                liq_fail(w, "ghost points from t%x could not be unpacked", (unsigned)k->tid);
-                return -1;
-            }
-            p = k->buf;
-        }
-        for (int f = 0; f < k->npatch; f++) {
-            liq_state_put(w, w->rg[k->patch[f].dst], &k->patch[f], p);
-            p += k->patch[f].points * (size_t)w->nstate;
-        }
     }
     return 0;
 }

@@ -198,6 +198,39 @@ liq_region_at(const struct kern_box *b, int x, int y, int z)
     return kern_at(b, (int)(x + 1 - b->oi), (int)(y + 1 - b->oj), (int)(z + 1 - b->ok));
 }
 
+int
+liq_patch_cut(const struct liq_patch *p, size_t most, struct liq_patch *out, int max)
+{
+    size_t row = (size_t)(p->hi[0] - p->lo[0]), plane = row * (size_t)(p->hi[1] - p->lo[1]);
+    struct liq_patch q = *p;
+    int dz, dy, n = 0;
+
+    if (p->points <= most || plane == 0) {
+        if (max > 0)
+            out[0] = *p;
+        return 1;
+    }
+    if (plane <= most) {
+        dz = (int)(most / plane);
+        dy = p->hi[1] - p->lo[1];
+    } else {
+        dz = 1;
+        dy = most / row > 0 ? (int)(most / row) : 1;
+    }
+    for (int z = p->lo[2]; z < p->hi[2]; z += dz)
+        for (int y = p->lo[1]; y < p->hi[1]; y += dy) {
+            q.lo[2] = z;
+            q.hi[2] = z + dz < p->hi[2] ? z + dz : p->hi[2];
+            q.lo[1] = y;
+            q.hi[1] = y + dy < p->hi[1] ? y + dy : p->hi[1];
+            q.points = row * (size_t)(q.hi[1] - q.lo[1]) * (size_t)(q.hi[2] - q.lo[2]);
+            if (n < max)
+                out[n] = q;
+            n++;
+        }
+    return n;
+}
+
 void
 liq_region_get(const struct kern_box *b, const struct liq_patch *p, double *buf)
 {

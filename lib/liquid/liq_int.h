@@ -70,11 +70,21 @@ struct liq_ckcopy {
 
 /* One direction of the exchange with one other worker: its patches, src
  * (sending) or dst (receiving) a local region index. */
+/* One message of a link's ghosts: patches [previous end, end), and their
+ * points times the states each carries. */
+struct liq_ghost_msg {
+    int end;
+    size_t points;
+};
+
 struct liq_link {
     int tid;
     int npatch;
     struct liq_patch *patch;
-    size_t points;
+    size_t points;              /* every message's, summed */
+    int nmsg;
+    struct liq_ghost_msg *msg;
+    size_t most;                /* the largest message's points */
     double *buf;                /* receiving: where a message that cannot be read in
                                  * place is unpacked, made when one first comes */
 };

@@ -80,6 +80,21 @@ done
 check "jacobi with --halo 2 and two workers a host is bit-identical" \
     verify --grid 96 --iters 24 --kernel jacobi --halo 2 --tasks-per-host 2 \
     --quanta 4 --balance off --json "$T/pass.json"
+# A link's ghosts beyond 1 MiB go as several messages of at most 1 MiB
+# (patches cut into slabs of planes or runs of rows): faces of 160 x 160
+# points, 8 (jacobi) or 16 (rbgs) deep, between three hosts.
+for kernel in jacobi rbgs; do
+    check "$kernel ghosts cut into messages of at most 1 MiB are bit-identical" \
+        verify --grid 160 --iters 16 --kernel $kernel --halo 8 --hosts host0,host1,host2 \
+        --quanta 2 --balance off --trace "$T/cut.$kernel.json"
+    check "... a link's ghosts of one exchange went as several messages, none over 1 MiB" \
+        python3 -c 'import json, sys, collections
+t = json.load(open(sys.argv[1]))
+s = [e["args"] for e in t["traceEvents"] if e.get("name") == "send ghosts"]
+n = collections.Counter((a["peer"], a["tag"]) for a in s)
+print("# messages per link and exchange", sorted(set(n.values())), "largest", max(a["bytes"] for a in s))
+sys.exit(0 if max(n.values()) > 1 and max(a["bytes"] for a in s) <= 1 << 20 else 1)' "$T/cut.$kernel.json"
+done
 # Temporally blocked (a block's sweeps on its shrinking trapezoid), a
 # region that needs another worker's points runs its core before its
 # ghosts come and the rest after them: odd and even blocks (epoch 5, halo

@@ -375,6 +375,88 @@ test_regions_bit_identical(void **state)
     depth_cut = 0;
 }
 
+/* Pieces of p cut to `most` points; each its points, p's rows unbroken,
+ * none above most but a single row; together p's points in p's order (the
+ * gets of the pieces one after the other equal p's get), and put back
+ * piece by piece they fill p.  Returns how many pieces. */
+static int
+check_cut(const struct kern_box *b, const struct liq_patch *p, size_t most)
+{
+    int n = liq_patch_cut(p, most, NULL, 0);
+    struct liq_patch *v = calloc((size_t)n, sizeof(*v));
+    double *whole = malloc(p->points * sizeof(double)), *cut = malloc(p->points * sizeof(double));
+    size_t at = 0;
+    struct kern_box c;
+
+    assert_true(n >= 1 && v != NULL && whole != NULL && cut != NULL);
+    assert_int_equal(liq_patch_cut(p, most, v, n), n);
+    liq_region_get(b, p, whole);
+    for (int i = 0; i < n; i++) {
+        size_t rows = (size_t)(v[i].hi[1] - v[i].lo[1]) * (size_t)(v[i].hi[2] - v[i].lo[2]);
+
+        assert_int_equal(v[i].lo[0], p->lo[0]);
+        assert_int_equal(v[i].hi[0], p->hi[0]);
+        assert_true(v[i].points == rows * (size_t)(p->hi[0] - p->lo[0]));
+        assert_true(v[i].points <= most || rows == 1 || n == 1);
+        assert_true(at + v[i].points <= p->points);
+        liq_region_get(b, &v[i], cut + at);
+        at += v[i].points;
+    }
+    assert_true(at == p->points);
+    assert_memory_equal(cut, whole, p->points * sizeof(double));
+    assert_int_equal(kern_box_alloc(&c, b->ni, b->nj, b->nk, 0, 0), 0);
+    at = 0;
+    for (int i = 0; i < n; i++) {
+        liq_region_put(&c, &v[i], whole + at);
+        at += v[i].points;
+    }
+    liq_region_get(&c, p, cut);
+    assert_memory_equal(cut, whole, p->points * sizeof(double));
+    kern_box_free(&c);
+    free(v);
+    free(whole);
+    free(cut);
+    return n;
+}
+
+/* A ghost patch cut into the pieces its messages carry (liq_exchange.c). */
+static void
+test_patch_cut(void **state)
+{
+    struct kern_box b;
+    struct liq_patch p = { .lo = { 2, 1, 3 }, .hi = { 21, 18, 16 } };
+    const size_t row = 19, plane = 19 * 17;
+
+    (void)state;
+    p.points = plane * 13;
+    assert_int_equal(kern_box_alloc(&b, 23, 19, 17, 0, 0), 0);
+    kern_box_fill(&b, 9);
+    assert_int_equal(check_cut(&b, &p, p.points), 1);          /* fits: as it is */
+    assert_int_equal(check_cut(&b, &p, 1u << 30), 1);
+    assert_int_equal(check_cut(&b, &p, p.points - 1), 2);      /* slabs of 12 planes and 1 */
+    assert_int_equal(check_cut(&b, &p, plane * 5), 3);         /* 5, 5, 3 planes */
+    assert_int_equal(check_cut(&b, &p, plane * 5 + 7), 3);
+    assert_int_equal(check_cut(&b, &p, plane), 13);            /* a plane each */
+    assert_int_equal(check_cut(&b, &p, plane - 1), 13 * 2);    /* 16 rows and 1, per plane */
+    assert_int_equal(check_cut(&b, &p, row * 4), 13 * 5);      /* 4, 4, 4, 4, 1 rows */
+    assert_int_equal(check_cut(&b, &p, row), 13 * 17);         /* a row each */
+    assert_int_equal(check_cut(&b, &p, 5), 13 * 17);           /* a row is never cut */
+    assert_int_equal(check_cut(&b, &p, 0), 13 * 17);
+    /* Across a periodic end: the pieces keep the patch's shift. */
+    p.shift[2] = 17;
+    p.lo[2] += 17;
+    p.hi[2] += 17;
+    for (size_t m = 1; m < p.points + 2; m += 97) {
+        struct liq_patch v[300];
+        int n = liq_patch_cut(&p, m, v, 300);
+
+        assert_true(n <= 300);
+        for (int i = 0; i < n; i++)
+            assert_int_equal(v[i].shift[2], 17);
+    }
+    kern_box_free(&b);
+}
+
 int
 main(void)
 {
@@ -385,6 +467,7 @@ main(void)
         cmocka_unit_test(test_halo_work_and_auto),
         cmocka_unit_test(test_regions_cut),
         cmocka_unit_test(test_regions_bit_identical),
+        cmocka_unit_test(test_patch_cut),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
