@@ -9,17 +9,16 @@
 #include "liq_int.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* Allocate and fill a region's boxes for this host's cache: its points
- * [lo, hi) with ext[] halo layers around them.  many: the worker sweeps
- * more than this box in turn. */
 int
 liq_region_make(struct liq_worker *w, struct liq_region *r, const int lo[3], const int hi[3],
-                const int ext[6], int repeat, int many)
+                const int ext[6], int repeat, int many, int unfilled)
 {
     int ni, nj, nk, rc;
 
@@ -49,7 +48,7 @@ liq_region_make(struct liq_worker *w, struct liq_region *r, const int lo[3], con
                                   .bj = r->plan.bj, .oi = lo[0] - ext[0], .oj = lo[1] - ext[2],
                                   .ok = lo[2] - ext[4] };
 
-        return liq_ubox_make(&r->u, w->user, w->g.n, &shape);
+        return liq_ubox_make(&r->u, w->user, w->g.n, &shape, unfilled);
     }
     if ((rc = kern_box_alloc(&r->a, ni, nj, nk, r->plan.bi, r->plan.bj)) != 0)
         return rc;
@@ -71,6 +70,12 @@ liq_region_make(struct liq_worker *w, struct liq_region *r, const int lo[3], con
 }
 
 void
+liq_region_shell(const struct liq_worker *w, struct liq_region *r)
+{
+    liq_ubox_shell(&r->u, w->user, w->g.n, r->ext);
+}
+
+void
 liq_region_clear(struct liq_region *r)
 {
     kern_box_free(&r->a);
@@ -89,7 +94,8 @@ liq_region_free(struct liq_region *r)
 
 /* A new region of the job for box (heap-allocated), or NULL. */
 struct liq_region *
-liq_region_new(struct liq_worker *w, const struct liq_region_box *box, int many, int *rc)
+liq_region_new(struct liq_worker *w, const struct liq_region_box *box, int many, int unfilled,
+               int *rc)
 {
     struct liq_region *r = malloc(sizeof(*r));
     int ext[6];
@@ -99,8 +105,8 @@ liq_region_new(struct liq_worker *w, const struct liq_region_box *box, int many,
         return NULL;
     }
     liq_box_halo(&w->g, box->lo, box->hi, w->depth, ext);
-    if ((*rc = liq_region_make(w, r, box->lo, box->hi, ext, box->heavy ? w->heavy : 1,
-                               many)) != 0) {
+    if ((*rc = liq_region_make(w, r, box->lo, box->hi, ext, box->heavy ? w->heavy : 1, many,
+                               unfilled)) != 0) {
         liq_region_free(r);
         return NULL;
     }
@@ -232,27 +238,52 @@ liq_state_copy(const struct liq_worker *w, struct liq_region *dst, struct liq_re
         liq_region_copy(d[i], s[i], p);
 }
 
+/* Give back the pages of box b that hold only its planes [k0, k1) (box
+ * indices, 0 to nk + 2: the whole box). */
+static void
+liq_box_release(const struct kern_box *b, long k0, long k1)
+{
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), end, lo, hi;
+
+    if (b->map == NULL || k1 <= k0)
+        return;
+    end = (uintptr_t)b->map + b->map_len;
+    lo = k0 <= 0 ? (uintptr_t)b->map : (uintptr_t)kern_at(b, 0, 0, (int)k0);
+    hi = k1 >= b->nk + 2 ? end : (uintptr_t)kern_at(b, 0, 0, (int)k1);
+    lo = (lo + page - 1) / page * page;
+    hi = (hi < end ? hi : end) / page * page;
+    if (hi > lo)
+        (void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
 void
-liq_region_release_below(const struct liq_worker *w, struct liq_region *r, int z)
+liq_region_release(const struct liq_worker *w, struct liq_region *r, int zlo, int zhi)
 {
     struct kern_box *v[LIQ_STATE_MAX];
     int n = liq_region_state(w, r, v);
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
     for (int i = 0; i < n; i++) {
-        const struct kern_box *b = v[i];
-        long k = (long)z + 1 - b->ok;
-        size_t len;
+        /* box plane k holds global z = k - 1 + ok */
+        long top = v[i]->nk + 2;
+        long k0 = zlo == INT_MIN ? 0 : (long)zlo + 1 - v[i]->ok;
+        long k1 = zhi == INT_MAX ? top : (long)zhi + 1 - v[i]->ok;
 
-        if (b->map == NULL || k <= 0)
-            continue;
-        if (k > b->nk + 2)
-            k = b->nk + 2;
-        len = (size_t)((const char *)kern_at(b, 0, 0, (int)k) - (const char *)b->map);
-        len -= len % page;
-        if (len > b->map_len)
-            len = b->map_len;
-        if (len > 0)
-            (void)madvise(b->map, len, MADV_DONTNEED);
+        liq_box_release(v[i], k0 < 0 ? 0 : k0, k1 > top ? top : k1);
+    }
+}
+
+void
+liq_region_release_rest(const struct liq_worker *w, struct liq_region *r)
+{
+    struct kern_box *v[LIQ_STATE_MAX];
+    int n = liq_region_state(w, r, v);
+
+    for (int i = 0; r->u.box != NULL && i < r->u.nlev * r->u.nf; i++) {
+        int state = 0;
+
+        for (int j = 0; j < n; j++)
+            state |= v[j] == &r->u.box[i];
+        if (!state)
+            liq_box_release(&r->u.box[i], 0, r->u.box[i].nk + 2);
     }
 }

@@ -7,7 +7,7 @@
  * order, each its liq_box_patches from the sender's quanta by id), so a
  * message is a bare array of doubles.
  *
- * A link's ghosts go as messages of at most LIQ_GHOST_MSG_BYTES (a patch
+ * A link's ghosts go as messages of at most LIQ_MSG_BYTES (a patch
  * larger than that is cut into slabs of planes, or of rows), which both
  * ends cut alike: the sender stages one message, not a link's every ghost
  * (deep halos at 256^3 are 4-5 MB a link), and a receiver that must
@@ -21,8 +21,6 @@
 
 #include "pvm3.h"
 #include "pvm_ext.h"
-
-#define LIQ_GHOST_MSG_BYTES ((size_t)1 << 20)
 
 /* Append a patch to a growing array. */
 static int
@@ -117,7 +115,7 @@ liq_link_messages(struct liq_link *l, size_t most, int nstate)
 static int
 liq_link_make(struct liq_worker *w, struct liq_link *l, int from, int to, int receiving)
 {
-    size_t most = LIQ_GHOST_MSG_BYTES / (sizeof(double) * (size_t)w->nstate);
+    size_t most = liq_msg_points(w);
     int cap = 0;
 
     memset(l, 0, sizeof(*l));
@@ -136,12 +134,12 @@ liq_link_make(struct liq_worker *w, struct liq_link *l, int from, int to, int re
                 continue;
             p.src = receiving ? -1 : w->rlocal[w->region_of[p.src]];
             p.dst = receiving ? w->rlocal[r] : -1;
-            if (liq_link_push(l, &cap, &p, most > 0 ? most : 1) != 0)
+            if (liq_link_push(l, &cap, &p, most) != 0)
                 return -ENOMEM;
         }
     }
     l->points *= (size_t)w->nstate; /* every state box's points, one after the other */
-    return liq_link_messages(l, most > 0 ? most : 1, w->nstate);
+    return liq_link_messages(l, most, w->nstate);
 }
 
 void

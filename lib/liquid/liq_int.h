@@ -207,13 +207,17 @@ int liq_job(struct liq_worker *w);
 
 /* Allocate and fill a region's boxes for this host's cache: its points
  * [lo, hi) with ext[] halo layers around them.  many: the worker sweeps
- * more than this box in turn.  On failure r may hold boxes: clear it. */
+ * more than this box in turn.  unfilled: the fields a move carries are
+ * left untouched, for a move to write their own points and then
+ * liq_region_shell the rest (liq_ubox_make).  On failure r may hold
+ * boxes: clear it. */
 int liq_region_make(struct liq_worker *w, struct liq_region *r, const int lo[3], const int hi[3],
-                    const int ext[6], int repeat, int many);
+                    const int ext[6], int repeat, int many, int unfilled);
 void liq_region_clear(struct liq_region *r);
+void liq_region_shell(const struct liq_worker *w, struct liq_region *r);
 /* A new region of the job for box (heap-allocated), or NULL with *rc set. */
 struct liq_region *liq_region_new(struct liq_worker *w, const struct liq_region_box *box,
-                                  int many, int *rc);
+                                  int many, int unfilled, int *rc);
 void liq_regions_free(struct liq_region **rg, int n);
 /* The cut of placement owner into regions: *all and *of allocated here.
  * Returns how many, or -ENOMEM. */
@@ -241,16 +245,34 @@ void liq_state_put(const struct liq_worker *w, struct liq_region *r, const struc
 void liq_state_copy(const struct liq_worker *w, struct liq_region *dst, struct liq_region *src,
                     const struct liq_patch *p);
 /* Give back to the system the pages of r's state boxes that hold only
- * planes below global z (all of them for z past the box): r is being
- * replaced by a move and those points have been copied out.  Their
- * values read as zero afterwards. */
-void liq_region_release_below(const struct liq_worker *w, struct liq_region *r, int z);
+ * planes of global z in [zlo, zhi), halo planes included (INT_MIN and
+ * INT_MAX reach the box's ends): r is being replaced by a move and those
+ * points have been copied out or are not needed.  Their values read as
+ * zero afterwards. */
+void liq_region_release(const struct liq_worker *w, struct liq_region *r, int zlo, int zhi);
+/* The same for every box of r a move does not carry, whole: the levels
+ * beyond the state and the constant fields. */
+void liq_region_release_rest(const struct liq_worker *w, struct liq_region *r);
 /* Quantum q's own points of field f's current level, as a box inside its
  * region's. */
 void liq_quantum_field(const struct liq_worker *w, const struct liq_quantum *q, int f,
                        struct kern_box *view);
 
 /* ---- liq_exchange.c ---- */
+
+/* A message of ghosts or of a moving quantum's points carries at most
+ * LIQ_MSG_BYTES of them (more only for one row of a patch, which is never
+ * cut): a worker stages one such message, not a link's every ghost or a
+ * whole quantum, and the patches go in pieces (liq_patch_cut) that both
+ * ends cut alike. */
+#define LIQ_MSG_BYTES ((size_t)1 << 20)
+static inline size_t
+liq_msg_points(const struct liq_worker *w)
+{
+    size_t n = LIQ_MSG_BYTES / (sizeof(double) * (size_t)w->nstate);
+
+    return n > 0 ? n : 1;
+}
 
 /* From w->owner, the cut (w->all, w->region_of) and this worker's regions
  * (w->rg, in the cut's order): local region indices, the patches copied

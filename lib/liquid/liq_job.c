@@ -251,7 +251,7 @@ liq_job_setup(struct liq_worker *w)
         if (w->all[r].owner != w->me)
             continue;
         w->rlocal[r] = w->nrg;
-        if ((w->rg[w->nrg] = liq_region_new(w, &w->all[r], mine > 1, &rc)) == NULL) {
+        if ((w->rg[w->nrg] = liq_region_new(w, &w->all[r], mine > 1, 0, &rc)) == NULL) {
             liq_fail(w, "job: cannot allocate region %d: %s", r, strerror(-rc));
             return rc;
         }

@@ -162,7 +162,7 @@ check_reach(struct liquid *lq, const int n[3], char *what, size_t len)
     shape.oi = at[0] - CR;
     shape.oj = at[1] - CR;
     shape.ok = at[2] - CR;
-    if (liq_ubox_make(&u, lq, n, &shape) != 0 || liq_ubox_make(&fresh, lq, n, &shape) != 0)
+    if (liq_ubox_make(&u, lq, n, &shape, 0) != 0 || liq_ubox_make(&fresh, lq, n, &shape, 0) != 0)
         return -1;
     nread = u.nlev == 3 ? 2 : 1;
     for (int l = 0; l < u.nlev; l++)

@@ -11,82 +11,142 @@
 #include "liq_int.h"
 
 #include <limits.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pvm3.h"
+#include "pvm_ext.h"
 
-/* Send the quanta that leave, in id order (sends do not wait for the
- * receiver): each as its id and its own points. */
+/* The pieces quantum q moves in, one message each (liq_msg_points), in
+ * *v (to be freed): how many, or -1 after telling the master. */
 static int
-liq_send_moves(struct liq_worker *w, const int *owner, const int *tids)
+liq_move_pieces(struct liq_worker *w, const struct liq_quantum *q, struct liq_patch **v)
 {
-    for (int i = 0; i < w->nq; i++) {
-        struct liq_quantum *q = &w->q[i];
-        struct liq_patch p;
-        double *buf;
-        int rc;
+    struct liq_patch p;
+    int n;
 
-        if (owner[q->id] == w->me)
-            continue;
-        liq_quantum_patch(q, &p);
-        p.points *= (size_t)w->nstate;
-        if ((buf = malloc(p.points * sizeof(double))) == NULL) {
-            liq_fail(w, "move: out of memory");
-            return -1;
-        }
-        p.points /= (size_t)w->nstate;
-        liq_state_get(w, w->rg[q->region], &p, buf);
-        pvm_initsend(PvmDataInPlace);
-        pvm_pkint(&q->id, 1, 1);
-        pvm_pkdouble(buf, (int)(p.points * (size_t)w->nstate), 1);
-        double ts = liq_now();
-
-        rc = pvm_send(tids[owner[q->id]], liq_gtag(LIQ_TAG_MOVE, w->gen));
-        free(buf);
-        liq_trace_rec(&w->tr, LIQ_TEV_SEND, ts, ts, tids[owner[q->id]], LIQ_TAG_MOVE,
-                      (int)(sizeof(int) + p.points * (size_t)w->nstate * sizeof(double)), q->id,
-                      0);
-        if (rc < 0) {
-            liq_fail(w, "move: quantum %d could not be sent to t%x", q->id,
-                     (unsigned)tids[owner[q->id]]);
-            return -1;
-        }
+    liq_quantum_patch(q, &p);
+    n = liq_patch_cut(&p, liq_msg_points(w), NULL, 0);
+    if ((*v = malloc((size_t)n * sizeof(**v))) == NULL) {
+        liq_fail(w, "move: out of memory");
+        return -1;
     }
+    return liq_patch_cut(&p, liq_msg_points(w), *v, n);
+}
+
+/* At least n doubles in *buf (of *cap).  0, or -1 after telling the master. */
+static int
+liq_move_buf(struct liq_worker *w, double **buf, size_t *cap, size_t n)
+{
+    double *x;
+
+    if (n <= *cap)
+        return 0;
+    if ((x = realloc(*buf, n * sizeof(double))) == NULL) {
+        liq_fail(w, "move: out of memory");
+        return -1;
+    }
+    *buf = x;
+    *cap = n;
     return 0;
 }
 
-/* Receive quantum q's points from worker tid `from` into region r. */
+/* Send the quanta that leave, in id order (sends do not wait for the
+ * receiver): each in pieces, a message a piece of its id, the piece's
+ * number and the piece's points. */
+static int
+liq_send_moves(struct liq_worker *w, const int *owner, const int *tids)
+{
+    double *buf = NULL;
+    size_t cap = 0;
+    int rc = 0;
+
+    for (int i = 0; i < w->nq && rc == 0; i++) {
+        struct liq_quantum *q = &w->q[i];
+        struct liq_patch *v;
+        int n, to = tids[owner[q->id]];
+
+        if (owner[q->id] == w->me)
+            continue;
+        if ((n = liq_move_pieces(w, q, &v)) < 0) {
+            rc = -1;
+            break;
+        }
+        for (int k = 0; k < n && rc == 0; k++) {
+            size_t all = v[k].points * (size_t)w->nstate;
+            int head[2] = { q->id, k };
+
+            if ((rc = liq_move_buf(w, &buf, &cap, all)) != 0)
+                break;
+            liq_state_get(w, w->rg[q->region], &v[k], buf);
+            pvm_initsend(PvmDataInPlace);
+            pvm_pkint(head, 2, 1);
+            pvm_pkdouble(buf, (int)all, 1);
+            double ts = liq_now();
+
+            if (pvm_send(to, liq_gtag(LIQ_TAG_MOVE, w->gen)) < 0) {
+                liq_fail(w, "move: quantum %d could not be sent to t%x", q->id, (unsigned)to);
+                rc = -1;
+                break;
+            }
+            liq_trace_rec(&w->tr, LIQ_TEV_SEND, ts, ts, to, LIQ_TAG_MOVE,
+                          (int)(sizeof(head) + all * sizeof(double)), q->id, 0);
+        }
+        free(v);
+    }
+    free(buf);
+    return rc;
+}
+
+/* Receive quantum q's points from worker tid `from` into region r, piece
+ * by piece, straight from each message where it can be. */
 static int
 liq_recv_move(struct liq_worker *w, const struct liq_quantum *q, struct liq_region *r, int from)
 {
-    double t0 = liq_now();
-    int b = liq_wait(w, from, liq_gtag(LIQ_TAG_MOVE, w->gen)), id = -1, bytes, tag, tid;
-    struct liq_patch p;
-    double *buf;
+    struct liq_patch *v;
+    double *buf = NULL;
+    size_t cap = 0;
+    int n = liq_move_pieces(w, q, &v), rc = 0;
 
-    if (b <= 0)
-        return -1;
-    pvm_bufinfo(b, &bytes, &tag, &tid);
-    liq_trace_rec(&w->tr, LIQ_TEV_RECV, t0, liq_now(), from, LIQ_TAG_MOVE, bytes, q->id, 0);
-    liq_quantum_patch(q, &p);
-    size_t all = p.points * (size_t)w->nstate;
+    for (int k = 0; k < n && rc == 0; k++) {
+        size_t all = v[k].points * (size_t)w->nstate;
+        double t0 = liq_now();
+        int b = liq_wait(w, from, liq_gtag(LIQ_TAG_MOVE, w->gen)), head[2] = { -1, -1 }, bytes,
+            tag, tid;
+        const double *x;
 
-    pvm_bufinfo(b, &bytes, &tag, &tid);
-    pvm_upkint(&id, 1, 1);
-    if (id != q->id || (size_t)bytes != sizeof(int) + all * sizeof(double)) {
-        liq_fail(w, "move: expected quantum %d (%zu values) from t%x, got %d (%d bytes)", q->id,
-                 all, (unsigned)tid, id, bytes);
-        return -1;
+        if (b <= 0) {
+            rc = -1;
+            break;
+        }
+        pvm_bufinfo(b, &bytes, &tag, &tid);
+        liq_trace_rec(&w->tr, LIQ_TEV_RECV, t0, liq_now(), from, LIQ_TAG_MOVE, bytes, q->id, 0);
+        pvm_upkint(head, 2, 1);
+        if (head[0] != q->id || head[1] != k ||
+            (size_t)bytes != sizeof(head) + all * sizeof(double)) {
+            liq_fail(w, "move: expected piece %d of quantum %d (%zu values) from t%x, got "
+                        "piece %d of %d (%d bytes)",
+                     k, q->id, all, (unsigned)tid, head[1], head[0], bytes);
+            rc = -1;
+            break;
+        }
+        if ((x = pvm__upk_view(all * sizeof(double))) == NULL) {
+            if ((rc = liq_move_buf(w, &buf, &cap, all)) != 0)
+                break;
+            if (pvm_upkdouble(buf, (int)all, 1) < 0) {
+                liq_fail(w, "move: quantum %d could not be unpacked", q->id);
+                rc = -1;
+                break;
+            }
+            x = buf;
+        }
+        liq_state_put(w, r, &v[k], x);
     }
-    if ((buf = malloc(all * sizeof(double))) == NULL || pvm_upkdouble(buf, (int)all, 1) < 0) {
-        free(buf);
-        liq_fail(w, "move: quantum %d could not be unpacked", q->id);
-        return -1;
-    }
-    liq_state_put(w, r, &p, buf);
+    if (n > 0)
+        free(v);
     free(buf);
-    return 0;
+    return n < 0 ? -1 : rc;
 }
 
 /* The placement a move builds, until it replaces the worker's. */
@@ -139,7 +199,7 @@ liq_moved_regions(struct liq_worker *w, struct liq_moved *m)
             }
         }
         if (m->rg[m->nrg] == NULL) {
-            if ((m->rg[m->nrg] = liq_region_new(w, &m->all[r], k > 1, &rc)) == NULL) {
+            if ((m->rg[m->nrg] = liq_region_new(w, &m->all[r], k > 1, 1, &rc)) == NULL) {
                 liq_fail(w, "move: cannot allocate region %d: %s", r, strerror(-rc));
                 return -1;
             }
@@ -150,25 +210,81 @@ liq_moved_regions(struct liq_worker *w, struct liq_moved *m)
     return 0;
 }
 
-/* The lowest z of the quanta after w->q[o] (by id) that stay here and are
- * still to be copied out of its region, or INT_MAX.  Ids run x fastest and
- * z slowest, so the planes below it are done with. */
-static int
-kept_after(const struct liq_worker *w, const int *owner, int o)
+/* Planes copied at a time out of a region a move replaces: each is given
+ * back once every quantum that stays has it copied. */
+#define LIQ_MOVE_SLAB 4
+
+/*
+ * Give back every plane of old region x (one the move replaces) that no
+ * quantum still to be copied out of it lies in: those that stay here, from
+ * plane z on.  Ids run x fastest and z slowest, so their planes come in
+ * order.
+ */
+static void
+liq_release_done(struct liq_worker *w, const int *owner, int x, int z)
 {
-    for (int i = o + 1; i < w->nq; i++)
-        if (w->q[i].region == w->q[o].region && owner[w->q[i].id] == w->me)
-            return w->q[i].lo[2];
-    return INT_MAX;
+    int done = INT_MIN;
+
+    for (int i = 0; i < w->nq; i++) {
+        const struct liq_quantum *q = &w->q[i];
+        int lo = q->lo[2] > z ? q->lo[2] : z, hi = q->lo[2] + q->n[2];
+
+        if (q->region != x || owner[q->id] != w->me || hi <= lo)
+            continue;
+        if (lo > done)
+            liq_region_release(w, w->rg[x], done, lo);
+        done = hi > done ? hi : done;
+    }
+    liq_region_release(w, w->rg[x], done, INT_MAX);
 }
 
-/* The new quanta, by id: kept ones copied into a fresh region, arrivals
- * received; an old region's planes go back to the system as soon as its
- * quanta have left them, so that a worker does not hold its points twice.
- * 0, or -1 after telling the master. */
+/* Copy the quanta that stay out of old region x into their fresh regions,
+ * LIQ_MOVE_SLAB planes at a time, giving each plane back as it is done, so
+ * that the worker never holds their points twice. */
+static void
+liq_copy_kept(struct liq_worker *w, const struct liq_moved *m, const int *owner, int x)
+{
+    int zlo = INT_MAX, zhi = INT_MIN;
+
+    for (int i = 0; i < w->nq; i++)
+        if (w->q[i].region == x && owner[w->q[i].id] == w->me) {
+            zlo = w->q[i].lo[2] < zlo ? w->q[i].lo[2] : zlo;
+            zhi = w->q[i].lo[2] + w->q[i].n[2] > zhi ? w->q[i].lo[2] + w->q[i].n[2] : zhi;
+        }
+    for (int z = zlo; z < zhi; z += LIQ_MOVE_SLAB) {
+        for (int i = 0; i < w->nq; i++) {
+            const struct liq_quantum *q = &w->q[i];
+            int r = m->loc[m->of[q->id]];
+            struct liq_patch p;
+
+            if (q->region != x || owner[q->id] != w->me || !m->fresh[r])
+                continue;
+            liq_quantum_patch(q, &p);
+            p.lo[2] = p.lo[2] > z ? p.lo[2] : z;
+            p.hi[2] = p.hi[2] < z + LIQ_MOVE_SLAB ? p.hi[2] : z + LIQ_MOVE_SLAB;
+            if (p.hi[2] <= p.lo[2])
+                continue;
+            p.points = (size_t)q->n[0] * (size_t)q->n[1] * (size_t)(p.hi[2] - p.lo[2]);
+            liq_state_copy(w, m->rg[r], w->rg[x], &p);
+        }
+        liq_release_done(w, owner, x, z + LIQ_MOVE_SLAB);
+    }
+}
+
+/*
+ * The new quanta, by id: arrivals received, then kept ones copied into the
+ * fresh regions.  The old regions the move replaces give back their planes
+ * as soon as no quantum needs them: those of the quanta that left at once,
+ * the others as they are copied.  0, or -1 after telling the master.
+ */
 static int
 liq_moved_quanta(struct liq_worker *w, struct liq_moved *m, const int *owner)
 {
+    for (int x = 0; x < w->nrg; x++)
+        if (w->rg[x] != NULL) {
+            liq_region_release_rest(w, w->rg[x]);
+            liq_release_done(w, owner, x, INT_MIN);
+        }
     for (int a = 0, o = 0; a < w->g.nquanta; a++) {
         int r = m->loc[m->of[a]];
 
@@ -180,17 +296,9 @@ liq_moved_quanta(struct liq_worker *w, struct liq_moved *m, const int *owner)
         struct liq_quantum *q = &m->q[m->made];
 
         if (w->owner[a] == w->me) {
-            struct liq_quantum *old = &w->q[o];
-            struct liq_patch p;
-
-            *q = *old;
+            *q = w->q[o];
             q->region = r;
-            old->hist = NULL;
-            if (m->fresh[r]) {
-                liq_quantum_patch(old, &p);
-                liq_state_copy(w, m->rg[r], w->rg[old->region], &p);
-                liq_region_release_below(w, w->rg[old->region], kept_after(w, owner, o));
-            }
+            w->q[o].hist = NULL;
         } else if (liq_quantum_init(w, q, a, r, &m->all[m->of[a]]) != 0) {
             m->made++;
             liq_fail(w, "move: out of memory");
@@ -201,6 +309,17 @@ liq_moved_quanta(struct liq_worker *w, struct liq_moved *m, const int *owner)
         }
         m->made++;
     }
+    /* The arrivals' messages are read; what they held goes back. */
+    malloc_trim(0);
+    for (int x = 0; x < w->nrg; x++)
+        if (w->rg[x] != NULL)
+            liq_copy_kept(w, m, owner, x);
+    /* Last, once the old regions are given back: the rest of the fresh
+     * ones (halos, boundaries, the levels a move does not carry), which
+     * would have made every page of them resident at once. */
+    for (int r = 0; r < m->nrg; r++)
+        if (m->fresh[r])
+            liq_region_shell(w, m->rg[r]);
     return 0;
 }
 

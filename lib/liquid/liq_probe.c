@@ -58,7 +58,7 @@ liq_probe(struct liq_worker *w)
     for (int a = 0; w->user != NULL && a < 3; a++)
         none[2 * a] = none[2 * a + 1] = liq_user_radius(w->user, ext, a) > 1
                                             ? liq_user_radius(w->user, ext, a) - 1 : 0;
-    if ((rc = liq_region_make(w, &q, lo, ext, none, 1, 0)) != 0) {
+    if ((rc = liq_region_make(w, &q, lo, ext, none, 1, 0, 0)) != 0) {
         liq_region_clear(&q);
         liq_fail(w, "probe: cannot allocate a %dx%dx%d box: %s", ext[0], ext[1], ext[2],
                  strerror(-rc));

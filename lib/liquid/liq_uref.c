@@ -74,7 +74,7 @@ liq_user_reference(const struct liquid *lq, const struct liq_geom *g, int iters,
     proto.oi = -pad[0];
     proto.oj = -pad[1];
     proto.ok = -pad[2];
-    rc = liq_ubox_make(&u, lq, g->n, &proto);
+    rc = liq_ubox_make(&u, lq, g->n, &proto, 0);
     if (rc == 0 && lq->nred > 0 &&
         (part = calloc((size_t)g->nquanta * (size_t)lq->nred, sizeof(double))) == NULL)
         rc = -ENOMEM;

@@ -135,9 +135,15 @@ struct liq_ubox {
 };
 
 /* Allocate the boxes like proto (its shape and global offsets), every level
- * filled with the initial values and boundaries.  0 or -ENOMEM. */
+ * filled with the initial values and boundaries.  unfilled: the fields
+ * that are not constant are left untouched (no page resident), for a move
+ * to write their own points and then liq_ubox_shell.  0 or -ENOMEM. */
 int liq_ubox_make(struct liq_ubox *u, const struct liquid *lq, const int n[3],
-                  const struct kern_box *proto);
+                  const struct kern_box *proto, int unfilled);
+/* Every point of an unfilled box set's levels but its own (those inside
+ * its ext[] halo layers, -x +x -y +y -z +z): their start values and
+ * boundaries. */
+void liq_ubox_shell(struct liq_ubox *u, const struct liquid *lq, const int n[3], const int ext[6]);
 void liq_ubox_free(struct liq_ubox *u);
 /* The boxes that carry the state (exchanged and moved): nstate * nf of them. */
 int liq_ubox_state(const struct liq_ubox *u, const struct liquid *lq, struct kern_box **out);

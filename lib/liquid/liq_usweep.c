@@ -70,8 +70,10 @@ liq_start_value(const struct liquid *lq, int f, const int n[3], const long g[3],
     return lq->f[f].init != NULL ? lq->f[f].init(f, x, lq->f[f].arg) : 0;
 }
 
+/* Every point of b its start value; with own (box indices, inclusive:
+ * i0, i1, j0, j1, k0, k1), every point but those. */
 static void
-liq_box_fill(const struct liquid *lq, int f, const int n[3], struct kern_box *b)
+liq_box_fill(const struct liquid *lq, int f, const int n[3], struct kern_box *b, const int *own)
 {
     int len[3];
     long o[3], g[3];
@@ -80,13 +82,20 @@ liq_box_fill(const struct liquid *lq, int f, const int n[3], struct kern_box *b)
     liq_box_len(b, len, o);
     liq_user_spacing(lq, n, h, org);
     for (int k = 0; k <= len[2] + 1; k++)
-        for (int j = 0; j <= len[1] + 1; j++)
+        for (int j = 0; j <= len[1] + 1; j++) {
+            int in = own != NULL && k >= own[4] && k <= own[5] && j >= own[2] && j <= own[3];
+
             for (int i = 0; i <= len[0] + 1; i++) {
+                if (in && i == own[0])
+                    i = own[1] + 1;
+                if (i > len[0] + 1)
+                    break;
                 g[0] = o[0] + i - 1;
                 g[1] = o[1] + j - 1;
                 g[2] = o[2] + k - 1;
                 *kern_at(b, i, j, k) = liq_start_value(lq, f, n, g, h, org);
             }
+        }
 }
 
 /* Copy point q of b to point p (box indices). */
@@ -186,7 +195,7 @@ liq_box_wrap(const struct liquid *lq, const int n[3], struct kern_box *b)
 
 int
 liq_ubox_make(struct liq_ubox *u, const struct liquid *lq, const int n[3],
-              const struct kern_box *proto)
+              const struct kern_box *proto, int unfilled)
 {
     int nb;
 
@@ -212,14 +221,38 @@ liq_ubox_make(struct liq_ubox *u, const struct liquid *lq, const int n[3],
             b->oi = proto->oi;
             b->oj = proto->oj;
             b->ok = proto->ok;
+            u->lv[l][f] = b;
+            /* A field nothing carries (a constant one) is its start values;
+             * the others, unfilled, are left untouched for liq_ubox_shell. */
+            if (unfilled && !lq->f[f].konst)
+                continue;
             if (l == 0)
-                liq_box_fill(lq, f, n, b);
+                liq_box_fill(lq, f, n, b, NULL);
             else
                 kern_box_copy(b, &u->box[f]);
             liq_box_neumann(lq, n, b);
-            u->lv[l][f] = b;
         }
     return 0;
+}
+
+void
+liq_ubox_shell(struct liq_ubox *u, const struct liquid *lq, const int n[3], const int ext[6])
+{
+    for (int l = 0; l < u->nlev; l++)
+        for (int f = 0; f < u->nf; f++) {
+            struct kern_box *b = &u->box[l * u->nf + f];
+            const int len[3] = { b->ni, b->nj, b->nk };
+            int own[6];
+
+            if (lq->f[f].konst)
+                continue;
+            for (int a = 0; a < 3; a++) {
+                own[2 * a] = 1 + ext[2 * a];
+                own[2 * a + 1] = len[a] - ext[2 * a + 1];
+            }
+            liq_box_fill(lq, f, n, b, own);
+            liq_box_neumann(lq, n, b);
+        }
 }
 
 void
