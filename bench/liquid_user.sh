@@ -15,15 +15,17 @@
 # memory of a worker that never held any (its fixed cost), where one exists.
 #
 #   bench/liquid_user.sh [--build DIR] [--grids "96 128"] [--hosts N]
-#                        [--rounds R] [--seconds S] [--decomp METHOD]
+#                        [--rounds R] [--seconds S] [--decomp METHOD] [--heavy K]
 #
 # --seconds (default 4) sets each grid's iterations from a short first run
 # of jacobi, so that a run lasts about that long; --decomp (default
 # hilbert) keeps both on one placement method (auto: the advisor's choice,
-# which may differ between the two).  Everything runs in its own
-# LIQUIDVM_HOME, halted afterwards.
+# which may differ between the two); --heavy K (default 1) makes the
+# grid's lower octant K times as costly, so that the balancer moves quanta
+# (the memory a move needs).  Everything runs in its own LIQUIDVM_HOME,
+# halted afterwards.
 set -u
-build=build grids="96 128" hosts=3 rounds=3 seconds=4 decomp=hilbert
+build=build grids="96 128" hosts=3 rounds=3 seconds=4 decomp=hilbert heavy=1
 while [ $# -gt 0 ]; do
     case $1 in
     --build) build=$2; shift 2 ;;
@@ -32,7 +34,8 @@ while [ $# -gt 0 ]; do
     --rounds) rounds=$2; shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
     --decomp) decomp=$2; shift 2 ;;
-    --help) sed -n 2,24p "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --heavy) heavy=$2; shift 2 ;;
+    --help) sed -n 2,26p "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench/liquid_user.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -55,7 +58,7 @@ one() {
     jacobi) cmd=("$VMRUN" stencil --kernel jacobi) ;;
     esac
     "${cmd[@]}" --quiet --grid "$2" --iters "$3" --hosts "$H" --decomp "$decomp" \
-        --json "$4" >"$T/run.out" 2>&1 || { echo "$1 failed:" >&2; cat "$T/run.out" >&2; exit 1; }
+        --heavy "$heavy" --json "$4" >"$T/run.out" 2>&1 || { echo "$1 failed:" >&2; cat "$T/run.out" >&2; exit 1; }
 }
 
 printf '%-6s %6s %12s %12s %7s %13s %17s %17s %11s %11s %8s\n' grid iters "heat3d M/s" \
@@ -97,11 +100,11 @@ print("%-6s %6s %12.1f %12.1f %7.2f %6.2f / %4.2f %17.1f %17.1f %11.2f %11.2f %8
     probe(J) / 1e6, mh, mj, "-" if ih is None else "%.1f" % ih))
 # Per worker, the last round: what the ratio is made of.
 for name, R in (("heat3d", H), ("jacobi", J)):
-    print("       %s, round %d: workers (quanta, rss MB, held MB at most / at the end): %s" % (
-        name, rounds, ", ".join(
+    print("       %s: quanta moved per round %s; round %d: workers (quanta, rss MB, held MB at most / at the end): %s" % (
+        name, [r["balance"]["quanta_moved"] for r in R], rounds, ", ".join(
         "%d %.1f %.1f/%.1f" % (w["quanta"], w["rss_bytes"] / 1e6, w["held_peak_bytes"] / 1e6,
                                w["held_bytes"] / 1e6)
         for w in R[-1]["workers"])))
 EOF
 done
-echo "(medians of $rounds rounds, interleaved; $hosts hosts on one machine ($(nproc) CPUs), --decomp $decomp)"
+echo "(medians of $rounds rounds, interleaved; $hosts hosts on one machine ($(nproc) CPUs), --decomp $decomp, --heavy $heavy)"

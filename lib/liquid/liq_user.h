@@ -135,14 +135,14 @@ struct liq_ubox {
 };
 
 /* Allocate the boxes like proto (its shape and global offsets), every level
- * filled with the initial values and boundaries.  unfilled: the fields
- * that are not constant are left untouched (no page resident), for a move
- * to write their own points and then liq_ubox_shell.  0 or -ENOMEM. */
+ * filled with the initial values and boundaries.  unfilled: every box is
+ * left untouched (no page resident), for a move to write the carried
+ * fields' own points and then liq_ubox_shell the rest.  0 or -ENOMEM. */
 int liq_ubox_make(struct liq_ubox *u, const struct liquid *lq, const int n[3],
                   const struct kern_box *proto, int unfilled);
-/* Every point of an unfilled box set's levels but its own (those inside
- * its ext[] halo layers, -x +x -y +y -z +z): their start values and
- * boundaries. */
+/* The rest of an unfilled box set: every point of its levels but its own
+ * (those inside its ext[] halo layers, -x +x -y +y -z +z), and every point
+ * of a constant field: their start values and boundaries. */
 void liq_ubox_shell(struct liq_ubox *u, const struct liquid *lq, const int n[3], const int ext[6]);
 void liq_ubox_free(struct liq_ubox *u);
 /* The boxes that carry the state (exchanged and moved): nstate * nf of them. */

@@ -222,10 +222,8 @@ liq_ubox_make(struct liq_ubox *u, const struct liquid *lq, const int n[3],
             b->oj = proto->oj;
             b->ok = proto->ok;
             u->lv[l][f] = b;
-            /* A field nothing carries (a constant one) is its start values;
-             * the others, unfilled, are left untouched for liq_ubox_shell. */
-            if (unfilled && !lq->f[f].konst)
-                continue;
+            if (unfilled)
+                continue; /* untouched until the move and liq_ubox_shell */
             if (l == 0)
                 liq_box_fill(lq, f, n, b, NULL);
             else
@@ -244,13 +242,14 @@ liq_ubox_shell(struct liq_ubox *u, const struct liquid *lq, const int n[3], cons
             const int len[3] = { b->ni, b->nj, b->nk };
             int own[6];
 
-            if (lq->f[f].konst)
-                continue;
+            if (b->map == NULL)
+                continue; /* a constant field's other levels: its first */
             for (int a = 0; a < 3; a++) {
                 own[2 * a] = 1 + ext[2 * a];
                 own[2 * a + 1] = len[a] - ext[2 * a + 1];
             }
-            liq_box_fill(lq, f, n, b, own);
+            /* a constant field, which nothing carries: every point */
+            liq_box_fill(lq, f, n, b, lq->f[f].konst ? NULL : own);
             liq_box_neumann(lq, n, b);
         }
 }
