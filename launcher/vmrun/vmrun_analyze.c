@@ -175,14 +175,19 @@ an_compute(struct an *a)
     struct an_block *pend = malloc(((size_t)t->nspans + 1) * sizeof(*pend));
     struct an_block *blk = malloc(((size_t)t->nspans + 1) * sizeof(*blk));
     double *gw = malloc(((size_t)t->nspans + 1) * sizeof(double)), blocks = 0;
+    /* per lane, its last ghost wait: where in gw, and from whom for which tag */
+    int *last = malloc(((size_t)t->nlanes + 1) * 3 * sizeof(int));
     int npend = 0, ngw = 0;
 
-    if (pend == NULL || blk == NULL || gw == NULL) {
+    if (pend == NULL || blk == NULL || gw == NULL || last == NULL) {
         free(pend);
         free(blk);
         free(gw);
+        free(last);
         return -1;
     }
+    for (int l = 0; l < t->nlanes; l++)
+        last[3 * l] = -1;
     for (int i = 0; i < t->nspans; i++) {
         const struct vmrun_tspan *s = &t->spans[i];
         int l = s->lane;
@@ -217,8 +222,17 @@ an_compute(struct an *a)
             a->lwait[l] += s->dur;
             if (s->kind == VT_WAIT_PLAN)
                 a->lplan[l] += s->dur;
-            if (s->kind == VT_WAIT_GHOST)
+            /* A link's ghosts beyond 1 MiB come as several messages, one
+             * wait each: the exchange's wait on that link is their sum. */
+            if (s->kind == VT_WAIT_GHOST && last[3 * l] >= 0 && last[3 * l + 1] == s->peer &&
+                last[3 * l + 2] == s->tag) {
+                gw[last[3 * l]] += s->dur;
+            } else if (s->kind == VT_WAIT_GHOST) {
+                last[3 * l] = ngw;
+                last[3 * l + 1] = s->peer;
+                last[3 * l + 2] = s->tag;
                 gw[ngw++] = s->dur;
+            }
         } else if (s->kind == VT_PLAN) {
             a->tr.moved += s->arg;
         }
@@ -232,6 +246,7 @@ an_compute(struct an *a)
     free(pend);
     free(blk);
     free(gw);
+    free(last);
     return 0;
 }
 

@@ -267,10 +267,82 @@ liq_exchange_layout(struct liq_worker *w)
     return 0;
 }
 
-/* Send every remote patch, copy every local one.  Returns 0 or -1. */
+/* Link k's next message, received as buffer b after a wait from t0 to t1,
+ * into the halos.  Returns 0, or -1 to stop. */
+static int
+liq_exchange_take(struct liq_worker *w, struct liq_link *k, int b, double t0, double t1, int tag)
+{
+    const struct liq_ghost_msg *msg = &k->msg[k->next++];
+    const double *p;
+    int bytes, rtag, rtid;
+
+    w->ghost_wait += t1 - t0;
+    pvm_bufinfo(b, &bytes, &rtag, &rtid);
+    liq_trace_rec(&w->tr, LIQ_TEV_RECV, t0, t1, k->tid, tag, bytes, -1, 0);
+    if ((size_t)bytes != msg->points * sizeof(double)) {
+        liq_fail(w, "ghost points from t%x: %d bytes, expected %zu", (unsigned)k->tid, bytes,
+                 msg->points * sizeof(double));
+        return -1;
+    }
+    w->ghost_bytes += bytes;
+    /* Put straight from the message where it can be: one copy of every
+     * ghost the fewer. */
+    if ((p = pvm__upk_view(msg->points * sizeof(double))) == NULL) {
+        if (k->buf == NULL && (k->buf = malloc(k->most * sizeof(double))) == NULL) {
+            liq_fail(w, "ghost points from t%x: out of memory", (unsigned)k->tid);
+            return -1;
+        }
+        if (pvm_upkdouble(k->buf, (int)msg->points, 1) < 0) {
+            liq_fail(w, "ghost points from t%x could not be unpacked", (unsigned)k->tid);
+            return -1;
+        }
+        p = k->buf;
+    }
+    for (; k->at < msg->end; k->at++) {
+        liq_state_put(w, w->rg[k->patch[k->at].dst], &k->patch[k->at], p);
+        p += k->patch[k->at].points * (size_t)w->nstate;
+    }
+    return 0;
+}
+
+/*
+ * Put into the halos every ghost message already here, in each link's
+ * order: while a worker sends, its neighbours' messages come in, and each
+ * put at once goes back to the heap before the next is read, rather than
+ * all of an exchange's waiting whole until the worker asks.  The halos'
+ * points near the faces they fill are neither read nor written before
+ * liq_exchange_finish (the block's first pass stays off them).
+ */
+static int
+liq_exchange_drain(struct liq_worker *w, int tag)
+{
+    for (int l = 0; l < w->nrecv; l++) {
+        struct liq_link *k = &w->recv[l];
+
+        while (k->next < k->nmsg) {
+            double t = liq_now();
+            int b = pvm_nrecv(k->tid, tag);
+
+            if (b < 0) {
+                liq_fail(w, "ghost points from t%x could not be received", (unsigned)k->tid);
+                return -1;
+            }
+            if (b == 0)
+                break;
+            if (liq_exchange_take(w, k, b, t, t, tag) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* Send every remote patch, copy every local one; put in the ghosts that
+ * came meanwhile.  Returns 0 or -1. */
 int
 liq_exchange_start(struct liq_worker *w, int tag)
 {
+    for (int l = 0; l < w->nrecv; l++)
+        w->recv[l].next = w->recv[l].at = 0;
     for (int l = 0; l < w->nsend; l++) {
         struct liq_link *k = &w->send[l];
         int f = 0;
@@ -294,6 +366,8 @@ liq_exchange_start(struct liq_worker *w, int tag)
             }
             liq_trace_rec(&w->tr, LIQ_TEV_SEND, ts, ts, k->tid, tag,
                           (int)(k->msg[m].points * sizeof(double)), -1, 0);
+            if (liq_exchange_drain(w, tag) != 0)
+                return -1;
         }
     }
     for (int c = 0; c < w->ncopy; c++) {
@@ -301,62 +375,24 @@ liq_exchange_start(struct liq_worker *w, int tag)
 
         liq_state_copy(w, w->rg[p->dst], w->rg[p->src], p);
     }
-    return 0;
+    return liq_exchange_drain(w, tag);
 }
 
-/* One message of link k's ghosts, the patches [*f, msg->end), into the
- * halos.  Returns 0, or -1 to stop. */
-static int
-liq_exchange_recv(struct liq_worker *w, struct liq_link *k, const struct liq_ghost_msg *msg,
-                  int *f, int tag)
-{
-    const double *p;
-    double t0 = liq_now();
-    int b = liq_wait(w, k->tid, tag), bytes, rtag, rtid;
-    double t1 = liq_now();
-
-    w->ghost_wait += t1 - t0;
-    if (b <= 0)
-        return -1;
-    pvm_bufinfo(b, &bytes, &rtag, &rtid);
-    liq_trace_rec(&w->tr, LIQ_TEV_RECV, t0, t1, k->tid, tag, bytes, -1, 0);
-    if ((size_t)bytes != msg->points * sizeof(double)) {
-        liq_fail(w, "ghost points from t%x: %d bytes, expected %zu", (unsigned)k->tid, bytes,
-                 msg->points * sizeof(double));
-        return -1;
-    }
-    w->ghost_bytes += bytes;
-    /* Put straight from the message where it can be: one copy of every
-     * ghost the fewer. */
-    if ((p = pvm__upk_view(msg->points * sizeof(double))) == NULL) {
-        if (k->buf == NULL && (k->buf = malloc(k->most * sizeof(double))) == NULL) {
-            liq_fail(w, "ghost points from t%x: out of memory", (unsigned)k->tid);
-            return -1;
-        }
-        if (pvm_upkdouble(k->buf, (int)msg->points, 1) < 0) {
-            liq_fail(w, "ghost points from t%x could not be unpacked", (unsigned)k->tid);
-            return -1;
-        }
-        p = k->buf;
-    }
-    for (; *f < msg->end; (*f)++) {
-        liq_state_put(w, w->rg[k->patch[*f].dst], &k->patch[*f], p);
-        p += k->patch[*f].points * (size_t)w->nstate;
-    }
-    return 0;
-}
-
-/* Receive every remote patch into the halos.  Returns 0, or -1 to stop. */
+/* Receive every remote patch still to come into the halos.  Returns 0, or
+ * -1 to stop. */
 int
 liq_exchange_finish(struct liq_worker *w, int tag)
 {
     for (int l = 0; l < w->nrecv; l++) {
         struct liq_link *k = &w->recv[l];
-        int f = 0;
 
-        for (int m = 0; m < k->nmsg; m++)
-            if (liq_exchange_recv(w, k, &k->msg[m], &f, tag) != 0)
+        while (k->next < k->nmsg) {
+            double t0 = liq_now();
+            int b = liq_wait(w, k->tid, tag);
+
+            if (b <= 0 || liq_exchange_take(w, k, b, t0, liq_now(), tag) != 0)
                 return -1;
+        }
     }
     return 0;
 }

@@ -85,6 +85,7 @@ struct liq_link {
     int nmsg;
     struct liq_ghost_msg *msg;
     size_t most;                /* the largest message's points */
+    int next, at;               /* receiving: the exchange's next message and patch */
     double *buf;                /* receiving: where a message that cannot be read in
                                  * place is unpacked, made when one first comes */
 };
