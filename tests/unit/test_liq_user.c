@@ -684,8 +684,7 @@ test_split_passes(void **state)
 
 /* The same schemes with quanta moved between blocks, into boxes whose own
  * points a move fills (liq_ubox_make unfilled, then liq_ubox_shell): the
- * same bits, in one pass
- * and in two. */
+ * same bits, in one pass and in two. */
 static void
 test_moved_quanta(void **state)
 {
