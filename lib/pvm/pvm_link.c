@@ -68,6 +68,7 @@
  * extra call only to hear EAGAIN.  At most LINK_FRAMES_MAX frames are read
  * from one link per wait, so one busy peer cannot starve the others.
  */
+#include "pvm_ext.h"
 #include "pvm_int.h"
 #include "pvm_shm.h"
 
@@ -1147,7 +1148,9 @@ shm_offer(struct pvm__link *l, size_t size)
  * A frame of more than half the ring: a larger ring, so that a message
  * and the next fit while the peer computes (a sender would otherwise wait
  * for it; the liquid runtime's ghosts at 128^3 were 1.3x slower through
- * 512 KB rings than through Unix sockets).  Up to pvm__shm_ring_max.
+ * 512 KB rings than through Unix sockets).  Up to pvm__shm_ring_max.  The
+ * caller passes half a burst (pvm__link_burst) where that is larger, so
+ * that the ring holds a burst of messages as it would one message.
  */
 static void
 shm_grow(struct pvm__link *l, size_t len)
@@ -1213,6 +1216,15 @@ shm_send(struct pvm__link *l, struct wire_hdr *h, const void *body, size_t len)
     return torn ? rc : 0;
 }
 
+void
+pvm__link_burst(int tid, size_t bytes)
+{
+    struct pvm__link *l = link_find(tid);
+
+    if (l != NULL)
+        l->burst = bytes;
+}
+
 int
 pvm__direct_linked(int tid)
 {
@@ -1248,7 +1260,7 @@ pvm__direct_send(int tid, struct wire_hdr *h, const void *body, size_t len)
     if (!l->remote && l->tx == NULL && !l->shm_off)
         (void)shm_offer(l, pvm__shm_ring_size());
     if (l->tx != NULL && l->state == PVM__LINK_UP)
-        shm_grow(l, len);
+        shm_grow(l, len < l->burst / 2 ? l->burst / 2 : len);
     if (l->tx != NULL && l->state == PVM__LINK_UP)
         return shm_send(l, h, body, len);
     if (l->state != PVM__LINK_UP)

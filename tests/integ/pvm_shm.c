@@ -40,6 +40,8 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "pvm_ext.h"
+
 #define TAG_HELLO 1
 #define TAG_PING 2
 #define TAG_PONG 3
@@ -54,10 +56,26 @@
 
 static const int sizes[] = { 0, 4, 100, 4000, 70000, 600000, 1 << 20, 3 << 20, 8, 12 };
 #define NSIZES ((int)(sizeof(sizes) / sizeof(sizes[0])))
+/* The client's routes "small" and "burst": messages of at most SMALL_MAX
+ * bytes, and with "burst" a hint before each send that they come in
+ * bursts of BURST bytes (pvm__link_burst, the liquid runtime's ghosts). */
+#define SMALL_MAX 70000
+#define BURST (12 << 20)
+static int small_only, burst;
+
+static int
+size_of(int seq)
+{
+    int size = sizes[seq % NSIZES];
+
+    return small_only && size > SMALL_MAX ? SMALL_MAX : size;
+}
 
 static int
 route_of(const char *s)
 {
+    small_only = strcmp(s, "small") == 0 || strcmp(s, "burst") == 0;
+    burst = strcmp(s, "burst") == 0;
     if (strcmp(s, "direct") == 0)
         return PvmRouteDirect;
     if (strcmp(s, "dont") == 0)
@@ -155,10 +173,12 @@ echo(int route)
 static int
 send_one(int peer, int seq, unsigned char *buf)
 {
-    int size = sizes[seq % NSIZES];
+    int size = size_of(seq);
 
     for (int i = 0; i < size; i++)
         buf[i] = pattern(seq, i);
+    if (burst)
+        pvm__link_burst(peer, BURST);
     pvm_initsend(seq % 3 == 0 ? PvmDataRaw : PvmDataDefault);
     pvm_pkint(&seq, 1, 1);
     pvm_pkint(&size, 1, 1);
@@ -188,7 +208,7 @@ take(int peer, int seq, unsigned char *buf)
         break;
     }
     if (b <= 0 || pvm_upkint(&s, 1, 1) < 0 || pvm_upkint(&size, 1, 1) < 0 || s != seq ||
-        size != sizes[seq % NSIZES] || pvm_upkbyte((char *)buf, size, 1) < 0) {
+        size != size_of(seq) || pvm_upkbyte((char *)buf, size, 1) < 0) {
         fprintf(stderr, "echo of %d: wrong message (bufid %d)\n", seq, b);
         return -1;
     }

@@ -39,6 +39,15 @@ check "... and so does the server" test "$(rings_of "$T/allow.srv")" = 2
 check "... grown for the 3 MB messages: the client's two rings map more than 8 MB" \
     test "$(sed -n 's/^ring_kb //p' "$T/allow.cli")" -gt 8192
 
+# Messages of at most 70 KB keep the 512 KB rings; told that they come in
+# bursts of 12 MB (pvm__link_burst), the client's ring grows to hold one.
+check "messages of at most 70 KB: in order" pair small allow small 120
+check "... the rings did not grow: the client's two map less than 2 MB" \
+    test "$(sed -n 's/^ring_kb //p' "$T/small.cli")" -lt 2048
+check "the same told of bursts of 12 MB: in order" pair burst allow burst 120
+check "... the client's ring grew to hold a burst: its two rings map more than 12 MB" \
+    test "$(sed -n 's/^ring_kb //p' "$T/burst.cli")" -gt 12288
+
 check "PvmRouteDirect: 200 messages each way, in order" pair direct allow direct 200
 check "... through rings" test "$(rings_of "$T/direct.cli")" = 2
 
