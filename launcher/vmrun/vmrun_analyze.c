@@ -175,19 +175,22 @@ an_compute(struct an *a)
     struct an_block *pend = malloc(((size_t)t->nspans + 1) * sizeof(*pend));
     struct an_block *blk = malloc(((size_t)t->nspans + 1) * sizeof(*blk));
     double *gw = malloc(((size_t)t->nspans + 1) * sizeof(double)), blocks = 0;
-    /* per lane, its last ghost wait: where in gw, and from whom for which tag */
-    int *last = malloc(((size_t)t->nlanes + 1) * 3 * sizeof(int));
+    /* Each gw entry's lane and peer; per lane, its exchange's tag and the
+     * first gw entry that may be of it. */
+    int *gwho = malloc(((size_t)t->nspans + 1) * 2 * sizeof(int));
+    int *ex = malloc(((size_t)t->nlanes + 1) * 2 * sizeof(int));
     int npend = 0, ngw = 0;
 
-    if (pend == NULL || blk == NULL || gw == NULL || last == NULL) {
+    if (pend == NULL || blk == NULL || gw == NULL || gwho == NULL || ex == NULL) {
         free(pend);
         free(blk);
         free(gw);
-        free(last);
+        free(gwho);
+        free(ex);
         return -1;
     }
     for (int l = 0; l < t->nlanes; l++)
-        last[3 * l] = -1;
+        ex[2 * l] = -1, ex[2 * l + 1] = 0;
     for (int i = 0; i < t->nspans; i++) {
         const struct vmrun_tspan *s = &t->spans[i];
         int l = s->lane;
@@ -223,15 +226,25 @@ an_compute(struct an *a)
             if (s->kind == VT_WAIT_PLAN)
                 a->lplan[l] += s->dur;
             /* A link's ghosts beyond 1 MiB come as several messages, one
-             * wait each: the exchange's wait on that link is their sum. */
-            if (s->kind == VT_WAIT_GHOST && last[3 * l] >= 0 && last[3 * l + 1] == s->peer &&
-                last[3 * l + 2] == s->tag) {
-                gw[last[3 * l]] += s->dur;
-            } else if (s->kind == VT_WAIT_GHOST) {
-                last[3 * l] = ngw;
-                last[3 * l + 1] = s->peer;
-                last[3 * l + 2] = s->tag;
-                gw[ngw++] = s->dur;
+             * wait each, those of its links in any order: the exchange's
+             * wait on a link is the sum of its messages'.  An exchange is
+             * a run of one tag on the lane. */
+            if (s->kind == VT_WAIT_GHOST) {
+                int j = ngw;
+
+                if (ex[2 * l] != s->tag) {
+                    ex[2 * l] = s->tag;
+                    ex[2 * l + 1] = ngw;
+                }
+                for (int x = ex[2 * l + 1]; x < ngw && j == ngw; x++)
+                    if (gwho[2 * x] == l && gwho[2 * x + 1] == s->peer)
+                        j = x;
+                if (j == ngw) {
+                    gw[ngw] = 0;
+                    gwho[2 * ngw] = l;
+                    gwho[2 * ngw++ + 1] = s->peer;
+                }
+                gw[j] += s->dur;
             }
         } else if (s->kind == VT_PLAN) {
             a->tr.moved += s->arg;
@@ -246,7 +259,8 @@ an_compute(struct an *a)
     free(pend);
     free(blk);
     free(gw);
-    free(last);
+    free(gwho);
+    free(ex);
     return 0;
 }
 

@@ -106,6 +106,19 @@ liq_link_messages(struct liq_link *l, size_t most, int nstate)
     return 0;
 }
 
+/* The faces of region r beyond which patch p lies: its halo there waits
+ * for another worker's points (the overlap's inner trapezoids stop short
+ * of them, liq_sweep.c).  Taken from the patch before it is cut, since a
+ * piece may lie beyond a face the patch does not. */
+static void
+liq_stale_mark(struct liq_region *r, const struct liq_patch *p)
+{
+    for (int a = 0; a < 3; a++) {
+        r->stale[2 * a] |= p->hi[a] <= r->box.lo[a];
+        r->stale[2 * a + 1] |= p->lo[a] >= r->box.hi[a];
+    }
+}
+
 /*
  * The patches worker `from` sends worker `to` in one exchange, in the order
  * both sides compute alike: the regions of `to` in the cut's order, then
@@ -134,6 +147,8 @@ liq_link_make(struct liq_worker *w, struct liq_link *l, int from, int to, int re
                 continue;
             p.src = receiving ? -1 : w->rlocal[w->region_of[p.src]];
             p.dst = receiving ? w->rlocal[r] : -1;
+            if (receiving)
+                liq_stale_mark(w->rg[p.dst], &p);
             if (liq_link_push(l, &cap, &p, most) != 0)
                 return -ENOMEM;
         }
@@ -230,36 +245,18 @@ liq_exchange_links(struct liq_worker *w)
     return 0;
 }
 
-/* The faces of each region whose halo waits for another worker's points
- * (the overlap's inner trapezoids stop short of them, liq_sweep.c). */
-static void
-liq_exchange_stale(struct liq_worker *w)
-{
-    for (int i = 0; i < w->nrg; i++)
-        memset(w->rg[i]->stale, 0, sizeof(w->rg[i]->stale));
-    for (int l = 0; l < w->nrecv; l++)
-        for (int f = 0; f < w->recv[l].npatch; f++) {
-            const struct liq_patch *p = &w->recv[l].patch[f];
-            struct liq_region *r = w->rg[p->dst];
-
-            for (int a = 0; a < 3; a++) {
-                r->stale[2 * a] |= p->hi[a] <= r->box.lo[a];
-                r->stale[2 * a + 1] |= p->lo[a] >= r->box.hi[a];
-            }
-        }
-}
-
 int
 liq_exchange_layout(struct liq_worker *w)
 {
     liq_exchange_free(w);
     for (int r = 0, i = 0; r < w->nall; r++)
         w->rlocal[r] = w->all[r].owner == w->me ? i++ : -1;
+    for (int i = 0; i < w->nrg; i++)
+        memset(w->rg[i]->stale, 0, sizeof(w->rg[i]->stale));
     if (liq_exchange_copies(w) != 0 || liq_exchange_links(w) != 0) {
         liq_fail(w, "job: out of memory");
         return -ENOMEM;
     }
-    liq_exchange_stale(w);
     /* Beside the process's peak resident memory in the report: the most
      * its regions held at once, which a move may have lowered since. */
     if (liq_held_bytes(w) > w->held_peak)

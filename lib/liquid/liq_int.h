@@ -68,8 +68,6 @@ struct liq_ckcopy {
     double *v;
 };
 
-/* One direction of the exchange with one other worker: its patches, src
- * (sending) or dst (receiving) a local region index. */
 /* One message of a link's ghosts: patches [previous end, end), and their
  * points times the states each carries. */
 struct liq_ghost_msg {
@@ -77,6 +75,9 @@ struct liq_ghost_msg {
     size_t points;
 };
 
+/* One direction of the exchange with one other worker: its patches (cut to
+ * fit its messages), src (sending) or dst (receiving) a local region
+ * index. */
 struct liq_link {
     int tid;
     int npatch;
@@ -281,9 +282,11 @@ liq_msg_points(const struct liq_worker *w)
  * region's stale faces.  0, or -ENOMEM after telling the master. */
 int liq_exchange_layout(struct liq_worker *w);
 void liq_exchange_free(struct liq_worker *w);
-/* Send every remote patch, copy every local one.  Returns 0 or -1. */
+/* Send every remote patch, copy every local one, and put into the halos
+ * the remote patches already come.  Returns 0 or -1. */
 int liq_exchange_start(struct liq_worker *w, int tag);
-/* Receive every remote patch into the halos.  Returns 0, or -1 to stop. */
+/* Receive the remote patches still to come into the halos.  Returns 0, or
+ * -1 to stop. */
 int liq_exchange_finish(struct liq_worker *w, int tag);
 
 /* ---- liq_sweep.c ---- */

@@ -142,7 +142,10 @@ int liq_ubox_make(struct liq_ubox *u, const struct liquid *lq, const int n[3],
                   const struct kern_box *proto, int unfilled);
 /* The rest of an unfilled box set: every point of its levels but its own
  * (those inside its ext[] halo layers, -x +x -y +y -z +z), and every point
- * of a constant field: their start values and boundaries. */
+ * of a constant field: their start values and boundaries.  The own points
+ * of the levels a move does not carry stay zero, not their start values:
+ * every phase writes all own points of the level it writes before any
+ * phase reads them. */
 void liq_ubox_shell(struct liq_ubox *u, const struct liquid *lq, const int n[3], const int ext[6]);
 void liq_ubox_free(struct liq_ubox *u);
 /* The boxes that carry the state (exchanged and moved): nstate * nf of them. */
