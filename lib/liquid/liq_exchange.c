@@ -22,19 +22,30 @@
 #include "pvm3.h"
 #include "pvm_ext.h"
 
+/* Room in *v (of *cap) for `more` patches after its n. */
+static int
+liq_patch_room(struct liq_patch **v, int n, int *cap, int more)
+{
+    int c = *cap ? *cap : 16;
+    struct liq_patch *x;
+
+    if (n + more <= *cap)
+        return 0;
+    while (c < n + more)
+        c *= 2;
+    if ((x = realloc(*v, (size_t)c * sizeof(*x))) == NULL)
+        return -ENOMEM;
+    *v = x;
+    *cap = c;
+    return 0;
+}
+
 /* Append a patch to a growing array. */
 static int
 liq_patch_push(struct liq_patch **v, int *n, int *cap, const struct liq_patch *p)
 {
-    if (*n == *cap) {
-        int c = *cap ? 2 * *cap : 16;
-        struct liq_patch *x = realloc(*v, (size_t)c * sizeof(*x));
-
-        if (x == NULL)
-            return -ENOMEM;
-        *v = x;
-        *cap = c;
-    }
+    if (liq_patch_room(v, *n, cap, 1) != 0)
+        return -ENOMEM;
     (*v)[(*n)++] = *p;
     return 0;
 }
@@ -66,17 +77,8 @@ liq_link_push(struct liq_link *l, int *cap, const struct liq_patch *p, size_t mo
     int m = liq_patch_cut(p, most, NULL, 0);
 
     l->points += p->points;
-    if (l->npatch + m > *cap) {
-        int c = *cap ? 2 * *cap : 16;
-        struct liq_patch *x;
-
-        while (c < l->npatch + m)
-            c *= 2;
-        if ((x = realloc(l->patch, (size_t)c * sizeof(*x))) == NULL)
-            return -ENOMEM;
-        l->patch = x;
-        *cap = c;
-    }
+    if (liq_patch_room(&l->patch, l->npatch, cap, m) != 0)
+        return -ENOMEM;
     l->npatch += liq_patch_cut(p, most, l->patch + l->npatch, m);
     return 0;
 }
@@ -346,7 +348,7 @@ liq_exchange_start(struct liq_worker *w, int tag)
 
         /* A ring to a worker of this host holds the link's every message,
          * as it held them as one: the sender need not wait for it. */
-        pvm__link_burst(k->tid, k->points * sizeof(double) + (size_t)k->nmsg * 64);
+        pvm__link_burst(k->tid, k->points * sizeof(double), k->nmsg);
         for (int m = 0; m < k->nmsg; m++) {
             double *p = w->sendbuf;
 

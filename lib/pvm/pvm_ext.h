@@ -22,13 +22,14 @@
 __attribute__((visibility("default"))) const void *pvm__upk_view(size_t n);
 
 /*
- * Messages to task tid come in bursts of about `bytes` (the liquid
- * runtime's ghosts of one exchange, in messages of at most 1 MiB): our
- * shared-memory ring to it grows to hold a whole burst (up to
- * LIQUIDVM_SHM_RING_MAX), as it grows for one large message, so that we
- * need not wait for a peer that computes.  Nothing for other links, or
- * before the link to tid is up (say it again then).
+ * Messages to task tid come in bursts of `count` messages and about
+ * `bytes` of bodies (the liquid runtime's ghosts of one exchange, in
+ * messages of at most 1 MiB): our shared-memory ring to it grows to hold a
+ * whole burst, frames' headers included (up to LIQUIDVM_SHM_RING_MAX), as
+ * it grows for one large message, so that we need not wait for a peer
+ * that computes.  Nothing for other links, or before the link to tid is
+ * up (say it again then).
  */
-__attribute__((visibility("default"))) void pvm__link_burst(int tid, size_t bytes);
+__attribute__((visibility("default"))) void pvm__link_burst(int tid, size_t bytes, int count);
 
 #endif

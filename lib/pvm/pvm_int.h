@@ -555,7 +555,8 @@ struct pvm__link {
      */
     struct pvm__shm *tx, *rx;
     int shm_off;                /* no ring to this peer (off, or it could not be made) */
-    size_t burst;               /* pvm__link_burst: the bytes tx should hold at once */
+    size_t burst;               /* pvm__link_burst: the bytes tx should hold at once,
+                                 * headers included */
     int tx_busy;                /* a write into tx is under way: tx outlives link_dead */
     int tx_wait;                /* that write sleeps on tx's space eventfd */
     int rfds[PVM__LINK_RFDS];   /* descriptors that came with the link's bytes */

@@ -1217,12 +1217,12 @@ shm_send(struct pvm__link *l, struct wire_hdr *h, const void *body, size_t len)
 }
 
 void
-pvm__link_burst(int tid, size_t bytes)
+pvm__link_burst(int tid, size_t bytes, int count)
 {
     struct pvm__link *l = link_find(tid);
 
     if (l != NULL)
-        l->burst = bytes;
+        l->burst = bytes + (size_t)(count > 0 ? count : 0) * WIRE_HDR_LEN;
 }
 
 int

@@ -178,7 +178,7 @@ send_one(int peer, int seq, unsigned char *buf)
     for (int i = 0; i < size; i++)
         buf[i] = pattern(seq, i);
     if (burst)
-        pvm__link_burst(peer, BURST);
+        pvm__link_burst(peer, BURST, BURST / SMALL_MAX);
     pvm_initsend(seq % 3 == 0 ? PvmDataRaw : PvmDataDefault);
     pvm_pkint(&seq, 1, 1);
     pvm_pkint(&size, 1, 1);
