@@ -16,7 +16,8 @@
 #include "pvm3.h"
 
 struct witem {
-    int chunk, ord, idx;    /* ord: its place in its chunk */
+    struct liq_farm_key k;
+    int idx;
     int xyz[3];
     char text[FARM_ITEM_MAX];
 };
@@ -27,17 +28,10 @@ struct worker {
     char **tmpl;            /* the command template */
     double timeout;
     int retries;
-    struct witem *q;        /* the queue: q[head..tail) */
-    size_t head, tail, cap;
+    struct liq_farm_queue fq;   /* of struct witem */
     int asked;              /* an ASK is outstanding */
     int dropped, quit;
 };
-
-static int
-w_push(struct worker *w, const struct witem *it)
-{
-    return liq_farm_push((void **)&w->q, sizeof(*it), &w->head, &w->tail, &w->cap, it);
-}
 
 /* One message from the master, already received into the active buffer. */
 static void
@@ -48,34 +42,30 @@ w_take(struct worker *w, int tag)
         struct witem it;
         int count = 0;
 
-        pvm_upkint(&it.chunk, 1, 1);
+        pvm_upkint(&it.k.chunk, 1, 1);
         pvm_upkint(&count, 1, 1);
         for (int i = 0; i < count; i++) {
-            it.ord = i;
+            it.k.ord = i;
             pvm_upkint(&it.idx, 1, 1);
             it.text[0] = '\0';
             pvm_upkstr(it.text);
             pvm_upkint(it.xyz, 3, 1);
-            if (w_push(w, &it) != 0)
+            if (liq_farm_push(&w->fq, &it) != 0)
                 w->quit = 1; /* out of memory: the master reruns our items elsewhere */
         }
         w->asked = 0;
         break;
     }
     case FARM_TAG_DROP:
-        w->head = w->tail = 0;
+        w->fq.head = w->fq.tail = 0;
         w->dropped = 1;
         break;
     case FARM_TAG_SHRINK: {
         int chunk = -1, keep = 0;
-        size_t o = w->head;
 
         pvm_upkint(&chunk, 1, 1);
         pvm_upkint(&keep, 1, 1);
-        for (size_t i = w->head; i < w->tail; i++)
-            if (w->q[i].chunk != chunk || w->q[i].ord < keep)
-                w->q[o++] = w->q[i];
-        w->tail = o;
+        liq_farm_shrink(&w->fq, chunk, keep);
         break;
     }
     case FARM_TAG_QUIT:
@@ -170,7 +160,7 @@ w_run(struct worker *w, const struct witem *it, struct farm_run *r)
     if (rc == 1 || w->dropped || w->quit)
         goto out; /* dropped: the master gave the item to another worker */
     pvm_initsend(PvmDataDefault);
-    int head[2] = { it->chunk, it->idx };
+    int head[2] = { it->k.chunk, it->idx };
 
     pvm_pkint(head, 2, 1);
     pvm_pkint(&r->exit, 1, 1);
@@ -207,6 +197,7 @@ vmrun_farm_worker_main(int argc, char **argv)
 
     (void)argv;
     memset(&w, 0, sizeof(w));
+    w.fq.size = sizeof(struct witem);
     if (argc != 1) {
         fprintf(stderr, "vmrun farm-worker: takes no arguments; vmrun farm spawns it\n");
         free(r);
@@ -219,7 +210,9 @@ vmrun_farm_worker_main(int argc, char **argv)
     if (w_job(&w) != 0)
         goto out;
     while (!w.quit) {
-        if (w.head == w.tail) {
+        struct witem it;
+
+        if (liq_farm_pop(&w.fq, &it) != 0) {
             int b, bytes, tag, src;
 
             w_ask(&w);
@@ -231,9 +224,7 @@ vmrun_farm_worker_main(int argc, char **argv)
             w.dropped = 0;
             continue;
         }
-        struct witem it = w.q[w.head++];
-
-        if (w.head == w.tail)
+        if (w.fq.head == w.fq.tail)
             w_ask(&w); /* one request ahead: the next chunk comes while this item runs */
         w.dropped = 0;
         w_run(&w, &it, r);
@@ -244,7 +235,7 @@ out:
         for (int i = 0; i < w.argc; i++)
             free(w.tmpl[i]);
     free(w.tmpl);
-    free(w.q);
+    free(w.fq.q);
     free(r);
     pvm_exit();
     return rc;

@@ -91,11 +91,23 @@ int liq_farm_vm_capacity(struct liq_farm_vm *vm, double *cap);
 /* Tell the workers to quit (kill them after a failure) and leave the VM. */
 void liq_farm_vm_stop(struct liq_farm_vm *vm, int failed);
 
-/* A worker's queue of items of size bytes, (*q)[head..tail): append item,
- * moving the queue to its start or growing it as needed.  0 or -1 (out of
- * memory).  Both workers' (liq_farm_worker.c, vmrun_farm_worker.c). */
-int liq_farm_push(void **q, size_t size, size_t *head, size_t *tail, size_t *cap,
-                  const void *item);
+/* A worker's queue of the items of its chunks, q[head..tail), each of size
+ * bytes and beginning with its key: both workers' (liq_farm_worker.c,
+ * vmrun_farm_worker.c). */
+struct liq_farm_key {
+    int chunk, ord;         /* ord: the item's place in its chunk */
+};
+struct liq_farm_queue {
+    char *q;
+    size_t size, head, tail, cap;
+};
+/* Append item, moving the queue to its start or growing it as needed.
+ * 0 or -1 (out of memory). */
+int liq_farm_push(struct liq_farm_queue *fq, const void *item);
+/* Copy the front item to item and take it off.  0, or -1 when empty. */
+int liq_farm_pop(struct liq_farm_queue *fq, void *item);
+/* SHRINK: another worker took chunk's items from place keep on. */
+void liq_farm_shrink(struct liq_farm_queue *fq, int chunk, int keep);
 void liq_farm_vm_free(struct liq_farm_vm *vm);
 /* Seconds on the monotonic clock. */
 double liq_farm_now(void);

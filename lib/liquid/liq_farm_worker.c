@@ -19,42 +19,62 @@
 #include "pvm3.h"
 
 struct ftile {
-    int chunk, ord, idx;    /* ord: its place in its chunk */
+    struct liq_farm_key k;
+    int idx;
 };
 
 struct fworker {
     int master;
-    struct ftile *q;        /* the queue: q[head..tail) */
-    size_t head, tail, cap;
+    struct liq_farm_queue fq;
     int asked, quit;
 };
 
 int
-liq_farm_push(void **q, size_t size, size_t *head, size_t *tail, size_t *cap, const void *item)
+liq_farm_push(struct liq_farm_queue *fq, const void *item)
 {
-    char *b = *q;
-
-    if (*head > 0 && *tail == *cap) {
-        memmove(b, b + *head * size, (*tail - *head) * size);
-        *tail -= *head;
-        *head = 0;
+    if (fq->head > 0 && fq->tail == fq->cap) {
+        memmove(fq->q, fq->q + fq->head * fq->size, (fq->tail - fq->head) * fq->size);
+        fq->tail -= fq->head;
+        fq->head = 0;
     }
-    if (*tail == *cap) {
-        size_t c = *cap ? 2 * *cap : 64;
+    if (fq->tail == fq->cap) {
+        size_t c = fq->cap ? 2 * fq->cap : 64;
+        char *b = realloc(fq->q, c * fq->size);
 
-        if ((b = realloc(b, c * size)) == NULL)
+        if (b == NULL)
             return -1;
-        *q = b;
-        *cap = c;
+        fq->q = b;
+        fq->cap = c;
     }
-    memcpy(b + (*tail)++ * size, item, size);
+    memcpy(fq->q + fq->tail++ * fq->size, item, fq->size);
     return 0;
 }
 
-static int
-fw_push(struct fworker *w, const struct ftile *t)
+int
+liq_farm_pop(struct liq_farm_queue *fq, void *item)
 {
-    return liq_farm_push((void **)&w->q, sizeof(*t), &w->head, &w->tail, &w->cap, t);
+    if (fq->head == fq->tail)
+        return -1;
+    memcpy(item, fq->q + fq->head++ * fq->size, fq->size);
+    return 0;
+}
+
+void
+liq_farm_shrink(struct liq_farm_queue *fq, int chunk, int keep)
+{
+    size_t o = fq->head;
+
+    for (size_t i = fq->head; i < fq->tail; i++) {
+        struct liq_farm_key k;
+
+        memcpy(&k, fq->q + i * fq->size, sizeof(k));
+        if (k.chunk != chunk || k.ord < keep) {
+            if (o != i)
+                memcpy(fq->q + o * fq->size, fq->q + i * fq->size, fq->size);
+            o++;
+        }
+    }
+    fq->tail = o;
 }
 
 /* One message from the master, already received into the active buffer. */
@@ -66,30 +86,26 @@ fw_take(struct fworker *w, int tag)
         struct ftile t;
         int count = 0;
 
-        pvm_upkint(&t.chunk, 1, 1);
+        pvm_upkint(&t.k.chunk, 1, 1);
         pvm_upkint(&count, 1, 1);
         for (int i = 0; i < count; i++) {
-            t.ord = i;
+            t.k.ord = i;
             pvm_upkint(&t.idx, 1, 1);
-            if (fw_push(w, &t) != 0)
+            if (liq_farm_push(&w->fq, &t) != 0)
                 w->quit = 1; /* out of memory: the master reruns our tiles elsewhere */
         }
         w->asked = 0;
         break;
     }
     case LIQ_FARM_TAG_DROP:
-        w->head = w->tail = 0;
+        w->fq.head = w->fq.tail = 0;
         break;
     case LIQ_FARM_TAG_SHRINK: {
         int chunk = -1, keep = 0;
-        size_t o = w->head;
 
         pvm_upkint(&chunk, 1, 1);
         pvm_upkint(&keep, 1, 1);
-        for (size_t i = w->head; i < w->tail; i++)
-            if (w->q[i].chunk != chunk || w->q[i].ord < keep)
-                w->q[o++] = w->q[i];
-        w->tail = o;
+        liq_farm_shrink(&w->fq, chunk, keep);
         break;
     }
     case LIQ_FARM_TAG_QUIT:
@@ -149,6 +165,7 @@ liq_farm_worker_main(const char *name, const int n[3], size_t record, liquid_til
     unsigned char *buf = NULL;
 
     memset(&w, 0, sizeof(w));
+    w.fq.size = sizeof(struct ftile);
     pvm_setopt(PvmAutoErr, 0);
     if (pvm_mytid() < 0 || (w.master = pvm_parent()) <= 0) {
         fprintf(stderr, "%s %s: not spawned by a liquid_farm master\n", name,
@@ -183,16 +200,17 @@ liq_farm_worker_main(const char *name, const int n[3], size_t record, liquid_til
         }
     }
     while (!w.quit) {
-        if (w.head == w.tail) {
+        struct ftile ft;
+
+        if (liq_farm_pop(&w.fq, &ft) != 0) {
             fw_ask(&w);
             fw_poll(&w, 1);
             continue;
         }
-        struct ftile ft = w.q[w.head++];
-        int lo[3], cnt[3], head[2] = { ft.chunk, ft.idx };
+        int lo[3], cnt[3], head[2] = { ft.k.chunk, ft.idx };
         double t0, secs;
 
-        if (w.head == w.tail)
+        if (w.fq.head == w.fq.tail)
             fw_ask(&w); /* one request ahead: the next chunk comes while this tile runs */
         liq_farm_tile_box(n, b, t, (uint64_t)ft.idx, lo, cnt);
         t0 = liq_farm_now();
@@ -213,7 +231,7 @@ liq_farm_worker_main(const char *name, const int n[3], size_t record, liquid_til
     rc = 0;
 out:
     free(buf);
-    free(w.q);
+    free(w.fq.q);
     pvm_exit();
     return rc;
 }

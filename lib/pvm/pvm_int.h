@@ -145,7 +145,7 @@ struct pvm__ctx {
     /* Task and host management (pvm_spawn.c, pvm_host.c). */
     FILE *catchout;             /* pvm_catchout's file, or NULL */
     struct pvm__outsrc *outs;   /* tasks whose output comes to us (pvm_output.c) */
-    int nouts;
+    int nouts, outcap;
     int output_known;           /* PvmOutputTid/Code's inherited defaults were read */
     int *sibs;                  /* pvm_siblings, once known */
     int nsibs;

@@ -44,24 +44,40 @@ struct pvm__outsrc {
     size_t partlen;
 };
 
+/* The task tid's entry, made when add is set.  The entries are sorted by
+ * tid and kept after their EOF (late frames must not open them again), so
+ * a program that spawns many tasks finds each in log time. */
 static struct pvm__outsrc *
 source(int tid, int add)
 {
-    struct pvm__outsrc *v;
+    struct pvm__outsrc *v = pvm__ctx.outs;
+    int lo = 0, hi = pvm__ctx.nouts;
 
-    for (int i = 0; i < pvm__ctx.nouts; i++)
-        if (pvm__ctx.outs[i].tid == tid)
-            return &pvm__ctx.outs[i];
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+
+        if (v[mid].tid == tid)
+            return &v[mid];
+        if (v[mid].tid < tid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
     if (!add)
         return NULL;
-    v = realloc(pvm__ctx.outs, (size_t)(pvm__ctx.nouts + 1) * sizeof(*v));
-    if (v == NULL)
-        return NULL;
-    pvm__ctx.outs = v;
-    v = &pvm__ctx.outs[pvm__ctx.nouts++];
-    memset(v, 0, sizeof(*v));
-    v->tid = tid;
-    return v;
+    if (pvm__ctx.nouts == pvm__ctx.outcap) {
+        int cap = pvm__ctx.outcap ? 2 * pvm__ctx.outcap : 16;
+
+        if ((v = realloc(v, (size_t)cap * sizeof(*v))) == NULL)
+            return NULL;
+        pvm__ctx.outs = v;
+        pvm__ctx.outcap = cap;
+    }
+    memmove(&v[lo + 1], &v[lo], (size_t)(pvm__ctx.nouts - lo) * sizeof(*v));
+    pvm__ctx.nouts++;
+    memset(&v[lo], 0, sizeof(*v));
+    v[lo].tid = tid;
+    return &v[lo];
 }
 
 void
@@ -105,7 +121,7 @@ pvm__output_free(void)
         free(pvm__ctx.outs[i].part);
     free(pvm__ctx.outs);
     pvm__ctx.outs = NULL;
-    pvm__ctx.nouts = 0;
+    pvm__ctx.nouts = pvm__ctx.outcap = 0;
 }
 
 /* pvm_catchout's printing of one frame. */

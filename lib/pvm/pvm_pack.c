@@ -70,31 +70,16 @@ pvm__rewind(struct pvm__buf *b, const struct pvm__mark *m)
 }
 
 static void
-pvm__put32(unsigned char *p, uint32_t v)
-{
-    p[0] = (unsigned char)(v >> 24);
-    p[1] = (unsigned char)(v >> 16);
-    p[2] = (unsigned char)(v >> 8);
-    p[3] = (unsigned char)v;
-}
-
-static uint32_t
-pvm__get32(const unsigned char *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void
 pvm__put64(unsigned char *p, uint64_t v)
 {
-    pvm__put32(p, (uint32_t)(v >> 32));
-    pvm__put32(p + 4, (uint32_t)v);
+    wire_be32_put(p, (uint32_t)(v >> 32));
+    wire_be32_put(p + 4, (uint32_t)v);
 }
 
 static uint64_t
 pvm__get64(const unsigned char *p)
 {
-    return (uint64_t)pvm__get32(p) << 32 | pvm__get32(p + 4);
+    return (uint64_t)wire_be32_get(p) << 32 | wire_be32_get(p + 4);
 }
 
 /*
@@ -155,27 +140,27 @@ pvm__xdr_put(int type, const unsigned char *src, unsigned char *out)
     case PVM_USHORT:
         /* Both go out sign-extended, as PVM's encoder treats them alike. */
         memcpy(&s, src, sizeof s);
-        pvm__put32(out, (uint32_t)(int32_t)s);
+        wire_be32_put(out, (uint32_t)(int32_t)s);
         break;
     case PVM_INT:
     case PVM_UINT:
         memcpy(&n, src, sizeof n);
-        pvm__put32(out, (uint32_t)n);
+        wire_be32_put(out, (uint32_t)n);
         break;
     case PVM_LONG:
     case PVM_ULONG:
         memcpy(&l, src, sizeof l);
-        pvm__put32(out, (uint32_t)l);
+        wire_be32_put(out, (uint32_t)l);
         break;
     case PVM_FLOAT:
         memcpy(&w, src, 4);
-        pvm__put32(out, w);
+        wire_be32_put(out, w);
         break;
     case PVM_CPLX:
         memcpy(&w, src, 4);
-        pvm__put32(out, w);
+        wire_be32_put(out, w);
         memcpy(&w, src + 4, 4);
-        pvm__put32(out + 4, w);
+        wire_be32_put(out + 4, w);
         break;
     case PVM_DOUBLE:
         memcpy(&d, src, 8);
@@ -196,7 +181,7 @@ pvm__xdr_put(int type, const unsigned char *src, unsigned char *out)
 static void
 pvm__xdr_get(int type, const unsigned char *in, unsigned char *dst)
 {
-    uint32_t w = pvm__get32(in);
+    uint32_t w = wire_be32_get(in);
     uint64_t d;
     short s;
     unsigned short us;
@@ -231,7 +216,7 @@ pvm__xdr_get(int type, const unsigned char *in, unsigned char *dst)
         break;
     case PVM_CPLX:
         memcpy(dst, &w, 4);
-        w = pvm__get32(in + 4);
+        w = wire_be32_get(in + 4);
         memcpy(dst + 4, &w, 4);
         break;
     case PVM_DOUBLE:

@@ -85,6 +85,62 @@ test_liq_farm_tiles_cover_3d(void **state)
     cover_once(5, 1, 130);
 }
 
+/* A worker's queue: items keep their order through growth and moves to
+ * the front; SHRINK drops exactly its chunk's items from place keep on. */
+struct qitem {
+    struct liq_farm_key k;
+    int idx;
+    char pad[13];
+};
+
+static void
+test_liq_farm_queue(void **state)
+{
+    struct liq_farm_queue fq = { .size = sizeof(struct qitem) };
+    struct qitem it = { .pad = "x" }, got;
+    int next = 0, popped = 0;
+
+    (void)state;
+    assert_int_equal(liq_farm_pop(&fq, &got), -1);
+    /* Chunks of 10 items, two pushed for every one popped: the queue
+     * grows past 64 and moves to its front on the way. */
+    for (int c = 0; c < 30; c++) {
+        for (int i = 0; i < 10; i++) {
+            it.k.chunk = c;
+            it.k.ord = i;
+            it.idx = next++;
+            assert_int_equal(liq_farm_push(&fq, &it), 0);
+        }
+        for (int i = 0; i < 5; i++, popped++) {
+            assert_int_equal(liq_farm_pop(&fq, &got), 0);
+            assert_int_equal(got.idx, popped);
+            assert_int_equal(got.k.chunk, popped / 10);
+            assert_int_equal(got.k.ord, popped % 10);
+        }
+    }
+    assert_true(fq.cap > 64);
+    for (int i = 0; i < 3; i++, popped++)
+        assert_int_equal(liq_farm_pop(&fq, &got), 0);
+    /* Chunk 15 is partly taken (150..152 popped), chunk 25 whole: drop
+     * 25's items from place 4 on, 15's from 7 on. */
+    liq_farm_shrink(&fq, 25, 4);
+    liq_farm_shrink(&fq, 15, 7);
+    liq_farm_shrink(&fq, 99, 0);        /* a chunk not held: nothing */
+    for (int want = popped; want < next; want++) {
+        int c = want / 10, o = want % 10;
+
+        if ((c == 25 && o >= 4) || (c == 15 && o >= 7))
+            continue;
+        assert_int_equal(liq_farm_pop(&fq, &got), 0);
+        assert_int_equal(got.idx, want);
+        assert_int_equal(got.k.chunk, c);
+        assert_int_equal(got.k.ord, o);
+        assert_string_equal(got.pad, "x");
+    }
+    assert_int_equal(liq_farm_pop(&fq, &got), -1);
+    free(fq.q);
+}
+
 int
 main(void)
 {
@@ -92,6 +148,7 @@ main(void)
         cmocka_unit_test(test_liq_farm_tiles_cover_1d),
         cmocka_unit_test(test_liq_farm_tiles_cover_2d),
         cmocka_unit_test(test_liq_farm_tiles_cover_3d),
+        cmocka_unit_test(test_liq_farm_queue),
     };
 
     return cmocka_run_group_tests_name("liq_farm", tests, NULL, NULL);

@@ -559,6 +559,42 @@ test_pvm_msg_output_as_messages(void **state)
     pvm__output_free();
 }
 
+/* Many caught tasks, their tids from several hosts in no order: each is
+ * open from its first frame to its EOF, and stays ended after it. */
+static void
+test_pvm_msg_output_many_sources(void **state)
+{
+    enum { N = 300 };
+    int tid[N], open[N];
+
+    (void)state;
+    for (int i = 0; i < N; i++)
+        tid[i] = (int)((unsigned)(1 + (i * 7) % 5) << 18 | (unsigned)((i * 37) % N + 1));
+    for (int i = 0; i < N; i++) {
+        fake_deliver(tid[i], PVM__OUT_CATCH, 0x7fff0001, WIRE_OUT_BEGIN, NULL, 0);
+        assert_int_equal(pvm_nrecv(-1, -1), 0);
+        assert_int_equal(pvm__output_open(NULL, 0), i + 1);
+    }
+    for (int i = 0; i < N; i += 2) {
+        fake_deliver(tid[i], PVM__OUT_CATCH, 0x7fff0001, WIRE_OUT_EOF, NULL, 0);
+        assert_int_equal(pvm_nrecv(-1, -1), 0);
+    }
+    /* Late frames of the ended ones open nothing again. */
+    for (int i = 0; i < N; i += 2) {
+        fake_deliver(tid[i], PVM__OUT_CATCH, 0x7fff0001, WIRE_OUT_BEGIN, NULL, 0);
+        assert_int_equal(pvm_nrecv(-1, -1), 0);
+    }
+    assert_int_equal(pvm__output_open(open, N), N / 2);
+    for (int k = 0; k < N / 2; k++) {
+        int found = 0;
+
+        for (int i = 1; i < N; i += 2)
+            found += open[k] == tid[i];
+        assert_int_equal(found, 1);
+    }
+    pvm__output_free();
+}
+
 static void
 test_pvm_msg_other_frames_are_ignored(void **state)
 {
@@ -634,6 +670,7 @@ main(void)
         T(test_pvm_msg_precv_refuses_bad_arguments),
         T(test_pvm_msg_daemon_messages_are_not_received),
         T(test_pvm_msg_output_as_messages),
+        T(test_pvm_msg_output_many_sources),
         T(test_pvm_msg_other_frames_are_ignored),
         T(test_pvm_msg_lost_daemon_is_pvmsyserr),
         T(test_pvm_msg_trecv_refuses_negative_times),
