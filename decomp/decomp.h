@@ -260,13 +260,15 @@ int decomp_block_beats_row(double lambda, double tau, double d, double n, int p)
 int decomp_block_min_n(double lambda, double tau, double d, int p, double *n_min);
 
 /*
- * Least-squares fit of lambda and tau from the ring benchmark (section 3.4):
+ * Least-squares fit of lambda and tau from the ring benchmark (section 3.4),
+ * weighted by relative error (1 / seconds^2):
  * each sample is the time of one round in which each of `hosts` hosts sends
  * one message of `bytes` to its right neighbour. Under the model a round costs
  * lambda + tau * hosts * frame(bytes) on a shared medium and lambda + tau *
  * frame(bytes) on a switched one, so that is the regressor. net gives the
  * framing and kind (its lambda and tau are ignored). -ERANGE when the fit is
- * not physical (tau <= 0 or lambda < 0); r2 may be NULL.
+ * not physical (tau <= 0 or lambda < 0); r2 (weighted, as the fit) may be
+ * NULL.
  */
 struct decomp_sample {
     double bytes;

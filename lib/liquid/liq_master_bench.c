@@ -29,7 +29,7 @@ liq_bench_print(FILE *fp, const struct liq_vm *vm)
         fprintf(fp, "  %d B %.1f us", vm->ring_bytes[z], vm->ring_s[z] * 1e6);
     fprintf(fp, "\nlambda %.1f us/message, tau %.3f ns/byte (%s, %s)\n", vm->lambda * 1e6,
             vm->tau * 1e9, vm->net == DECOMP_NET_SHARED ? "shared" : "switched",
-            vm->fit_ok ? "least squares" : "fit not physical: two-point estimate");
+            vm->fit_ok ? "weighted least squares" : "fit not physical: two-point estimate");
 }
 
 void
@@ -52,7 +52,7 @@ liq_bench_json(FILE *fp, const struct liq_vm *vm)
                 vm->ring_s[z]);
     fprintf(fp, "],\"lambda_s\":%.6g,\"tau_s_per_byte\":%.6g,\"r2\":%.4f,\"fit\":\"%s\"}",
             vm->lambda, vm->tau, vm->r2,
-            vm->ringn < 2 ? "none" : vm->fit_ok ? "least-squares" : "two-point");
+            vm->ringn < 2 ? "none" : vm->fit_ok ? "weighted-least-squares" : "two-point");
 }
 
 

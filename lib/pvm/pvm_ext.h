@@ -32,4 +32,14 @@ __attribute__((visibility("default"))) const void *pvm__upk_view(size_t n);
  */
 __attribute__((visibility("default"))) void pvm__link_burst(int tid, size_t bytes, int count);
 
+/*
+ * 1 when our messages to task tid take the way they will keep: a direct
+ * link that is up, or the daemons where no link is being made (refused,
+ * failed, or not asked for under this route); 0 while one is being set
+ * up, which takes a few of our calls into the library and a TLS handshake
+ * between hosts, so that a message then is slower than the rest.  A
+ * measurement warms up until it is 1 (the liquid runtime's ring).
+ */
+__attribute__((visibility("default"))) int pvm__link_settled(int tid);
+
 #endif

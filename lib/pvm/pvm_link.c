@@ -1226,6 +1226,17 @@ pvm__link_burst(int tid, size_t bytes, int count)
 }
 
 int
+pvm__link_settled(int tid)
+{
+    struct pvm__link *l = link_find(tid);
+
+    if (l == NULL)
+        return !(pvm__opt(PvmRoute) == PvmRouteDirect || shm_wanted(tid)) ||
+               tid == pvm__ctx.mytid || !WIRE_TID_IS_TASK(tid);
+    return l->state == PVM__LINK_UP || l->state == PVM__LINK_DEAD;
+}
+
+int
 pvm__direct_linked(int tid)
 {
     struct pvm__link *l = link_find(tid);

@@ -171,6 +171,8 @@ test_pvm_link_hello_needs_the_token_of_the_request(void **state)
     (void)state;
     memset(asked->token, 0xab, WIRE_DIRECT_TOKEN);
     memset(wrong, 0xac, WIRE_DIRECT_TOKEN);
+    /* Being made: not settled until our messages take it. */
+    assert_int_equal(pvm__link_settled(FAKE_T2), 0);
     c1 = make_link(PVM__LINK_ACCEPTED, 0, &bad);
     peer_write(bad, WIRE_T_DIRECT, FAKE_T2, FAKE_ME, WIRE_DIRECT_HELLO, wrong, sizeof wrong);
     settle();
@@ -197,6 +199,7 @@ test_pvm_link_hello_needs_the_token_of_the_request(void **state)
                WIRE_DIRECT_TOKEN);
     settle();
     assert_int_equal(asked->state, PVM__LINK_READY);
+    assert_int_equal(pvm__link_settled(FAKE_T2), 0);
     assert_true(asked->fd >= 0);
     assert_int_equal(read(good, ack, sizeof ack), (ssize_t)sizeof ack);
     assert_int_equal(wire_hdr_unpack(ack, 0, &h), 0);
@@ -214,6 +217,7 @@ test_pvm_link_hello_needs_the_token_of_the_request(void **state)
     free(b);
     assert_int_equal(fake_sent(&h, &b), 0);     /* nothing else to the daemon */
     assert_int_equal(asked->state, PVM__LINK_UP);
+    assert_int_equal(pvm__link_settled(FAKE_T2), 1);
     unsigned char got[WIRE_HDR_LEN];
     assert_int_equal(read(good, got, sizeof got), (ssize_t)sizeof got);
     assert_int_equal(wire_hdr_unpack(got, 0, &h), 0);
@@ -234,6 +238,10 @@ test_pvm_link_dontroute_answers_a_conreq_with_nak(void **state)
     (void)state;
     memset(token, 0x5a, sizeof token);
     pvm_setopt(PvmRoute, PvmDontRoute);
+    /* No link will be made: the daemons' route is the one that stays,
+     * to a task of our host or another's. */
+    assert_int_equal(pvm__link_settled(FAKE_T2), 1);
+    assert_int_equal(pvm__link_settled(FAKE_T3), 1);
     wire_wbuf_init(&b);
     wire_put_bytes(&b, token, sizeof token);
     wire_put_str(&b, "/nonexistent/t40002.sock");
@@ -251,6 +259,12 @@ test_pvm_link_dontroute_answers_a_conreq_with_nak(void **state)
     assert_memory_equal(body, token, WIRE_DIRECT_TOKEN);
     free(body);
     assert_int_equal(fake_reqs, 0);             /* no link was tried */
+    pvm_setopt(PvmRoute, PvmAllowDirect);
+    /* The default route makes links to tasks of our host only (for the
+     * rings); PvmRouteDirect to every task. */
+    assert_int_equal(pvm__link_settled(FAKE_T3), 1);
+    pvm_setopt(PvmRoute, PvmRouteDirect);
+    assert_int_equal(pvm__link_settled(FAKE_T3), 0);
     pvm_setopt(PvmRoute, PvmAllowDirect);
 }
 
