@@ -122,6 +122,12 @@ $(O)/lib/pvm/%.o: CFLAGS += -fvisibility=hidden
 $(O)/decomp/%.o: CFLAGS += $(DECOMP_CFLAGS)
 $(O)/bench/%.o: CFLAGS += $(BENCH_CFLAGS)
 
+# Objects that only a pattern rule names (a program of examples/, tests/ or
+# bench/ from its one .o) are intermediate to make, which deletes them
+# after a first build; the next make (make install) then compiled them all
+# again.  Keep every file made.
+.SECONDARY:
+
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")

@@ -582,7 +582,7 @@ liq_mu_verify(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
 {
     struct liquid *lq = o->user;
     struct kern_box ref[LIQUID_MAX_FIELDS];
-    double red[LIQUID_MAX_REDUCTIONS];
+    double red[LIQUID_MAX_REDUCTIONS], t0 = liq_vm_now();
     int done, set[LIQUID_MAX_REDUCTIONS], rc;
 
     if (vm->progress)
@@ -620,6 +620,7 @@ liq_mu_verify(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
                 vm->who, done, st->iters_done, st->diffs);
     for (int f = 0; f < lq->nf; f++)
         kern_box_free(&ref[f]);
+    st->t_verify = liq_vm_now() - t0;
     return 0;
 }
 

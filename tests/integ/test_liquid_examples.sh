@@ -74,6 +74,8 @@ check "... heat.h5: u is 8x10x12 with its attributes; heat.xmf names it" \
 check "... its checksum attribute is the report's" bash -c '
     cs=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[\"checksum\"])" "$2")
     h5dump -a /u/checksum "$1" | grep -q "\"$cs\""' _ "$T/heat.h5" "$T/heat.json"
+check "... the report times the verification (its reference run)" python3 -c 'import json, sys
+sys.exit(0 if json.load(open(sys.argv[1]))["phases"]["verify_s"] > 0 else 1)' "$T/heat.json"
 check "... the report gives each worker's peak resident and held bytes" python3 -c 'import json, sys
 W = json.load(open(sys.argv[1]))["workers"]
 print("# rss, held, held at most per worker:",
