@@ -9,6 +9,7 @@
 #include "liq_master.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,25 +24,28 @@ slice_k(const struct liq_opts *o)
     return o->slice_k >= 0 ? o->slice_k : o->n[o->slice_axis] / 2;
 }
 
-/* 0 if path can be created or overwritten, else -1 with why set. */
+/*
+ * 0 if path can be created or overwritten, else -1 with why set: tried,
+ * not judged by its folder's permissions (root may write anywhere by them,
+ * yet not into /proc or onto a read-only mount).  A file made to try is
+ * removed; one that was there is opened for writing and left as it was.
+ */
 static int
 writable(const char *path, const char *opt, char *why, size_t len)
 {
-    char d[LIQ_PATH_MAX];
-    const char *slash = strrchr(path, '/');
-    size_t n = slash == NULL ? 0 : slash == path ? 1 : (size_t)(slash - path);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NONBLOCK | O_CLOEXEC, 0644);
 
-    if (n >= sizeof(d)) {
-        snprintf(why, len, "%s %.400s: name too long", opt, path);
-        return -1;
+    if (fd >= 0) {
+        close(fd);
+        unlink(path);
+        return 0;
     }
-    memcpy(d, n ? path : ".", n ? n : 1);
-    d[n ? n : 1] = '\0';
-    if (access(path, F_OK) == 0 ? access(path, W_OK) != 0 : access(d, W_OK | X_OK) != 0) {
-        snprintf(why, len, "%s %.400s: cannot write there: %s", opt, path, strerror(errno));
-        return -1;
+    if (errno == EEXIST && (fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)) >= 0) {
+        close(fd);
+        return 0;
     }
-    return 0;
+    snprintf(why, len, "%s %.400s: cannot write there: %s", opt, path, strerror(errno));
+    return -1;
 }
 
 int
@@ -82,6 +86,12 @@ liq_fields_check(const struct liq_opts *o, char *why, size_t len)
          writable(xmf, "--output's XDMF file", why, len) != 0))
         return -1;
     if (o->png[0] != '\0' && writable(o->png, "--png", why, len) != 0)
+        return -1;
+    /* The reports, written after the job: a bad path must not cost it. */
+    if ((o->json[0] != '\0' && strcmp(o->json, "-") != 0 &&
+         writable(o->json, "--json", why, len) != 0) ||
+        (o->svg[0] != '\0' && writable(o->svg, "--svg", why, len) != 0) ||
+        (o->trace[0] != '\0' && writable(o->trace, "--trace", why, len) != 0))
         return -1;
     /* The module that writes them, loaded now: not after the job. */
     if ((liq_h5_is_path(o->output) || o->png[0] != '\0') && liq_io_ready(err, sizeof(err)) != 0) {

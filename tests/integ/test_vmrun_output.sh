@@ -85,6 +85,16 @@ check "--output into a missing directory exits 2" exit2 "--output $T/none/f.h5: 
 check "--png into a missing directory exits 2" exit2 "--png $T/none/s.png: cannot write there" \
     "${job[@]}" --png "$T/none/s.png"
 check "... and nothing was written" test ! -e "$T/b.png"
+check "--png into /proc (root may pass its permissions, not write there) exits 2" \
+    exit2 "--png /proc/s.png: cannot write there" "${job[@]}" --png /proc/s.png
+# The reports are written after the job: their paths are tried before it.
+check "--json into a missing directory exits 2 before the job" \
+    exit2 "--json $T/none/r.json: cannot write there" "${job[@]}" --json "$T/none/r.json"
+check "--svg into a missing directory exits 2 before the job" \
+    exit2 "--svg $T/none/r.svg: cannot write there" "${job[@]}" --svg "$T/none/r.svg"
+check "--trace into a missing directory exits 2 before the job" \
+    exit2 "--trace $T/none/t.json: cannot write there" "${job[@]}" --trace "$T/none/t.json"
+check "... and a path tried and refused leaves no file" test ! -e "$T/none"
 # HDF5 and libpng are loaded by the master that writes a file (the module
 # beside vmrun: ../lib/liquid/liquid_io.so), never by vmrun or its workers.
 check "vmrun names neither HDF5 nor libpng; the module names both" bash -c '
@@ -96,6 +106,13 @@ check "without the module, --output f.h5 exits 2 before the job, naming where it
     "--output: the HDF5 and PNG module (liquid_io.so) could not be loaded (looked for $T/none/liquid_io.so)" \
     "${job[@]}" --output "$T/m.h5"
 check "... --png too" exit2 "--png: the HDF5 and PNG module" "${job[@]}" --png "$T/m.png"
+echo keep >"$T/keep.json"
+check "... a report file that is there was tried (a job that stops after it) and is left as it was" \
+    bash -c 'f=$1; shift; "$@" >/dev/null 2>&1; [ $? = 2 ] && [ "$(cat "$f")" = keep ]' _ "$T/keep.json" \
+    "$VMRUN" "${job[@]}" --png "$T/m.png" --json "$T/keep.json"
+check "... and one that was not there is not left behind" bash -c '
+    f=$1; shift; "$@" >/dev/null 2>&1; [ $? = 2 ] && [ ! -e "$f" ]' _ "$T/new.json" \
+    "$VMRUN" "${job[@]}" --png "$T/m.png" --json "$T/new.json"
 check "... a raw --output needs no module" "$VMRUN" "${job[@]}" --output "$T/m.raw"
 unset LIQUIDVM_IO_MODULE
 check "halt" "$VMCTL" halt
