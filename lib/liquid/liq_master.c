@@ -676,9 +676,9 @@ summary(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o, const struc
             st->t_bench, st->t_decomp, st->t_run, st->t_gather, st->t_verify, st->t_total);
     if (o->balance && st->nep > 0)
         fprintf(fp, "balance: %d epochs of %d, %d quanta moved (%.1f MB), BE %.2f in the first "
-                    "epoch, %.2f in the last\n",
+                    "epoch, %.2f in the last (by CPU time %.2f, %.2f)\n",
                 st->nep, o->epoch, st->moved_total, st->bytes_total / 1e6, st->ep[0].be,
-                st->ep[st->nep - 1].be);
+                st->ep[st->nep - 1].be, st->ep[0].be_cpu, st->ep[st->nep - 1].be_cpu);
     liq_mc_summary(fp, vm, o, st);
     liq_md_summary(fp, o, st);
     for (int i = 0; i < st->nev; i++)
