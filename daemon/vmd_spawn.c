@@ -178,14 +178,28 @@ proc_on_exit(uv_process_t *proc, int64_t status, int signo)
         uv_close((uv_handle_t *)proc, task_on_close);
 }
 
-/* Build the child's environment: ours without LIQUIDVM_*, then its own. */
+/* 1 if one of the n entries NAME=value of list has e's name. */
+static int
+env_named(char **list, int n, const char *e)
+{
+    size_t len = strcspn(e, "=");
+
+    for (int i = 0; i < n; i++)
+        if (strncmp(list[i], e, len) == 0 && list[i][len] == '=')
+            return 1;
+    return 0;
+}
+
+/* Build the child's environment: ours without LIQUIDVM_* and without what
+ * it brings itself (the spawner's PVM_EXPORT: a variable there must be
+ * the one the task reads, not a second one after ours), then its own. */
 static int
 child_env(struct vmd *vmd, struct vmd_task *t, char **extra, int nextra, char **env,
           char store[][128])
 {
     int n = 0;
     for (char **e = environ; *e && n < SPAWN_ENV_MAX - 16 - nextra; e++)
-        if (strncmp(*e, "LIQUIDVM_", 9) != 0)
+        if (strncmp(*e, "LIQUIDVM_", 9) != 0 && !env_named(extra, nextra, *e))
             env[n++] = *e;
     snprintf(store[0], 128, "LIQUIDVM_TID=0x%x", t->tid);
     snprintf(store[1], 128, "LIQUIDVM_PARENT=0x%x", t->ptid);

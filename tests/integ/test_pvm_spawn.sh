@@ -37,7 +37,12 @@ if [ -f "$TARBALL" ] && command -v cc >/dev/null; then
     done
 fi
 write_conf 2.0 "spawn_path = [ \"$EX\", \"$B/tests/integ\" ];"
-check "start a local VM of 3 hosts" "$VMCTL" start --local 3 -c "$T/test.conf"
+# LVMTEST_SHADOW is in the daemons' environment too: an exported one must win.
+check "start a local VM of 3 hosts" env LVMTEST_SHADOW=daemon "$VMCTL" start --local 3 -c "$T/test.conf"
+check "a variable the spawner exports (PVM_EXPORT) is the task's, not the daemon's of that name" \
+    env LVMTEST_SHADOW=spawner PVM_EXPORT=LVMTEST_SHADOW bash -c '"$0" spawn -o /usr/bin/env >"$1" 2>&1 &&
+        grep -q "LVMTEST_SHADOW=spawner$" "$1" && ! grep -q "LVMTEST_SHADOW=daemon" "$1"' \
+    "$VMCTL" "$T/env.out"
 
 if [ $have_src = 1 ] && [ -x "$EX/hello" ]; then
     check "hello (pvm-examples, built on our pvm3.h) spawns hello_other and gets its greeting" \
