@@ -285,6 +285,7 @@ int decomp_fit_ring(const struct decomp_sample *s, size_t n, int hosts,
  */
 struct decomp_job {
     const char *name;           /* application name for reports, may be NULL */
+    const char *cells;          /* what a cell of the grid is, for reports ("quanta"), or NULL */
     struct decomp_grid grid;
     int nowners;
     const double *speed;        /* measured speeds, work units per second */
@@ -304,6 +305,7 @@ struct decomp_rank {
 
 struct decomp_advice {
     const char *name;           /* borrowed from the job */
+    const char *cells;          /* borrowed from the job */
     struct decomp_grid grid;    /* weight pointer cleared */
     int nowners;
     struct decomp_net net;

@@ -135,6 +135,7 @@ decomp_advise(const struct decomp_job *job, struct decomp_advice *out)
         }
     }
     out->name = job->name;
+    out->cells = job->cells;
     out->grid = job->grid;
     out->grid.weight = NULL;
     out->nowners = job->nowners;
@@ -263,6 +264,8 @@ decomp_advice_table(const struct decomp_advice *a, char *buf, size_t len)
         buf[0] = '\0';
     put(&o, "Application: %s   Grid: ", a->name ? a->name : "-");
     put_grid(&o, &a->grid);
+    if (a->cells != NULL)
+        put(&o, " %s", a->cells);
     put(&o, "%s   Processors: %d\n", a->grid.periodic ? " (periodic)" : "", a->nowners);
     put(&o, "Network: %s, lambda ", net_name(a->net.kind));
     put_time(&o, a->net.lambda, 0);

@@ -188,7 +188,15 @@ decompose(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
         st->qweight[q] = (double)(hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
     }
     memset(&job, 0, sizeof(job));
-    job.name = liq_kernel_name(o);
+    /* The advisor's cells are quanta, and its lambda is an iteration's:
+     * the report says so. */
+    if (phases > 1)
+        snprintf(st->advname, sizeof(st->advname), "%s, %d exchanges an iteration",
+                 liq_kernel_name(o), phases);
+    else
+        snprintf(st->advname, sizeof(st->advname), "%s", liq_kernel_name(o));
+    job.name = st->advname;
+    job.cells = "quanta";
     job.grid.ndim = 3;
     for (int a = 0; a < 3; a++)
         job.grid.dim[a] = (uint32_t)st->g.q[a];

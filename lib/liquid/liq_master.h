@@ -462,6 +462,7 @@ struct liq_stats {
     int32_t *owner;
     double *qweight;            /* points per quantum */
     struct decomp_advice adv;
+    char advname[64];           /* the advice's application name */
     int advised;
     enum decomp_method method;
     int *wquanta;               /* quanta per worker */

@@ -54,6 +54,12 @@ test_decomp_advisor_fig42_row_beats_block_on_4_hosts(void **state)
      * and 8 of 512; with 10 flops a point at 10 Mflops:
      * (10 + 7.536 + 1.024) / (5 + 6.840 + 1.024) = 1.44. */
     assert_non_null(strstr(buf, "   2  block          1.44"));
+    /* A grid of quanta says so. */
+    assert_null(strstr(buf, " quanta"));
+    job.cells = "quanta";
+    assert_int_equal(decomp_advise(&job, &a), 0);
+    assert_true(decomp_advice_table(&a, buf, sizeof buf) > 0);
+    assert_non_null(strstr(buf, "Grid: 64 x 64 quanta (periodic)   Processors: 4"));
 }
 
 static void
