@@ -653,7 +653,7 @@ an_hints(const char *out, const char *in, const struct an_one *one, int n)
 
     if (fp == NULL)
         return -1;
-    fprintf(fp, "# Hints by vmrun analyze from the trace%s %s (Paradise, seed 003).\n"
+    fprintf(fp, "# Hints by vmrun analyze from the trace%s %s (its rules: vmrun(1)).\n"
                 "# Read by vmrun stencil --hints FILE (and by users' programs): options given\n"
                 "# on the command line or in --job win over these.\n",
             n > 1 ? "s in" : "", in);

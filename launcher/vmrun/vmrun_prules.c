@@ -243,7 +243,7 @@ vmrun_prules_write(FILE *fp, const char *from, const struct vmrun_padvice *adv)
 {
     int ntasks = 0;
 
-    fprintf(fp, "# Hints by vmrun analyze from the PVM traces %s (Paradise, seed 003).\n"
+    fprintf(fp, "# Hints by vmrun analyze from the PVM traces %s (its rules: vmrun(1)).\n"
                 "# libpvm3 reads them when a task enrolls: the file LIQUIDVM_HINTS names, or\n"
                 "# <program>.hints beside the program.  Options the program sets itself\n"
                 "# (pvm_setopt) win; a host named in pvm_spawn wins over a placement.\n"
