@@ -17,7 +17,7 @@
 
 #include "pvm3.h"
 
-static void
+void
 liq_job_free(struct liq_worker *w)
 {
     liq_quanta_free(w->q, w->nq);
@@ -233,7 +233,7 @@ liq_job_input(struct liq_worker *w)
 }
 
 /* Read the JOB message and build the regions, quanta and links. */
-static int
+int
 liq_job_setup(struct liq_worker *w)
 {
     int rc, mine = 0;
