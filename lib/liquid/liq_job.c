@@ -143,6 +143,8 @@ liq_job_header(struct liq_worker *w)
 static int
 liq_job_owners(struct liq_worker *w)
 {
+    int nq = 0;
+
     pvm_upkint(&w->nworkers, 1, 1);
     if (w->nworkers < 1 || w->nworkers > 65536) {
         liq_fail(w, "job: bad worker count %d", w->nworkers);
@@ -182,8 +184,9 @@ liq_job_owners(struct liq_worker *w)
             liq_fail(w, "job: quantum %d has no valid owner (%d)", a, w->owner[a]);
             return -EINVAL;
         }
-        w->nq += w->owner[a] == w->me;
+        nq += w->owner[a] == w->me;
     }
+    w->nq = nq;
     return 0;
 }
 
