@@ -115,13 +115,17 @@ liq_job_header(struct liq_worker *w)
         w->epoch > 100000 || w->heavy < 0 || w->heavy > 1000 || w->start < 0 ||
         w->halo < 1 || w->halo > LIQ_MAX_HALO ||
         w->start >= (w->iters > 0 ? w->iters : 1) ||
-        hdr[LIQ_JOB_TRACE] < 0 || hdr[LIQ_JOB_TRACE] > (1 << 24) ||
         w->ckpt < 0 || w->ckmul < 1 || w->ckmul > LIQ_MAX_CKMUL || w->gen < 0 ||
         w->gen > LIQ_MAX_GEN || (w->restore && w->ckpt == 0) ||
         (w->start > 0 && !w->restore && (w->epoch == 0 || w->start % w->epoch != 0)) ||
         (w->start > 0 && w->restore && w->start % w->ckpt != 0)) {
         liq_fail(w, "job: bad description (grid %dx%dx%d, %d quanta, kernel %d, %d iterations)",
                  hdr[0], hdr[1], hdr[2], hdr[3], hdr[4], hdr[5]);
+        return -EINVAL;
+    }
+    /* The master asks for its LIQ_TRACE_EVENTS or for none. */
+    if (hdr[LIQ_JOB_TRACE] < 0 || hdr[LIQ_JOB_TRACE] > LIQ_TRACE_EVENTS) {
+        liq_fail(w, "job: a trace of %d events, not 0..%d", hdr[LIQ_JOB_TRACE], LIQ_TRACE_EVENTS);
         return -EINVAL;
     }
     /* A restore after a recovery records on into the trace kept. */

@@ -180,12 +180,32 @@ test_liq_job_setup_refuses_a_bad_owner_after_its_own_quanta(void **state)
     assert_int_equal(job_run(&j, 0, 0, NULL), -EINVAL);
 }
 
+/* The master asks for LIQ_TRACE_EVENTS or none; a count up to 2^24 made a
+ * 640 MB allocation. */
+static void
+test_liq_job_setup_refuses_a_trace_larger_than_a_master_asks_for(void **state)
+{
+    struct job j;
+    struct seen s;
+
+    (void)state;
+    job_default(&j);
+    j.hdr[LIQ_JOB_TRACE] = LIQ_TRACE_EVENTS;
+    assert_int_equal(job_run(&j, 0, 0, &s), 0);
+    assert_int_equal(s.trace_cap, LIQ_TRACE_EVENTS);
+    j.hdr[LIQ_JOB_TRACE] = LIQ_TRACE_EVENTS + 1;
+    assert_int_equal(job_run(&j, 0, 0, NULL), -EINVAL);
+    j.hdr[LIQ_JOB_TRACE] = 1 << 24;
+    assert_int_equal(job_run(&j, 0, 0, NULL), -EINVAL);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_liq_job_setup_builds_the_masters_job),
         cmocka_unit_test(test_liq_job_setup_refuses_a_bad_owner_after_its_own_quanta),
+        cmocka_unit_test(test_liq_job_setup_refuses_a_trace_larger_than_a_master_asks_for),
     };
 
     return cmocka_run_group_tests_name("liq_job", tests, setup, teardown);
