@@ -180,6 +180,24 @@ test_liq_job_setup_refuses_a_bad_owner_after_its_own_quanta(void **state)
     assert_int_equal(job_run(&j, 0, 0, NULL), -EINVAL);
 }
 
+/* A message short of its owners was taken with the missing ones this
+ * worker's (the array's zeros); one short of its header was read from
+ * whatever the stack held. */
+static void
+test_liq_job_setup_refuses_a_message_cut_short_or_too_long(void **state)
+{
+    struct job j;
+
+    (void)state;
+    job_default(&j);
+    assert_int_equal(job_run(&j, 1, 0, NULL), -EINVAL);
+    assert_int_equal(job_run(&j, 0, 1, NULL), -EINVAL);
+    assert_int_equal(job_run(&j, LIQ_JOB_HDR, 0, NULL), -EINVAL);
+    /* The hosts that checkpoints need, missing. */
+    j.hdr[LIQ_JOB_CKPT] = 5;
+    assert_int_equal(job_run(&j, j.nworkers, 0, NULL), -EINVAL);
+}
+
 /* The master asks for LIQ_TRACE_EVENTS or none; a count up to 2^24 made a
  * 640 MB allocation. */
 static void
@@ -205,6 +223,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_liq_job_setup_builds_the_masters_job),
         cmocka_unit_test(test_liq_job_setup_refuses_a_bad_owner_after_its_own_quanta),
+        cmocka_unit_test(test_liq_job_setup_refuses_a_message_cut_short_or_too_long),
         cmocka_unit_test(test_liq_job_setup_refuses_a_trace_larger_than_a_master_asks_for),
     };
 
