@@ -172,7 +172,8 @@ liq_quantum_field(const struct liq_worker *w, const struct liq_quantum *q, int f
 void
 liq_quanta_free(struct liq_quantum *q, int n)
 {
-    for (int i = 0; i < n; i++)
+    /* A setup that failed may count quanta it never allocated. */
+    for (int i = 0; q != NULL && i < n; i++)
         free(q[i].hist);
     free(q);
 }

@@ -204,6 +204,13 @@ void liq_probe(struct liq_worker *w);
 void liq_ring(struct liq_worker *w);
 /* Returns 1 when this worker was evacuated and must exit. */
 int liq_job(struct liq_worker *w);
+/* liq_job's first part: read the JOB message (the current receive
+ * buffer) and build the regions, quanta and links.  0, or a negative
+ * errno after telling the master why. */
+int liq_job_setup(struct liq_worker *w);
+/* Free what a job's setup and run hold (the trace too, unless a recovery
+ * keeps it); w can take the next JOB. */
+void liq_job_free(struct liq_worker *w);
 
 /* ---- liq_boxes.c ---- */
 

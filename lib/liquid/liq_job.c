@@ -17,7 +17,7 @@
 
 #include "pvm3.h"
 
-static void
+void
 liq_job_free(struct liq_worker *w)
 {
     liq_quanta_free(w->q, w->nq);
@@ -92,8 +92,10 @@ liq_job_header(struct liq_worker *w)
 {
     int hdr[LIQ_JOB_HDR], seed[2], rc;
 
-    pvm_upkint(hdr, LIQ_JOB_HDR, 1);
-    pvm_upkint(seed, 2, 1);
+    if (pvm_upkint(hdr, LIQ_JOB_HDR, 1) < 0 || pvm_upkint(seed, 2, 1) < 0) {
+        liq_fail(w, "job: the message is too short for its header");
+        return -EINVAL;
+    }
     w->user = NULL;
     w->nstate = 1;
     w->kernel = (enum liq_kernel)hdr[LIQ_JOB_KERNEL];
@@ -115,13 +117,17 @@ liq_job_header(struct liq_worker *w)
         w->epoch > 100000 || w->heavy < 0 || w->heavy > 1000 || w->start < 0 ||
         w->halo < 1 || w->halo > LIQ_MAX_HALO ||
         w->start >= (w->iters > 0 ? w->iters : 1) ||
-        hdr[LIQ_JOB_TRACE] < 0 || hdr[LIQ_JOB_TRACE] > (1 << 24) ||
         w->ckpt < 0 || w->ckmul < 1 || w->ckmul > LIQ_MAX_CKMUL || w->gen < 0 ||
         w->gen > LIQ_MAX_GEN || (w->restore && w->ckpt == 0) ||
         (w->start > 0 && !w->restore && (w->epoch == 0 || w->start % w->epoch != 0)) ||
         (w->start > 0 && w->restore && w->start % w->ckpt != 0)) {
         liq_fail(w, "job: bad description (grid %dx%dx%d, %d quanta, kernel %d, %d iterations)",
                  hdr[0], hdr[1], hdr[2], hdr[3], hdr[4], hdr[5]);
+        return -EINVAL;
+    }
+    /* The master asks for its LIQ_TRACE_EVENTS or for none. */
+    if (hdr[LIQ_JOB_TRACE] < 0 || hdr[LIQ_JOB_TRACE] > LIQ_TRACE_EVENTS) {
+        liq_fail(w, "job: a trace of %d events, not 0..%d", hdr[LIQ_JOB_TRACE], LIQ_TRACE_EVENTS);
         return -EINVAL;
     }
     /* A restore after a recovery records on into the trace kept. */
@@ -143,9 +149,24 @@ liq_job_header(struct liq_worker *w)
 static int
 liq_job_owners(struct liq_worker *w)
 {
-    pvm_upkint(&w->nworkers, 1, 1);
-    if (w->nworkers < 1 || w->nworkers > 65536) {
+    int nq = 0, bytes = 0;
+    size_t want;
+
+    w->nworkers = 0;
+    if (pvm_upkint(&w->nworkers, 1, 1) < 0 || w->nworkers < 1 || w->nworkers > 65536) {
         liq_fail(w, "job: bad worker count %d", w->nworkers);
+        return -EINVAL;
+    }
+    /* The header, the seed, the count, the tids, the owners and, with
+     * checkpoints, the hosts: what the master packed, nothing more or less
+     * (and no allocation larger than the message). */
+    want = (size_t)LIQ_JOB_HDR + 3 + (size_t)w->nworkers * (w->ckpt > 0 ? 2 : 1) +
+           (size_t)w->g.nquanta;
+    pvm_bufinfo(pvm_getrbuf(), &bytes, NULL, NULL);
+    if ((size_t)bytes != want * sizeof(int)) {
+        liq_fail(w, "job: %d bytes for %d workers and %d quanta%s, expected %zu", bytes,
+                 w->nworkers, w->g.nquanta, w->ckpt > 0 ? " with checkpoints" : "",
+                 want * sizeof(int));
         return -EINVAL;
     }
     w->tids = calloc((size_t)w->nworkers, sizeof(int));
@@ -154,14 +175,14 @@ liq_job_owners(struct liq_worker *w)
     w->rlocal = calloc((size_t)w->g.nquanta, sizeof(int));
     if (w->epoch > 0)
         w->ctime = calloc((size_t)w->epoch, sizeof(double));
-    if (w->tids == NULL || w->whost == NULL || w->owner == NULL || w->rlocal == NULL || (w->epoch > 0 && !w->ctime)) {
+    if (w->tids == NULL || w->whost == NULL || w->owner == NULL || w->rlocal == NULL ||
+        (w->epoch > 0 && !w->ctime)) {
         liq_fail(w, "job: out of memory");
         return -ENOMEM;
     }
-    pvm_upkint(w->tids, w->nworkers, 1);
-    pvm_upkint(w->owner, w->g.nquanta, 1);
-    if (w->ckpt > 0 && pvm_upkint(w->whost, w->nworkers, 1) < 0) {
-        liq_fail(w, "job: no hosts of the workers for the checkpoints' buddies");
+    if (pvm_upkint(w->tids, w->nworkers, 1) < 0 || pvm_upkint(w->owner, w->g.nquanta, 1) < 0 ||
+        (w->ckpt > 0 && pvm_upkint(w->whost, w->nworkers, 1) < 0)) {
+        liq_fail(w, "job: the workers, owners or hosts could not be unpacked");
         return -EINVAL;
     }
     for (int i = 0; i < w->nworkers; i++)
@@ -182,8 +203,9 @@ liq_job_owners(struct liq_worker *w)
             liq_fail(w, "job: quantum %d has no valid owner (%d)", a, w->owner[a]);
             return -EINVAL;
         }
-        w->nq += w->owner[a] == w->me;
+        nq += w->owner[a] == w->me;
     }
+    w->nq = nq;
     return 0;
 }
 
@@ -233,7 +255,7 @@ liq_job_input(struct liq_worker *w)
 }
 
 /* Read the JOB message and build the regions, quanta and links. */
-static int
+int
 liq_job_setup(struct liq_worker *w)
 {
     int rc, mine = 0;

@@ -3,7 +3,9 @@
 rerun only to change them).  Each seed is a small, well-formed input of its
 harness, so fuzzing starts from the layouts the code expects (lib/wire/wire.h
 for frames and bodies, conf/vmd.conf for the configuration, the job-file
-keys of vmrun(1))."""
+keys of vmrun(1)).  corpus/liq_job/ is written by its harness instead, from
+the master's own packing of the JOB message and the fingerprints of the
+harness's job descriptions (fuzz_liq_job.c says how)."""
 import os
 import shutil
 import struct
