@@ -90,7 +90,9 @@ liq_mc_init(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
     if (liq_vm_watch(vm, o->worker_timeout, ck_epoch_model(vm, o, st)) != 0)
         return -1;
     ck->every = o->ckpt_every > 0 ? o->ckpt_every : ck_auto(vm, o, st);
-    ck->iters = ck->every * o->epoch;
+    /* Both may be 100000: a period past the job's end is its end. */
+    ck->iters = (long long)ck->every * o->epoch > o->iters ? (o->iters > 0 ? o->iters : 1)
+                                                          : ck->every * o->epoch;
     /* A checkpoint is a block's end: blocks never cross a reduction point. */
     if (stride > 0 && ck->iters % stride != 0)
         ck->iters += stride - ck->iters % stride;

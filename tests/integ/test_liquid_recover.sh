@@ -93,6 +93,10 @@ and C["bytes"] > 0 and C["seconds"] > 0 and R["verified"] is True)'
 
 # 1. kill -9 host1's worker during vmrun stencil (traced).
 check "start a local VM of 3 hosts" vm_up
+# (The period's iterations were an int product: 10^10 under UBSan.)
+check "a checkpoint period past the job's end (100000 epochs of 100000) is its end" \
+    "$VMRUN" stencil --quiet --probe-seconds 0.01 --grid 16 --iters 20 --epoch 100000 \
+    --checkpoint-every 100000 --verify
 start "$VMRUN" stencil --checkpoint-every 2 --trace "$T/rec.trace.json"
 into_job
 pid=$(worker_pid host1)
