@@ -119,8 +119,8 @@ check "console: trace - * then + send recv marks those two alone" bash -c \
     'sed -n "/^vmctl> trace\$/,/mark-trace-set/p" "$0" | sed -n "/mark-trace-default/,\$p" >"$0.2" &&
      [ "$(grep -o "\* [a-z_]*" "$0.2" | tr "\n" " ")" = "* recv * send " ]' "$TR"
 intr "console: trace names an unknown event" 'trace: no such event "bogus"'
-intr "console: trace buf says there is nothing to set" "trace buf: a LiquidVM task keeps its events"
-intr "console: spawn -@ with a clear mask starts nothing" "spawn -@: the trace mask has no event set"
+intr "console: trace buf says there is nothing to set" "trace: buf: a LiquidVM task keeps its events"
+intr "console: spawn -@ with a clear mask starts nothing" "spawn: -@: the trace mask has no event set"
 check "console: spawn -o -@ traces the job into \$LIQUIDVM_HOME/trace, with XPVM's mask" bash -c \
     'mask=$("$1" trace --json | python3 -c "import json, sys; print(json.load(sys.stdin)[\"mask\"])") &&
      grep -q "^traced into $2/trace$" "$0" && grep -q "^self mask $mask$" "$0" &&
