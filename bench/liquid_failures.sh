@@ -105,9 +105,7 @@ daemon_pid() {
         for (i = 3; i < NF; i++) if ($i == "--name" && $(i + 1) == n) print $1 }'
 }
 worker_pid() {
-    local dtid
-    dtid=$("$VMCTL" conf | awk -v h="$1" '$1 == h { print $2; exit }')
-    "$VMCTL" ps -a | awk -v d="$dtid" '$1 == d && $3 != "0" { print $4; exit }'
+    "$VMCTL" ps -a | awk -v h="$1" '$1 == h && $3 != "-" { print $4; exit }'
 }
 
 # job SIZE CKPT JSON [--verify]: one job in the background (pid in JOB).

@@ -38,6 +38,7 @@ struct vmd_fwd {
     uint64_t deadline;
     int ntask;                  /* spawn: slots */
     int32_t *tids;              /* spawn: a tid or a negative code per slot */
+    uint32_t *hosts;            /* spawn: the dtid of each slot's host, 0 none */
     uint32_t out_tid;           /* spawn: who catches the tasks' output, 0 none */
     int32_t out_code;
     uint32_t count;             /* tasks: items in acc */
@@ -45,7 +46,10 @@ struct vmd_fwd {
 };
 
 /* A spawn request: str file, u32 flags, str where, u32 ntask, u32 out_tid,
- * i32 out_code, u32 argc, argv, u32 envc, env (as "NAME=value"). */
+ * i32 out_code, u32 argc, argv, u32 envc, env (as "NAME=value").  Its
+ * reply: u32 ntask, i32 a tid or a negative code per slot, then u32 the
+ * dtid of the host each slot was placed on (0: none could take it), so
+ * that a failure can name its host; libpvm3 reads the tids alone. */
 struct spawn_req {
     char file[1024];
     uint32_t flags;
@@ -157,6 +161,8 @@ fwd_finish(struct vmd *vmd, struct vmd_fwd *f)
             if (f->tids[i] > 0)
                 ok[nok++] = (uint32_t)f->tids[i];
         }
+        for (int i = 0; i < f->ntask; i++)
+            wire_put_u32(&b, f->hosts[i]);
         /* The catcher hears of each task started on another host from us,
          * before the spawner has its tids: so before the spawner's own EOF,
          * which comes from us too, whatever the other host's link. */
@@ -192,6 +198,7 @@ fwd_finish(struct vmd *vmd, struct vmd_fwd *f)
     vmd_list_remove(&f->link);
     wire_wbuf_free(&f->acc);
     free(f->tids);
+    free(f->hosts);
     free(f);
 }
 
@@ -339,9 +346,11 @@ vmd_fwd_spawn(struct vmd *vmd, const struct vmd_from *from, const struct wire_hd
         return 0;
     }
     struct vmd_fwd *f = fwd_new(vmd, c, h);
-    if (f == NULL || (f->tids = calloc(s.ntask, sizeof(*f->tids))) == NULL) {
+    if (f == NULL || (f->tids = calloc(s.ntask, sizeof(*f->tids))) == NULL ||
+        (f->hosts = calloc(s.ntask, sizeof(*f->hosts))) == NULL) {
         if (f) {
             vmd_list_remove(&f->link);
+            free(f->tids);
             free(f);
         }
         spawn_req_free(&s);
@@ -360,6 +369,8 @@ vmd_fwd_spawn(struct vmd *vmd, const struct vmd_from *from, const struct wire_hd
         f->status = -ENOMEM;
     } else {
         spawn_place(vmd, s.ntask, cand, nc, slot_host);
+        for (uint32_t i = 0; i < s.ntask; i++)
+            f->hosts[i] = VMD_HOST_TID(cand[slot_host[i]]->index);
         for (int k = 0; k < nc; k++)
             spawn_part_send(vmd, f, &s, cand[k], k, slot_host);
     }

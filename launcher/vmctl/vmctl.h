@@ -121,8 +121,19 @@ int vmctl_cmd_sig(struct vmctl *v, int argc, char **argv);
 int vmctl_cmd_reset(struct vmctl *v, int argc, char **argv);
 int vmctl_cmd_pstat(struct vmctl *v, int argc, char **argv);
 int vmctl_cmd_mstat(struct vmctl *v, int argc, char **argv);
-/* Issue HOST's certificate if it is missing and the CA key is at hand. */
-int vmctl_ensure_cert(struct vmctl *v, const char *host, int init_ca);
+/* PVM's FLAG column of ps: the TF_* bits in hex, then the letters of those
+ * it names ("6/c,f", "0"), into buf; returns buf. */
+const char *vmctl_task_flags(uint32_t flag, char *buf, size_t cap);
+/* Why a spawn's slots failed with code, in words, into buf: prog and the
+ * hosts they were placed on (names joined by ", "; "" if unknown), or the
+ * host or architecture -h or -a named (flags 1, 2: PvmTaskHost, PvmTaskArch)
+ * that none could take.  console: inside the console, whose verbs need no
+ * "vmctl ".  Returns what snprintf does. */
+int vmctl_spawn_why(char *buf, size_t cap, int code, const char *prog, int flags,
+                    const char *where, const char *hosts, int console);
+/* Issue HOST's certificate if it is missing and the CA key is at hand
+ * (errors name verb, the command that needs it). */
+int vmctl_ensure_cert(struct vmctl *v, const char *verb, const char *host, int init_ca);
 
 /* vmctl_group.c: dynamic groups, from the master's table */
 struct vmctl_group {
@@ -229,6 +240,11 @@ void vmctl_help_list(FILE *fp);
 int vmctl_help_verb(FILE *fp, const char *name);
 /* A verb's usage as the answer to --help (exit 0) or to bad usage (2). */
 int vmctl_help_usage(const char *name, int bad);
+/* Bad usage of verb: "vmctl: VERB: why" on stderr, then the verb's syntax
+ * (or, for the shell's own verbs, where to find it); VMCTL_EXIT_USAGE.
+ * Every verb's error starts with "vmctl: VERB: ". */
+int vmctl_usage_error(const char *verb, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* Take --json (sets v->json) and --help (answers it) out of argv, from
  * anywhere or, with leading, only before the first other word.  Returns
  * -1 to go on with *argc words left, or the exit status of --help. */

@@ -55,14 +55,6 @@ fail_code(struct vmctl *v, int code, const char *what)
     return fail(v, code, "%s", msg);
 }
 
-static int
-usage_error(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "vmctl: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n(vmctl --help for usage)\n");
-    return VMCTL_EXIT_USAGE;
-}
 
 /* Options shared by every command that takes only --json/-h. */
 static int
@@ -75,7 +67,7 @@ simple_opts(struct vmctl *v, int argc, char **argv, const char *help, int *first
             printf("%s", help);
             return -1;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            return usage_error("unknown option %s", argv[i]);
+            return vmctl_usage_error(argv[0], "unknown option %s", argv[i]);
         } else {
             /* Words; options may also follow them. */
             if (*first_arg == 0)
@@ -123,7 +115,7 @@ certs_dir(const struct vmctl *v, char *out, size_t cap)
 }
 
 int
-vmctl_ensure_cert(struct vmctl *v, const char *host, int init_ca)
+vmctl_ensure_cert(struct vmctl *v, const char *verb, const char *host, int init_ca)
 {
     char dir[4200], path[4600], err[512];
     struct stat st;
@@ -136,20 +128,21 @@ vmctl_ensure_cert(struct vmctl *v, const char *host, int init_ca)
     snprintf(path, sizeof(path), "%s/ca.key", dir);
     if (stat(path, &st) != 0) {
         if (!init_ca) {
-            fprintf(stderr, "vmctl: no certificate for %s and no CA key in %s: run `vmctl ca "
-                            "init` or copy %s.pem and %s.key there\n", host, dir, host, host);
+            fprintf(stderr, "vmctl: %s: no certificate for %s and no CA key in %s: run `vmctl "
+                            "ca init` or copy %s.pem and %s.key there\n", verb, host, dir, host,
+                    host);
             return -ENOENT;
         }
         mkdir_parents(v->home);
         if ((rc = vmctl_ca_init(dir, 0, err, sizeof(err))) != 0 && rc != -EEXIST) {
-            fprintf(stderr, "vmctl: ca init: %s\n", err);
+            fprintf(stderr, "vmctl: %s: cannot create the cluster CA: %s\n", verb, err);
             return rc;
         }
         if (!v->json && !v->quiet)
             fprintf(stderr, "vmctl: created the cluster CA in %s\n", dir);
     }
     if ((rc = vmctl_cert_issue(dir, host, 0, err, sizeof(err))) != 0 && rc != -EEXIST) {
-        fprintf(stderr, "vmctl: cert issue %s: %s\n", host, err);
+        fprintf(stderr, "vmctl: %s: cannot issue %s's certificate: %s\n", verb, host, err);
         return rc;
     }
     return 0;
@@ -273,7 +266,8 @@ start_parse(struct vmctl *v, int argc, char **argv, struct start_opts *o)
 
     o->conf = v->conf_file[0] ? v->conf_file : NULL;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "+c:h", opts, NULL)) != -1) {
+    opterr = 0;                 /* its messages would not name vmctl */
+    while ((c = getopt_long(argc, argv, "+:c:h", opts, NULL)) != -1) {
         switch (c) {
         case 'c':
             o->conf = optarg;
@@ -281,7 +275,8 @@ start_parse(struct vmctl *v, int argc, char **argv, struct start_opts *o)
         case 'l':
             o->local = strtol(optarg, &end, 10);
             if (*end || o->local < 1 || o->local > 64)
-                return usage_error("--local %s: expected a number of hosts 1..64", optarg);
+                return vmctl_usage_error("start", "--local %s: expected a number of hosts 1..64",
+                                         optarg);
             break;
         case 'n':
             o->name = optarg;
@@ -294,14 +289,16 @@ start_parse(struct vmctl *v, int argc, char **argv, struct start_opts *o)
             break;
         case 'h':
             return start_help();
+        case ':':
+            return vmctl_usage_error("start", "%s needs a value", argv[optind - 1]);
         default:
-            return VMCTL_EXIT_USAGE;
+            return vmctl_usage_error("start", "unknown option %s", argv[optind - 1]);
         }
     }
     if (optind < argc)
-        return usage_error("start: unexpected argument %s", argv[optind]);
+        return vmctl_usage_error("start", "unexpected argument %s", argv[optind]);
     if (o->name && !vmctl_host_name_ok(o->name))
-        return usage_error("--name %s: not a valid host name", o->name);
+        return vmctl_usage_error("start", "--name %s: not a valid host name", o->name);
     return -1;
 }
 
@@ -332,12 +329,12 @@ start_check_conf(struct vmctl *v, const char *conf)
 static int
 start_certs(struct vmctl *v, const char *name, long local)
 {
-    int rc = vmctl_ensure_cert(v, name, 1);
+    int rc = vmctl_ensure_cert(v, "start", name, 1);
 
     for (long i = 1; rc == 0 && i < local; i++) {
         char h[32];
         snprintf(h, sizeof(h), "host%ld", i);
-        rc = vmctl_ensure_cert(v, h, 1);
+        rc = vmctl_ensure_cert(v, "start", h, 1);
     }
     return rc;
 }
@@ -392,7 +389,7 @@ start_add_local(struct vmctl *v, long local, struct add_result *res)
     rc = do_add(v, names, (int)local - 1, NULL, res, v->json ? 0 : -1);
     if (rc != 0 || res->failed)
         return fail(v, rc ? rc : WIRE_ECANTSTART,
-                    "the local VM is incomplete: %s (vmctl conf shows what is up)",
+                    "start: the local VM is incomplete: %s (vmctl conf shows what is up)",
                     rc ? wire_strerror(rc) : "some hosts failed to start");
     return VMCTL_EXIT_OK;
 }
@@ -434,31 +431,31 @@ vmctl_cmd_start(struct vmctl *v, int argc, char **argv)
     char sock[4300], hn[256], local0[] = "host0";
     char *name = o.name;
     if (vmctl_socket_path(v, sock, sizeof(sock)) == 0)
-        return fail(v, WIRE_EBUSY, "a virtual machine is already running in %s (vmctl halt)",
-                    v->home);
+        return fail(v, WIRE_EBUSY,
+                    "start: a virtual machine is already running in %s (vmctl halt)", v->home);
     if (o.local)
         name = local0;
     if (name == NULL) {
         if (gethostname(hn, sizeof(hn)) != 0)
-            return fail(v, -errno, "gethostname: %s", strerror(errno));
+            return fail(v, -errno, "start: gethostname: %s", strerror(errno));
         hn[sizeof(hn) - 1] = '\0';
         name = hn;
     }
 
     double t0 = vmctl_now();
     if (mkdir_parents(v->home) != 0)
-        return fail(v, -errno, "cannot create %s", v->home);
+        return fail(v, -errno, "start: cannot create %s", v->home);
     if ((rc = start_certs(v, name, o.local)) != 0)
-        return fail(v, rc, "cannot prepare certificates in %s/certs", v->home);
+        return fail(v, rc, "start: cannot prepare certificates in %s/certs", v->home);
 
     char vmd[PATH_MAX], conf_abs[PATH_MAX], line[1024];
     char *args[16];
     if ((rc = master_args(v, &o, name, vmd, conf_abs, args)) != 0)
-        return fail(v, rc, "%s: no such configuration file", o.conf);
+        return fail(v, rc, "start: %s: no such configuration file", o.conf);
     if (!v->json && !v->quiet)
         fprintf(stderr, "starting the master %s...\n", name);
     if ((rc = spawn_master(v, args, line, sizeof(line))) != 0)
-        return fail(v, rc, "the master did not start: %s",
+        return fail(v, rc, "start: the master did not start: %s",
                     line[0] ? line : "no output (see the log in LIQUIDVM_HOME/logs)");
 
     struct add_result res = { 0, 0 };
@@ -500,6 +497,8 @@ hosts_op(struct vmctl *v, int type, char **names, int n, const struct add_opts *
         return status ? status : WIRE_EFRAME;
     }
     const char *verb = type == WIRE_T_REQ_ADD ? "added" : "deleted";
+    /* print < 0: start --local's hosts, whose failures are start's. */
+    const char *cmd = print < 0 ? "start" : type == WIRE_T_REQ_ADD ? "add" : "delete";
     struct {
         char name[256];
         int32_t st;
@@ -539,7 +538,7 @@ hosts_op(struct vmctl *v, int type, char **names, int n, const struct add_opts *
     } else if (print < 0) {
         for (uint32_t i = 0; i < count; i++)
             if (it[i].st)
-                fprintf(stderr, "vmctl: %s: %s\n", it[i].name,
+                fprintf(stderr, "vmctl: %s: %s: %s\n", cmd, it[i].name,
                         it[i].msg[0] ? it[i].msg : wire_strerror(it[i].st));
     } else if (print) {
         printf("%d successful\n", res->ok);
@@ -550,7 +549,7 @@ hosts_op(struct vmctl *v, int type, char **names, int n, const struct add_opts *
                 printf("%24s %8x\n", it[i].name, it[i].tid);
         for (uint32_t i = 0; i < count; i++)
             if (it[i].st)
-                fprintf(stderr, "vmctl: %s: %s\n", it[i].name,
+                fprintf(stderr, "vmctl: %s: %s: %s\n", cmd, it[i].name,
                         it[i].msg[0] ? it[i].msg : wire_strerror(it[i].st));
     }
     free(it);
@@ -569,7 +568,7 @@ do_add(struct vmctl *v, char **names, int n, const struct add_opts *o, struct ad
         if (!vmctl_host_name_ok(names[i]))
             return -EINVAL;
         /* Certificates provisioned by hand stay where the administrator put them. */
-        int rc = own_certs ? 0 : vmctl_ensure_cert(v, names[i], 0);
+        int rc = own_certs ? 0 : vmctl_ensure_cert(v, "add", names[i], 0);
         if (rc != 0)
             return rc;
     }
@@ -587,10 +586,10 @@ names_cmd(struct vmctl *v, int argc, char **argv, int type)
         return rc < 0 ? VMCTL_EXIT_OK : rc;
     int n = collect_words(argc, argv, names, 4096);
     if (n == 0)
-        return usage_error("%s: name at least one host", argv[0]);
+        return vmctl_usage_error(argv[0], "name at least one host");
     for (int i = 0; i < n; i++)
         if (!vmctl_host_name_ok(names[i]))
-            return usage_error("%s: not a valid host name", names[i]);
+            return vmctl_usage_error(argv[0], "%s: not a valid host name", names[i]);
     struct add_result res = { 0, 0 };
     rc = hosts_op(v, type, names, n, NULL, &res, 1);
     if (rc != 0)
@@ -626,21 +625,21 @@ add_option(struct add_opts *o, const char *opt, const char *val)
         if (strcmp(opt, keys[k][0]) != 0)
             continue;
         if (val == NULL || val[0] == '\0')
-            return usage_error("add: %s needs a value", opt);
+            return vmctl_usage_error("add", "%s needs a value", opt);
         long n = strtol(val, &end, 10);
         if ((k == 1 && (*end || n < 1 || n > 1000000)) || (k == 3 && (*end || n < 0 || n > 65535)))
-            return usage_error("add: %s: out of range", opt);
+            return vmctl_usage_error("add", "%s %s: out of range", opt, val);
         struct in_addr a;
         if (k == 2 && inet_pton(AF_INET, val, &a) != 1)
-            return usage_error("add: %s: expected an IPv4 address", opt);
+            return vmctl_usage_error("add", "%s %s: expected an IPv4 address", opt, val);
         if (o->n == 40)
-            return usage_error("add: too many options%s", "");
+            return vmctl_usage_error("add", "too many options");
         o->kv[2 * o->n] = keys[k][1];
         o->kv[2 * o->n + 1] = val;
         o->n++;
         return 0;
     }
-    return usage_error("unknown option %s", opt);
+    return vmctl_usage_error("add", "unknown option %s", opt);
 }
 
 int
@@ -666,12 +665,12 @@ vmctl_cmd_add(struct vmctl *v, int argc, char **argv)
             i++;
         } else if (n < 4096) {
             if (!vmctl_host_name_ok(argv[i]))
-                return usage_error("%s: not a valid host name", argv[i]);
+                return vmctl_usage_error("add", "%s: not a valid host name", argv[i]);
             names[n++] = argv[i];
         }
     }
     if (n == 0)
-        return usage_error("%s: name at least one host", argv[0]);
+        return vmctl_usage_error("add", "name at least one host");
     struct add_result res = { 0, 0 };
     if ((rc = do_add(v, names, n, &o, &res, 1)) != 0)
         return fail_code(v, rc, argv[0]);
@@ -850,7 +849,7 @@ vmctl_cmd_conf(struct vmctl *v, int argc, char **argv)
                           &first)))
         return rc < 0 ? VMCTL_EXIT_OK : rc;
     if (first)
-        return usage_error("conf: unexpected argument %s", argv[first]);
+        return vmctl_usage_error("conf", "unexpected argument %s", argv[first]);
     if ((rc = vmctl_conf_fetch(v, &rows, &n, master, sizeof(master))) != 0)
         return fail_code(v, rc, "conf");
     if (v->json) {
@@ -901,7 +900,7 @@ vmctl_cmd_status(struct vmctl *v, int argc, char **argv)
                           "  Exit status 0 if it runs, 1 if not.\n", &first)))
         return rc < 0 ? VMCTL_EXIT_OK : rc;
     if (first)
-        return usage_error("status: unexpected argument %s", argv[first]);
+        return vmctl_usage_error("status", "unexpected argument %s", argv[first]);
     rc = vmctl_call(v, WIRE_T_REQ_STATUS, NULL, CTL_TIMEOUT_MS, &body, &len, &status);
     /* A socket left by a dead daemon is no VM either. */
     if (rc == WIRE_ENOVM || (rc == -ECONNREFUSED && vmctl_connect_why(rc))) {
@@ -962,7 +961,7 @@ vmctl_cmd_halt(struct vmctl *v, int argc, char **argv)
                           "  Stop every daemon of the VM (and their tasks).\n", &first)))
         return rc < 0 ? VMCTL_EXIT_OK : rc;
     if (first)
-        return usage_error("halt: unexpected argument %s", argv[first]);
+        return vmctl_usage_error("halt", "unexpected argument %s", argv[first]);
     int fd = vmctl_connect(v);
     if (fd < 0)
         return fail_code(v, fd, "halt");
@@ -1014,15 +1013,15 @@ vmctl_cmd_ca(struct vmctl *v, int argc, char **argv)
                    "  Create the cluster CA in LIQUIDVM_HOME/certs (ca.pem, ca.key).\n");
             return VMCTL_EXIT_OK;
         } else
-            return usage_error("ca: unexpected argument %s", argv[i]);
+            return vmctl_usage_error("ca", "unexpected argument %s", argv[i]);
     }
     if (!init)
-        return usage_error("%s", "ca: expected `vmctl ca init`");
+        return vmctl_usage_error("ca", "expected `vmctl ca init`");
     certs_dir(v, dir, sizeof(dir));
     mkdir_parents(v->home);
     int rc = vmctl_ca_init(dir, force, err, sizeof(err));
     if (rc != 0)
-        return fail(v, rc, "ca init: %s", rc == -EEXIST ? "a CA exists already (--force replaces "
+        return fail(v, rc, "ca: init: %s", rc == -EEXIST ? "a CA exists already (--force replaces "
                                                          "it and invalidates every certificate)"
                                                        : err);
     if (v->json) {
@@ -1055,16 +1054,16 @@ vmctl_cmd_cert(struct vmctl *v, int argc, char **argv)
         } else if (issue && host == NULL && argv[i][0] != '-')
             host = argv[i];
         else
-            return usage_error("cert: unexpected argument %s", argv[i]);
+            return vmctl_usage_error("cert", "unexpected argument %s", argv[i]);
     }
     if (!issue || host == NULL)
-        return usage_error("%s", "cert: expected `vmctl cert issue HOST`");
+        return vmctl_usage_error("cert", "expected `vmctl cert issue HOST`");
     if (!vmctl_host_name_ok(host))
-        return usage_error("cert issue %s: not a valid host name", host);
+        return vmctl_usage_error("cert", "issue %s: not a valid host name", host);
     certs_dir(v, dir, sizeof(dir));
     int rc = vmctl_cert_issue(dir, host, force, err, sizeof(err));
     if (rc != 0)
-        return fail(v, rc, "cert issue: %s", err);
+        return fail(v, rc, "cert: issue: %s", err);
     if (v->json) {
         printf("{\"ok\":true,\"host\":");
         wire_json_str(stdout, host);
@@ -1084,12 +1083,11 @@ vmctl_cmd_version(struct vmctl *v, int argc, char **argv)
         if (strcmp(argv[i], "--json") == 0) {
             v->json = 1;
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            printf("usage: vmctl version [--json]\n");
+            printf("usage: vmctl version [--json]\n"
+                   "  The version of LiquidVM and of PVM it is compatible with.\n");
             return VMCTL_EXIT_OK;
         } else {
-            fprintf(stderr, "vmctl: unexpected argument %s\nusage: vmctl version [--json]\n",
-                    argv[i]);
-            return VMCTL_EXIT_USAGE;
+            return vmctl_usage_error("version", "unexpected argument %s", argv[i]);
         }
     }
     if (v->json)

@@ -183,6 +183,14 @@ history_path(const struct vmctl *v, char *out, size_t cap)
     snprintf(out, cap, "%s/vmctl_history", v->home);
 }
 
+/* The worse of two exit statuses: bad usage (2) over failure (1) over
+ * success (0). */
+static int
+worse(int a, int b)
+{
+    return a > b ? a : b;
+}
+
 /* Run one line; 1 when the console should end after it. */
 static int
 run_line(struct vmctl *v, char *line, int *last)
@@ -205,7 +213,9 @@ int
 vmctl_console(struct vmctl *v)
 {
     int tty = isatty(STDIN_FILENO);
-    int last = VMCTL_EXIT_OK, end = 0;
+    /* A script's exit status is the worst of its lines': one failed
+     * command among many is not lost to those that ran after it. */
+    int last = VMCTL_EXIT_OK, worst = VMCTL_EXIT_OK, end = 0;
     char hist[4200];
 
     v->console = 1;
@@ -225,14 +235,16 @@ vmctl_console(struct vmctl *v)
         if (st == LINE_END)
             break;
         if (st == LINE_NOMEM) {
-            last = VMCTL_EXIT_FAIL;
+            worst = worse(worst, VMCTL_EXIT_FAIL);
             break;
         }
         if (st == LINE_TOO_LONG) {
-            last = VMCTL_EXIT_USAGE;
+            worst = worse(worst, VMCTL_EXIT_USAGE);
             continue;
         }
+        last = VMCTL_EXIT_OK;
         end = run_line(v, line, &last);
+        worst = worse(worst, last);
         free(line);
         /* Output of jobs that came while the line ran. */
         vmctl_session_poll(v->sess, 0);
@@ -241,5 +253,5 @@ vmctl_console(struct vmctl *v)
     }
     vmctl_session_free(v->sess);
     v->sess = NULL;
-    return tty ? VMCTL_EXIT_OK : last;
+    return tty ? VMCTL_EXIT_OK : worst;
 }

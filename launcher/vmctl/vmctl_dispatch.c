@@ -50,7 +50,9 @@ vmctl_dispatch(struct vmctl *v, int argc, char **argv)
     const struct vmctl_command *c = vmctl_command_find(argv[0]);
 
     if (c == NULL) {
-        fprintf(stderr, "vmctl: unknown command '%s' (vmctl --help lists them)\n", argv[0]);
+        /* Inside the console the list is its own help. */
+        fprintf(stderr, "vmctl: unknown command '%s' (%s lists them)\n", argv[0],
+                v->console ? "help" : "vmctl --help");
         return VMCTL_EXIT_USAGE;
     }
     return c->fn(v, argc, argv);

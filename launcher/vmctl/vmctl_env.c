@@ -24,8 +24,8 @@ extern char **environ;
 static int
 no_session(const char *verb, const char *instead)
 {
-    fprintf(stderr, "vmctl: %s changes a console session only; nothing was changed%s%s\n", verb,
-            instead[0] ? "; " : "", instead);
+    fprintf(stderr, "vmctl: %s: this changes a console session only; nothing was changed%s%s\n",
+            verb, instead[0] ? "; " : "", instead);
     return VMCTL_EXIT_FAIL;
 }
 
@@ -104,7 +104,7 @@ vmctl_cmd_unalias(struct vmctl *v, int argc, char **argv)
     if (rc >= 0)
         return rc;
     if (argc < 2)
-        return vmctl_help_usage("unalias", 1);
+        return vmctl_usage_error("unalias", "name at least one alias");
     if (v->sess == NULL)
         return no_session("unalias", "");
     for (int i = 1; i < argc; i++)
@@ -125,7 +125,7 @@ vmctl_cmd_echo(struct vmctl *v, int argc, char **argv)
     if (rc >= 0)
         return rc;
     if (join(text, sizeof(text), argc, argv, 1) != 0)
-        return vmctl_help_usage("echo", 1);
+        return vmctl_usage_error("echo", "the words are too long");
     if (v->json) {
         printf("{\"text\":");
         wire_json_str(stdout, text);
@@ -223,11 +223,10 @@ export_cmd(struct vmctl *v, int argc, char **argv, int add)
         return VMCTL_EXIT_OK;
     }
     if (argc == 1)
-        return vmctl_help_usage(verb, 1);
+        return vmctl_usage_error(verb, "name at least one variable");
     for (int i = 1; i < argc; i++)
         if (argv[i][0] == '\0' || strchr(argv[i], ':') || strchr(argv[i], '=')) {
-            fprintf(stderr, "vmctl: %s: %s is no variable name\n", verb, argv[i]);
-            return VMCTL_EXIT_USAGE;
+            return vmctl_usage_error(verb, "%s is no variable name", argv[i]);
         }
     if (list_edit(list, add, argc, argv, out, sizeof(out)) != 0)
         return vmctl_fail(v, -ENAMETOOLONG, verb);
@@ -311,7 +310,7 @@ vmctl_cmd_setenv(struct vmctl *v, int argc, char **argv)
     }
     char value[8192];
     if (join(value, sizeof(value), argc, argv, 2) != 0)
-        return vmctl_help_usage("setenv", 1);
+        return vmctl_usage_error("setenv", "the value is too long");
     if (v->sess == NULL) {
         printf("%s=%s\n", argv[1], value);
         return no_session("setenv", "set the variable in the shell instead");

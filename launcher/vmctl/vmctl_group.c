@@ -133,8 +133,7 @@ vmctl_cmd_groups(struct vmctl *v, int argc, char **argv)
                    use);
             return VMCTL_EXIT_OK;
         } else {
-            fprintf(stderr, "%s", use);
-            return VMCTL_EXIT_USAGE;
+            return vmctl_usage_error("groups", "unexpected argument %s", argv[i]);
         }
     }
     int fd = vmctl_connect(v);

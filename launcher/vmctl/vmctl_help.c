@@ -1,12 +1,14 @@
 /*
  * vmctl_help.c - one line and the syntax of every console verb, in the
- * form of PVM 3.4's console (`help`, `help VERB`), and the --help answer
- * of the verbs added for issue 29.  No seed idea; it calls nothing of
+ * form of PVM 3.4's console (`help`, `help VERB`), the --help answer
+ * of the verbs added for issue 29, and every verb's report of bad usage
+ * ("vmctl: VERB: why" and its syntax).  No seed idea; it calls nothing of
  * vmctl, so the console and the verbs both call down into it.
  */
 #include "vmctl.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <string.h>
 
 struct verb_help {
@@ -14,7 +16,9 @@ struct verb_help {
 };
 
 static const struct verb_help verbs[] = {
-    { "add", "Add hosts to virtual machine", "add HOST... [--json]" },
+    { "add", "Add hosts to virtual machine",
+      "add HOST... [--vmd PATH] [--speed N] [--address IP] [--port N] [--home DIR]\n"
+      "             [--spawn-path DIR]... [--no-send-certs] [--json]" },
     { "alias", "Define/list command aliases",
       "alias [--json] [NAME [COMMAND [ARGS...]]]\n"
       "         (the console's session only; aliases expand the first word of a line)" },
@@ -32,10 +36,13 @@ static const struct verb_help verbs[] = {
     { "jobs", "Display list of running jobs",
       "jobs [-l] [--json]\n"
       "Options:  -l   give long listing (host and tid of each running task)" },
-    { "kill", "Terminate tasks", "kill TID... [--json]" },
+    { "kill", "Terminate tasks", "kill TID... [--json]   (TID: hex, t40002 or 40002)" },
     { "mstat", "Show status of hosts", "mstat HOST... [--json]" },
     { "names", "List message mailbox names", "names [--json] [PATTERN]   (* and ? match)" },
-    { "ps", "List tasks", "ps [-a] [--json]" },
+    { "ps", "List tasks",
+      "ps [-a] [-l] [--json]\n"
+      "Options:  -a   all hosts (default is the daemon's own)\n"
+      "          -l   long listing, which it always is (HOST TID PTID PID FLAG COMMAND)" },
     { "pstat", "Show status of tasks", "pstat TID... [--json]" },
     { "put", "Add entry to message mailbox",
       "put [--json] NAME VALUE [FLAGS]\n"
@@ -45,7 +52,7 @@ static const struct verb_help verbs[] = {
     { "setenv", "Display or set environment variables", "setenv [--json] [NAME [VALUE...]]" },
     { "setopt", "Set PVM options - for the console task *only*!",
       "setopt [--json] OPTION VALUE" },
-    { "sig", "Send signal to task", "sig SIGNUM TID... [--json]" },
+    { "sig", "Send signal to task", "sig SIGNUM TID... [--json]   (SIGNUM: 1..64)" },
     { "spawn", "Spawn task",
       "spawn [-N | -n N] [-h HOST | -a ARCH] [-o | ->] [-@[DIR]] [--json] PROGRAM [ARGS...]\n"
       "         -o (or ->): the tasks' output comes to the console, as a job\n"
@@ -95,6 +102,26 @@ vmctl_help_usage(const char *name, int bad)
 {
     vmctl_help_verb(bad ? stderr : stdout, name);
     return bad ? VMCTL_EXIT_USAGE : VMCTL_EXIT_OK;
+}
+
+int
+vmctl_usage_error(const char *verb, const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, "vmctl: %s: ", verb);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n");
+    for (size_t i = 0; i < NVERBS; i++)
+        if (strcmp(verbs[i].name, verb) == 0) {
+            fprintf(stderr, "Syntax:  %s\n", verbs[i].syntax);
+            return VMCTL_EXIT_USAGE;
+        }
+    /* start, ca and cert: the shell's alone, with their own --help. */
+    fprintf(stderr, "(vmctl %s --help gives its usage)\n", verb);
+    return VMCTL_EXIT_USAGE;
 }
 
 int

@@ -28,7 +28,7 @@ usage(FILE *fp)
             "  halt                      stop every daemon\n"
             "  version                   print the version\n"
             "  spawn [-N] [-h HOST] [-o] [-@] PROG [ARGS]  start PVM tasks (-o: show their output)\n"
-            "  ps [-a]                   the tasks of this host (-a: of every host)\n"
+            "  ps [-a] [-l]              the tasks of this host (-a: of every host), as PVM's ps -l\n"
             "  kill TID...               kill tasks\n"
             "  sig SIGNUM TID...         send tasks a signal\n"
             "  reset                     kill every task of the VM (but PvmNoReset ones)\n"
@@ -88,7 +88,8 @@ main(int argc, char **argv)
         return vmctl_console(&v);
     /* help VERB is the console's; from the shell too. */
     if (strcmp(argv[i], "help") == 0) {
-        if (i + 1 == argc)
+        if (i + 1 == argc || strcmp(argv[i + 1], "--help") == 0 ||
+            strcmp(argv[i + 1], "-h") == 0)
             return usage(stdout), VMCTL_EXIT_OK;
         if (vmctl_help_verb(stdout, argv[i + 1]) != 0) {
             fprintf(stderr, "vmctl: help: %s is no command (vmctl --help lists them)\n",

@@ -118,8 +118,10 @@ vmctl_cmd_names(struct vmctl *v, int argc, char **argv)
     int rc = vmctl_verb_options(v, &argc, argv, 0);
     if (rc >= 0)
         return rc;
-    if (argc > 2 || glob_to_regex(argc == 2 ? argv[1] : "*", re, sizeof(re)) != 0)
-        return vmctl_help_usage("names", 1);
+    if (argc > 2)
+        return vmctl_usage_error("names", "unexpected argument %s", argv[2]);
+    if (glob_to_regex(argc == 2 ? argv[1] : "*", re, sizeof(re)) != 0)
+        return vmctl_usage_error("names", "the pattern is too long");
     struct wire_wbuf req;
     unsigned char *body;
     size_t len;
@@ -165,9 +167,14 @@ vmctl_cmd_put(struct vmctl *v, int argc, char **argv)
     int rc = vmctl_verb_options(v, &argc, argv, 0);
     if (rc >= 0)
         return rc;
-    if (argc < 3 || argc > 4 || argv[1][0] == '\0' || strlen(argv[1]) >= 256 ||
-        (argc == 4 && parse_flags(argv[3], &flags) != 0))
-        return vmctl_help_usage("put", 1);
+    if (argc < 3)
+        return vmctl_usage_error("put", "name a NAME and a VALUE");
+    if (argc > 4)
+        return vmctl_usage_error("put", "unexpected argument %s", argv[4]);
+    if (argv[1][0] == '\0' || strlen(argv[1]) >= 256)
+        return vmctl_usage_error("put", "a NAME has 1 to 255 characters");
+    if (argc == 4 && parse_flags(argv[3], &flags) != 0)
+        return vmctl_usage_error("put", "%s: FLAGS are a number 0..511 or names", argv[3]);
     if (v->sess == NULL)
         flags |= MB_PERSISTENT;
     /* The value as pvm_pkstr packs it in XDR. */

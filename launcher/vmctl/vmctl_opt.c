@@ -38,10 +38,9 @@ vmctl_cmd_getopt(struct vmctl *v, int argc, char **argv)
     if (rc >= 0)
         return rc;
     if (argc > 2)
-        return vmctl_help_usage("getopt", 1);
+        return vmctl_usage_error("getopt", "unexpected argument %s", argv[2]);
     if (argc == 2 && (one = option_index(argv[1])) < 0) {
-        fprintf(stderr, "vmctl: getopt: PVM option \"%s\" unknown\n", argv[1]);
-        return VMCTL_EXIT_USAGE;
+        return vmctl_usage_error("getopt", "PVM option \"%s\" unknown", argv[1]);
     }
     if (v->json)
         printf("{\"options\":{");
@@ -67,15 +66,13 @@ vmctl_cmd_setopt(struct vmctl *v, int argc, char **argv)
     if (rc >= 0)
         return rc;
     if (argc != 3)
-        return vmctl_help_usage("setopt", 1);
+        return vmctl_usage_error("setopt", "expected an OPTION and a VALUE");
     if ((i = option_index(argv[1])) < 0) {
-        fprintf(stderr, "vmctl: setopt: PVM option \"%s\" unknown\n", argv[1]);
-        return VMCTL_EXIT_USAGE;
+        return vmctl_usage_error("setopt", "PVM option \"%s\" unknown", argv[1]);
     }
     long value = strtol(argv[2], &end, 0);
     if (argv[2][0] == '\0' || *end || value < -0x7fffffffL || value > 0x7fffffffL) {
-        fprintf(stderr, "vmctl: setopt: %s is not a number\n", argv[2]);
-        return VMCTL_EXIT_USAGE;
+        return vmctl_usage_error("setopt", "%s is not a number", argv[2]);
     }
     int old = option_value(v, i);
     if (v->json)
@@ -84,8 +81,8 @@ vmctl_cmd_setopt(struct vmctl *v, int argc, char **argv)
     else
         printf("%s Changed from %d to %ld\n", vmctl_options[i].name, old, value);
     if (v->sess == NULL) {
-        fprintf(stderr, "vmctl: setopt changes the console task's options, which last for "
-                        "a console session; nothing was changed\n");
+        fprintf(stderr, "vmctl: setopt: the console task's options last for a console "
+                        "session; nothing was changed\n");
         return VMCTL_EXIT_FAIL;
     }
     v->sess->opts[i] = (int)value;
@@ -100,7 +97,7 @@ vmctl_cmd_id(struct vmctl *v, int argc, char **argv)
     if (rc >= 0)
         return rc;
     if (argc != 1)
-        return vmctl_help_usage("id", 1);
+        return vmctl_usage_error("id", "unexpected argument %s", argv[1]);
     /* One-shot, this is a task that leaves as vmctl exits. */
     if ((rc = vmctl_task_open(v, &fd, &tid, &shared)) != 0)
         return vmctl_fail(v, rc, "id");
@@ -120,7 +117,7 @@ vmctl_cmd_jobs(struct vmctl *v, int argc, char **argv)
         return rc;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-l") != 0)
-            return vmctl_help_usage("jobs", 1);
+            return vmctl_usage_error("jobs", "unknown option %s", argv[i]);
         lng = 1;
     }
     struct vmctl_session *s = v->sess;

@@ -87,13 +87,6 @@ fail(struct vmctl *v, int code, const char *what)
     return vmctl_fail(v, code, what);
 }
 
-static int
-usage(const char *text)
-{
-    fprintf(stderr, "%s", text);
-    return VMCTL_EXIT_USAGE;
-}
-
 /*
  * The options of a command that takes nothing else: --json sets JSON
  * output wherever it stands, --help prints text and answers 0 (*done set),
@@ -112,11 +105,71 @@ bare_options(struct vmctl *v, int argc, char **argv, const char *text, int *done
             printf("%s", text);
             return VMCTL_EXIT_OK;
         } else {
-            fprintf(stderr, "vmctl: unexpected argument %s\n", argv[i]);
-            return usage(text);
+            return vmctl_usage_error(argv[0], "unexpected argument %s", argv[i]);
         }
     }
     return VMCTL_EXIT_OK;
+}
+
+/*
+ * The words of a verb that takes task ids (kill, sig, pstat): --json taken
+ * out wherever it stands, and *help set if -h or --help is among them
+ * (none of these verbs has an option of that name).  Returns the words left.
+ */
+static int
+tid_verb_words(struct vmctl *v, int argc, char **argv, int *help)
+{
+    int n = 1;
+    *help = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0)
+            v->json = 1;
+        else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+            *help = 1;
+        else
+            argv[n++] = argv[i];
+    }
+    argv[n] = NULL;
+    return n;
+}
+
+/* The host table, to name hosts by their daemon's tid; empty if it is out
+ * of reach (a host is then its dtid in hex, as PVM's console shows one it
+ * does not know). */
+struct hostnames {
+    struct vmctl_hostrow *rows;
+    int n;
+};
+
+static void
+hostnames_fetch(struct vmctl *v, struct hostnames *h)
+{
+    char master[256];
+    if (vmctl_conf_fetch(v, &h->rows, &h->n, master, sizeof(master)) != 0) {
+        h->rows = NULL;
+        h->n = 0;
+    }
+}
+
+/* dtid's name, or NULL. */
+static const char *
+hostname_of(const struct hostnames *h, uint32_t dtid)
+{
+    for (int i = 0; i < h->n; i++)
+        if (h->rows[i].tid == dtid)
+            return h->rows[i].name;
+    return NULL;
+}
+
+/* dtid's name, or its hex, in buf (24 bytes at least). */
+static const char *
+hostname_or_tid(const struct hostnames *h, uint32_t dtid, char *buf, size_t cap)
+{
+    const char *name = hostname_of(h, dtid);
+    if (name != NULL)
+        return name;
+    snprintf(buf, cap, "%x", dtid);
+    return buf;
 }
 
 static int
@@ -130,6 +183,46 @@ parse_tid(const char *s, uint32_t *tid)
         return -EINVAL;
     *tid = (uint32_t)v;
     return 0;
+}
+
+/* The task ids of argv[first..argc) into tids (at most max): their number,
+ * or -1 after saying which word is wrong (bad usage). */
+static int
+parse_tids(const char *verb, int argc, char **argv, int first, uint32_t *tids, int max)
+{
+    int n = 0;
+    for (int i = first; i < argc; i++) {
+        if (n == max) {
+            vmctl_usage_error(verb, "at most %d task ids at once", max);
+            return -1;
+        }
+        if (parse_tid(argv[i], &tids[n]) != 0) {
+            vmctl_usage_error(verb, "%s: expected a task id such as t40001", argv[i]);
+            return -1;
+        }
+        n++;
+    }
+    if (n == 0) {
+        vmctl_usage_error(verb, "name at least one task id");
+        return -1;
+    }
+    return n;
+}
+
+const char *
+vmctl_task_flags(uint32_t flag, char *buf, size_t cap)
+{
+    /* PVM's TF_* bits from bit 0, named as its console's task_flags names them. */
+    static const char *const names[] = { NULL, "f", "c", "a", "o", "s", NULL, NULL, "R", "H", "T" };
+    int n = snprintf(buf, cap, "%x", flag);
+    char sep = '/';
+
+    for (int i = (int)(sizeof(names) / sizeof(names[0])) - 1; i >= 0; i--)
+        if ((flag & (1u << i)) && names[i] != NULL && n >= 0 && (size_t)n < cap) {
+            n += snprintf(buf + n, cap - (size_t)n, "%c%s", sep, names[i]);
+            sep = ',';
+        }
+    return buf;
 }
 
 /* Tasks of where (0: all), printed or as JSON; returns an exit status. */
@@ -159,14 +252,20 @@ list_tasks(struct vmctl *v, struct vtask *t, uint32_t where, int quiet, int *cou
     }
     /* Group memberships, as PVM's ps showed them; none if the table is out of reach. */
     struct vmctl_group *groups = NULL;
+    struct hostnames hosts = { NULL, 0 };
     int ngroups = 0;
-    char gbuf[1024];
+    char gbuf[1024], hbuf[24], pbuf[16], fbuf[64];
     if (!quiet && vmctl_groups_fetch(t->fd, &groups, &ngroups) != 0)
         ngroups = 0;
+    if (!quiet)
+        hostnames_fetch(v, &hosts);
+    /* The columns of PVM's ps -l: the host's name (its dtid in hex if it
+     * is unknown), tids in hex without the t, "-" for no parent. */
     if (!quiet && v->json)
         printf("{\"tasks\":[");
     else if (!quiet)
-        printf("%8s %8s %8s %6s %s\n", "HOST", "TID", "PTID", "PID", "COMMAND [GROUP:INST...]");
+        printf("%24s %8s %8s %6s %9s %s\n", "HOST", "TID", "PTID", "PID", "FLAG 0x",
+               "COMMAND [GROUP:INST...]");
     int shown = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t tid, ptid, host, flag, pid;
@@ -177,9 +276,14 @@ list_tasks(struct vmctl *v, struct vtask *t, uint32_t where, int quiet, int *cou
             break;
         if (tid == t->tid)
             continue;       /* not ourselves */
+        const char *hname = hostname_of(&hosts, host);
         if (!quiet && v->json) {
-            printf("%s{\"tid\":%u,\"ptid\":%u,\"host\":%u,\"flag\":%u,\"pid\":%u,\"command\":",
-                   shown ? "," : "", tid, ptid, host, flag, pid);
+            printf("%s{\"tid\":%u,\"ptid\":%u,\"host\":", shown ? "," : "", tid, ptid);
+            if (hname != NULL)
+                wire_json_str(stdout, hname);
+            else
+                printf("null");
+            printf(",\"dtid\":%u,\"flag\":%u,\"pid\":%u,\"command\":", host, flag, pid);
             wire_json_str(stdout, name);
             printf(",\"groups\":[");
             int k = 0;
@@ -193,14 +297,22 @@ list_tasks(struct vmctl *v, struct vtask *t, uint32_t where, int quiet, int *cou
             printf("]}");
         } else if (!quiet) {
             vmctl_groups_of(groups, ngroups, tid, gbuf, sizeof(gbuf));
-            printf("%8x %8x %8x %6u %s%s%s\n", host, tid, ptid, pid, name, gbuf[0] ? " " : "",
-                   gbuf);
+            if (ptid == 0)
+                snprintf(pbuf, sizeof(pbuf), "-");
+            else if (ptid == t->tid)
+                snprintf(pbuf, sizeof(pbuf), "(cons)");
+            else
+                snprintf(pbuf, sizeof(pbuf), "%x", ptid);
+            printf("%24s %8x %8s %6u %9s %s%s%s\n",
+                   hostname_or_tid(&hosts, host, hbuf, sizeof(hbuf)), tid, pbuf, pid,
+                   vmctl_task_flags(flag, fbuf, sizeof(fbuf)), name, gbuf[0] ? " " : "", gbuf);
         }
         shown++;
     }
     if (!quiet && v->json)
         printf("]}\n");
     vmctl_groups_free(groups, ngroups);
+    free(hosts.rows);
     free(body);
     if (count)
         *count = shown;
@@ -229,15 +341,24 @@ vmctl_cmd_ps(struct vmctl *v, int argc, char **argv)
     struct vtask t = { .fd = -1 };
     int all = 0, rc;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "-a") == 0)
-            all = 1;
-        else if (strcmp(argv[i], "--json") == 0)
+        const char *a = argv[i];
+        if (strcmp(a, "--json") == 0) {
             v->json = 1;
-        else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
-            return printf("usage: vmctl ps [-a] [--json]\n  The tasks of this daemon's host, "
-                          "or of every host with -a.\n"), VMCTL_EXIT_OK;
-        else
-            return usage("usage: vmctl ps [-a] [--json]\n");
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            printf("usage: vmctl ps [-a] [-l] [--json]\n"
+                   "  The tasks of this daemon's host, or of every host with -a, in the columns\n"
+                   "  of PVM's ps -l: the host's name, TID, PTID (- for none, (cons) for this\n"
+                   "  console), PID, FLAG (c: connected to its daemon) and the command, then\n"
+                   "  its groups as GROUP:INST.  Tids are hexadecimal, as PVM prints them.  -l\n"
+                   "  is taken for PVM's sake: the listing is always the long one.\n");
+            return VMCTL_EXIT_OK;
+        } else if (a[0] == '-' && a[1] != '\0' && strspn(a + 1, "al") == strlen(a + 1)) {
+            all |= strchr(a, 'a') != NULL;
+        } else if (a[0] == '-') {
+            return vmctl_usage_error("ps", "unknown option %s", a);
+        } else {
+            return vmctl_usage_error("ps", "unexpected argument %s", a);
+        }
     }
     if ((rc = enroll(v, &t)) != 0)
         return fail(v, rc, "ps");
@@ -246,23 +367,13 @@ vmctl_cmd_ps(struct vmctl *v, int argc, char **argv)
     return rc ? fail(v, rc, "ps") : VMCTL_EXIT_OK;
 }
 
+/* Signal sig (0: kill) to the n tasks of tids, each failure said. */
 static int
-signal_cmd(struct vmctl *v, int argc, char **argv, int sig, const char *what)
+signal_cmd(struct vmctl *v, const uint32_t *tids, int n, int sig, const char *what)
 {
     struct vtask t = { .fd = -1 };
-    uint32_t tids[256];
-    int n = 0, rc, failed = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0) {
-            v->json = 1;
-            continue;
-        }
-        if (n >= 256 || parse_tid(argv[i], &tids[n]) != 0)
-            return usage("expected task ids such as t40001\n");
-        n++;
-    }
-    if (n == 0)
-        return usage("name at least one task id\n");
+    int rc, failed = 0;
+
     if ((rc = enroll(v, &t)) != 0)
         return fail(v, rc, what);
     if (v->json)
@@ -274,7 +385,7 @@ signal_cmd(struct vmctl *v, int argc, char **argv, int sig, const char *what)
             printf("%s{\"tid\":%u,\"status\":\"%s\"}", i ? "," : "", tids[i],
                    rc ? wire_errname(rc) : "ok");
         else if (rc)
-            fprintf(stderr, "vmctl: %s t%x: %s\n", what, tids[i], wire_strerror(rc));
+            fprintf(stderr, "vmctl: %s: t%x: %s\n", what, tids[i], wire_strerror(rc));
     }
     if (v->json)
         printf("],\"ok\":%s}\n", failed ? "false" : "true");
@@ -285,40 +396,63 @@ signal_cmd(struct vmctl *v, int argc, char **argv, int sig, const char *what)
 int
 vmctl_cmd_kill(struct vmctl *v, int argc, char **argv)
 {
-    if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0))
-        return printf("usage: vmctl kill TID... [--json]\n"), VMCTL_EXIT_OK;
-    return signal_cmd(v, argc, argv, 0, "kill");
+    uint32_t tids[256];
+    int help, n;
+
+    argc = tid_verb_words(v, argc, argv, &help);
+    if (help) {
+        printf("usage: vmctl kill TID... [--json]\n"
+               "  Kill tasks, as PVM's console does.  A TID is hexadecimal, with or without\n"
+               "  the t (t40002 or 40002).  Each failure (a task that is gone) is said on\n"
+               "  standard error, and the exit status is then 1.\n");
+        return VMCTL_EXIT_OK;
+    }
+    if ((n = parse_tids("kill", argc, argv, 1, tids, 256)) < 0)
+        return VMCTL_EXIT_USAGE;
+    return signal_cmd(v, tids, n, 0, "kill");
 }
 
 int
 vmctl_cmd_sig(struct vmctl *v, int argc, char **argv)
 {
+    uint32_t tids[256];
     char *end;
-    if (argc < 3 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)
-        return argc < 3 ? usage("usage: vmctl sig SIGNUM TID... [--json]\n")
-                        : (printf("usage: vmctl sig SIGNUM TID... [--json]\n"), VMCTL_EXIT_OK);
+    int help, n;
+
+    argc = tid_verb_words(v, argc, argv, &help);
+    if (help) {
+        printf("usage: vmctl sig SIGNUM TID... [--json]\n"
+               "  Send signal SIGNUM (1..64) to tasks, as pvm_sendsig.  A TID is hexadecimal,\n"
+               "  with or without the t (t40002 or 40002).  Each failure (a task that is\n"
+               "  gone) is said on standard error, and the exit status is then 1.\n");
+        return VMCTL_EXIT_OK;
+    }
+    if (argc < 2)
+        return vmctl_usage_error("sig", "name a signal number and at least one task id");
     long sig = strtol(argv[1], &end, 10);
-    if (*end || sig < 1 || sig > 64)
-        return usage("sig: expected a signal number 1..64\n");
-    return signal_cmd(v, argc - 1, argv + 1, (int)sig, "sig");
+    if (argv[1][0] == '\0' || *end || sig < 1 || sig > 64)
+        return vmctl_usage_error("sig", "%s: expected a signal number 1..64", argv[1]);
+    if ((n = parse_tids("sig", argc, argv, 2, tids, 256)) < 0)
+        return VMCTL_EXIT_USAGE;
+    return signal_cmd(v, tids, n, (int)sig, "sig");
 }
 
 int
 vmctl_cmd_pstat(struct vmctl *v, int argc, char **argv)
 {
     struct vtask t = { .fd = -1 };
-    int rc, failed = 0, n = 0;
+    int rc, failed = 0, n, help;
     uint32_t tids[256];
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0)
-            v->json = 1;
-        else if (n < 256 && parse_tid(argv[i], &tids[n]) == 0)
-            n++;
-        else
-            return usage("usage: vmctl pstat TID... [--json]\n");
+
+    argc = tid_verb_words(v, argc, argv, &help);
+    if (help) {
+        printf("usage: vmctl pstat TID... [--json]\n"
+               "  Whether each task runs: \"tTID: running\" or \"tTID: no such task\" (then\n"
+               "  exit status 1).  A TID is hexadecimal, with or without the t.\n");
+        return VMCTL_EXIT_OK;
     }
-    if (n == 0)
-        return usage("usage: vmctl pstat TID... [--json]\n");
+    if ((n = parse_tids("pstat", argc, argv, 1, tids, 256)) < 0)
+        return VMCTL_EXIT_USAGE;
     if ((rc = enroll(v, &t)) != 0)
         return fail(v, rc, "pstat");
     if (v->json)
@@ -441,14 +575,108 @@ vmctl_cmd_reset(struct vmctl *v, int argc, char **argv)
     return VMCTL_EXIT_OK;
 }
 
-/* One line (or JSON entry) per task asked for: its tid or why it failed;
- * where a traced job's files go. */
+/* A spawn's answer: per slot a tid or a negative code, and the dtid of
+ * the host it was placed on (0: none; a daemon older than the hosts' list
+ * sends none). */
+struct spawn_result {
+    const char *prog;
+    int flags;                  /* PVM_TASK_HOST, PVM_TASK_ARCH */
+    const char *where;
+    uint32_t cnt;
+    int ok;
+    int32_t tids[4096];
+    uint32_t hosts[4096];
+    struct hostnames names;     /* fetched only when a slot failed */
+};
+
+/*
+ * The text PVM's console prints for a slot that failed: pvm_errlist's for
+ * the code (lib/pvm/pvm_err.c maps every code; these are those a spawn's
+ * slot carries).
+ */
+static const char *
+spawn_pvm_text(int code)
+{
+    switch (code) {
+    case -ENOENT:
+        return "No such file";
+    case WIRE_ENOHOST:
+        return "No such host";
+    case WIRE_EHOSTFAIL:
+        return "Host failed";
+    case -EACCES:
+    case -EPERM:
+        return "Permission denied";
+    case -EINVAL:
+        return "Bad parameter";
+    case -E2BIG:
+        return "Value too large";
+    case -ENOMEM:
+        return "Malloc failed";
+    case -EAGAIN:
+    case -EMFILE:
+    case -ENFILE:
+        return "Out of resources";
+    case WIRE_ECANTSTART:
+        return "Can't start pvmd";
+    case WIRE_EFRAME:
+        return "Can't decode message";
+    default:
+        return "Pvmd system error";
+    }
+}
+
+int
+vmctl_spawn_why(char *buf, size_t cap, int code, const char *prog, int flags, const char *where,
+                const char *hosts, int console)
+{
+    const char *on = hosts[0] ? " on " : "";
+    if (code == -ENOENT && strchr(prog, '/'))
+        return snprintf(buf, cap, "%s: no such executable file%s%s", prog, on, hosts);
+    if (code == -ENOENT)
+        return snprintf(buf, cap, "%s: not found along spawn_path%s%s", prog, on, hosts);
+    if (code == WIRE_ENOHOST && (flags & PVM_TASK_HOST))
+        return snprintf(buf, cap, "%s: no such host in the virtual machine, or it is not up "
+                        "(%sconf lists the hosts)", where, console ? "" : "vmctl ");
+    if (code == WIRE_ENOHOST && (flags & PVM_TASK_ARCH))
+        return snprintf(buf, cap, "no host of architecture %s is up to run %s", where, prog);
+    if (code == WIRE_ENOHOST)
+        return snprintf(buf, cap, "no host is up to run %s", prog);
+    return snprintf(buf, cap, "%s%s%s: %s", prog, on, hosts, wire_strerror(code));
+}
+
+/* The distinct hosts of the slots that failed with code, joined by ", ". */
 static void
-spawn_print(const struct vmctl *v, const int32_t *tids, uint32_t cnt, int ok, int n, int job,
+spawn_failed_hosts(const struct spawn_result *sr, int code, char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (uint32_t k = 0; k < sr->cnt; k++) {
+        int seen = sr->tids[k] != code || sr->hosts[k] == 0;
+        for (uint32_t j = 0; j < k && !seen; j++)
+            seen = sr->tids[j] == code && sr->hosts[j] == sr->hosts[k];
+        if (seen || n >= cap)
+            continue;
+        char hbuf[24];
+        const char *name = hostname_or_tid(&sr->names, sr->hosts[k], hbuf, sizeof(hbuf));
+        int w = snprintf(buf + n, cap - n, "%s%s", n ? ", " : "", name);
+        n = w < 0 ? cap : n + (size_t)w;
+    }
+}
+
+/*
+ * One line (or JSON entry) per task asked for: its tid, or why it failed
+ * in PVM's words (stdout, which scripts of PVM's console parse); then, on
+ * stderr, each kind of failure once with the program and the hosts; where
+ * a traced job's files go.
+ */
+static void
+spawn_print(const struct vmctl *v, const struct spawn_result *sr, int n, int job,
             const char *trace)
 {
+    char why[1024], hosts[512];
     if (v->json) {
-        printf("{\"ok\":%s,\"started\":%d,", ok == n ? "true" : "false", ok);
+        printf("{\"ok\":%s,\"started\":%d,", sr->ok == n ? "true" : "false", sr->ok);
         if (job > 0)
             printf("\"job\":%d,", job);
         if (trace[0] != '\0') {
@@ -457,23 +685,48 @@ spawn_print(const struct vmctl *v, const int32_t *tids, uint32_t cnt, int ok, in
             printf(",");
         }
         printf("\"tasks\":[");
-        for (uint32_t k = 0; k < cnt; k++)
-            if (tids[k] > 0)
-                printf("%s{\"tid\":%d}", k ? "," : "", tids[k]);
+        for (uint32_t k = 0; k < sr->cnt; k++) {
+            const char *hname = hostname_of(&sr->names, sr->hosts[k]);
+            if (sr->tids[k] > 0) {
+                printf("%s{\"tid\":%d}", k ? "," : "", sr->tids[k]);
+                continue;
+            }
+            vmctl_spawn_why(why, sizeof(why), sr->tids[k], sr->prog, sr->flags, sr->where,
+                            hname ? hname : "", v->console);
+            printf("%s{\"error\":\"%s\",\"message\":", k ? "," : "",
+                   wire_errname(sr->tids[k]));
+            wire_json_str(stdout, why);
+            printf(",\"host\":");
+            if (hname != NULL)
+                wire_json_str(stdout, hname);
             else
-                printf("%s{\"error\":\"%s\"}", k ? "," : "", wire_errname(tids[k]));
+                printf("null");
+            printf(",\"dtid\":%u}", sr->hosts[k]);
+        }
         printf("]}\n");
     } else {
         if (job > 0)
             printf("[%d]\n", job);
-        printf("%d successful\n", ok);
-        for (uint32_t k = 0; k < cnt; k++)
-            if (tids[k] > 0)
-                printf("t%x\n", (unsigned)tids[k]);
+        printf("%d successful\n", sr->ok);
+        for (uint32_t k = 0; k < sr->cnt; k++)
+            if (sr->tids[k] > 0)
+                printf("t%x\n", (unsigned)sr->tids[k]);
             else
-                printf("%s\n", wire_strerror(tids[k]));
-        if (trace[0] != '\0' && ok > 0)
+                printf("%s\n", spawn_pvm_text(sr->tids[k]));
+        if (trace[0] != '\0' && sr->ok > 0)
             printf("traced into %s\n", trace);
+        fflush(stdout);
+        for (uint32_t k = 0; k < sr->cnt; k++) {
+            int code = sr->tids[k], first = code < 0;
+            for (uint32_t j = 0; j < k && first; j++)
+                first = sr->tids[j] != code;
+            if (!first)
+                continue;
+            spawn_failed_hosts(sr, code, hosts, sizeof(hosts));
+            vmctl_spawn_why(why, sizeof(why), code, sr->prog, sr->flags, sr->where, hosts,
+                            v->console);
+            fprintf(stderr, "vmctl: spawn: %s\n", why);
+        }
     }
     fflush(stdout);
 }
@@ -510,36 +763,41 @@ vmctl_cmd_spawn(struct vmctl *v, int argc, char **argv)
         "  LIQUIDVM_HOME/trace; see trace, and vmrun analyze).  The variables\n"
         "  PVM_EXPORT names go to the tasks.\n";
     int n = 1, flags = 0, out = 0, i, rc, ntrace = 0;
-    const char *where = "";
-    char tenv[2][VMCTL_TRACE_ENV], tdir[4096] = "";
+    const char *where = "", *count = "1";
+    char tenv[2][VMCTL_TRACE_ENV], tdir[4096] = "", *end;
     for (i = 1; i < argc && argv[i][0] == '-'; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0)
             return printf("%s", help), VMCTL_EXIT_OK;
-        if (strcmp(a, "--json") == 0)
+        if (strcmp(a, "--json") == 0) {
             v->json = 1;
-        else if (strcmp(a, "-o") == 0 || strcmp(a, "->") == 0)
+        } else if (strcmp(a, "-o") == 0 || strcmp(a, "->") == 0) {
             out = 1;
-        else if (strncmp(a, "-@", 2) == 0) {
+        } else if (strncmp(a, "-@", 2) == 0) {
             if ((rc = vmctl_trace_env(v, a + 2, tenv, tdir, sizeof(tdir))) != 0)
                 return rc;
             ntrace = 2;
-        }
-        else if ((strcmp(a, "-n") == 0 || strcmp(a, "-h") == 0 || strcmp(a, "-a") == 0) &&
-                 i + 1 < argc) {
-            if (a[1] == 'n')
-                n = atoi(argv[++i]);
-            else {
+        } else if (strcmp(a, "-n") == 0 || strcmp(a, "-h") == 0 || strcmp(a, "-a") == 0) {
+            if (i + 1 == argc)
+                return vmctl_usage_error("spawn", "%s needs a value", a);
+            if (a[1] == 'n') {
+                count = argv[++i];
+            } else {
                 flags = a[1] == 'h' ? PVM_TASK_HOST : PVM_TASK_ARCH;
                 where = argv[++i];
             }
-        } else if (a[1] >= '0' && a[1] <= '9')
-            n = atoi(a + 1);
-        else
-            return usage(help);
+        } else if (a[1] >= '0' && a[1] <= '9') {
+            count = a + 1;
+        } else {
+            return vmctl_usage_error("spawn", "unknown option %s", a);
+        }
     }
-    if (i >= argc || n < 1 || n > 4096)
-        return usage(help);
+    if (i >= argc)
+        return vmctl_usage_error("spawn", "name the program to spawn");
+    long nl = strtol(count, &end, 10);
+    if (*end != '\0' || nl < 1 || nl > 4096)
+        return vmctl_usage_error("spawn", "%s: expected a number of tasks 1..4096", count);
+    n = (int)nl;
     /* In the interactive console spawn -o starts a job on the session's
      * connection; elsewhere it waits for the tasks on a connection of its own. */
     struct vtask t = { .fd = -1 };
@@ -580,26 +838,43 @@ vmctl_cmd_spawn(struct vmctl *v, int argc, char **argv)
         return fail(v, rc, "spawn");
     }
     struct wire_rbuf r;
-    uint32_t cnt;
-    int32_t tids[4096];
-    int ok = 0;
-    wire_rbuf_init(&r, body, len);
-    if (wire_get_u32(&r, &cnt) != 0 || cnt != (uint32_t)n)
-        cnt = 0;
-    for (uint32_t k = 0; k < cnt; k++) {
-        if (wire_get_i32(&r, &tids[k]) != 0)
-            tids[k] = WIRE_EFRAME;
-        ok += tids[k] > 0;
+    struct spawn_result *sr = calloc(1, sizeof(*sr));
+    if (sr == NULL) {
+        free(body);
+        if (job > 0)
+            vmctl_session_job_start(v->sess, job, NULL, 0);
+        vmctl_outsrc_free(&t.out);
+        vmctl_task_close(t.fd, t.shared);
+        return fail(v, -ENOMEM, "spawn");
     }
+    sr->prog = argv[i];
+    sr->flags = flags;
+    sr->where = where;
+    wire_rbuf_init(&r, body, len);
+    if (wire_get_u32(&r, &sr->cnt) != 0 || sr->cnt != (uint32_t)n)
+        sr->cnt = 0;
+    for (uint32_t k = 0; k < sr->cnt; k++) {
+        if (wire_get_i32(&r, &sr->tids[k]) != 0)
+            sr->tids[k] = WIRE_EFRAME;
+        sr->ok += sr->tids[k] > 0;
+    }
+    for (uint32_t k = 0; k < sr->cnt; k++)
+        if (wire_get_u32(&r, &sr->hosts[k]) != 0)
+            sr->hosts[k] = 0;
     free(body);
-    spawn_print(v, tids, cnt, ok, n, ok > 0 ? job : 0, tdir);
+    if (sr->ok < n)
+        hostnames_fetch(v, &sr->names);
+    spawn_print(v, sr, n, sr->ok > 0 ? job : 0, tdir);
     if (job > 0)
-        vmctl_session_job_start(v->sess, job, tids, cnt);
-    if (out && !background && ok > 0)
-        spawn_watch(v, &t, tids, cnt);
+        vmctl_session_job_start(v->sess, job, sr->tids, sr->cnt);
+    if (out && !background && sr->ok > 0)
+        spawn_watch(v, &t, sr->tids, sr->cnt);
+    rc = sr->ok == n ? VMCTL_EXIT_OK : VMCTL_EXIT_FAIL;
+    free(sr->names.rows);
+    free(sr);
     vmctl_outsrc_free(&t.out);
     vmctl_task_close(t.fd, t.shared);
-    return ok == n ? VMCTL_EXIT_OK : VMCTL_EXIT_FAIL;
+    return rc;
 }
 
 int
@@ -620,7 +895,7 @@ vmctl_cmd_mstat(struct vmctl *v, int argc, char **argv)
             hosts++;
     }
     if (hosts == 0)
-        return usage(text);
+        return vmctl_usage_error("mstat", "name at least one host");
     if ((rc = vmctl_conf_fetch(v, &rows, &n, master, sizeof(master))) != 0)
         return fail(v, rc, "mstat");
     if (v->json)

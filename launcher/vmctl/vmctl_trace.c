@@ -191,7 +191,7 @@ vmctl_cmd_trace(struct vmctl *v, int argc, char **argv)
     }
     if (strcmp(argv[1], "buf") == 0 || strcmp(argv[1], "opt") == 0)
         return trace_fail(v, VMCTL_EXIT_FAIL, "ENOTSUP",
-                          "trace %s: a LiquidVM task keeps its events in memory and writes "
+                          "trace: %s: a LiquidVM task keeps its events in memory and writes "
                           "them, every kind and with times, when it exits; there is nothing "
                           "to set", argv[1]);
     if (strcmp(argv[1], "+") == 0 || strcmp(argv[1], "-") == 0) {
@@ -199,7 +199,7 @@ vmctl_cmd_trace(struct vmctl *v, int argc, char **argv)
         i = 2;
     }
     if (i >= argc)
-        return vmctl_help_usage("trace", 1);
+        return vmctl_usage_error("trace", "name the events after %s", argv[1]);
     /* Every name is checked before the mask changes. */
     for (int k = i; k < argc; k++)
         if (strcmp(argv[k], "*") != 0 && tev_index(argv[k]) < 0 &&
@@ -244,7 +244,7 @@ vmctl_trace_env(const struct vmctl *v, const char *arg, char env[2][VMCTL_TRACE_
     }
     if (!vmctl_tmask_any(m))
         return trace_fail(v, VMCTL_EXIT_USAGE, "EINVAL",
-                          "spawn -@: the trace mask has no event set, so nothing would be "
+                          "spawn: -@: the trace mask has no event set, so nothing would be "
                           "traced (trace xpvm sets PVM's default)");
     /* Tasks start in their home directory: a relative name is made
      * absolute here, the VM's home too (--home or LIQUIDVM_HOME). */
@@ -255,11 +255,11 @@ vmctl_trace_env(const struct vmctl *v, const char *arg, char env[2][VMCTL_TRACE_
     else if (getcwd(cwd, sizeof(cwd)) != NULL)
         n = snprintf(dir, cap, "%s/%s%s", cwd, name, tail);
     else
-        return trace_fail(v, VMCTL_EXIT_FAIL, "EIO", "spawn -@: %s", strerror(errno));
+        return trace_fail(v, VMCTL_EXIT_FAIL, "EIO", "spawn: -@: %s", strerror(errno));
     if (n < 0 || (size_t)n >= cap ||
         snprintf(env[0], VMCTL_TRACE_ENV, "LIQUIDVM_TRACE=%s", dir) >= VMCTL_TRACE_ENV)
         return trace_fail(v, VMCTL_EXIT_USAGE, "ENAMETOOLONG",
-                          "spawn -@: the trace directory's name is too long");
+                          "spawn: -@: the trace directory's name is too long");
     snprintf(env[1], VMCTL_TRACE_ENV, "PVMTMASK=%s", m);
     return 0;
 }

@@ -138,7 +138,7 @@ enum wire_type {
      * LIQUIDVM_TID and LIQUIDVM_TOKEN.  Reply: u32 tid, u32 parent, u64 max message. */
     WIRE_T_TASK_ENROLL = 40,
     WIRE_T_TASK_NEWCTX = 41,    /* task -> daemon: (empty); reply: u32 a VM-unique context id */
-    WIRE_T_TASK_SPAWN = 42,     /* see vmd_spawn.c */
+    WIRE_T_TASK_SPAWN = 42,     /* request and reply: see vmd_fwd.c */
     WIRE_T_TASK_KILL = 43,      /* u32 tid, u32 signal (0: kill the task) */
     WIRE_T_TASK_LIST = 44,      /* u32 where (0 all, a host's dtid, a tid); reply: tasks */
     WIRE_T_TASK_NOTIFY = 45,    /* u32 what, i32 tag, u32 n, u32 tids[n] */

@@ -50,7 +50,7 @@ sys.exit(not json.load(open(sys.argv[1]))["balance"]["quanta_moved"] > 0)' "$T/r
 JOB=$!
 worker_args() {
     local p
-    for p in $("$VMCTL" ps -a | awk '$3 != "0" && NR > 1 { print $4 }'); do
+    for p in $("$VMCTL" ps -a | awk '$3 != "-" && NR > 1 { print $4 }'); do
         tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null
         echo
     done | grep -q "vmrun worker kernel=rbgs seed=7"

@@ -60,9 +60,7 @@ vm_up() {
 
 # The pid of this job's worker on host $1.
 worker_pid() {
-    local dtid
-    dtid=$("$VMCTL" conf | awk -v h="$1" '$1 == h { print $2; exit }')
-    "$VMCTL" ps -a | awk -v d="$dtid" '$1 == d && $3 != "0" { print $4; exit }'
+    "$VMCTL" ps -a | awk -v h="$1" '$1 == h && $3 != "-" { print $4; exit }'
 }
 
 # start ARGS...: the job on the three namespaced hosts, in the background.

@@ -29,11 +29,9 @@ vm_up() {
     wait_for 10 vmd_count_is 0 && "$VMCTL" start --local 3 -c "$T/test.conf" >"$T/start.out" 2>&1
 }
 
-# The pid of this job's worker on host $1 (its daemon's tid prefix from conf).
+# The pid of this job's worker on host $1 (ps -a names its host; PTID - is the master).
 worker_pid() {
-    local dtid
-    dtid=$("$VMCTL" conf | awk -v h="$1" '$1 == h { print $2; exit }')
-    "$VMCTL" ps -a | awk -v d="$dtid" '$1 == d && $3 != "0" { print $4; exit }'
+    "$VMCTL" ps -a | awk -v h="$1" '$1 == h && $3 != "-" { print $4; exit }'
 }
 
 # The job is past its benchmarks (their failures are not recovered from),

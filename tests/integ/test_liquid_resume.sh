@@ -25,7 +25,7 @@ mkdir -p "$CK"
 check "start a local VM of 3 hosts" "$VMCTL" start --local 3 -c "$T/test.conf"
 
 # The job's workers alive now (vmrun's or a program's), one pid a line.
-workers() { "$VMCTL" ps -a | awk '$3 != "0" && NR > 1 { print $4 }'; }
+workers() { "$VMCTL" ps -a | awk '$3 != "-" && NR > 1 { print $4 }'; }
 no_workers() { [ -z "$(workers)" ]; }
 
 # r EXPR: a Python condition on the JSON report (R), D its disk checkpoints.

@@ -47,10 +47,11 @@ for step in sys.argv[2:]:
     read_until(rb"\nvmctl> ", 20)
 os.write(fd, b"quit\r")
 read_until(None, 20)            # to the end of the output: vmctl has left
-os.waitpid(pid, 0)
+_, status = os.waitpid(pid, 0)
 # A line that came while the prompt was up cleared it first ("\r\e[K").
 text = out.decode(errors="replace").replace("\r", "")
 sys.stdout.write(re.sub(r"vmctl> \x1b\[K", "", text))
+sys.stdout.write("[driver] exit status %d\n" % os.waitstatus_to_exitcode(status))
 PY
 TR=$T/transcript
 python3 "$T/drive_console.py" "$VMCTL" \
@@ -118,8 +119,8 @@ check "console: trace - * then + send recv marks those two alone" bash -c \
     'sed -n "/^vmctl> trace\$/,/mark-trace-set/p" "$0" | sed -n "/mark-trace-default/,\$p" >"$0.2" &&
      [ "$(grep -o "\* [a-z_]*" "$0.2" | tr "\n" " ")" = "* recv * send " ]' "$TR"
 intr "console: trace names an unknown event" 'trace: no such event "bogus"'
-intr "console: trace buf says there is nothing to set" "trace buf: a LiquidVM task keeps its events"
-intr "console: spawn -@ with a clear mask starts nothing" "spawn -@: the trace mask has no event set"
+intr "console: trace buf says there is nothing to set" "trace: buf: a LiquidVM task keeps its events"
+intr "console: spawn -@ with a clear mask starts nothing" "spawn: -@: the trace mask has no event set"
 check "console: spawn -o -@ traces the job into \$LIQUIDVM_HOME/trace, with XPVM's mask" bash -c \
     'mask=$("$1" trace --json | python3 -c "import json, sys; print(json.load(sys.stdin)[\"mask\"])") &&
      grep -q "^traced into $2/trace$" "$0" && grep -q "^self mask $mask$" "$0" &&
@@ -143,6 +144,22 @@ check "piped console: alias, echo" bash -c \
     '[ "$(printf "alias e echo\ne piped line\n" | "$0")" = "piped line" ]' "$VMCTL"
 check "piped console: spawn -o still waits for the output" bash -c \
     'printf "spawn -o /bin/echo waited\n" | "$0" | grep -q "^\[t[0-9a-f]*\] waited$"' "$VMCTL"
+# A script's exit status is the worst of its commands' (2 bad usage, 1
+# failure), not the last one's; on a terminal it stays 0.
+intr "console: on a terminal the exit status is 0, though help nosuchverb was bad usage" \
+    "^\[driver\] exit status 0$"
+piped() { check "piped console: exit $1 for: ${2//$'\n'/; }" bash -c \
+    'printf "%s\n" "$2" | "$0" >/dev/null 2>&1; [ $? = "$1" ]' "$VMCTL" "$@"; }
+piped 0 $'echo a\necho b'
+piped 1 $'kill t40fff\necho after'
+piped 2 $'bogus\necho after'
+piped 2 $'kill t40fff\nbogus\necho after'
+piped 2 $'sig 999 t40001\nkill t40fff'
+check "piped console: an unknown command points to help, not vmctl --help" bash -c \
+    'printf "bogus\n" | "$0" 2>&1 >/dev/null | grep -qx "vmctl: unknown command .bogus. (help lists them)"' \
+    "$VMCTL"
+check "the shell's unknown command points to vmctl --help" bash -c \
+    '"$0" bogus 2>&1 | grep -q "(vmctl --help lists them)"' "$VMCTL"
 
 # One-shot --json forms.
 js() { local what=$1 want=$2; shift 2; check "json: $what" bash -c \

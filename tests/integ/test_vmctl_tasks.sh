@@ -10,11 +10,17 @@ check "spawn -o shows a task's output and returns when it exits" \
     bash -c '"$0" spawn -o pvm_pingpong | grep -q "^\[t[0-9a-f]*\] usage: pvm_pingpong"' "$VMCTL"
 check "spawn -3 sleep starts 3 tasks over the hosts" \
     bash -c '"$0" spawn -3 sleep 60 | head -1 | grep -q "^3 successful"' "$VMCTL"
-check "ps -a --json lists the 3 sleeps on 3 hosts" bash -c \
+check "ps -a --json lists the 3 sleeps on 3 hosts, by name and dtid" bash -c \
     '"$0" ps -a --json >"$1" && [ "$(grep -o "\"command\":\"sleep\"" "$1" | wc -l)" = 3 ] &&
-     [ "$(grep -o "\"host\":[0-9]*" "$1" | sort -u | wc -l)" = 3 ]' "$VMCTL" "$T/ps.json"
+     [ "$(grep -oE "\"host\":\"host[0-2]\",\"dtid\":[0-9]+" "$1" | sort -u | wc -l)" = 3 ]' \
+    "$VMCTL" "$T/ps.json"
 tid=$(grep -o '"tid":[0-9]*' "$T/ps.json" | head -1 | cut -d: -f2)
 htid=t$(printf '%x' "${tid:-0}")
+# PVM's ps -l: HOST (a name) TID PTID PID FLAG 0x COMMAND, tids in bare hex.
+check "ps -a has PVM's header and names each task's host, its tid in hex" bash -c \
+    '"$0" ps -a >"$2" && head -1 "$2" | grep -q "^ *HOST  *TID  *PTID  *PID  *FLAG 0x COMMAND" &&
+     grep -qE "^ +host[0-2] +${1#t} +[0-9a-f]+ +[0-9]+ +0 sleep$" "$2" &&
+     [ "$(awk "NR > 1 && \$1 ~ /^host[0-2]\$/" "$2" | wc -l)" = 3 ]' "$VMCTL" "$htid" "$T/ps.txt"
 check "pstat says the task runs" bash -c '"$0" pstat "$1" | grep -q running' "$VMCTL" "$htid"
 check "sig 18 (SIGCONT) reaches it" "$VMCTL" sig 18 "$htid"
 check "kill ends it" "$VMCTL" kill "$htid"
@@ -34,6 +40,65 @@ check "mstat and version take --json after the command; mstat --help is help" ba
      "$0" version --json | grep -q "\"version\"" && "$0" mstat --help | grep -q usage' "$VMCTL"
 check "spawn of a missing program fails with status 1" \
     bash -c '"$0" spawn nosuchprog; [ $? = 1 ]' "$VMCTL"
+# PVM's console prints "0 successful" and "No such file"; scripts may parse
+# them, so they stay on stdout, and stderr says what and where.
+check "spawn of a missing program: PVM's lines on stdout, program and host on stderr" bash -c \
+    '"$0" spawn -h host1 nosuchprog >"$1.out" 2>"$1.err"; [ $? = 1 ] &&
+     [ "$(cat "$1.out")" = "$(printf "0 successful\nNo such file")" ] &&
+     grep -qx "vmctl: spawn: nosuchprog: not found along spawn_path on host1" "$1.err"' \
+    "$VMCTL" "$T/nofile"
+check "spawn -2 of a missing program names both hosts it was placed on" bash -c \
+    '"$0" spawn -2 nosuchprog 2>&1 >/dev/null |
+     grep -qE "^vmctl: spawn: nosuchprog: not found along spawn_path on host[0-2], host[0-2]$"' \
+    "$VMCTL"
+check "spawn -h of an unknown host names the host" bash -c \
+    '"$0" spawn -h host7 hello >"$1.out" 2>"$1.err"; [ $? = 1 ] &&
+     [ "$(cat "$1.out")" = "$(printf "0 successful\nNo such host")" ] &&
+     grep -q "^vmctl: spawn: host7: no such host in the virtual machine" "$1.err"' \
+    "$VMCTL" "$T/nohost"
+check "spawn --json of a missing program gives the host and the reason per task" bash -c \
+    '"$0" spawn --json -h host2 nosuchprog | grep -q \
+     "{\"error\":\"ENOENT\",\"message\":\"nosuchprog: not found along spawn_path on host2\",\"host\":\"host2\",\"dtid\":786432}"' \
+    "$VMCTL"
+
+# Every verb's --help answers 0 with its usage; every error starts "vmctl: VERB: ".
+for verb in kill sig pstat ps mstat reset spawn groups version; do
+    check "$verb --help exits 0 with its usage" bash -c \
+        '"$0" "$1" --help | grep -q "^usage: vmctl $1 "' "$VMCTL" "$verb"
+done
+check "sig 9 --help is help too" bash -c '"$0" sig 9 --help | grep -q "^usage: vmctl sig"' "$VMCTL"
+bad() { check "bad usage exits 2 and says 'vmctl: $1: ': $*" bash -c \
+    'err=$1; shift; "$0" "$@" >/dev/null 2>"$err"; [ $? = 2 ] && head -1 "$err" | grep -q "^vmctl: $1: "' \
+    "$VMCTL" "$T/bad.err" "$@"; }
+bad kill bogus
+bad kill
+bad sig 999
+bad sig 999 t40001
+bad sig
+bad sig 9
+bad pstat
+bad pstat zz
+bad ps -z
+bad ps extra
+bad mstat
+bad reset --all
+bad spawn
+bad spawn -z prog
+bad spawn -n 0 prog
+bad groups extra
+bad version extra
+bad conf --bogus
+bad add --bogus h1
+bad add bad/name
+bad delete
+bad start --bogus
+bad start --local 99
+bad jobs -x
+bad put onlyname
+bad unalias
+check "kill of a task that is gone says 'vmctl: kill: tTID: ...', status 1" bash -c \
+    'out=$("$0" kill t40fff 2>&1 >/dev/null); [ $? = 1 ] && [ "$out" = "vmctl: kill: t40fff: no such task" ]' \
+    "$VMCTL"
 # spawn -o waits for the output's end (PVM's EOF), or for its host to go:
 # a task whose daemon is killed sends no EOF.
 "$VMCTL" spawn -o -h host2 sh -c 'echo up; exec sleep 61' >"$T/lost.out" 2>&1 &

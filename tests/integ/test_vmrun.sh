@@ -337,7 +337,7 @@ worker_pid_on() { # a host's tid (host N is (N+1) << 18) -> the pid of a vmrun w
     "$VMCTL" ps -a --json | python3 -c '
 import json, sys
 for t in json.load(sys.stdin)["tasks"]:
-    if t["ptid"] != 0 and t["host"] == int(sys.argv[1]) and t["command"] == "vmrun":
+    if t["ptid"] != 0 and t["dtid"] == int(sys.argv[1]) and t["command"] == "vmrun":
         print(t["pid"]); break' "$1"
 }
 job_running() { [ -n "$(worker_pid_on "$1")" ] && grep -q "iteration" "$T/long.err"; }
