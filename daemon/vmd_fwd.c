@@ -253,6 +253,13 @@ spawn_candidates(struct vmd *vmd, const struct spawn_req *s, struct vmd_host **o
         } else if ((s->flags & PVM_TASK_ARCH) && strcmp(h->arch, where) != 0) {
             continue;
         }
+        /* Placed by us, a task goes only where we have a link now: one
+         * still being made (just after a start or an add) or being remade
+         * would fail its part.  A host named is tried, and its failure
+         * said. */
+        if (h->index != vmd->index && !(named != NULL && h == named) &&
+            (h->peer == NULL || h->peer->state != VMD_PEER_UP))
+            continue;
         out[n++] = h;
     }
     return n ? n : WIRE_ENOHOST;

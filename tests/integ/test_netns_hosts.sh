@@ -49,6 +49,23 @@ check "vmrun stencil runs on the 3 namespaced hosts, bit-identical to the refere
     "$VMRUN" "${hosts[@]}" "$T/ns.json" "$T/ns.out"
 
 # Pull a namespace's cable: its daemon goes silent without closing anything.
+# Hosts 1 and 2 cut from each other, each still linked to the master: a
+# spawn host 1's daemon places goes where it has a link (its round robin
+# starts at the host after it, host 2, whose part would fail).
+ip -n "${hosts[0]}" route add blackhole "$net.12/32"
+ip -n "${hosts[1]}" route add blackhole "$net.11/32"
+cut_seen() { grep -q "peer ${hosts[1]} .*silent for" "$LIQUIDVM_HOME/logs/${hosts[0]}.log"; }
+check "hosts 1 and 2 cut from each other: host 1 drops its link to host 2 after host_timeout" \
+    wait_for 10 cut_seen
+check "... the VM still has 4 hosts (the master reaches both)" hosts_are 4
+check "a spawn of 2 from host 1, placed by its daemon, starts both (on hosts it has links to)" \
+    bash -c '"$0" --host "$1" spawn -2 /bin/sleep 3 >"$3" 2>&1 && grep -q "^2 successful" "$3" &&
+        ! "$0" ps -a | grep -q "^ *$2 "' "$VMCTL" "${hosts[0]}" "${hosts[1]}" "$T/cut.out"
+ip -n "${hosts[0]}" route del blackhole "$net.12/32"
+ip -n "${hosts[1]}" route del blackhole "$net.11/32"
+relinked() { [ "$(grep -c "peer ${hosts[1]} .*link up" "$LIQUIDVM_HOME/logs/${hosts[0]}.log")" -ge 2 ]; }
+check "... the cut healed, host 1 links to host 2 again" wait_for 10 relinked
+
 ip link set "lvns${tag}a2" down
 check "a host whose link goes down is dropped within host_timeout (2 s)" wait_for 5 hosts_are 3
 check "the rest still works: delete ${hosts[2]}" "$VMCTL" delete "${hosts[2]}"
