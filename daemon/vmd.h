@@ -517,6 +517,10 @@ void vmd_route_ints(struct vmd *vmd, uint32_t to, int32_t tag, int32_t ctx, cons
                     int n);
 /* The link to h is up: send what waited for it. */
 void vmd_route_flush_host(struct vmd *vmd, struct vmd_host *h);
+/* A frame for host dh (h->len bytes of body): sent, or held in order, as a
+ * task's message is, while its link is being made.  0, or an error. */
+int vmd_route_to_host(struct vmd *vmd, struct vmd_host *dh, struct wire_hdr *h,
+                      const void *body);
 
 /* vmd_msg.c: task messages as frames */
 vmd_frame_fn vmd_msg_route;

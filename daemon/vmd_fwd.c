@@ -214,7 +214,10 @@ static int
 fwd_send(struct vmd *vmd, struct vmd_fwd *f, struct vmd_host *h, int type,
          const struct wire_wbuf *req)
 {
-    if (h->peer == NULL || h->peer->state != VMD_PEER_UP)
+    /* A host in the VM whose link is being made (just added, or a redial)
+     * gets it once the link is up, as a task's message would; the op's
+     * deadline answers for one that never links. */
+    if (h->state != VMD_HOST_UP)
         return WIRE_EHOSTFAIL;
     struct wire_wbuf b;
     wire_wbuf_init(&b);
@@ -222,8 +225,9 @@ fwd_send(struct vmd *vmd, struct vmd_fwd *f, struct vmd_host *h, int type,
     wire_put_u32(&b, f->origin);
     wire_put_u32(&b, (uint32_t)type);
     wire_put_bytes(&b, req->data, req->len);
-    struct wire_hdr hh = { .type = WIRE_T_FWD, .src = VMD_HOST_TID(vmd->index), .ctx = f->ctx };
-    int rc = b.err ? b.err : vmd_peer_send(h->peer, &hh, b.data, b.len);
+    struct wire_hdr hh = { .type = WIRE_T_FWD, .src = VMD_HOST_TID(vmd->index), .ctx = f->ctx,
+                           .len = (uint32_t)b.len };
+    int rc = b.err ? b.err : vmd_route_to_host(vmd, h, &hh, b.data);
     wire_wbuf_free(&b);
     if (rc == 0)
         f->pending++;

@@ -13,6 +13,8 @@
 #include "log.h"
 #include "vmd.h"
 
+#include <errno.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,8 +50,9 @@ qmsg_new(const struct wire_hdr *h, const void *body)
 }
 
 /* Held in order for a host whose link is being made; the tasks that feed it
- * are paused once max_peer_queue bytes wait (vmd_msg_route). */
-static void
+ * are paused once max_peer_queue bytes wait (vmd_msg_route).  0, or
+ * -ENOMEM with the frame dropped. */
+static int
 hold(struct vmd *vmd, struct vmd_host *dh, const struct wire_hdr *h, const void *body)
 {
     struct vmd_qmsg *q;
@@ -57,7 +60,7 @@ hold(struct vmd *vmd, struct vmd_host *dh, const struct wire_hdr *h, const void 
     if ((q = qmsg_new(h, body)) == NULL) {
         log_warn("message t%x -> t%x: out of memory holding it for host %s; dropped", h->src,
                  h->dst, dh->name);
-        return;
+        return -ENOMEM;
     }
     if (dh->qtail)
         dh->qtail->next = q;
@@ -65,6 +68,16 @@ hold(struct vmd *vmd, struct vmd_host *dh, const struct wire_hdr *h, const void 
         dh->qhead = q;
     dh->qtail = q;
     dh->qbytes += h->len;
+    return 0;
+}
+
+int
+vmd_route_to_host(struct vmd *vmd, struct vmd_host *dh, struct wire_hdr *h,
+                  const void *body)
+{
+    if (dh->peer == NULL || dh->peer->state != VMD_PEER_UP || dh->qhead)
+        return hold(vmd, dh, h, body);
+    return vmd_peer_send(dh->peer, h, body, h->len);
 }
 
 /* The link to h is up: send what waited for it. */
@@ -148,7 +161,7 @@ vmd_route_deliver(struct vmd *vmd, struct wire_hdr *h, const void *body)
     if (dh->peer == NULL || dh->peer->state != VMD_PEER_UP || dh->qhead) {
         /* The link is being made (a new host, a redial): hold the message,
          * in order, until it is up; the host leaving the VM drops them. */
-        hold(vmd, dh, h, body);
+        (void)hold(vmd, dh, h, body);
         return;
     }
     int rc = vmd_peer_send(dh->peer, h, body, h->len);

@@ -61,10 +61,18 @@ check "... the VM still has 4 hosts (the master reaches both)" hosts_are 4
 check "a spawn of 2 from host 1, placed by its daemon, starts both (on hosts it has links to)" \
     bash -c '"$0" --host "$1" spawn -2 /bin/sleep 3 >"$3" 2>&1 && grep -q "^2 successful" "$3" &&
         ! "$0" ps -a | grep -q "^ *$2 "' "$VMCTL" "${hosts[0]}" "${hosts[1]}" "$T/cut.out"
+# A spawn on host 2 named from host 1 waits for the link, as a message does.
+"$VMCTL" --host "${hosts[0]}" spawn -h "${hosts[1]}" /bin/sleep 3 >"$T/named.out" 2>&1 &
+named=$!
+sleep 0.5
+check "... one naming host 2 from host 1 waits while the link is down" kill -0 $named
 ip -n "${hosts[0]}" route del blackhole "$net.12/32"
 ip -n "${hosts[1]}" route del blackhole "$net.11/32"
 relinked() { [ "$(grep -c "peer ${hosts[1]} .*link up" "$LIQUIDVM_HOME/logs/${hosts[0]}.log")" -ge 2 ]; }
 check "... the cut healed, host 1 links to host 2 again" wait_for 10 relinked
+check "... and the spawn naming host 2 started its task there" bash -c \
+    'wait $0 2>/dev/null; for i in $(seq 100); do kill -0 $0 2>/dev/null || break; sleep 0.1; done
+     grep -q "^1 successful" "$1" || { cat "$1"; exit 1; }' $named "$T/named.out"
 
 ip link set "lvns${tag}a2" down
 check "a host whose link goes down is dropped within host_timeout (2 s)" wait_for 5 hosts_are 3
