@@ -51,17 +51,14 @@ qmsg_new(const struct wire_hdr *h, const void *body)
 
 /* Held in order for a host whose link is being made; the tasks that feed it
  * are paused once max_peer_queue bytes wait (vmd_msg_route).  0, or
- * -ENOMEM with the frame dropped. */
+ * -ENOMEM with the frame dropped (the caller says so). */
 static int
 hold(struct vmd *vmd, struct vmd_host *dh, const struct wire_hdr *h, const void *body)
 {
     struct vmd_qmsg *q;
     (void)vmd;
-    if ((q = qmsg_new(h, body)) == NULL) {
-        log_warn("message t%x -> t%x: out of memory holding it for host %s; dropped", h->src,
-                 h->dst, dh->name);
+    if ((q = qmsg_new(h, body)) == NULL)
         return -ENOMEM;
-    }
     if (dh->qtail)
         dh->qtail->next = q;
     else
@@ -71,6 +68,7 @@ hold(struct vmd *vmd, struct vmd_host *dh, const struct wire_hdr *h, const void 
     return 0;
 }
 
+/* The one rule of what goes to another host: behind what waits for it. */
 int
 vmd_route_to_host(struct vmd *vmd, struct vmd_host *dh, struct wire_hdr *h,
                   const void *body)
@@ -158,13 +156,10 @@ vmd_route_deliver(struct vmd *vmd, struct wire_hdr *h, const void *body)
         drop(h, body, 1);
         return;
     }
-    if (dh->peer == NULL || dh->peer->state != VMD_PEER_UP || dh->qhead) {
-        /* The link is being made (a new host, a redial): hold the message,
-         * in order, until it is up; the host leaving the VM drops them. */
-        (void)hold(vmd, dh, h, body);
-        return;
-    }
-    int rc = vmd_peer_send(dh->peer, h, body, h->len);
+    /* Held in order while the link is being made (a new host, a redial);
+     * the host leaving the VM drops what waits. */
+    int rc = vmd_route_to_host(vmd, dh, h, body);
     if (rc != 0)
-        log_code(rc, "message t%x -> t%x: cannot forward to %s", h->src, h->dst, dh->name);
+        log_code(rc, "message t%x -> t%x: cannot forward to %s; dropped", h->src, h->dst,
+                 dh->name);
 }
