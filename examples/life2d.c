@@ -1,8 +1,8 @@
 /*
  * life2d - Conway's game of life on a torus: 2D, a 9-point box stencil,
- * periodic boundaries, from a random soup.  With --check-serial 1 the
+ * periodic boundaries, from a random soup.  With --check-serial the
  * master also runs the game the plain serial way and compares the boards:
- *   life2d --grid 256x256x1 --iters 500 --hosts a,b,c --check-serial 1 --png life.png
+ *   life2d --grid 256x256x1 --iters 500 --hosts a,b,c --check-serial --png life.png
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -98,7 +98,7 @@ main(int argc, char **argv)
         liquid_init(lq, 0, soup, &g) != 0 || liquid_setup(lq, setup, &g) != 0 ||
         liquid_update(lq, update, NULL) != 0 || liquid_keep(lq) != 0 ||
         liquid_option_double(lq, "density", &g.density, "share of cells alive at first (0.3)") ||
-        liquid_option_int(lq, "check-serial", &g.check, "1: compare with a serial run (0)") ||
+        liquid_option_flag(lq, "check-serial", &g.check, "compare with a serial run") ||
         liquid_reduce(lq, "population", LIQUID_SUM, 0, NULL, NULL, 0) < 0) {
         fprintf(stderr, "life2d: %s\n", liquid_error(lq));
         return 2;

@@ -842,6 +842,9 @@ liq_stencil_main(const struct liq_program *prog, int argc, char **argv)
     rc = liq_opts_parse(&o, prog->name, argc, argv, o.user != NULL ? user_opts : stencil_opts);
     if (rc != 0) {
         if (rc < 0) {
+            /* --help: no job, so the program is not its master either. */
+            if (o.user != NULL)
+                o.user->master = 0;
             if (o.user != NULL)
                 liq_mu_usage(stdout, o.user, stencil_synopsis, stencil_text);
             else

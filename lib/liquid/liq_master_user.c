@@ -392,7 +392,7 @@ worker_argv(struct liquid *lq, const struct liq_opts *o, const struct liq_progra
         for (int i = 0; i < lq->nopt; i++) {
             const struct liq_user_opt *p = &lq->opt[i];
 
-            if (p->is_int)
+            if (p->kind != LIQ_OPT_DOUBLE)
                 snprintf(lq->wbuf[i], sizeof(lq->wbuf[i]), "%s=%d", p->name, *(int *)p->var);
             else
                 snprintf(lq->wbuf[i], sizeof(lq->wbuf[i]), "%s=%.17g", p->name,

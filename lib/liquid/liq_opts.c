@@ -673,7 +673,8 @@ liq_opts_parse(struct liq_opts *o, const char *cmd, int argc, char **argv,
         else if (strcmp(name, "json") == 0 && (i + 1 >= argc || strncmp(argv[i + 1], "--", 2) == 0))
             value = "-"; /* a bare --json: the report on stdout */
         else if (strcmp(name, "verify") != 0 && strcmp(name, "quiet") != 0 &&
-                 strcmp(name, "check-reach") != 0)
+                 strcmp(name, "check-reach") != 0 &&
+                 (o->user == NULL || !liq_user_opt_flag(o->user, name)))
             value = i + 1 < argc ? argv[++i] : NULL;
         if (liq_opt_set(o, name, value, err, sizeof(err)) != 0) {
             fprintf(stderr, "%s: %s\n", cmd, err);

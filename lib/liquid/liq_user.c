@@ -299,7 +299,8 @@ liquid_until(struct liquid *lq, const char *name, double tol)
 }
 
 static int
-liq_option(struct liquid *lq, const char *name, void *var, int is_int, const char *help)
+liq_option(struct liquid *lq, const char *name, void *var, enum liq_user_opt_kind kind,
+           const char *help)
 {
     struct liq_user_opt *o;
     char plain[LIQUID_NAME_MAX];
@@ -319,7 +320,7 @@ liq_option(struct liquid *lq, const char *name, void *var, int is_int, const cha
     o = &lq->opt[lq->nopt++];
     snprintf(o->name, sizeof(o->name), "%s", name);
     o->var = var;
-    o->is_int = is_int;
+    o->kind = kind;
     o->help = help != NULL ? help : "";
     return 0;
 }
@@ -327,13 +328,19 @@ liq_option(struct liquid *lq, const char *name, void *var, int is_int, const cha
 int
 liquid_option_int(struct liquid *lq, const char *name, int *var, const char *help)
 {
-    return liq_option(lq, name, var, 1, help);
+    return liq_option(lq, name, var, LIQ_OPT_INT, help);
 }
 
 int
 liquid_option_double(struct liquid *lq, const char *name, double *var, const char *help)
 {
-    return liq_option(lq, name, var, 0, help);
+    return liq_option(lq, name, var, LIQ_OPT_DOUBLE, help);
+}
+
+int
+liquid_option_flag(struct liquid *lq, const char *name, int *var, const char *help)
+{
+    return liq_option(lq, name, var, LIQ_OPT_FLAG, help);
 }
 
 int
@@ -568,6 +575,14 @@ liq_user_opt_known(struct liquid *lq, const char *key)
 }
 
 int
+liq_user_opt_flag(struct liquid *lq, const char *key)
+{
+    const struct liq_user_opt *o = opt_find(lq, key);
+
+    return o != NULL && o->kind == LIQ_OPT_FLAG;
+}
+
+int
 liq_user_opt_set(struct liquid *lq, const char *key, const char *value, char *err, size_t len)
 {
     struct liq_user_opt *o = opt_find(lq, key);
@@ -575,12 +590,25 @@ liq_user_opt_set(struct liquid *lq, const char *key, const char *value, char *er
 
     if (o == NULL)
         return 1;
+    if (o->kind == LIQ_OPT_FLAG) {
+        /* --NAME alone, or a job file's NAME = true; (the workers get 1 or 0). */
+        if (value == NULL || strcmp(value, "true") == 0 || strcmp(value, "1") == 0)
+            *(int *)o->var = 1;
+        else if (strcmp(value, "false") == 0 || strcmp(value, "0") == 0)
+            *(int *)o->var = 0;
+        else {
+            snprintf(err, len, "--%s: a flag is given alone, or as true or false; got '%s'", key,
+                     value);
+            return -1;
+        }
+        return 0;
+    }
     if (value == NULL || *value == '\0') {
         snprintf(err, len, "--%s needs a value", key);
         return -1;
     }
     errno = 0;
-    if (o->is_int) {
+    if (o->kind == LIQ_OPT_INT) {
         long v = strtol(value, &end, 10);
 
         if (errno != 0 || *end != '\0' || v < -2147483647L || v > 2147483647L) {
@@ -603,6 +631,12 @@ liq_user_opt_set(struct liquid *lq, const char *key, const char *value, char *er
 void
 liq_user_opts_usage(FILE *fp, const struct liquid *lq)
 {
-    for (int i = 0; i < lq->nopt; i++)
-        fprintf(fp, "  --%-18s %s\n", lq->opt[i].name, lq->opt[i].help);
+    for (int i = 0; i < lq->nopt; i++) {
+        const struct liq_user_opt *p = &lq->opt[i];
+        char lhs[LIQUID_NAME_MAX + 8];
+
+        snprintf(lhs, sizeof(lhs), "%s%s", p->name, p->kind == LIQ_OPT_INT ? " N"
+                                                    : p->kind == LIQ_OPT_DOUBLE ? " X" : "");
+        fprintf(fp, "  --%-18s %s\n", lhs, p->help);
+    }
 }

@@ -36,9 +36,11 @@ struct liq_user_red {
 
 #define LIQ_USER_OPTS 32
 
+enum liq_user_opt_kind { LIQ_OPT_INT, LIQ_OPT_DOUBLE, LIQ_OPT_FLAG };
+
 struct liq_user_opt {
     char name[LIQUID_NAME_MAX];
-    int is_int;
+    enum liq_user_opt_kind kind;
     void *var;
     const char *help;
 };
@@ -84,6 +86,8 @@ struct liquid {
 /* The program's options (liq_master_user.c): is key one, set it from
  * text (0, 1 when key is none of them, -1 with err set), list them. */
 int liq_user_opt_known(struct liquid *lq, const char *key);
+/* 1 when KEY is one of the program's flags (no value on a command line). */
+int liq_user_opt_flag(struct liquid *lq, const char *key);
 int liq_user_opt_set(struct liquid *lq, const char *key, const char *value, char *err,
                      size_t len);
 void liq_user_opts_usage(FILE *fp, const struct liquid *lq);

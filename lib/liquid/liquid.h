@@ -178,9 +178,11 @@ int liquid_until(struct liquid *lq, const char *name, double tol);
 /* Options of the program's own ([A-Za-z_][A-Za-z0-9_-]*), parsed with the
  * job's: --NAME VALUE, also
  * as `NAME = VALUE;` in a --job file.  *var keeps its value when the option
- * is not given. */
+ * is not given.  A flag takes no value: --NAME sets *var to 1 (--NAME=false,
+ * or `NAME = false;` in a job file, to 0). */
 int liquid_option_int(struct liquid *lq, const char *name, int *var, const char *help);
 int liquid_option_double(struct liquid *lq, const char *name, double *var, const char *help);
+int liquid_option_flag(struct liquid *lq, const char *name, int *var, const char *help);
 
 /* Run: the job's master or, spawned by it, a worker.  Returns the exit status. */
 int liquid_run(struct liquid *lq, int argc, char **argv);
@@ -194,7 +196,7 @@ int liquid_reduction(const struct liquid *lq, const char *name, double *value);
 /* Ask for the final fields to be gathered to the master (before liquid_run). */
 int liquid_keep(struct liquid *lq);
 const double *liquid_result(const struct liquid *lq, int field);
-/* Is this process the master (after liquid_run)? */
+/* Is this process the master of a job (after liquid_run; 0 after --help)? */
 int liquid_is_master(const struct liquid *lq);
 
 /* ======================================================================

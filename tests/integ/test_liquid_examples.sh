@@ -155,10 +155,32 @@ check "... with a tolerance it never reaches it runs all its iterations, not sto
 sys.exit(0 if r[\"program\"][\"stopped\"] is False and r[\"iterations_done\"] == 40 else 1)" "$T/pn.json"' \
     "$EXAMPLES/poisson27" "${H[@]}"
 
+# --check-serial is a flag (liquid_option_flag): it takes no value, so
+# --iters after it is an option of its own.
 check "life2d 96x64x1, 150 generations: the board is the serial game's" bash -c '
-    "$0" "${@:1}" --grid 96x64x1 --iters 150 --check-serial 1 >"$T/l.out" 2>&1 &&
+    "$0" "${@:1}" --grid 96x64x1 --check-serial --iters 150 >"$T/l.out" 2>&1 &&
     grep -q "the board is the serial game.s$" "$T/l.out" || { cat "$T/l.out"; exit 1; }' \
     "$EXAMPLES/life2d" "${H[@]}"
+check "... a job file's check_serial = true; does the same, and --check-serial=false undoes it" bash -c '
+    printf "grid = [48, 32, 1];\niters = 20;\ncheck_serial = true;\n" >"$T/l.job"
+    "$0" "${@:1}" --job "$T/l.job" >"$T/l1.out" 2>&1 &&
+    grep -q "the board is the serial game.s$" "$T/l1.out" || { cat "$T/l1.out"; exit 1; }
+    "$0" "${@:1}" --job "$T/l.job" --check-serial=false >"$T/l2.out" 2>&1 &&
+    grep -q "^life2d: 20 generations" "$T/l2.out" && ! grep -q "serial game" "$T/l2.out" ||
+        { cat "$T/l2.out"; exit 1; }' "$EXAMPLES/life2d" "${H[@]}"
+check "... --check-serial=maybe exits 2 naming the flag" bash -c '
+    "$0" "${@:1}" --grid 48x32x1 --iters 5 --check-serial=maybe >"$T/l3.out" 2>&1; rc=$?
+    [ $rc = 2 ] && grep -q -- "--check-serial: a flag is given alone, or as true or false" "$T/l3.out" ||
+        { echo "exit $rc"; cat "$T/l3.out"; exit 1; }' "$EXAMPLES/life2d" "${H[@]}"
+check "... its --help shows the flag without a value, --density with one" bash -c '
+    "$0" --help >"$T/l4.out" 2>&1 && grep -Eq "^  --check-serial +compare" "$T/l4.out" &&
+    grep -Eq "^  --density X +share" "$T/l4.out" || { cat "$T/l4.out"; exit 1; }' "$EXAMPLES/life2d"
+# --help runs no job: liquid_is_master is 0, so no example prints a result.
+for ex in heat3d wave3d poisson27 life2d laplace2d; do
+    check "$ex --help exits 0 and reports no job" bash -c '
+        "$0" --help >"$T/h.out" 2>&1 && grep -q "Exit status" "$T/h.out" &&
+        ! grep -q "^$(basename "$0"):" "$T/h.out" || { cat "$T/h.out"; exit 1; }' "$EXAMPLES/$ex"
+done
 check "laplace2d stops below --tol 1e-5 and its error to 1 - x is small" bash -c '
     "$0" "${@:1}" --grid 32x32x1 --iters 100000 --tol 1e-5 --verify >"$T/lp.out" 2>&1 &&
     python3 -c "import re, sys

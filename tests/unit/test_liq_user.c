@@ -814,6 +814,53 @@ test_bad_descriptions(void **state)
     liquid_free(lq);
 }
 
+/* A program's own options: values by type; a flag alone, true or false. */
+static void
+test_options(void **state)
+{
+    struct liquid *lq = liquid_new("opts");
+    int n = 3, f = 0;
+    double x = 0.5;
+    char err[256];
+
+    (void)state;
+    assert_int_equal(liquid_option_int(lq, "n", &n, "count"), 0);
+    assert_int_equal(liquid_option_double(lq, "x", &x, "size"), 0);
+    assert_int_equal(liquid_option_flag(lq, "check-it", &f, "check"), 0);
+    assert_int_equal(liquid_option_flag(lq, "check-it", &f, "again"), -1);
+    assert_non_null(strstr(liquid_error(lq), "twice"));
+    assert_int_equal(liquid_option_flag(lq, "9x", &f, ""), -1);
+
+    assert_int_equal(liq_user_opt_flag(lq, "check_it"), 1);
+    assert_int_equal(liq_user_opt_flag(lq, "n"), 0);
+    assert_int_equal(liq_user_opt_flag(lq, "nope"), 0);
+    assert_int_equal(liq_user_opt_set(lq, "nope", "1", err, sizeof(err)), 1);
+
+    assert_int_equal(liq_user_opt_set(lq, "check-it", NULL, err, sizeof(err)), 0);
+    assert_int_equal(f, 1);
+    assert_int_equal(liq_user_opt_set(lq, "check_it", "false", err, sizeof(err)), 0);
+    assert_int_equal(f, 0);
+    assert_int_equal(liq_user_opt_set(lq, "check-it", "1", err, sizeof(err)), 0);
+    assert_int_equal(f, 1);
+    assert_int_equal(liq_user_opt_set(lq, "check-it", "0", err, sizeof(err)), 0);
+    assert_int_equal(f, 0);
+    assert_int_equal(liq_user_opt_set(lq, "check-it", "yes", err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "a flag is given alone"));
+    assert_int_equal(f, 0);
+
+    assert_int_equal(liq_user_opt_set(lq, "n", NULL, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "needs a value"));
+    assert_int_equal(liq_user_opt_set(lq, "n", "12", err, sizeof(err)), 0);
+    assert_int_equal(n, 12);
+    assert_int_equal(liq_user_opt_set(lq, "n", "1.5", err, sizeof(err)), -1);
+    assert_int_equal(liq_user_opt_set(lq, "n", "99999999999", err, sizeof(err)), -1);
+    assert_int_equal(n, 12);
+    assert_int_equal(liq_user_opt_set(lq, "x", "2.5e-3", err, sizeof(err)), 0);
+    assert_true(x == 2.5e-3);
+    assert_int_equal(liq_user_opt_set(lq, "x", "nan", err, sizeof(err)), -1);
+    liquid_free(lq);
+}
+
 int
 main(void)
 {
@@ -832,6 +879,7 @@ main(void)
         cmocka_unit_test(test_update_error),
         cmocka_unit_test(test_until),
         cmocka_unit_test(test_bad_descriptions),
+        cmocka_unit_test(test_options),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
