@@ -276,7 +276,7 @@ int vmctl_fail(const struct vmctl *v, int code, const char *what);
 int vmctl_cmd_trace(struct vmctl *v, int argc, char **argv);
 void vmctl_tmask_default(char *mask);
 int vmctl_tmask_any(const char *mask);
-int vmctl_trace_env(const struct vmctl *v, const char *arg, char env[2][VMCTL_TRACE_ENV],
-                    char *dir, size_t cap);
+int vmctl_trace_env(const struct vmctl *v, const char *arg, const char *program,
+                    char env[3][VMCTL_TRACE_ENV], char *dir, size_t cap);
 
 #endif

@@ -759,12 +759,12 @@ vmctl_cmd_spawn(struct vmctl *v, int argc, char **argv)
         "  their output is shown here, as \"[tXXXX] line\", until it ends (theirs and\n"
         "  their children's); in the interactive console they run as a job instead\n"
         "  (see jobs) and the prompt returns at once.  With -@ they and the tasks they\n"
-        "  spawn are traced, each into DIR/PROGRAM-tTID.json on its host (default\n"
-        "  LIQUIDVM_HOME/trace; see trace, and vmrun analyze).  The variables\n"
-        "  PVM_EXPORT names go to the tasks.\n";
+        "  spawn are traced, each into DIR/PROGRAM-tTID.json on its host (default: a\n"
+        "  new folder per run, LIQUIDVM_HOME/trace/PROGRAM-YYYYmmdd-HHMMSS; see trace,\n"
+        "  and vmrun analyze).  The variables PVM_EXPORT names go to the tasks.\n";
     int n = 1, flags = 0, out = 0, i, rc, ntrace = 0;
-    const char *where = "", *count = "1";
-    char tenv[2][VMCTL_TRACE_ENV], tdir[4096] = "", *end;
+    const char *where = "", *count = "1", *traced = NULL;
+    char tenv[3][VMCTL_TRACE_ENV], tdir[4096] = "", *end;
     for (i = 1; i < argc && argv[i][0] == '-'; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0)
@@ -774,9 +774,7 @@ vmctl_cmd_spawn(struct vmctl *v, int argc, char **argv)
         } else if (strcmp(a, "-o") == 0 || strcmp(a, "->") == 0) {
             out = 1;
         } else if (strncmp(a, "-@", 2) == 0) {
-            if ((rc = vmctl_trace_env(v, a + 2, tenv, tdir, sizeof(tdir))) != 0)
-                return rc;
-            ntrace = 2;
+            traced = a + 2;
         } else if (strcmp(a, "-n") == 0 || strcmp(a, "-h") == 0 || strcmp(a, "-a") == 0) {
             if (i + 1 == argc)
                 return vmctl_usage_error("spawn", "%s needs a value", a);
@@ -798,14 +796,22 @@ vmctl_cmd_spawn(struct vmctl *v, int argc, char **argv)
     if (*end != '\0' || nl < 1 || nl > 4096)
         return vmctl_usage_error("spawn", "%s: expected a number of tasks 1..4096", count);
     n = (int)nl;
+    if (traced != NULL) {
+        if ((rc = vmctl_trace_env(v, traced, argv[i], tenv, tdir, sizeof(tdir))) != 0)
+            return rc;
+        ntrace = 3;
+    }
     /* In the interactive console spawn -o starts a job on the session's
      * connection; elsewhere it waits for the tasks on a connection of its own. */
     struct vtask t = { .fd = -1 };
     t.out.watched = t.hostwatch;
     int background = out && v->sess != NULL && v->sess->interactive;
     rc = out && !background ? vmctl_enroll(v, &t.fd, &t.tid) : enroll(v, &t);
-    if (rc != 0)
+    if (rc != 0) {
+        if (traced != NULL && traced[0] == '\0')
+            rmdir(tdir);
         return fail(v, rc, "spawn");
+    }
     struct wire_wbuf req;
     unsigned char *body;
     size_t len;
@@ -835,6 +841,8 @@ vmctl_cmd_spawn(struct vmctl *v, int argc, char **argv)
             vmctl_session_job_start(v->sess, job, NULL, 0);
         vmctl_outsrc_free(&t.out);
         vmctl_task_close(t.fd, t.shared);
+        if (traced != NULL && traced[0] == '\0')
+            rmdir(tdir);
         return fail(v, rc, "spawn");
     }
     struct wire_rbuf r;
@@ -864,6 +872,9 @@ vmctl_cmd_spawn(struct vmctl *v, int argc, char **argv)
     free(body);
     if (sr->ok < n)
         hostnames_fetch(v, &sr->names);
+    /* The run's own folder, made for it: gone again if nothing started. */
+    if (sr->ok == 0 && traced != NULL && traced[0] == '\0')
+        rmdir(tdir);
     spawn_print(v, sr, n, sr->ok > 0 ? job : 0, tdir);
     if (job > 0)
         vmctl_session_job_start(v->sess, job, sr->tids, sr->cnt);

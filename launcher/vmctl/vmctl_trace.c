@@ -23,6 +23,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define TEV_COUNT 109
@@ -224,18 +226,67 @@ vmctl_cmd_trace(struct vmctl *v, int argc, char **argv)
     return VMCTL_EXIT_OK;
 }
 
+/* mkdir -p of dir's parents, then dir itself: 0, or -1 with errno (EEXIST
+ * when dir was there). */
+static int
+mkdir_new(char *dir)
+{
+    for (char *s = dir + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        int rc = mkdir(dir, 0777);
+        *s = '/';
+        if (rc != 0 && errno != EEXIST)
+            return -1;
+    }
+    return mkdir(dir, 0777);
+}
+
 /*
- * spawn -@[DIR]: the tasks' environment entries for a traced job into
- * env[0..2) (each of cap bytes) and the directory into dir: DIR made
- * absolute, or LIQUIDVM_HOME/trace.  0, or VMCTL_EXIT_* with the reason
- * said.
+ * The default folder of a traced spawn: a new one per run,
+ * LIQUIDVM_HOME/trace/PROGRAM-YYYYmmdd-HHMMSS (-2, -3, ... when that one
+ * is there), made here, so that runs do not mix and tids that repeat
+ * between runs overwrite nothing.  0, or -1 with errno.
+ */
+static int
+run_dir(const char *home, const char *program, char *dir, size_t cap)
+{
+    const char *base = strrchr(program, '/') ? strrchr(program, '/') + 1 : program;
+    char stamp[32];
+    time_t now = time(NULL);
+    struct tm tm;
+
+    if (localtime_r(&now, &tm) == NULL || strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm) == 0)
+        snprintf(stamp, sizeof(stamp), "%lld", (long long)now);
+    for (int k = 1; k < 1000; k++) {
+        int n = k == 1 ? snprintf(dir, cap, "%s/trace/%s-%s", home, base, stamp)
+                       : snprintf(dir, cap, "%s/trace/%s-%s-%d", home, base, stamp, k);
+
+        if (n < 0 || (size_t)n >= cap)
+            return errno = ENAMETOOLONG, -1;
+        if (mkdir_new(dir) == 0)
+            return 0;
+        if (errno != EEXIST)
+            return -1;
+    }
+    return errno = EEXIST, -1;
+}
+
+/*
+ * spawn -@[DIR] PROGRAM: the tasks' environment entries for a traced job
+ * into env[0..3) (each of cap bytes) and the directory into dir: DIR made
+ * absolute, or a new folder of LIQUIDVM_HOME/trace for this run (run_dir).
+ * The run's name (LIQUIDVM_TRACE_RUN) is the same for every task spawned
+ * here, and for theirs.  0, or VMCTL_EXIT_* with the reason said.
  */
 int
-vmctl_trace_env(const struct vmctl *v, const char *arg, char env[2][VMCTL_TRACE_ENV],
-                char *dir, size_t cap)
+vmctl_trace_env(const struct vmctl *v, const char *arg, const char *program,
+                char env[3][VMCTL_TRACE_ENV], char *dir, size_t cap)
 {
-    char tmask[VMCTL_TMASK_LEN], cwd[PATH_MAX];
+    char tmask[VMCTL_TMASK_LEN], cwd[PATH_MAX], home[PATH_MAX];
     const char *m = v->sess != NULL ? v->sess->tmask : NULL;
+    struct timespec ts;
     int n;
 
     if (m == NULL) {
@@ -248,18 +299,31 @@ vmctl_trace_env(const struct vmctl *v, const char *arg, char env[2][VMCTL_TRACE_
                           "traced (trace xpvm sets PVM's default)");
     /* Tasks start in their home directory: a relative name is made
      * absolute here, the VM's home too (--home or LIQUIDVM_HOME). */
-    const char *name = arg[0] != '\0' ? arg : v->home, *tail = arg[0] != '\0' ? "" : "/trace";
+    const char *name = arg[0] != '\0' ? arg : v->home;
 
     if (name[0] == '/')
-        n = snprintf(dir, cap, "%s%s", name, tail);
+        n = snprintf(home, sizeof(home), "%s", name);
     else if (getcwd(cwd, sizeof(cwd)) != NULL)
-        n = snprintf(dir, cap, "%s/%s%s", cwd, name, tail);
+        n = snprintf(home, sizeof(home), "%s/%s", cwd, name);
     else
         return trace_fail(v, VMCTL_EXIT_FAIL, "EIO", "spawn: -@: %s", strerror(errno));
+    if (n < 0 || (size_t)n >= sizeof(home))
+        return trace_fail(v, VMCTL_EXIT_USAGE, "ENAMETOOLONG",
+                          "spawn: -@: the trace directory's name is too long");
+    if (arg[0] != '\0')
+        n = snprintf(dir, cap, "%s", home);
+    else if (run_dir(home, program, dir, cap) != 0)
+        return trace_fail(v, errno == ENAMETOOLONG ? VMCTL_EXIT_USAGE : VMCTL_EXIT_FAIL,
+                          errno == ENAMETOOLONG ? "ENAMETOOLONG" : "EIO",
+                          "spawn: -@: cannot make a trace folder in %s/trace: %s", home,
+                          strerror(errno));
     if (n < 0 || (size_t)n >= cap ||
         snprintf(env[0], VMCTL_TRACE_ENV, "LIQUIDVM_TRACE=%s", dir) >= VMCTL_TRACE_ENV)
         return trace_fail(v, VMCTL_EXIT_USAGE, "ENAMETOOLONG",
                           "spawn: -@: the trace directory's name is too long");
     snprintf(env[1], VMCTL_TRACE_ENV, "PVMTMASK=%s", m);
+    clock_gettime(CLOCK_REALTIME, &ts);
+    snprintf(env[2], VMCTL_TRACE_ENV, "LIQUIDVM_TRACE_RUN=vmctl%d-%lld", (int)getpid(),
+             (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
     return 0;
 }

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <dirent.h>
 #include <string.h>
+#include <time.h>
 
 #include "vmrun_json.h"
 
@@ -42,6 +43,10 @@ struct tl {
     /* flow ends by id */
     struct tl_end { char id[80]; int lane; double t, bytes; int tag; } *s, *f;
     int ns, nf, capsn, capfn;
+    /* The runs a directory's PVM traces are of (otherData's run; traces
+     * written before it was recorded have none), the first few named. */
+    struct tl_run { char name[64], program[64]; double t_start_us; } runs[4];
+    int nruns, more;            /* more: a fifth run, not kept */
 };
 
 static int
@@ -298,6 +303,27 @@ tl_pvm(struct tl *x, const struct vmrun_json *other)
     snprintf(t->lanes[lane].program, sizeof(t->lanes[lane].program), "%s",
              (s = vmrun_json_str(other, "program")) ? s : "?");
     t->lanes[lane].parent = vmrun_json_int(other, "parent", 0);
+    if ((s = vmrun_json_str(other, "run")) != NULL && s[0] != '\0') {
+        double t0 = vmrun_json_num(other, "t_start_us", 0);
+        int r = 0;
+
+        while (r < x->nruns && strncmp(x->runs[r].name, s, sizeof(x->runs[r].name) - 1) != 0)
+            r++;
+        if (r == 4) {
+            x->more = 1;
+        } else if (r == x->nruns) {
+            snprintf(x->runs[r].name, sizeof(x->runs[r].name), "%s", s);
+            snprintf(x->runs[r].program, sizeof(x->runs[r].program), "%s",
+                     t->lanes[lane].program);
+            x->runs[r].t_start_us = t0;
+            x->nruns++;
+        } else if (t0 < x->runs[r].t_start_us) {
+            /* The run's first task names it. */
+            snprintf(x->runs[r].program, sizeof(x->runs[r].program), "%s",
+                     t->lanes[lane].program);
+            x->runs[r].t_start_us = t0;
+        }
+    }
     /* One clock unmeasured makes the whole unknown (-1). */
     if (t->pvm == 0)
         t->residual_us = res;
@@ -474,6 +500,35 @@ tl_name_cmp(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* A directory with the traces of several runs: tids repeat between runs,
+ * so their tasks would be taken for one program's.  Names the runs. */
+static int
+tl_mixed(const struct tl *x, const char *dir, char *err, size_t errlen)
+{
+    size_t used = 0;
+    int n;
+
+    n = snprintf(err, errlen, "%s holds the traces of %s%d runs (", dir,
+                 x->more ? "more than " : "", x->nruns);
+    used = n > 0 ? (size_t)n : 0;
+    for (int r = 0; r < x->nruns && used < errlen; r++) {
+        time_t s = (time_t)(x->runs[r].t_start_us / 1e6);
+        struct tm tm;
+        char when[32] = "?";
+
+        if (localtime_r(&s, &tm) != NULL)
+            strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+        n = snprintf(err + used, errlen - used, "%s%s started %s", r ? ", " : "",
+                     x->runs[r].program, when);
+        used += n > 0 ? (size_t)n : 0;
+    }
+    if (used < errlen)
+        snprintf(err + used, errlen - used, "%s): give each run a folder of its own "
+                 "(vmctl spawn -@ makes one; LIQUIDVM_TRACE=DIR names one)",
+                 x->more ? ", ..." : "");
+    return -1;
+}
+
 int
 vmrun_tload_pvm_dir(const char *dir, struct vmrun_trace *t, char *err, size_t errlen)
 {
@@ -518,6 +573,8 @@ vmrun_tload_pvm_dir(const char *dir, struct vmrun_trace *t, char *err, size_t er
         snprintf(err, errlen, "%s: no PVM task trace in it (LIQUIDVM_TRACE=%s)", dir, dir);
         rc = -1;
     }
+    if (rc == 0 && x.nruns > 1)
+        rc = tl_mixed(&x, dir, err, errlen);
     return tl_finish(&x, rc, dir, err, errlen);
 }
 

@@ -707,6 +707,7 @@ struct pvm__tinfo {
     int tid, parent, host;      /* host: the host number in the tid, the file's pid */
     const char *program, *hostname, *path;
     const char *why;            /* what turned tracing on */
+    const char *run;            /* the run it is of (LIQUIDVM_TRACE_RUN) */
     int root_host;              /* the first traced task's host: clocks align there */
     int64_t clock_offset;       /* added to every time: the root host's clock minus ours */
     int64_t clock_residual;     /* the offset's error bound, µs; -1 not measured */
@@ -756,6 +757,13 @@ int pvm__trace_nevents(void);
 /* The directory children are to trace into (spawn with PvmTaskTrace,
  * or PvmTraceTid set): ours, else the default one; 0 or a code. */
 int pvm__trace_dir(char *out, size_t cap);
+/* The run this task's trace is of, for its children: LIQUIDVM_TRACE_RUN,
+ * else its own when it traces (the first traced task of a run names it);
+ * NULL: neither. */
+const char *pvm__trace_run(void);
+/* A run name one may pass on: 1 to 63 of [A-Za-z0-9-_.:@]. */
+#define PVM__TRACE_RUN_MAX 64
+int pvm__trace_run_ok(const char *s);
 
 /* The hints (pvm_hints.c), a libconfig file: see man/libpvm3.3, HINTS. */
 #define PVM__HINT_PATH 64

@@ -161,10 +161,10 @@ put_exports(struct wire_wbuf *b, const char *const *extra, uint32_t nextra)
  * Paradise (issue 27): the children's task path (pvm_hints.c), and the
  * trace passed on: LIQUIDVM_TRACE when we trace from it, or the spawn
  * asks for traced children (PvmTaskTrace, a tracer in PvmTraceTid); the
- * first traced task's host, where clocks are compared; the hints file we
- * read, so that a run follows one file even if its other programs have
- * none beside them.
- * Each string is put in env[] (room for 5); returns how many.
+ * first traced task's host, where clocks are compared; the run the traces
+ * are of; the hints file we read, so that a run follows one file even if
+ * its other programs have none beside them.
+ * Each string is put in env[] (room for 6); returns how many.
  */
 static uint32_t
 paradise_env(int flags, const char *childpath, char env[][WIRE_STR_MAX])
@@ -180,6 +180,8 @@ paradise_env(int flags, const char *childpath, char env[][WIRE_STR_MAX])
             (size_t)snprintf(env[n], sizeof(env[0]), "LIQUIDVM_TRACE=%s", dir) < sizeof(env[0]))
             n++;
     }
+    if ((e = pvm__trace_run()) != NULL)
+        snprintf(env[n++], sizeof(env[0]), "LIQUIDVM_TRACE_RUN=%s", e);
     if ((e = getenv("LIQUIDVM_TRACE_ROOT")) != NULL && strlen(e) < 16)
         snprintf(env[n++], sizeof(env[0]), "LIQUIDVM_TRACE_ROOT=%s", e);
     else if (pvm__ctx.tr_state > 0)
@@ -279,8 +281,8 @@ pvm_spawn(char *file, char **argv, int flags, char *where, int ntask, int *tids)
 {
     uint32_t argc = 0, nenv;
     int rc, callno, ok = 0, hinted;
-    char childpath[PVM__HINT_PATH + 16], host[256], env[5][WIRE_STR_MAX];
-    const char *envp[5];
+    char childpath[PVM__HINT_PATH + 16], host[256], env[6][WIRE_STR_MAX];
+    const char *envp[6];
     int64_t t0 = 0;
 
     if (file == NULL || file[0] == '\0' || ntask < 1 || ntask > PVM__SPAWN_MAX)

@@ -25,6 +25,11 @@
  * metadata has the offset (0 when it is within its own error) and the
  * residual (half that round trip; -1 if the measure failed).
  *
+ * The tasks of one run write the same run name (LIQUIDVM_TRACE_RUN, which
+ * the first traced task makes from its tid and start time when neither
+ * vmctl's spawn -@ nor the shell gave one, and every spawn passes on), so
+ * that a reader of a directory tells runs apart: tids repeat between runs.
+ *
  * A message is paired with its receipt by an id both ends compute alike:
  * sender, receiver, tag, context and its number among the messages of
  * that sender to that receiver with that tag and context.  Messages of
@@ -35,6 +40,7 @@
  */
 #include "pvm_int.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -71,6 +77,7 @@ struct pvm__trace {
     int nspawn;
     char **spawn_file;          /* by spawn call number; NULL for untraced calls */
     const char *why;
+    char run[PVM__TRACE_RUN_MAX];
     char dir[4096];
     char hostname[256];
     char prog[256];
@@ -369,6 +376,8 @@ pvm__trace_json(FILE *fp, const struct pvm__tinfo *ti, const struct pvm__tev *ev
     wire_json_str(fp, ti->hostname);
     fprintf(fp, "},\"traced_because\":");
     wire_json_str(fp, ti->why);
+    fprintf(fp, ",\"run\":");
+    wire_json_str(fp, ti->run != NULL ? ti->run : "");
     /* Times are on the first traced task's host's clock: ours plus the
      * offset measured against that host's daemon, within the residual
      * (-1: not measured; 0 on that host itself). */
@@ -674,6 +683,7 @@ trace_write(void)
     ti.hostname = tr->hostname;
     ti.path = pvm__task_path();
     ti.why = tr->why;
+    ti.run = tr->run;
     ti.root_host = tr->root_host;
     ti.clock_offset = tr->offset;
     ti.clock_residual = tr->residual;
@@ -775,6 +785,11 @@ pvm__trace_decide(void)
     if (tr->residual > 0 && tr->offset <= tr->residual && tr->offset >= -tr->residual)
         tr->offset = 0;
     tr->t_start = tr->last = pvm__trace_now();
+    if (!pvm__trace_run_ok(s = getenv("LIQUIDVM_TRACE_RUN")))
+        snprintf(tr->run, sizeof(tr->run), "t%x-%lld", (unsigned)pvm__ctx.mytid,
+                 (long long)tr->t_start);
+    else
+        snprintf(tr->run, sizeof(tr->run), "%s", s);
     tr->pid = getpid();
     pvm__ctx.tr = tr;
     pvm__ctx.trace_exit = trace_write;
@@ -803,6 +818,29 @@ pvm__trace_dir(char *out, size_t cap)
     if (pvm__ctx.tr != NULL)
         return (size_t)snprintf(out, cap, "%s", pvm__ctx.tr->dir) >= cap ? -ENAMETOOLONG : 0;
     return trace_dir_of(out, cap);
+}
+
+int
+pvm__trace_run_ok(const char *s)
+{
+    size_t n = 0;
+
+    if (s == NULL)
+        return 0;
+    for (; s[n] != '\0'; n++)
+        if (n + 1 >= PVM__TRACE_RUN_MAX || !(isalnum((unsigned char)s[n]) || strchr("-_.:@", s[n])))
+            return 0;
+    return n > 0;
+}
+
+const char *
+pvm__trace_run(void)
+{
+    const char *s = getenv("LIQUIDVM_TRACE_RUN");
+
+    if (pvm__trace_run_ok(s))
+        return s;
+    return pvm__ctx.tr != NULL && pvm__ctx.tr_state > 0 ? pvm__ctx.tr->run : NULL;
 }
 
 const struct pvm__tev *

@@ -26,7 +26,8 @@ wire_env_spawnable(const char *kv)
                                         "LIQUIDVM_SHM_SPIN_US", "LIQUIDVM_SHM_REF",
                                         "LIQUIDVM_SHM_RING_MAX",
                                         "LIQUIDVM_TRACE",
-                                        "LIQUIDVM_TRACE_ROOT",  "LIQUIDVM_TASKPATH",
+                                        "LIQUIDVM_TRACE_ROOT",  "LIQUIDVM_TRACE_RUN",
+                                        "LIQUIDVM_TASKPATH",
                                         "LIQUIDVM_HINTS",       "LIQUIDVM_HINTS_VERBOSE" };
     size_t n = strcspn(kv, "=");
 

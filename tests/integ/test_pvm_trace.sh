@@ -120,8 +120,9 @@ check "master1 traced with LIQUIDVM_TRACE (a relative name) runs as ever (9 resu
              [ "$(grep -c "I got" "$1")" = 9 ]' "$EX" "$T/m1.out"
 check "one whole trace per task (master1 + 9 slave1), flows pair up, bytes sent = received per pair" \
     validate "$TR" 10
-check "the slaves ran on the 3 hosts; each trace names its host, parent, task path and clock" \
+check "the slaves ran on the 3 hosts; each trace names its host, parent, task path, clock and run" \
     meta "$TR" master1 'len({x["host"]["index"] for x in every}) == 3 and
+        o["run"] == "t%x-%d" % (o["tid"], o["t_start_us"]) and all(x["run"] == o["run"] for x in every) and
         all(x["parent"] == o["tid"] and x["path"] == "0/0" for x in every if x["program"] == "slave1") and
         o["path"] == "0" and o["hints"] is None and o["settings"]["route"] == "allow" and
         o["spawns"] == [{"call": 0, "path": "0/0", "file": "slave1"}] and
@@ -170,6 +171,18 @@ check "the settings came from the hints: route direct in every task, the slaves 
     meta "$TR2" master1 'o["hints"]["applied"] == ["route=direct", "spawn 0/0 on host host0"] and
         all(x["settings"]["route"] == "direct" and x["hints"]["applied"] == ["route=direct"]
             and x["host"]["index"] == o["host"]["index"] for x in every if x["program"] == "slave1")'
+# Tids repeat between runs: two runs' traces in one folder are refused, not read as one.
+check "vmrun analyze and trace view refuse a folder with two runs' traces, naming both, exit 1" \
+    bash -c 'mkdir -p "$1" && cp "$2"/*.json "$1"/ && cp "$3"/master1-*.json "$1"/x-master1.json &&
+        for v in analyze "trace view"; do
+            "$0" $v "$1" $([ "$v" = analyze ] || echo --svg "$1.svg") >/dev/null 2>"$4"; rc=$?
+            [ $rc = 1 ] && grep -q "$1 holds the traces of 2 runs (master1 started .*, master1 started .*): give each run a folder of its own" "$4" ||
+                { echo "$v: exit $rc"; cat "$4"; exit 1; }
+        done' "$VMRUN" "$T/mixed" "$TR" "$TR2" "$T/mixed.err"
+check "... a shell's LIQUIDVM_TRACE_RUN names the run, and spawned tasks keep it" \
+    bash -c 'cd "$0" && LIQUIDVM_TRACE_RUN=exp-7 LIQUIDVM_TRACE="$1" timeout 60 ./master1 >/dev/null &&
+        [ "$(grep -ho "\"run\":\"[^\"]*\"" "$1"/*.json | sort -u)" = "\"run\":\"exp-7\"" ] &&
+        [ "$(ls "$1"/*.json | wc -l)" = 10 ]' "$EX" "$T/tr_named"
 
 # ---- the program's own option wins; hints beside the program ----
 cat >"$T/route.hints" <<'EOF'

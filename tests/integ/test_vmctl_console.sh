@@ -121,13 +121,16 @@ check "console: trace - * then + send recv marks those two alone" bash -c \
 intr "console: trace names an unknown event" 'trace: no such event "bogus"'
 intr "console: trace buf says there is nothing to set" "trace: buf: a LiquidVM task keeps its events"
 intr "console: spawn -@ with a clear mask starts nothing" "spawn: -@: the trace mask has no event set"
-check "console: spawn -o -@ traces the job into \$LIQUIDVM_HOME/trace, with XPVM's mask" bash -c \
+# Without a folder, each run gets a new one: \$LIQUIDVM_HOME/trace/PROGRAM-YYYYmmdd-HHMMSS.
+check "console: spawn -o -@ traces the job into a new folder of \$LIQUIDVM_HOME/trace, with XPVM's mask" bash -c \
     'mask=$("$1" trace --json | python3 -c "import json, sys; print(json.load(sys.stdin)[\"mask\"])") &&
-     grep -q "^traced into $2/trace$" "$0" && grep -q "^self mask $mask$" "$0" &&
+     d=$(sed -n "s/^traced into //p" "$0") &&
+     [[ "$d" =~ ^$2/trace/pvm_tracer-[0-9]{8}-[0-9]{6}(-[0-9]+)?$ ]] && grep -q "^self mask $mask$" "$0" &&
      grep -q "^child mask $mask$" "$0" &&
-     for i in $(seq 100); do [ "$(ls "$2"/trace/pvm_tracer-t*.json 2>/dev/null | wc -l)" = 2 ] && break
-     sleep 0.05; done && [ "$(ls "$2"/trace/pvm_tracer-t*.json | wc -l)" = 2 ] &&
-     grep -l "\"traced_because\":\"LIQUIDVM_TRACE\"" "$2"/trace/*.json | wc -l | grep -qx 2' \
+     for i in $(seq 100); do [ "$(ls "$d"/pvm_tracer-t*.json 2>/dev/null | wc -l)" = 2 ] && break
+     sleep 0.05; done && [ "$(ls "$d"/pvm_tracer-t*.json | wc -l)" = 2 ] &&
+     grep -l "\"traced_because\":\"LIQUIDVM_TRACE\"" "$d"/*.json | wc -l | grep -qx 2 &&
+     [ "$(grep -ho "\"run\":\"vmctl[0-9]*-[0-9]*\"" "$d"/*.json | sort -u | wc -l)" = 1 ]' \
     "$TR" "$VMCTL" "$LIQUIDVM_HOME"
 check "console: the up arrow recalls the last line" bash -c \
     '[ "$(grep -c "^history-check$" "$0")" = 2 ]' "$TR"
@@ -188,10 +191,19 @@ check "trace's mask is PVM's Pvmtmask: addhosts (0) and user_defined (108) alone
     'printf "trace - *\ntrace + addhosts user_defined\ntrace --json\n" | "$0" | grep -qx \
         "{\"mask\":\"A@@@@@@@@@@@@@@@@@@@@@@@@@@A@@@@@@@\",\"events\":\[\"addhosts\",\"user_defined\"\]}"' \
     "$VMCTL"
-check "spawn -@ with a relative LIQUIDVM_HOME traces into its absolute trace directory" bash -c \
+check "spawn -@ with a relative LIQUIDVM_HOME traces into a new folder of its absolute trace directory" bash -c \
     'cd "$(dirname "$1")" && LIQUIDVM_HOME=$(basename "$1") "$0" spawn --json -@ pvm_tracer none 1 1 |
-     python3 -c "import json, sys; sys.exit(0 if json.load(sys.stdin)[\"trace_dir\"] == sys.argv[1] + \"/trace\" else 1)" \
+     python3 -c "import json, re, sys
+sys.exit(0 if re.fullmatch(re.escape(sys.argv[1]) + r\"/trace/pvm_tracer-\d{8}-\d{6}(-\d+)?\", json.load(sys.stdin)[\"trace_dir\"]) else 1)" \
         "$1"' "$VMCTL" "$LIQUIDVM_HOME"
+# Two runs in the same second: two folders, the second with -2 (or a later second's).
+check "two spawn -@ in a row trace into two folders, each run named apart" bash -c \
+    'a=$("$0" spawn -@ pvm_tracer none 1 1 | sed -n "s/^traced into //p") &&
+     b=$("$0" spawn -@ pvm_tracer none 1 1 | sed -n "s/^traced into //p") &&
+     [ -n "$a" ] && [ -n "$b" ] && [ "$a" != "$b" ] && [ -d "$a" ] && [ -d "$b" ] &&
+     for i in $(seq 100); do ls "$a"/*.json "$b"/*.json >/dev/null 2>&1 && break; sleep 0.05; done &&
+     ra=$(grep -ho "\"run\":\"[^\"]*\"" "$a"/*.json) && rb=$(grep -ho "\"run\":\"[^\"]*\"" "$b"/*.json) &&
+     [ "$ra" != "$rb" ]' "$VMCTL"
 check "trace + send outside a console changes nothing, exit 1" bash -c \
     '"$0" trace + send 2>/dev/null; [ $? = 1 ]' "$VMCTL"
 check "json: setopt outside a console changes nothing, exit 1" bash -c \

@@ -736,6 +736,8 @@ test_wire_env_spawnable(void **state)
     assert_true(wire_env_spawnable("LIQUIDVM_SHM_RING=0"));
     assert_true(wire_env_spawnable("LIQUIDVM_SHM_SPIN_US"));
     assert_true(wire_env_spawnable("LIQUIDVM_TRACE=/tmp/t"));
+    assert_true(wire_env_spawnable("LIQUIDVM_TRACE_RUN=vmctl12-3"));
+    assert_false(wire_env_spawnable("LIQUIDVM_TRACE_RUNX=1"));
     assert_true(wire_env_spawnable("LIQUIDVM_TASKPATH=0/1"));
     assert_true(wire_env_spawnable("LIQUIDVM_HINTS=h.conf"));
     assert_false(wire_env_spawnable("LIQUIDVM_TOKEN=0123456789abcdef"));
