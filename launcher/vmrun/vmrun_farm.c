@@ -361,7 +361,6 @@ static int
 farm_run(struct farm *fm)
 {
     char cwd[4096];
-    int rc;
 
     if (getcwd(cwd, sizeof(cwd)) == NULL)
         cwd[0] = '\0';
@@ -372,10 +371,8 @@ farm_run(struct farm *fm)
     pvm_pkdouble(&fm->o->timeout, 1, 1);
     pvm_pkint(&fm->o->retries, 1, 1);
     pvm_pkstr(cwd);
-    if ((rc = pvm_mcast(fm->m.vm.tids, fm->m.vm.nworkers, FARM_TAG_JOB)) < 0) {
-        snprintf(fm->m.why, sizeof(fm->m.why), "cannot send the job: %s", lvm_errtext(rc));
+    if (liq_farm_send_job(&fm->m) != 0)
         return -1;
-    }
     return liq_farm_loop(&fm->m, on_msg, fm);
 }
 

@@ -351,8 +351,8 @@ liquid_farm(int argc, char **argv, const char *name, const int n[3], size_t reco
 
     pvm_initsend(PvmDataDefault);
     pvm_pkint(job, 5, 1);
-    if ((rc = pvm_mcast(m.vm.tids, m.vm.nworkers, LIQ_FARM_TAG_JOB)) < 0) {
-        fprintf(stderr, "%s: cannot send the job: %s\n", name, lvm_errtext(rc));
+    if (liq_farm_send_job(&m) != 0) {
+        fprintf(stderr, "%s: %s\n", name, m.why);
         goto out;
     }
     rc = liq_farm_loop(&m, on_msg, &fm);

@@ -28,6 +28,7 @@
  *                     SHRINK  chunk id, keep: drop the chunk's queued items
  *                             from the keep-th on (another worker took them)
  *                     QUIT    exit
+ *   (a worker started on a host added while the farm runs gets the same JOB)
  *   worker -> master  ASK     work, please (at most one outstanding, sent
  *                             when the worker starts its last queued item)
  *                     RESULT  chunk id, item index, then the master's own
@@ -55,6 +56,7 @@
 #define LIQ_FARM_TAG_EXITED   0x4652 /* PvmTaskExit notifications */
 #define LIQ_FARM_TAG_HOSTGONE 0x4653 /* PvmHostDelete notifications */
 #define LIQ_FARM_TAG_FAIL     0x4654
+#define LIQ_FARM_TAG_HOSTADD  0x4655 /* PvmHostAdd notifications */
 
 /* ---- the VM session (liq_farm_vm.c) ---- */
 
@@ -71,16 +73,28 @@ struct liq_farm_vm {
     int nworkers;
     int *tids;              /* 0 once a worker is gone */
     int *whost;             /* host index of each worker */
+    int grows;              /* every host: hosts added to the VM join the farm */
+    int tasks_per_host;
+    char **wargv;
+    char exe[4096];
     char why[512];
     int usage;              /* the failure was a bad option (a host not in the VM) */
 };
 
-/* Enroll, take the hosts named in hosts (comma-separated; "" every host),
- * spawn tasks_per_host copies of this executable (/proc/self/exe) with
- * wargv (NULL-ended) on each, and ask for LIQ_FARM_TAG_EXITED and
- * LIQ_FARM_TAG_HOSTGONE notifications.  0, or -1 with why set. */
+/* Enroll, take the hosts named in hosts (comma-separated; "" every host,
+ * and the ones added to the VM later too), spawn tasks_per_host copies of
+ * this executable (/proc/self/exe) with wargv (NULL-ended, kept) on each,
+ * and ask for LIQ_FARM_TAG_EXITED, LIQ_FARM_TAG_HOSTGONE and (every host)
+ * LIQ_FARM_TAG_HOSTADD notifications.  0, or -1 with why set. */
 int liq_farm_vm_start(struct liq_farm_vm *vm, const char *hosts, int tasks_per_host,
                       char **wargv);
+/* A host added to the VM (its daemon's tid): start its workers, as
+ * liq_farm_vm_start does, and watch them.  Its host index (its workers
+ * vm->host[h].first on, count of them, fewer than asked when some could
+ * not start: why says why), -1 with why set when none started, -2 when
+ * the host is not one to take (the farm does not grow, it is known, or it
+ * has left again). */
+int liq_farm_vm_add(struct liq_farm_vm *vm, int dtid);
 /* The worker index of a tid, or -1. */
 int liq_farm_vm_worker(const struct liq_farm_vm *vm, int tid);
 /* The host index of a daemon tid, or -1. */
@@ -185,6 +199,7 @@ struct liq_farm_master {
     struct liq_farm_event *ev;
     size_t nev, evcap;
     int nlive;
+    int jobbuf;             /* the JOB, kept for workers that join (0: none yet) */
     double t0;
     int progress;           /* a progress line on stderr (a terminal, not --quiet) */
     char why[512];
@@ -193,16 +208,22 @@ struct liq_farm_master {
 /*
  * Start a farm of n items: spawn the workers (this executable with wargv)
  * on the hosts of o and set the schedule up, each worker weighing its
- * host's CPU share until rates are measured.  The caller then sends the
- * JOB (to m->vm.tids, m->vm.nworkers) and runs liq_farm_loop.  0, or -1
+ * host's CPU share until rates are measured.  The caller then packs the
+ * JOB, sends it with liq_farm_send_job and runs liq_farm_loop.  0, or -1
  * with m->why set (m->vm.usage: a bad --hosts).  liq_farm_end in any case.
  */
 int liq_farm_start(struct liq_farm_master *m, const char *name, const char *unit,
                    const struct liq_farm_opts *o, uint64_t n, const uint64_t *order,
                    char **wargv, liq_farm_pack_fn pack, void *arg);
+/* Send the JOB packed in the active send buffer to every worker, and keep
+ * it for the workers of hosts that join later (the next pvm_initsend
+ * makes a new buffer).  0, or -1 with m->why set. */
+int liq_farm_send_job(struct liq_farm_master *m);
 /*
  * Serve until every item's result is in: ASK, lost workers and hosts,
- * reclaim and the progress line here, every other message to on_msg
+ * hosts added to the VM (when the farm runs on every host: workers start
+ * there, get the JOB and ask), reclaim and the progress line here, every
+ * other message to on_msg
  * (whose RESULTs call liq_farm_result).  0, or -1 with m->why set (the VM
  * failed, every worker was lost, or on_msg said so).
  */

@@ -445,6 +445,84 @@ out:
 }
 
 int
+liq_farm_send_job(struct liq_farm_master *m)
+{
+    int rc = pvm_mcast(m->vm.tids, m->vm.nworkers, LIQ_FARM_TAG_JOB);
+
+    if (rc < 0) {
+        snprintf(m->why, sizeof(m->why), "cannot send the job: %s", lvm_errtext(rc));
+        return -1;
+    }
+    m->jobbuf = pvm_setsbuf(0);
+    return 0;
+}
+
+/*
+ * A host joined the VM: its workers start, get the JOB and are weighed by
+ * its CPU share until they have rates, as the first ones were.  A host
+ * whose workers cannot start is told as an event; the farm goes on.
+ */
+static int
+host_added(struct liq_farm_master *m, int dtid)
+{
+    int first = m->vm.nworkers, h = liq_farm_vm_add(&m->vm, dtid), n, old;
+    struct liq_farm_worker *w;
+    struct liq_farm_hstate *hs;
+    double *cap;
+
+    if (h == -2)
+        return 0;
+    if (h < 0) {
+        if (m->progress)
+            fprintf(stderr, "\r\033[K");
+        fprintf(stderr, "%s: %.1f s: a host joined the virtual machine, but %s\n", m->name,
+                liq_farm_now() - m->t0, m->vm.why);
+        return 0;
+    }
+    n = m->vm.nworkers - first;
+    w = realloc(m->w, (size_t)m->vm.nworkers * sizeof(*w));
+    if (w != NULL)
+        m->w = w;
+    hs = realloc(m->h, (size_t)m->vm.nhosts * sizeof(*hs));
+    if (hs != NULL)
+        m->h = hs;
+    cap = calloc((size_t)m->vm.nhosts, sizeof(double));
+    if (w == NULL || hs == NULL || cap == NULL) {
+        free(cap);
+        snprintf(m->why, sizeof(m->why), "out of memory");
+        return -1;
+    }
+    memset(&m->h[h], 0, sizeof(m->h[h]));
+    m->h[h].below_since = m->h[h].above_since = -1;
+    liq_farm_vm_capacity(&m->vm, cap);
+    for (int k = first; k < m->vm.nworkers; k++) {
+        double s = cap[h] > 0 ? cap[h] / n : 1;
+
+        memset(&m->w[k], 0, sizeof(m->w[k]));
+        m->w[k].alive = 1;
+        m->w[k].share0 = s > 1 ? 1 : s < 0.01 ? 0.01 : s;
+        if (liq_fractile_add(&m->f, m->w[k].share0) != k) {
+            free(cap);
+            snprintf(m->why, sizeof(m->why), "out of memory");
+            return -1;
+        }
+    }
+    free(cap);
+    m->nlive += n;
+    reweigh(m);
+    event(m, h, "joined the virtual machine: its workers take chunks");
+    old = pvm_setsbuf(m->jobbuf);
+    n = pvm_mcast(m->vm.tids + first, n, LIQ_FARM_TAG_JOB);
+    pvm_setsbuf(old);
+    if (n < 0) {
+        snprintf(m->why, sizeof(m->why), "cannot send the job to %s: %s", m->vm.host[h].name,
+                 lvm_errtext(n));
+        return -1;
+    }
+    return 0;
+}
+
+int
 liq_farm_loop(struct liq_farm_master *m, liq_farm_msg_fn on_msg, void *arg)
 {
     double next_tick = liq_farm_now() + LIQ_FARM_TICK_S;
@@ -474,6 +552,17 @@ liq_farm_loop(struct liq_farm_master *m, liq_farm_msg_fn on_msg, void *arg)
                 if (serve_pending(m) != 0)
                     return -1;
                 break;
+            case LIQ_FARM_TAG_HOSTADD: {
+                int cnt = 0, dt;
+
+                /* PvmHostAdd's notice: a count, then the daemons' tids. */
+                if (pvm_upkint(&cnt, 1, 1) < 0)
+                    break;
+                for (int i = 0; i < cnt && pvm_upkint(&dt, 1, 1) >= 0; i++)
+                    if (host_added(m, dt) != 0)
+                        return -1;
+                break;
+            }
             case LIQ_FARM_TAG_HOSTGONE:
                 pvm_upkint(&who, 1, 1);
                 if ((h = liq_farm_vm_host(&m->vm, who)) < 0 || m->h[h].lost)
@@ -513,6 +602,9 @@ liq_farm_end(struct liq_farm_master *m, int failed)
 {
     liq_farm_vm_stop(&m->vm, failed);
     liq_farm_vm_free(&m->vm);
+    if (m->jobbuf > 0)
+        pvm_freebuf(m->jobbuf);
+    m->jobbuf = 0;
     liq_fractile_free(&m->f);
     free(m->done);
     free(m->chunk);

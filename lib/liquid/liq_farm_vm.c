@@ -2,8 +2,9 @@
  * liq_farm_vm.c - a farm's VM session, on the public PVM API alone
  * (pvm3.h, lvm_load.h): enroll, pick the hosts, spawn this executable as
  * the workers on each (`vmrun farm-worker`, or a program's own with
- * --liquid-farm-worker), ask for the notifications that turn a dead worker
- * or a lost host into a message, read the hosts' capacities, and leave.
+ * --liquid-farm-worker), ask for the notifications that turn a dead worker,
+ * a lost host or an added one into a message, start workers on a host
+ * added while the farm runs, read the hosts' capacities, and leave.
  * It was vmrun farm's (vmrun_farm_vm.c) before liquid_farm() shared it.
  */
 #include "liq_farm.h"
@@ -70,12 +71,73 @@ liq_farm_vm_host(const struct liq_farm_vm *vm, int dtid)
     return -1;
 }
 
+/* Spawn host h's count workers (vm->tids from its first on); how many
+ * started (the rest are 0), with why set when not all did. */
+static int
+spawn_on(struct liq_farm_vm *vm, int h)
+{
+    struct liq_farm_host *ho = &vm->host[h];
+    int got = pvm_spawn(vm->exe, vm->wargv, PvmTaskHost, ho->name, ho->count, vm->tids + ho->first);
+
+    for (int i = 0; i < ho->count; i++)
+        vm->whost[ho->first + i] = h;
+    if (got != ho->count) {
+        int code = got < 0 ? got : vm->tids[ho->first + (got > 0 ? got : 0)];
+
+        snprintf(vm->why, sizeof(vm->why), "cannot start workers on host %s: %s", ho->name,
+                 lvm_errtext(code));
+        for (int i = got > 0 ? got : 0; i < ho->count; i++)
+            vm->tids[ho->first + i] = 0;
+    }
+    return got > 0 ? got : 0;
+}
+
+int
+liq_farm_vm_add(struct liq_farm_vm *vm, int dtid)
+{
+    struct pvmhostinfo *hi;
+    struct liq_farm_host *host;
+    int nhost, narch, rc, h = vm->nhosts, k = vm->tasks_per_host, got, *tids, *whost;
+
+    if (!vm->grows || dtid <= 0 || liq_farm_vm_host(vm, dtid) >= 0)
+        return -2;
+    if ((rc = pvm_config(&nhost, &narch, &hi)) < 0)
+        return vm_fail(vm, "pvm_config", rc);
+    while (nhost > 0 && hi[nhost - 1].hi_tid != dtid)
+        nhost--;
+    if (nhost == 0)
+        return -2; /* gone again */
+    host = realloc(vm->host, (size_t)(h + 1) * sizeof(*host));
+    if (host != NULL)
+        vm->host = host;
+    tids = realloc(vm->tids, (size_t)(vm->nworkers + k) * sizeof(int));
+    if (tids != NULL)
+        vm->tids = tids;
+    whost = realloc(vm->whost, (size_t)(vm->nworkers + k) * sizeof(int));
+    if (whost != NULL)
+        vm->whost = whost;
+    if (host == NULL || tids == NULL || whost == NULL)
+        return vm_fail(vm, "out of memory", 0);
+    memset(&vm->host[h], 0, sizeof(vm->host[h]));
+    snprintf(vm->host[h].name, sizeof(vm->host[h].name), "%s", hi[nhost - 1].hi_name);
+    vm->host[h].dtid = dtid;
+    vm->host[h].first = vm->nworkers;
+    vm->host[h].count = k;
+    if ((got = spawn_on(vm, h)) == 0)
+        return -1;
+    vm->host[h].count = got;
+    vm->nhosts++;
+    vm->nworkers += got;
+    pvm_notify(PvmTaskExit, LIQ_FARM_TAG_EXITED, got, vm->tids + vm->host[h].first);
+    pvm_notify(PvmHostDelete, LIQ_FARM_TAG_HOSTGONE, 1, &dtid);
+    return h;
+}
+
 int
 liq_farm_vm_start(struct liq_farm_vm *vm, const char *hosts, int tasks_per_host, char **wargv)
 {
     struct pvmhostinfo *hi;
     int nhost, narch, rc, *dt;
-    char exe[PATH_MAX];
     ssize_t n;
 
     memset(vm, 0, sizeof(*vm));
@@ -87,6 +149,11 @@ liq_farm_vm_start(struct liq_farm_vm *vm, const char *hosts, int tasks_per_host,
         vm->mytid = 0;
         return -1;
     }
+    /* Asked for before the host table is read: a host added after that is
+     * told (one added before is in the table, and a notice of it ignored). */
+    if ((vm->grows = hosts[0] == '\0') &&
+        (rc = pvm_notify(PvmHostAdd, LIQ_FARM_TAG_HOSTADD, -1, NULL)) < 0)
+        return vm_fail(vm, "pvm_notify", rc);
     if ((rc = pvm_config(&nhost, &narch, &hi)) < 0)
         return vm_fail(vm, "pvm_config", rc);
     if ((vm->host = calloc((size_t)nhost, sizeof(*vm->host))) == NULL)
@@ -123,28 +190,17 @@ liq_farm_vm_start(struct liq_farm_vm *vm, const char *hosts, int tasks_per_host,
     vm->whost = calloc((size_t)vm->nworkers, sizeof(int));
     if (vm->tids == NULL || vm->whost == NULL)
         return vm_fail(vm, "out of memory", 0);
-    if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) < 0)
+    if ((n = readlink("/proc/self/exe", vm->exe, sizeof(vm->exe) - 1)) < 0)
         return vm_fail(vm, "cannot find this executable (/proc/self/exe)", 0);
-    exe[n] = '\0';
+    vm->exe[n] = '\0';
+    vm->wargv = wargv;
+    vm->tasks_per_host = tasks_per_host;
     for (int h = 0; h < vm->nhosts; h++) {
-        struct liq_farm_host *ho = &vm->host[h];
-        int got;
-
-        ho->first = h * tasks_per_host;
-        ho->count = tasks_per_host;
-        for (int i = 0; i < ho->count; i++)
-            vm->whost[ho->first + i] = h;
-        got = pvm_spawn(exe, wargv, PvmTaskHost, ho->name, ho->count, vm->tids + ho->first);
-        if (got != ho->count) {
-            int code = got < 0 ? got : vm->tids[ho->first + (got > 0 ? got : 0)];
-
-            snprintf(vm->why, sizeof(vm->why), "cannot start workers on host %s: %s", ho->name,
-                     lvm_errtext(code));
-            /* The ones that started are killed by liq_farm_vm_stop. */
-            for (int i = got > 0 ? got : 0; i < ho->count; i++)
-                vm->tids[ho->first + i] = 0;
+        vm->host[h].first = h * tasks_per_host;
+        vm->host[h].count = tasks_per_host;
+        /* The ones that started are killed by liq_farm_vm_stop. */
+        if (spawn_on(vm, h) != tasks_per_host)
             return -1;
-        }
     }
     pvm_notify(PvmTaskExit, LIQ_FARM_TAG_EXITED, vm->nworkers, vm->tids);
     if ((dt = calloc((size_t)vm->nhosts, sizeof(int))) == NULL)

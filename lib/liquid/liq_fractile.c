@@ -126,6 +126,18 @@ liq_fractile_weight(struct liq_fractile *f, int w, double weight)
 }
 
 int
+liq_fractile_add(struct liq_fractile *f, double weight)
+{
+    double *wt = realloc(f->weight, (size_t)(f->nworkers + 1) * sizeof(double));
+
+    if (wt == NULL)
+        return -ENOMEM;
+    f->weight = wt;
+    f->weight[f->nworkers] = weight > 0 ? weight : 0;
+    return f->nworkers++;
+}
+
+int
 liq_fractile_giveback(struct liq_fractile *f, uint64_t lo, uint64_t hi)
 {
     int rc;

@@ -106,6 +106,11 @@ void liq_fractile_weight(struct liq_fractile *f, int w, double weight);
  */
 int liq_fractile_next(struct liq_fractile *f, int w, struct liq_fractile_chunk *c);
 
+/* A worker joins (a host added while the farm runs): it has no tile, and
+ * takes what is left as a worker that comes back does.  Its index, or
+ * -ENOMEM. */
+int liq_fractile_add(struct liq_fractile *f, double weight);
+
 /* Positions [lo, hi) go back to the pool, for any worker (a lost worker's
  * unfinished items, a reclaimed host's chunk past its limit); the next
  * chunk opens a new Factoring batch.  0, -EINVAL for an empty or

@@ -5,7 +5,7 @@
 # the PNG is a valid PNG of the image's size; and with a host's daemon
 # killed mid-run every tile's result is placed exactly once (the counts
 # still equal the serial ones, the report's tiles per host add up, the lost
-# host ran tiles before it left).
+# host ran tiles before it left); a host added mid-run takes tiles.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip_all "python3 is needed to read the report and the PNG"
 MANDEL=${MANDEL:-$(pwd)/build/examples/mandelbrot}
@@ -127,6 +127,23 @@ R = json.load(open(sys.argv[1]))
 print("# kill run: %.1f s, tiles per host %s, %d given to another worker, %d duplicates" % (
       R["makespan_s"], {h["name"]: h["items"] for h in R["hosts"]}, R["reruns"], R["duplicates"]))
 EOF
+
+# ---- a host added during the job: its worker gets the job and takes tiles ----
+"$MANDEL" --size 768x576 --maxiter 40000 --check-serial --json "$T/e.json" \
+    --reclaim off --quiet >"$T/e.out" 2>"$T/e.err" &
+JOB=$!
+sleep 0.5
+check "vmctl add host3 while the job runs (host2 is gone)" "$VMCTL" add host3
+wait $JOB
+rc=$?
+check "... the job exits 0 and its counts equal the serial computation's bit for bit (exit $rc)" \
+    bash -c '[ $0 = 0 ] && grep -q "bit for bit" "$1"' $rc "$T/e.out"
+check "... host3 joined and ran tiles; tiles per host add up once" rep "$T/e.json" \
+    'H["host3"]["items"] > 0 and any(e["host"] == "host3" and "joined" in e["what"] for e in E) and
+     sum(h["items"] for h in R["hosts"]) == R["tiles"]'
+[ $rc = 0 ] || sed 's/^/#   /' "$T/e.err" | tail -5
+python3 -c 'import json, sys; R = json.load(open(sys.argv[1]))
+print("# add run: %.1f s, tiles per host %s" % (R["makespan_s"], {h["name"]: h["items"] for h in R["hosts"]}))' "$T/e.json"
 
 check "no task is left" wait_for 10 bash -c '[ "$("$0" ps -a --json | grep -c "\"tid\"")" = 0 ]' "$VMCTL"
 check "halt" "$VMCTL" halt

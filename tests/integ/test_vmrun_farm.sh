@@ -2,10 +2,10 @@
 # vmrun farm (issue 28) on a local VM of 3 daemons: bad input is refused
 # with exit 2 before anything runs; then every item exactly once with the
 # right output (a) plainly, for a range, a file of items and a grid, (b)
-# while a host's daemon is killed, (c) while a host is reclaimed (its
-# cgroup's CPU quota cut) and comes back, (d) with items that fail (retries)
-# and items that hang (timeout).  (c) needs root and a cgroup v1 cpu
-# controller, and a machine not already saturated by other work (the
+# while a host's daemon is killed, (e) while a host is added to the VM, (c)
+# while a host is reclaimed (its cgroup's CPU quota cut) and comes back, (d)
+# with items that fail (retries) and items that hang (timeout).  (c) needs
+# root and a cgroup v1 cpu controller, and a machine not already saturated by other work (the
 # daemons' capacity is what reclaim reads); it is skipped with a message
 # otherwise.
 . "$(dirname "$0")/lib.sh"
@@ -153,6 +153,32 @@ check "(b) every item exactly once with the right output" once "$T/b.jsonl" 1 24
 check "(b) the report marks host2 lost, and host2 ran items before it left" rep "$T/b.json" \
     'H["host2"]["lost"] and H["host2"]["items"] > 0 and any(e["host"] == "host2" for e in E)'
 [ $rc = 0 ] || sed 's/^/#   /' "$T/b.err" | tail -5
+
+# ---- (e) a host added to the VM during the job joins it ----
+"$VMRUN" farm --range 1:240 --reclaim off --quiet --output "$T/e.jsonl" --json "$T/e.json" \
+    -- sh -c 'sleep 0.05; echo $(( {} * 3 ))' 2>"$T/e.err" &
+JOB=$!
+sleep 1.5
+check "(e) vmctl add host3 while the job runs on host0 and host1" "$VMCTL" add host3
+wait $JOB
+rc=$?
+check "(e) the job exits 0 (exit $rc)" [ $rc = 0 ]
+check "(e) every item exactly once with the right output" once "$T/e.jsonl" 1 240 \
+    'x["exit"] == 0 and x["stdout"] == "%d\n" % (3 * x["item"])'
+check "(e) host3 joined: the report lists it with its worker, its items and the event" rep "$T/e.json" \
+    'H["host3"]["workers"] == 1 and H["host3"]["items"] > 0 and not H["host3"]["lost"] and
+     any(e["host"] == "host3" and "joined" in e["what"] for e in E) and
+     any(c["host"] == "host3" for c in R["chunks"])'
+echo "# (e) items per host: $(python3 -c 'import json, sys; print({h["name"]: h["items"] for h in json.load(open(sys.argv[1]))["hosts"]})' "$T/e.json")"
+[ $rc = 0 ] || sed 's/^/#   /' "$T/e.err" | tail -5
+"$VMRUN" farm --range 1:60 --reclaim off --quiet --hosts host0 --json "$T/e2.json" \
+    -- sh -c 'sleep 0.05; echo {}' >/dev/null 2>&1 &
+JOB=$!
+sleep 0.8
+check "(e) vmctl add host4 while a job runs on --hosts host0" "$VMCTL" add host4
+wait $JOB
+check "(e) ... a job given --hosts stays on them" rep "$T/e2.json" \
+    'list(H) == ["host0"] and H["host0"]["items"] == 60'
 "$VMCTL" halt >/dev/null 2>&1
 wait_for 10 vmd_count_is 0
 

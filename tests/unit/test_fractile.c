@@ -206,6 +206,31 @@ test_worker_out_and_back(void **state)
     liq_fractile_free(&f);
 }
 
+/* A worker that joins while the farm runs has no tile: it takes from the
+ * back of the largest run (another's tile), and everything goes out once. */
+static void
+test_worker_joins(void **state)
+{
+    struct liq_fractile f;
+    struct liq_fractile_opts o;
+    struct liq_fractile_chunk c;
+
+    (void)state;
+    liq_fractile_defaults(&o);
+    assert_int_equal(liq_fractile_init(&f, 400, 2, NULL, &o), 0);
+    assert_int_equal(liq_fractile_next(&f, 0, &c), 1);
+    assert_int_equal(c.lo, 0);
+    assert_int_equal(liq_fractile_add(&f, 0), 2);
+    assert_int_equal(liq_fractile_next(&f, 2, &c), 0); /* weight 0: nothing yet */
+    liq_fractile_weight(&f, 2, 1);
+    assert_int_equal(liq_fractile_next(&f, 2, &c), 1);
+    assert_int_equal(c.from, 1); /* worker 1's untouched tile, the largest run */
+    assert_int_equal(c.hi, 400); /* from its back */
+    assert_int_equal(liq_fractile_add(&f, 2), 3);
+    drain_all(&f, 400, 4);
+    liq_fractile_free(&f);
+}
+
 /* Work given back is handed out again, to whoever asks. */
 static void
 test_giveback(void **state)
@@ -319,6 +344,7 @@ main(void)
         cmocka_unit_test(test_weighted),
         cmocka_unit_test(test_own_then_largest),
         cmocka_unit_test(test_worker_out_and_back),
+        cmocka_unit_test(test_worker_joins),
         cmocka_unit_test(test_giveback),
         cmocka_unit_test(test_modes_cover),
         cmocka_unit_test(test_morton),
