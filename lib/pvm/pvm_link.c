@@ -82,6 +82,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -89,7 +90,6 @@
 #include <unistd.h>
 
 #include <openssl/crypto.h>
-#include <openssl/rand.h>
 
 #define LINK_ACCEPT_MAX 16          /* connections that have not said who they are */
 #define LINK_FRAMES_MAX 256         /* frames read from one link per wait */
@@ -1088,7 +1088,7 @@ ask(int tid)
         return;
     if (get_info(d, tid, l->host, sizeof(l->host)) != 0 ||
         (l->remote ? pvm__link_tls_ctx(d) != 0 || listen_tcp(d) != 0 : listen_unix(d) != 0) ||
-        RAND_bytes(l->token, WIRE_DIRECT_TOKEN) != 1) {
+        getrandom(l->token, WIRE_DIRECT_TOKEN, 0) != (ssize_t)WIRE_DIRECT_TOKEN) {
         link_dead(l);
         return;
     }
