@@ -62,7 +62,7 @@
 
 struct liq_farm_host {
     char name[256];
-    int dtid;
+    int dtid;               /* 0 once it has left (a host added later may get its tid) */
     int first, count;       /* its workers: index range in liq_farm_vm.tids */
 };
 

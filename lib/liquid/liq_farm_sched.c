@@ -568,6 +568,8 @@ liq_farm_loop(struct liq_farm_master *m, liq_farm_msg_fn on_msg, void *arg)
                 if ((h = liq_farm_vm_host(&m->vm, who)) < 0 || m->h[h].lost)
                     break;
                 m->h[h].lost = 1;
+                /* The daemon's tid is free again: a host added later may get it. */
+                m->vm.host[h].dtid = 0;
                 event(m, h, "left the virtual machine: its items go to the others");
                 for (w = m->vm.host[h].first; w < m->vm.host[h].first + m->vm.host[h].count; w++)
                     lose_worker(m, w);

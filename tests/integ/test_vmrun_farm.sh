@@ -155,27 +155,37 @@ check "(b) the report marks host2 lost, and host2 ran items before it left" rep 
 [ $rc = 0 ] || sed 's/^/#   /' "$T/b.err" | tail -5
 
 # ---- (e) a host added to the VM during the job joins it ----
-"$VMRUN" farm --range 1:240 --reclaim off --quiet --output "$T/e.jsonl" --json "$T/e.json" \
+# host3 joins, is lost, and host4 comes in its daemon's place (the lowest
+# free host index: the tid host3's daemon had).
+"$VMRUN" farm --range 1:400 --reclaim off --quiet --output "$T/e.jsonl" --json "$T/e.json" \
     -- sh -c 'sleep 0.05; echo $(( {} * 3 ))' 2>"$T/e.err" &
 JOB=$!
 sleep 1.5
 check "(e) vmctl add host3 while the job runs on host0 and host1" "$VMCTL" add host3
+sleep 1.5
+kill -9 "$(vmd_pid_of host3)" 2>/dev/null
+check "(e) host3's vmd killed, then vmctl add host4 (in host3's place in the host table)" \
+    bash -c 'for i in $(seq 100); do "$0" conf --json | grep -q host3 || break; sleep 0.05; done
+             "$0" add host4' "$VMCTL"
 wait $JOB
 rc=$?
 check "(e) the job exits 0 (exit $rc)" [ $rc = 0 ]
-check "(e) every item exactly once with the right output" once "$T/e.jsonl" 1 240 \
+check "(e) every item exactly once with the right output" once "$T/e.jsonl" 1 400 \
     'x["exit"] == 0 and x["stdout"] == "%d\n" % (3 * x["item"])'
-check "(e) host3 joined: the report lists it with its worker, its items and the event" rep "$T/e.json" \
-    'H["host3"]["workers"] == 1 and H["host3"]["items"] > 0 and not H["host3"]["lost"] and
+check "(e) host3 joined, ran items and was lost; the report lists it with its worker and events" \
+    rep "$T/e.json" 'H["host3"]["workers"] == 1 and H["host3"]["items"] > 0 and H["host3"]["lost"] and
      any(e["host"] == "host3" and "joined" in e["what"] for e in E) and
      any(c["host"] == "host3" for c in R["chunks"])'
+check "(e) host4 joined in its place and ran items" rep "$T/e.json" \
+    'H["host4"]["items"] > 0 and not H["host4"]["lost"] and
+     any(e["host"] == "host4" and "joined" in e["what"] for e in E)'
 echo "# (e) items per host: $(python3 -c 'import json, sys; print({h["name"]: h["items"] for h in json.load(open(sys.argv[1]))["hosts"]})' "$T/e.json")"
 [ $rc = 0 ] || sed 's/^/#   /' "$T/e.err" | tail -5
 "$VMRUN" farm --range 1:60 --reclaim off --quiet --hosts host0 --json "$T/e2.json" \
     -- sh -c 'sleep 0.05; echo {}' >/dev/null 2>&1 &
 JOB=$!
 sleep 0.8
-check "(e) vmctl add host4 while a job runs on --hosts host0" "$VMCTL" add host4
+check "(e) vmctl add host5 while a job runs on --hosts host0" "$VMCTL" add host5
 wait $JOB
 check "(e) ... a job given --hosts stays on them" rep "$T/e2.json" \
     'list(H) == ["host0"] and H["host0"]["items"] == 60'
