@@ -227,7 +227,8 @@ void liq_fields_json(FILE *fp, const struct liq_opts *o);
 
 struct liq_vm_host {
     char name[256];
-    int dtid;                   /* the host's daemon tid */
+    int dtid;                   /* the host's daemon tid; 0 while it is out of the VM
+                                 * (lost with its workers: the tid may go to another) */
     int first, count;           /* its workers: index range in struct liq_vm's tids */
     double speed;               /* updates/s of all its workers together */
     double cache;               /* bytes the kernels tile for */

@@ -212,6 +212,64 @@ host_times(const struct liq_vm *vm, struct liq_stats *st, const double *share)
 }
 
 /*
+ * Hosts lost with their daemons, and back: a host whose workers were all
+ * lost and whose daemon is no longer in the VM is out (its daemon's tid
+ * forgotten: the VM may give it to another host); once a host of its name
+ * is in the VM again -- a workstation rebooted and added back -- it is
+ * watched under its new daemon and counts as evacuated, so that reclaim
+ * brings it back as it brings back a host its owner had taken (once its
+ * share stays at --rejoin-above).  A host whose daemon stayed (only its
+ * worker was lost) is not taken back: what ended the worker may end the
+ * next.
+ */
+static void
+returning_hosts(struct liq_vm *vm, struct liq_stats *st)
+{
+    struct pvmhostinfo *hi;
+    int nh, narch, look = 0;
+
+    for (int h = 0; h < vm->nhosts; h++) {
+        const struct liq_vm_host *ho = &vm->host[h];
+        int live = 0;
+
+        for (int w = ho->first; w < ho->first + ho->count; w++)
+            live += vm->tids[w] != 0;
+        look |= live == 0 && !st->rec[h].evacuated;
+    }
+    if (!look || pvm_config(&nh, &narch, &hi) < 0)
+        return;
+    for (int h = 0; h < vm->nhosts; h++) {
+        struct liq_vm_host *ho = &vm->host[h];
+        int live = 0, i;
+
+        for (int w = ho->first; w < ho->first + ho->count; w++)
+            live += vm->tids[w] != 0;
+        if (live > 0 || st->rec[h].evacuated)
+            continue;
+        if (ho->dtid != 0) {
+            for (i = 0; i < nh && hi[i].hi_tid != ho->dtid; i++)
+                ;
+            if (i == nh)
+                ho->dtid = 0; /* its daemon left */
+            continue;
+        }
+        for (i = 0; i < nh && strcmp(hi[i].hi_name, ho->name) != 0; i++)
+            ;
+        if (i == nh)
+            continue;
+        ho->dtid = hi[i].hi_tid;
+        pvm_notify(PvmHostDelete, LIQ_TAG_HOSTGONE, 1, &ho->dtid);
+        st->rec[h].evacuated = 1;
+        st->rec[h].benched = 0;
+        st->rec[h].below_since = st->rec[h].above_since = -1;
+        if (vm->progress)
+            fprintf(stderr, "%s%s: host %s is in the virtual machine again; it rejoins once "
+                            "its share stays at --rejoin-above\n",
+                    isatty(2) ? "\n" : "", vm->who, ho->name);
+    }
+}
+
+/*
  * Who computes in the next epoch, and how fast.  active[w]: the slot's
  * worker may hold quanta; tids[w]: the plan's worker of every slot (0 for
  * none); share[w]: the CPU share its host's daemon says it may get now
@@ -235,6 +293,8 @@ reclaim(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int e
         ret = -1;
         goto out;
     }
+    if (o->reclaim && may_act)
+        returning_hosts(vm, st);
     if (liq_vm_capacity(vm, cap, NULL) != 0)
         for (int h = 0; h < nh; h++)
             cap[h] = -1; /* nothing known: nobody leaves or comes, shares are whole CPUs */

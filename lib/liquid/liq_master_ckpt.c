@@ -466,8 +466,10 @@ handshake(struct liq_vm *vm, struct liq_stats *st, int need)
             }
         } else if (t == LIQ_TAG_HOSTGONE) {
             pvm_upkint(&who, 1, 1);
-            for (int h = 0; h < vm->nhosts; h++)
-                for (w = 0; vm->host[h].dtid == who && w < vm->nworkers; w++)
+            for (int h = 0; h < vm->nhosts; h++) {
+                if (vm->host[h].dtid != who)
+                    continue;
+                for (w = 0; w < vm->nworkers; w++)
                     if (vm->whost[w] == h && vm->tids[w] != 0) {
                         snprintf(vm->why, sizeof(vm->why),
                                  "host %s left the virtual machine during the recovery",
@@ -475,6 +477,8 @@ handshake(struct liq_vm *vm, struct liq_stats *st, int need)
                         vm->lost[w] = 1;
                         rc = 1;
                     }
+                vm->host[h].dtid = 0; /* as vm_host_lost */
+            }
         } else if (t == LIQ_TAG_TRACE && liq_vm_worker(vm, s) >= 0) {
             /* A survivor that had finished its part: its trace is kept. */
             if (liq_mt_take(vm, st, s) != 0) {

@@ -504,7 +504,9 @@ liq_vm_recv(struct liq_vm *vm)
     }
 }
 
-/* Host h left the VM: with recovery on, its workers are lost. */
+/* Host h left the VM: with recovery on, its workers are lost, and its
+ * daemon's tid, which the VM may give to a host added later, is forgotten
+ * (liq_master_balance.c watches for the host's return by its name). */
 static int
 vm_host_lost(struct liq_vm *vm, int h)
 {
@@ -515,6 +517,8 @@ vm_host_lost(struct liq_vm *vm, int h)
             vm->lost[w] = 1;
             n++;
         }
+    if (vm->lost != NULL)
+        vm->host[h].dtid = 0;
     return n;
 }
 

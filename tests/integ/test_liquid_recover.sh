@@ -153,17 +153,27 @@ else
     echo "# $EXAMPLES/heat3d is not built: its case is left out"
 fi
 
-# 3. kill -9 host2's daemon: its host leaves the VM, with its worker.
+# 3. kill -9 host2's daemon: its host leaves the VM, with its worker; then
+# host2 is added again (a workstation rebooted) and rejoins the job, as a
+# host its owner had taken rejoins once idle (reclaim, --rejoin-after 1 s).
+# Twice the iterations, for the rejoin to come before the job's end.
 check "a fresh VM of 3 hosts" vm_up
-start "$VMRUN" stencil --checkpoint-every 2
+ITERS=4800 start "$VMRUN" stencil --checkpoint-every 2
 into_job
 vpid=$(vmd_pid_of host2)
 check "host2's daemon runs (pid $vpid)" [ -n "$vpid" ]
 kill -9 $vpid
+check "... the job rolls back" wait_for 20 grep -q "rolling back" "$T/job.err"
+check "... vmctl add host2 again" "$VMCTL" add host2
 finish
 recovered 1 "host2's daemon killed"
 check "... the failure is host2's leaving, or its worker's exit" r \
     '"host2" in F[0]["what"] or F[0]["host"] == "host2"'
+check "... host2, back in the VM, rejoined the job after the loss and held quanta again" r '(
+[e["host"] for e in R["balance"]["events"]] == ["host2"] and R["balance"]["events"][0]["what"] == "rejoin"
+and R["balance"]["events"][0]["t_s"] > F[0]["t_s"]
+and any(x["host_quanta"][2] > 0 for x in R["balance"]["epochs"] if x["t_s"] > R["balance"]["events"][0]["t_s"]))'
+check "... and said so" grep -q "host host2 is in the virtual machine again" "$T/job.err"
 check "no worker of the job is left behind" bash -c '! pgrep -f "$0 worker" >/dev/null' "$VMRUN"
 
 # 4. Two failures one after the other: host1's worker, then once a newer
