@@ -162,6 +162,9 @@ struct vmd_rwatch {
     int32_t tag, ctx;
 };
 
+/* pvm_notify's flag that cancels a request (PvmNotifyCancel). */
+#define VMD_NOTIFY_CANCEL 256u
+
 /* pvm_notify PvmHostDelete / PvmHostAdd of a local task. */
 struct vmd_hostwatch {
     struct vmd_list link;       /* in vmd->hostwatch */
@@ -529,6 +532,11 @@ vmd_frame_fn vmd_msg_route;
 int vmd_watch_exit(struct vmd *vmd, uint32_t watcher, int32_t tag, int32_t ctx, uint32_t tid);
 int vmd_watch_remote_add(struct vmd *vmd, uint32_t watcher, int32_t tag, int32_t ctx,
                          uint32_t tid);
+/* PvmNotifyCancel: drop a watch (vmd_watch.c says who is told). */
+void vmd_watch_cancel(struct vmd *vmd, uint32_t watcher, int32_t tag, int32_t ctx, uint32_t tid,
+                      int tell);
+int vmd_watch_remote_cancel(struct vmd *vmd, uint32_t watcher, int32_t tag, int32_t ctx,
+                            uint32_t tid);
 /* A message from a peer: the exit notice a remote copy stands for ends it. */
 void vmd_watch_noticed(struct vmd *vmd, const struct wire_hdr *h, const unsigned char *body);
 

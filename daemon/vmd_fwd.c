@@ -431,9 +431,15 @@ exec_local(struct vmd *vmd, uint32_t origin, int type, int32_t ctx, struct wire_
             return rc;
         return vmd_task_kill(vmd, a, (int)b);
     case WIRE_T_TASK_NOTIFY:
-        /* PvmTaskExit for one of our tasks: u32 tid, i32 tag. */
+        /* PvmTaskExit for one of our tasks: u32 tid, i32 tag, and from a
+         * cancel u32 1: the watch goes, its notice given by the origin's
+         * daemon. */
         if ((rc = wire_get_u32(r, &a)) || (rc = wire_get_i32(r, &tag)))
             return rc;
+        if (wire_get_u32(r, &b) == 0 && b == 1) {
+            vmd_watch_cancel(vmd, origin, tag, ctx, a, 0);
+            return 0;
+        }
         return vmd_watch_exit(vmd, origin, tag, ctx, a);
     default:
         return WIRE_EFRAME;
@@ -587,6 +593,33 @@ notify_exit_one(struct vmd *vmd, struct vmd_fwd *f, int type, int32_t tag, int32
     wire_wbuf_free(&one);
 }
 
+/*
+ * PvmTaskExit | PvmNotifyCancel for tid a: the watch goes and the watcher
+ * is told now.  A watch of a task of another host is dropped there too,
+ * told by the copy kept here; with no copy there is nothing to cancel.
+ */
+static void
+notify_cancel_one(struct vmd *vmd, struct vmd_fwd *f, int type, int32_t tag, int32_t ctx,
+                  uint32_t a)
+{
+    int hi = VMD_TID_HOST(a);
+    if (hi == vmd->index) {
+        vmd_watch_cancel(vmd, f->origin, tag, ctx, a, 1);
+        return;
+    }
+    if (!vmd_watch_remote_cancel(vmd, f->origin, tag, ctx, a))
+        return;
+    struct vmd_host *host = hi > 0 ? vmd->hosts[hi] : NULL;
+    struct wire_wbuf one;
+    wire_wbuf_init(&one);
+    wire_put_u32(&one, a);
+    wire_put_i32(&one, tag);
+    wire_put_u32(&one, 1);
+    if (host != NULL)
+        fwd_send(vmd, f, host, type, &one);
+    wire_wbuf_free(&one);
+}
+
 /* pvm_notify: u32 what, i32 tag, u32 n, u32 tids[n].  PvmTaskExit spans
  * hosts; the host events are this daemon's own (vmd_hostwatch.c). */
 int
@@ -604,7 +637,7 @@ vmd_fwd_notify(struct vmd *vmd, const struct vmd_from *from, const struct wire_h
     if ((rc = wire_get_u32(&r, &what)) || (rc = wire_get_i32(&r, &tag)) ||
         (rc = wire_get_u32(&r, &n)))
         return fwd_end(vmd, f, rc);
-    if (what != 1) {
+    if ((what & ~VMD_NOTIFY_CANCEL) != 1) {
         f->status = vmd_hostwatch_request(vmd, f->origin, h, body);
         return fwd_end(vmd, f, 0);
     }
@@ -613,7 +646,10 @@ vmd_fwd_notify(struct vmd *vmd, const struct vmd_from *from, const struct wire_h
     for (uint32_t i = 0; i < n; i++) {
         if ((rc = wire_get_u32(&r, &a)) != 0)
             return fwd_end(vmd, f, rc);
-        notify_exit_one(vmd, f, h->type, tag, h->ctx, a);
+        if (what & VMD_NOTIFY_CANCEL)
+            notify_cancel_one(vmd, f, h->type, tag, h->ctx, a);
+        else
+            notify_exit_one(vmd, f, h->type, tag, h->ctx, a);
     }
     return fwd_end(vmd, f, 0);
 }

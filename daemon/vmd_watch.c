@@ -36,6 +36,53 @@ vmd_watch_exit(struct vmd *vmd, uint32_t watcher, int32_t tag, int32_t ctx, uint
 }
 
 /*
+ * pvm_notify(PvmTaskExit | PvmNotifyCancel) of task tid of this host: the
+ * first of watcher's watches with that tag and context goes, and the
+ * watcher gets its notice now if tell says so, as PVM's man page has it
+ * (no notice when the watcher's own daemon has given it).  Cancelling
+ * what was never asked for does nothing.
+ */
+void
+vmd_watch_cancel(struct vmd *vmd, uint32_t watcher, int32_t tag, int32_t ctx, uint32_t tid,
+                 int tell)
+{
+    struct vmd_task *t = vmd_task_by_tid(vmd, tid);
+    if (t == NULL)
+        return;
+    for (struct vmd_watch **pw = &t->watch; *pw; pw = &(*pw)->next) {
+        struct vmd_watch *w = *pw;
+        if (w->tid != watcher || w->tag != tag || w->ctx != ctx)
+            continue;
+        *pw = w->next;
+        if (tell)
+            vmd_route_ints(vmd, watcher, tag, ctx, &tid, 1);
+        free(w);
+        return;
+    }
+}
+
+/*
+ * The cancel of a local task's watch of a task of another host: its copy
+ * here goes and the watcher is told now.  1 if there was one (the watch on
+ * the other host is then to be dropped too), else 0.
+ */
+int
+vmd_watch_remote_cancel(struct vmd *vmd, uint32_t watcher, int32_t tag, int32_t ctx,
+                        uint32_t tid)
+{
+    for (struct vmd_list *l = vmd->rwatch.next; l != &vmd->rwatch; l = l->next) {
+        struct vmd_rwatch *w = vmd_container_of(l, struct vmd_rwatch, link);
+        if (w->watcher == watcher && w->tid == tid && w->tag == tag && w->ctx == ctx) {
+            vmd_list_remove(&w->link);
+            free(w);
+            vmd_route_ints(vmd, watcher, tag, ctx, &tid, 1);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/*
  * A local task watches a task of another host (pvm_notify PvmTaskExit):
  * the watch lives there, and is lost if that host dies.  So the watcher's
  * daemon keeps a copy and tells the watcher itself when the host leaves

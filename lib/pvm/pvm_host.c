@@ -11,9 +11,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Fetch the host table into pvm__ctx.hinfo. */
+static void
+host_info_free(struct pvmhostinfo *hi, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(hi[i].hi_name);
+        free(hi[i].hi_arch);
+    }
+    free(hi);
+}
+
+/* Fetch the hosts that are up into a new array *out of *nout entries. */
 static int
-host_table(void)
+host_table(struct pvmhostinfo **out, int *nout)
 {
     unsigned char *body;
     size_t len;
@@ -33,13 +43,9 @@ host_table(void)
         free(body);
         return rc ? rc : WIRE_EFRAME;
     }
-    for (int i = 0; i < pvm__ctx.nhinfo; i++) {
-        free(pvm__ctx.hinfo[i].hi_name);
-        free(pvm__ctx.hinfo[i].hi_arch);
-    }
-    free(pvm__ctx.hinfo);
-    pvm__ctx.nhinfo = 0;
-    if ((pvm__ctx.hinfo = calloc(n ? n : 1, sizeof(struct pvmhostinfo))) == NULL) {
+    struct pvmhostinfo *hinfo = calloc(n ? n : 1, sizeof(struct pvmhostinfo));
+    int nhinfo = 0;
+    if (hinfo == NULL) {
         free(body);
         return -ENOMEM;
     }
@@ -53,15 +59,25 @@ host_table(void)
             break;
         if (strcmp(state, "up") != 0)
             continue;
-        struct pvmhostinfo *hi = &pvm__ctx.hinfo[pvm__ctx.nhinfo++];
+        struct pvmhostinfo *hi = &hinfo[nhinfo++];
         hi->hi_tid = (int)tid;
         hi->hi_name = strdup(name);
         hi->hi_arch = strdup(arch);
         hi->hi_speed = (int)speed;
         hi->hi_dsig = pvm__dsig();
+        if (hi->hi_name == NULL || hi->hi_arch == NULL) {
+            rc = -ENOMEM;
+            break;
+        }
     }
     free(body);
-    return rc;
+    if (rc) {
+        host_info_free(hinfo, nhinfo);
+        return rc;
+    }
+    *out = hinfo;
+    *nout = nhinfo;
+    return 0;
 }
 
 int
@@ -107,37 +123,48 @@ pvm__host_name(int dtid, char *name, size_t cap)
 int
 pvm_config(int *nhost, int *narch, struct pvmhostinfo **hostp)
 {
-    int rc = host_table();
+    struct pvmhostinfo *hinfo;
+    int n, rc = host_table(&hinfo, &n);
     if (rc)
         return pvm__err(rc, "pvm_config");
+    /* The previous answer stays valid until this one is ready, as in PVM. */
+    host_info_free(pvm__ctx.hinfo, pvm__ctx.nhinfo);
+    pvm__ctx.hinfo = hinfo;
+    pvm__ctx.nhinfo = n;
     int archs = 0;
-    for (int i = 0; i < pvm__ctx.nhinfo; i++) {
+    for (int i = 0; i < n; i++) {
         int seen = 0;
         for (int j = 0; j < i; j++)
-            seen |= strcmp(pvm__ctx.hinfo[i].hi_arch, pvm__ctx.hinfo[j].hi_arch) == 0;
+            seen |= strcmp(hinfo[i].hi_arch, hinfo[j].hi_arch) == 0;
         archs += !seen;
     }
     if (nhost)
-        *nhost = pvm__ctx.nhinfo;
+        *nhost = n;
     if (narch)
         *narch = archs;
     if (hostp)
-        *hostp = pvm__ctx.hinfo;
+        *hostp = hinfo;
     return PvmOk;
 }
 
+/*
+ * PvmOk for a host in the VM, PvmNoHost (an answer, as in PVM, not a
+ * failure report) for one that is not; PvmBadParam for no name.  The array
+ * pvm_config returned is left alone: a program may pass its hi_name.
+ */
 int
 pvm_mstat(char *host)
 {
-    if (host == NULL)
+    if (host == NULL || *host == 0)
         return pvm__err(-EINVAL, "pvm_mstat");
-    int rc = host_table();
+    struct pvmhostinfo *hinfo;
+    int n, found = 0, rc = host_table(&hinfo, &n);
     if (rc)
         return pvm__err(rc, "pvm_mstat");
-    for (int i = 0; i < pvm__ctx.nhinfo; i++)
-        if (strcmp(pvm__ctx.hinfo[i].hi_name, host) == 0)
-            return PvmOk;
-    return PvmNoHost;   /* an answer, as in PVM, not a failure report */
+    for (int i = 0; i < n && !found; i++)
+        found = strcmp(hinfo[i].hi_name, host) == 0;
+    host_info_free(hinfo, n);
+    return found ? PvmOk : PvmNoHost;
 }
 
 static int
@@ -218,8 +245,11 @@ pvm_archcode(char *arch)
     if (arch == NULL)
         return pvm__err(-EINVAL, "pvm_archcode");
     /* PVM answers with the architecture's data signature (0x408c41 for
-     * LINUX64, checked against PVM 3.4.6). */
-    return strcmp(arch, "LINUX64") == 0 ? pvm__dsig() : pvm__err(-EINVAL, "pvm_archcode");
+     * LINUX64, checked against PVM 3.4.6), and PvmNotFound for an
+     * architecture no host of the VM has (the man page's words). */
+    if (strcmp(arch, "LINUX64") != 0)
+        return pvm__err(PVM__ECODE(PvmNotFound), "pvm_archcode");
+    return pvm__dsig();
 }
 
 char *

@@ -350,10 +350,10 @@ pvm_trecv(int tid, int msgtag, struct timeval *tmout)
 {
     int ms = -1;
     if (tmout) {
-        if (tmout->tv_sec < 0 || tmout->tv_usec < 0)
-            return pvm__err(-EINVAL, "pvm_trecv");
+        /* A time already past (a negative field, as from a deadline
+         * minus now) is a poll, as in PVM: no error. */
         long long t = (long long)tmout->tv_sec * 1000 + tmout->tv_usec / 1000;
-        ms = t > 0x7fffffff ? 0x7fffffff : (int)t;
+        ms = t < 0 ? 0 : t > 0x7fffffff ? 0x7fffffff : (int)t;
     }
     return pvm__err(wait_for(tid, msgtag, ms, PVM__GET_RECV, NULL, PVM__TC_TRECV), "pvm_trecv");
 }

@@ -59,7 +59,7 @@ output_wait(void)
         for (int i = 0; i < n && i < 64; i++) {
             int st = pvm_pstat(tids[i]);
 
-            /* Gone: no such task, or its host left the VM (PvmNoHost). */
+            /* Gone: no such task (also when its host left the VM). */
             if (st >= 0 || st == PvmSysErr)
                 continue;
             int was = 0;
@@ -372,38 +372,54 @@ pvm_siblings(int **tids)
     return pvm__ctx.nsibs;
 }
 
+/* A request of two u32s answered by a status: 0 or an error code, not
+ * reported (the caller reports it under its own name). */
 static int
-simple(int type, uint32_t a, uint32_t b, const char *fn)
+simple(int type, uint32_t a, uint32_t b)
 {
     struct wire_wbuf req;
     unsigned char *body;
     size_t len;
     int rc = pvm__enroll();
     if (rc)
-        return pvm__err(rc, fn);
+        return rc;
     wire_wbuf_init(&req);
     wire_put_u32(&req, a);
     wire_put_u32(&req, b);
     rc = pvm__request(type, &req, &body, &len);
     wire_wbuf_free(&req);
     free(body);
+    return rc;
+}
+
+/*
+ * As PVM's: a signal for a task that is not (or no longer) running, here or
+ * on a host not in the VM, is no error; PVM's daemon drops it, and the man
+ * pages give only PvmBadParam (not a task's tid) and PvmSysErr.
+ */
+static int
+signal_task(int tid, int signum, const char *fn)
+{
+    if (!WIRE_TID_IS_TASK(tid))
+        return pvm__err(-EINVAL, fn);
+    int rc = simple(WIRE_T_TASK_KILL, (uint32_t)tid, (uint32_t)signum);
+    if (rc == WIRE_ENOTASK || rc == WIRE_ENOHOST)
+        return PvmOk;
     return rc ? pvm__err(rc, fn) : PvmOk;
 }
 
 int
 pvm_kill(int tid)
 {
-    if (tid <= 0)
-        return pvm__err(-EINVAL, "pvm_kill");
-    return simple(WIRE_T_TASK_KILL, (uint32_t)tid, 0, "pvm_kill");
+    return signal_task(tid, 0, "pvm_kill");
 }
 
 int
 pvm_sendsig(int tid, int signum)
 {
-    if (tid <= 0 || signum <= 0 || signum >= 65)
+    if (signum <= 0 || signum >= 65)
         return pvm__err(-EINVAL, "pvm_sendsig");
-    return simple(WIRE_T_TASK_KILL, (uint32_t)tid, (uint32_t)signum, "pvm_sendsig");
+    return signal_task(tid, signum, "pvm_sendsig");
 }
 
 int
@@ -415,14 +431,16 @@ pvm_notify(int what, int msgtag, int cnt, int *tids)
     int kind = what & ~PvmNotifyCancel;
     int rc;
 
-    if (kind < PvmTaskExit || kind > PvmHostAdd || (what & PvmNotifyCancel))
+    /* PVM wants at least one tid for the task and host deletion kinds;
+     * PvmHostAdd takes a count (-1: every addition, 0: none) and no tids. */
+    if (kind < PvmTaskExit || kind > PvmHostAdd)
         return pvm__err(-EINVAL, "pvm_notify");
-    if (kind != PvmHostAdd && (cnt < 0 || (cnt > 0 && tids == NULL)))
+    if (kind != PvmHostAdd && (cnt < 1 || tids == NULL))
         return pvm__err(-EINVAL, "pvm_notify");
     if ((rc = pvm__enroll()) != 0)
         return pvm__err(rc, "pvm_notify");
     wire_wbuf_init(&req);
-    wire_put_u32(&req, (uint32_t)kind);
+    wire_put_u32(&req, (uint32_t)(kind | (what & PvmNotifyCancel)));
     wire_put_i32(&req, msgtag);
     wire_put_u32(&req, (uint32_t)cnt);
     for (int i = 0; kind != PvmHostAdd && i < cnt; i++)
@@ -433,9 +451,17 @@ pvm_notify(int what, int msgtag, int cnt, int *tids)
     return rc ? pvm__err(rc, "pvm_notify") : PvmOk;
 }
 
-/* Ask for the task list of where; fills pvm__ctx.tinfo. */
+static void
+task_info_free(struct pvmtaskinfo *ti, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(ti[i].ti_a_out);
+    free(ti);
+}
+
+/* Ask for the task list of where, into a new array *out of *nout entries. */
 static int
-task_list(uint32_t where)
+task_list(uint32_t where, struct pvmtaskinfo **out, int *nout)
 {
     struct wire_wbuf req;
     unsigned char *body;
@@ -458,12 +484,9 @@ task_list(uint32_t where)
         free(body);
         return rc ? rc : WIRE_EFRAME;
     }
-    for (int i = 0; i < pvm__ctx.ntinfo; i++)
-        free(pvm__ctx.tinfo[i].ti_a_out);
-    free(pvm__ctx.tinfo);
-    pvm__ctx.ntinfo = 0;
-    pvm__ctx.tinfo = calloc(n ? n : 1, sizeof(struct pvmtaskinfo));
-    if (pvm__ctx.tinfo == NULL) {
+    struct pvmtaskinfo *tinfo = calloc(n ? n : 1, sizeof(struct pvmtaskinfo));
+    int ntinfo = 0;
+    if (tinfo == NULL) {
         free(body);
         return -ENOMEM;
     }
@@ -474,7 +497,7 @@ task_list(uint32_t where)
             (rc = wire_get_u32(&r, &host)) || (rc = wire_get_u32(&r, &flag)) ||
             (rc = wire_get_str(&r, name, sizeof(name))) || (rc = wire_get_u32(&r, &pid)))
             break;
-        struct pvmtaskinfo *ti = &pvm__ctx.tinfo[pvm__ctx.ntinfo++];
+        struct pvmtaskinfo *ti = &tinfo[ntinfo++];
         ti->ti_tid = (int)tid;
         ti->ti_ptid = (int)ptid;
         ti->ti_host = (int)host;
@@ -483,32 +506,53 @@ task_list(uint32_t where)
         ti->ti_pid = (int)pid;
     }
     free(body);
-    return rc;
+    if (rc) {
+        task_info_free(tinfo, ntinfo);
+        return rc;
+    }
+    *out = tinfo;
+    *nout = ntinfo;
+    return 0;
 }
 
 int
 pvm_tasks(int where, int *ntask, struct pvmtaskinfo **taskp)
 {
-    int rc = task_list((uint32_t)where);
+    struct pvmtaskinfo *ti;
+    int n, rc = task_list((uint32_t)where, &ti, &n);
     if (rc)
         return pvm__err(rc, "pvm_tasks");
+    /* The previous answer stays valid until this one is ready, as in PVM. */
+    task_info_free(pvm__ctx.tinfo, pvm__ctx.ntinfo);
+    pvm__ctx.tinfo = ti;
+    pvm__ctx.ntinfo = n;
     if (ntask)
-        *ntask = pvm__ctx.ntinfo;
+        *ntask = n;
     if (taskp)
-        *taskp = pvm__ctx.tinfo;
+        *taskp = ti;
     return PvmOk;
 }
 
+/*
+ * PVM's answers: PvmOk, PvmNoTask for a task that is not running (also on
+ * a host that is not in the VM), PvmBadParam for what is not a task's tid
+ * (a daemon's included).  The array pvm_tasks returned is left alone, so
+ * a program may pvm_pstat each task pvm_tasks listed.
+ */
 int
 pvm_pstat(int tid)
 {
-    if (tid <= 0)
+    if (!WIRE_TID_IS_TASK(tid))
         return pvm__err(-EINVAL, "pvm_pstat");
-    int rc = task_list((uint32_t)tid);
+    struct pvmtaskinfo *ti;
+    int n, rc = task_list((uint32_t)tid, &ti, &n);
+    if (rc == WIRE_ENOHOST)
+        return PvmNoTask;
     if (rc)
         return pvm__err(rc, "pvm_pstat");
+    task_info_free(ti, n);
     /* PVM returns PvmNoTask quietly: it is an answer, not a failure. */
-    return pvm__ctx.ntinfo > 0 ? PvmOk : PvmNoTask;
+    return n > 0 ? PvmOk : PvmNoTask;
 }
 
 int

@@ -141,7 +141,9 @@ enum wire_type {
     WIRE_T_TASK_SPAWN = 42,     /* request and reply: see vmd_fwd.c */
     WIRE_T_TASK_KILL = 43,      /* u32 tid, u32 signal (0: kill the task) */
     WIRE_T_TASK_LIST = 44,      /* u32 where (0 all, a host's dtid, a tid); reply: tasks */
-    WIRE_T_TASK_NOTIFY = 45,    /* u32 what, i32 tag, u32 n, u32 tids[n] */
+    /* u32 what (PvmTaskExit 1, PvmHostDelete 2, PvmHostAdd 3; | 256 cancels),
+     * i32 tag, u32 n, u32 tids[n] (PvmHostAdd: n is the count, no tids) */
+    WIRE_T_TASK_NOTIFY = 45,
     /* PvmRouteDirect (lib/pvm/pvm_link.c): u32 peer tid; reply: str address
      * to listen on for other hosts, str the task's Unix socket path, str CA,
      * str certificate, str key (this host's), str the peer's host name. */

@@ -2,15 +2,19 @@
  * pvm_calls - the PVM 3.4 calls LiquidVM added last (tests/integ/
  * test_pvm_calls.sh): pvm_export/pvm_unexport through pvm_spawn,
  * pvm_getnoresets, the trace masks a child inherits, pvm_hostsync on
- * every host, and the calls LiquidVM does not provide.  Written only
- * against pvm3.h.  Each command prints what it found and exits 0 when it
- * is right.
+ * every host, and the calls LiquidVM does not provide; and the corners
+ * where libpvm3 answered otherwise than PVM 3.4.6: pvm_notify's
+ * PvmNotifyCancel and PvmHostAdd counts, pvm_mstat, pvm_pstat, pvm_kill,
+ * pvm_trecv and pvm_archcode.  Written only against pvm3.h.  Each command
+ * prints what it found and exits 0 when it is right.
  *
- *   pvm_calls export | noreset | tmask | hostsync | unsupported
+ *   pvm_calls export | noreset | tmask | hostsync | unsupported | notify | corners
  *   pvm_calls idle | noreset-idle     enroll (set PvmNoReset), print the tid, wait
+ *   pvm_calls hostwatch              print "ready", then check the notices of
+ *                                    two host additions and a deletion
  *   pvm_calls hostsync-one DTID      prints the return code
  *   pvm_calls start [block] ARGS...  pvm_start_pvmd(ARGS), prints its code
- *   pvm_calls child-env NAME | child-tmask | child-noreset   (spawned)
+ *   pvm_calls child-env NAME | child-tmask | child-noreset | child-wait  (spawned)
  */
 #include <pvm3.h>
 #include <stdio.h>
@@ -36,21 +40,29 @@ static char *self;
         }                                                                      \
     } while (0)
 
-/* Spawn ourselves as "child-<what> args" and return the string it sends. */
+/* Spawn ourselves as "child-<what> args" on host where (NULL: any) and
+ * return the string it sends. */
 static int
-ask_child(const char *what, char *arg, char *out, size_t cap)
+ask_child_on(const char *what, char *arg, char *where, char *out, size_t cap)
 {
     char cmd[64];
     char *args[3] = { cmd, arg, NULL };
     int tid;
     snprintf(cmd, sizeof(cmd), "child-%s", what);
-    if (pvm_spawn(self, args, PvmTaskDefault, "", 1, &tid) != 1)
+    if (pvm_spawn(self, args, where ? PvmTaskHost : PvmTaskDefault, where ? where : "", 1,
+                  &tid) != 1)
         return -1;
     char buf[4096];
     if (pvm_recv(tid, TAG) < 0 || pvm_upkstr(buf) < 0)
         return -1;
     snprintf(out, cap, "%s", buf);
     return tid;
+}
+
+static int
+ask_child(const char *what, char *arg, char *out, size_t cap)
+{
+    return ask_child_on(what, arg, NULL, out, cap);
 }
 
 static int
@@ -79,6 +91,9 @@ children(const char *cmd, char **argv)
         pvm_setopt(PvmNoReset, 1);
         reply("set");
         /* Wait until told to go, so the parent sees us listed. */
+        pvm_recv(pvm_parent(), TAG);
+    } else if (strcmp(cmd, "child-wait") == 0) {
+        reply("up");
         pvm_recv(pvm_parent(), TAG);
     } else {
         return 2;
@@ -216,6 +231,193 @@ t_unsupported(void)
     return 0;
 }
 
+/*
+ * The messages with tag waiting within wait_ms, and the int first in
+ * the last of them in *first (each is received, so freed by the next).
+ */
+static int
+notices(int tag, int wait_ms, int *first)
+{
+    struct timeval tmo = { wait_ms / 1000, (wait_ms % 1000) * 1000 };
+    int n = 0;
+    while (pvm_trecv(-1, tag, &tmo) > 0) {
+        if (first)
+            pvm_upkint(first, 1, 1);
+        n++;
+        tmo.tv_sec = 0;
+        tmo.tv_usec = 200000;
+    }
+    return n;
+}
+
+/* Cancel a PvmTaskExit request for a child of host where. */
+static int
+cancel_taskexit(char *where)
+{
+    char got[64];
+    int child = ask_child_on("wait", "", where, got, sizeof(got)), who = 0;
+    CHECK(child > 0);
+    CHECK(pvm_notify(PvmTaskExit, TAG + 10, 1, &child) == 0);
+    CHECK(pvm_notify(PvmTaskExit, TAG + 10, 1, &child) == 0);
+    /* The man page: a cancelled request is told at once, as if the task
+     * had exited; one request per cancel, none when none is left. */
+    CHECK(pvm_notify(PvmTaskExit | PvmNotifyCancel, TAG + 10, 1, &child) == 0);
+    CHECK(notices(TAG + 10, 2000, &who) == 1 && who == child);
+    CHECK(pvm_notify(PvmTaskExit | PvmNotifyCancel, TAG + 10, 1, &child) == 0);
+    CHECK(notices(TAG + 10, 2000, &who) == 1 && who == child);
+    CHECK(pvm_notify(PvmTaskExit | PvmNotifyCancel, TAG + 10, 1, &child) == 0);
+    CHECK(notices(TAG + 10, 300, NULL) == 0);
+    /* Another tag's request still holds; the cancelled ones stay quiet. */
+    CHECK(pvm_notify(PvmTaskExit, TAG + 11, 1, &child) == 0);
+    pvm_initsend(PvmDataDefault);
+    CHECK(pvm_send(child, TAG) == 0);
+    CHECK(notices(TAG + 11, 10000, &who) == 1 && who == child);
+    CHECK(notices(TAG + 10, 300, NULL) == 0);
+    printf("PvmTaskExit cancelled for t%x on %s\n", child, where);
+    return 0;
+}
+
+static int
+t_notify(void)
+{
+    int nhost, narch, me = pvm_mytid(), mine = -1, other = -1, dtid, who = 0;
+    struct pvmhostinfo *hi;
+    CHECK(me > 0);
+    CHECK(pvm_config(&nhost, &narch, &hi) == 0 && nhost >= 2);
+    for (int i = 0; i < nhost; i++) {
+        if (hi[i].hi_tid == pvm_tidtohost(me))
+            mine = i;
+        else
+            other = i;
+    }
+    CHECK(mine >= 0 && other >= 0);
+    char *here = strdup(hi[mine].hi_name), *there = strdup(hi[other].hi_name);
+    dtid = hi[other].hi_tid;
+    CHECK(here && there);
+    pvm_setopt(PvmAutoErr, 0);
+    if (cancel_taskexit(here) || cancel_taskexit(there))
+        return 1;
+    /* PvmHostDelete: the cancel tells at once, once. */
+    CHECK(pvm_notify(PvmHostDelete, TAG + 12, 1, &dtid) == 0);
+    CHECK(pvm_notify(PvmHostDelete | PvmNotifyCancel, TAG + 12, 1, &dtid) == 0);
+    CHECK(notices(TAG + 12, 2000, &who) == 1 && who == dtid);
+    CHECK(pvm_notify(PvmHostDelete | PvmNotifyCancel, TAG + 12, 1, &dtid) == 0);
+    CHECK(notices(TAG + 12, 300, NULL) == 0);
+    /* PvmHostAdd: cancelling one never asked for, or one asked for, is no
+     * error and tells nothing. */
+    CHECK(pvm_notify(PvmHostAdd | PvmNotifyCancel, TAG + 13, 0, NULL) == 0);
+    CHECK(pvm_notify(PvmHostAdd, TAG + 13, -1, NULL) == 0);
+    CHECK(pvm_notify(PvmHostAdd | PvmNotifyCancel, TAG + 13, -1, NULL) == 0);
+    CHECK(notices(TAG + 13, 300, NULL) == 0);
+    /* As PVM's: the kinds that take tids want at least one. */
+    CHECK(pvm_notify(PvmTaskExit, TAG + 14, 0, &me) == PvmBadParam);
+    CHECK(pvm_notify(PvmHostDelete, TAG + 14, 0, &dtid) == PvmBadParam);
+    CHECK(pvm_notify(PvmTaskExit, TAG + 14, 1, NULL) == PvmBadParam);
+    printf("PvmHostDelete and PvmHostAdd cancelled; no tids: PvmBadParam\n");
+    free(here);
+    free(there);
+    pvm_exit();
+    return 0;
+}
+
+/*
+ * Run while the script adds two hosts, then deletes the first: the counts
+ * of PvmHostAdd requests as PVM's man page gives them (a later call
+ * replaces the count; 0 and PvmNotifyCancel end the request), and
+ * PvmHostDelete of an added host.
+ */
+static int
+t_hostwatch(void)
+{
+    int n = 0, v[3] = { 0, 0, 0 };
+    CHECK(pvm_mytid() > 0);
+    CHECK(pvm_notify(PvmHostAdd, TAG + 20, 1, NULL) == 0);      /* one */
+    CHECK(pvm_notify(PvmHostAdd, TAG + 21, -1, NULL) == 0);
+    CHECK(pvm_notify(PvmHostAdd, TAG + 21, 0, NULL) == 0);      /* none */
+    CHECK(pvm_notify(PvmHostAdd, TAG + 22, -1, NULL) == 0);
+    CHECK(pvm_notify(PvmHostAdd, TAG + 22, 2, NULL) == 0);      /* two */
+    CHECK(pvm_notify(PvmHostAdd, TAG + 23, 5, NULL) == 0);
+    CHECK(pvm_notify(PvmHostAdd | PvmNotifyCancel, TAG + 23, 5, NULL) == 0); /* none */
+    printf("ready\n");
+    fflush(stdout);
+    /* Each notice: the count 1, then the new host's dtid. */
+    int added[2];
+    for (int i = 0; i < 2; i++) {
+        CHECK(pvm_recv(-1, TAG + 22) > 0);
+        CHECK(pvm_upkint(v, 2, 1) == 0 && v[0] == 1 && (v[1] & 0x3ffff) == 0);
+        added[i] = v[1];
+    }
+    CHECK(pvm_notify(PvmHostDelete, TAG + 24, 1, &added[0]) == 0);
+    printf("added t%x t%x\n", added[0], added[1]);
+    fflush(stdout);
+    CHECK(notices(TAG + 24, 20000, &n) == 1 && n == added[0]);
+    CHECK(notices(TAG + 20, 300, &n) == 1 && n == 1);
+    CHECK(notices(TAG + 21, 0, NULL) == 0);
+    CHECK(notices(TAG + 22, 0, NULL) == 0);
+    CHECK(notices(TAG + 23, 0, NULL) == 0);
+    printf("PvmHostAdd: 1, 0, 2 and 0 notices as asked; PvmHostDelete told\n");
+    pvm_exit();
+    return 0;
+}
+
+static int
+t_corners(void)
+{
+    int nhost, narch, ntask, me = pvm_mytid(), gone, st;
+    struct pvmhostinfo *hi;
+    struct pvmtaskinfo *ti;
+    struct timeval past = { -1, 0 };
+    char got[64];
+    CHECK(me > 0);
+    pvm_setopt(PvmAutoErr, 0);
+    /* pvm_mstat and pvm_pstat leave pvm_config's and pvm_tasks' arrays
+     * alone, as PVM's do. */
+    CHECK(pvm_config(&nhost, &narch, &hi) == 0);
+    for (int i = 0; i < nhost; i++)
+        CHECK(pvm_mstat(hi[i].hi_name) == PvmOk);
+    CHECK(pvm_tasks(0, &ntask, &ti) == 0 && ntask >= 1);
+    int tids[64], n = ntask < 64 ? ntask : 64;
+    char names[64][64];
+    for (int i = 0; i < n; i++) {
+        tids[i] = ti[i].ti_tid;
+        snprintf(names[i], sizeof(names[i]), "%s", ti[i].ti_a_out);
+    }
+    for (int i = 0; i < n; i++)
+        CHECK(pvm_pstat(ti[i].ti_tid) == PvmOk || ti[i].ti_tid != me);
+    for (int i = 0; i < n; i++)
+        CHECK(ti[i].ti_tid == tids[i] && strncmp(ti[i].ti_a_out, names[i], 63) == 0);
+    CHECK(pvm_mstat("no-such-host") == PvmNoHost);
+    CHECK(pvm_mstat("") == PvmBadParam);
+    /* pvm_pstat: a daemon is no task; a task of a host not in the VM is
+     * not running. */
+    CHECK(pvm_pstat(hi[0].hi_tid) == PvmBadParam);
+    CHECK(pvm_pstat((0xffe << 18) | 1) == PvmNoTask);
+    /* pvm_kill and pvm_sendsig of a task that has ended: 0, as in PVM. */
+    gone = ask_child("env", "HOME", got, sizeof(got));
+    CHECK(gone > 0);
+    for (int i = 0; i < 100 && (st = pvm_pstat(gone)) == PvmOk; i++)
+        usleep(20000);
+    CHECK(st == PvmNoTask);
+    CHECK(pvm_kill(gone) == 0);
+    CHECK(pvm_sendsig(gone, 15) == 0);
+    CHECK(pvm_kill((0xffe << 18) | 1) == 0);
+    CHECK(pvm_kill(hi[0].hi_tid) == PvmBadParam);
+    /* pvm_trecv with a time already past polls. */
+    CHECK(pvm_trecv(-1, TAG + 30, &past) == 0);
+    pvm_initsend(PvmDataDefault);
+    CHECK(pvm_send(me, TAG + 30) == 0);
+    while (pvm_probe(me, TAG + 30) == 0)
+        usleep(1000);
+    CHECK(pvm_trecv(-1, TAG + 30, &past) > 0);
+    /* pvm_archcode of an architecture no host has. */
+    CHECK(pvm_archcode("LINUX64") == hi[0].hi_dsig);
+    CHECK(pvm_archcode("SUN4") == PvmNotFound);
+    CHECK(pvm_archcode(NULL) == PvmBadParam);
+    printf("pvm_mstat, pvm_pstat, pvm_kill, pvm_trecv, pvm_archcode as PVM's\n");
+    pvm_exit();
+    return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -234,6 +436,12 @@ main(int argc, char **argv)
         return t_hostsync();
     if (strcmp(argv[1], "unsupported") == 0)
         return t_unsupported();
+    if (strcmp(argv[1], "notify") == 0)
+        return t_notify();
+    if (strcmp(argv[1], "hostwatch") == 0)
+        return t_hostwatch();
+    if (strcmp(argv[1], "corners") == 0)
+        return t_corners();
     if (strcmp(argv[1], "idle") == 0 || strcmp(argv[1], "noreset-idle") == 0) {
         /* For vmctl reset: enroll (and set PvmNoReset), say so, wait. */
         if (pvm_mytid() < 0 || (argv[1][0] == 'n' && pvm_setopt(PvmNoReset, 1) != 0))

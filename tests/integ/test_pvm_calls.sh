@@ -7,7 +7,9 @@
 # when the host dies during the request), vmctl reset sparing PvmNoReset
 # tasks, pvm_start_pvmd (PvmDupHost while
 # a VM runs; starting one, with a hostfile, blocking), and PvmNotImpl from
-# pvm_tickle and pvm_reg_*.
+# pvm_tickle and pvm_reg_*.  And where libpvm3 answered otherwise than PVM
+# 3.4.6: pvm_notify's PvmNotifyCancel and PvmHostAdd counts (while hosts
+# join and leave), pvm_mstat, pvm_pstat, pvm_kill, pvm_trecv, pvm_archcode.
 . "$(dirname "$0")/lib.sh"
 B=$(cd "$(dirname "$VMCTL")/.." && pwd)
 SRC=$(pwd)
@@ -69,6 +71,26 @@ check "pvm_settmask(PvmTaskChild): a spawned child's own mask is it (PVMTMASK)" 
 check "pvm_hostsync: every host's clock, delta within a second on one kernel" api hostsync
 H=host1 check "pvm_hostsync from host1 too" api hostsync
 check "pvm_tickle, pvm_reg_hoster/rm/tasker/tracer: PvmNotImpl, pvm_errno set" api unsupported
+check "pvm_notify PvmNotifyCancel: TaskExit (a task here, one on host1) and HostDelete told at once" \
+    api notify
+check "pvm_mstat/pvm_pstat keep pvm_config's, pvm_tasks' arrays; pvm_kill of a gone task: 0; pvm_trecv of a past time polls; pvm_archcode(SUN4): PvmNotFound" \
+    api corners
+# PvmHostAdd's counts (replaced by a later call, ended by 0 or a cancel) and
+# PvmHostDelete, while host2 and host3 join and host2 leaves.
+api hostwatch >"$T/hw.out" 2>&1 &
+HWPID=$!
+hostwatch() {
+    wait_for 10 grep -q '^ready' "$T/hw.out" || { cat "$T/hw.out"; return 1; }
+    "$VMCTL" add host2 && wait_for 10 hosts_are 3 || return 1
+    "$VMCTL" add host3 && wait_for 10 hosts_are 4 || return 1
+    wait_for 10 grep -q '^added' "$T/hw.out" || { cat "$T/hw.out"; return 1; }
+    "$VMCTL" delete host2 || return 1
+    wait "$HWPID" || { cat "$T/hw.out"; return 1; }
+    cat "$T/hw.out"
+}
+check "pvm_notify PvmHostAdd counts 1, 0 (after -1), 2 (after -1), cancelled; PvmHostDelete" hostwatch
+"$VMCTL" delete host3 >/dev/null 2>&1
+check "host2 and host3 gone again" wait_for 10 hosts_are 2
 
 # PvmHostFail: host1's daemon stops answering, then dies, during the request.
 hostfail() {
