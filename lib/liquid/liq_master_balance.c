@@ -234,7 +234,7 @@ returning_hosts(struct liq_vm *vm, struct liq_stats *st)
 
         for (int w = ho->first; w < ho->first + ho->count; w++)
             live += vm->tids[w] != 0;
-        look |= live == 0 && !st->rec[h].evacuated;
+        look |= live == 0;
     }
     if (!look || pvm_config(&nh, &narch, &hi) < 0)
         return;
@@ -244,7 +244,7 @@ returning_hosts(struct liq_vm *vm, struct liq_stats *st)
 
         for (int w = ho->first; w < ho->first + ho->count; w++)
             live += vm->tids[w] != 0;
-        if (live > 0 || st->rec[h].evacuated)
+        if (live > 0)
             continue;
         if (ho->dtid != 0) {
             for (i = 0; i < nh && hi[i].hi_tid != ho->dtid; i++)
@@ -259,6 +259,8 @@ returning_hosts(struct liq_vm *vm, struct liq_stats *st)
             continue;
         ho->dtid = hi[i].hi_tid;
         pvm_notify(PvmHostDelete, LIQ_TAG_HOSTGONE, 1, &ho->dtid);
+        /* Evacuated, whether it was lost computing or after reclaim had
+         * emptied it: either way it comes back through reclaim's rejoin. */
         st->rec[h].evacuated = 1;
         st->rec[h].benched = 0;
         st->rec[h].below_since = st->rec[h].above_since = -1;
