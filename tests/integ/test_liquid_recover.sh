@@ -42,11 +42,12 @@ into_job() {
 }
 
 # start PROG ARGS...: the job in the background, its pid in JOB
-# (ITERS iterations, 2400 by default: 1200 ran in 1.7 s once the ring's
+# (ITERS iterations, 2400 by default, 1200 under the sanitizers: 1200 ran
+# in 1.7 s in the plain build once the ring's
 # lambda stopped timing link handshakes and --halo auto took 5, not 10, so
 # a loss drawn late could come after the job's end).
 start() {
-    "$@" --grid 48 --iters "${ITERS:-2400}" --heavy 100 --probe-seconds 0.05 --verify --json "$T/job.json" \
+    "$@" --grid 48 --iters "${ITERS:-$((SAN ? 1200 : 2400))}" --heavy 100 --probe-seconds 0.05 --verify --json "$T/job.json" \
         >"$T/job.out" 2>"$T/job.err" &
     JOB=$!
 }
@@ -157,9 +158,10 @@ fi
 # host2 is added again (a workstation rebooted) and rejoins the job, as a
 # host its owner had taken rejoins once idle (reclaim, --rejoin-after 1 s).
 # Twice the iterations in the plain build, for the rejoin (1.2-1.9 s after
-# the loss) to come before the job's end (the sanitizers' job is 6 times slower).
+# the loss) to come before the job's end (the sanitizers' job, 1200
+# iterations, runs 15-20 s).
 check "a fresh VM of 3 hosts" vm_up
-ITERS=$((SAN ? 2400 : 4800)) start "$VMRUN" stencil --checkpoint-every 2
+ITERS=$((SAN ? 1200 : 4800)) start "$VMRUN" stencil --checkpoint-every 2
 into_job
 vpid=$(vmd_pid_of host2)
 check "host2's daemon runs (pid $vpid)" [ -n "$vpid" ]
@@ -183,9 +185,10 @@ check "no worker of the job is left behind" bash -c '! pgrep -f "$0 worker" >/de
 # checkpoint is complete, host2's; host0's worker finishes alone.
 # Twice the iterations in the plain build: the second loss must come before
 # the job's end (a worker that has finished is no failure), whatever the
-# first cost (2400 run 22 s under the sanitizers, the second loss 3-5 s in).
+# first cost (under the sanitizers 1200 run 15-20 s with --verify, the
+# second loss 3-5 s in).
 check "a fresh VM of 3 hosts" vm_up
-ITERS=$((SAN ? 2400 : 4800)) start "$VMRUN" stencil --checkpoint-every 2
+ITERS=$((SAN ? 1200 : 4800)) start "$VMRUN" stencil --checkpoint-every 2
 into_job
 kill -9 "$(worker_pid host1)"
 wait_for 20 grep -q "rolling back" "$T/job.err"
