@@ -173,9 +173,8 @@ recovered 1 "host2's daemon killed"
 check "... the failure is host2's leaving, or its worker's exit" r \
     '"host2" in F[0]["what"] or F[0]["host"] == "host2"'
 check "... host2, back in the VM, rejoined the job after the loss and held quanta again" r '(
-[e["host"] for e in R["balance"]["events"]] == ["host2"] and R["balance"]["events"][0]["what"] == "rejoin"
-and R["balance"]["events"][0]["t_s"] > F[0]["t_s"]
-and any(x["host_quanta"][2] > 0 for x in R["balance"]["epochs"] if x["t_s"] > R["balance"]["events"][0]["t_s"]))'
+[e for e in R["balance"]["events"] if e["host"] == "host2" and e["what"] == "rejoin" and e["t_s"] > F[0]["t_s"]]
+and any(x["host_quanta"][2] > 0 for x in R["balance"]["epochs"] if x["t_s"] > F[0]["t_s"] + 1))'
 check "... and said so" grep -q "host host2 is in the virtual machine again" "$T/job.err"
 grep -q "host host2 is in the virtual machine again" "$T/job.err" ||
     tr '\r' '\n' <"$T/job.err" | grep -v "^iteration" | tail -12 | sed 's/^/#   /'
