@@ -532,6 +532,10 @@ void liq_trace_free(struct liq_trace *t);
  * farm's: kill tids[0..n) (after a failure) or tell them to quit (tag),
  * then leave the VM.  Zero tids are skipped. */
 void liq_tasks_end(const int *tids, int n, int failed, int quit_tag);
+/* After pvm_spawn of count workers on host into tids, which returned got:
+ * when not all started, why says so (with the first one's error) and the
+ * tids of those that did not are 0.  How many started. */
+int liq_spawned(int got, int count, int *tids, const char *host, char *why, size_t len);
 
 /* The worker's main: returns its exit status. */
 int liq_worker_main(void);

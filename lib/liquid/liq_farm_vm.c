@@ -81,15 +81,7 @@ spawn_on(struct liq_farm_vm *vm, int h)
 
     for (int i = 0; i < ho->count; i++)
         vm->whost[ho->first + i] = h;
-    if (got != ho->count) {
-        int code = got < 0 ? got : vm->tids[ho->first + (got > 0 ? got : 0)];
-
-        snprintf(vm->why, sizeof(vm->why), "cannot start workers on host %s: %s", ho->name,
-                 lvm_errtext(code));
-        for (int i = got > 0 ? got : 0; i < ho->count; i++)
-            vm->tids[ho->first + i] = 0;
-    }
-    return got > 0 ? got : 0;
+    return liq_spawned(got, ho->count, vm->tids + ho->first, ho->name, vm->why, sizeof(vm->why));
 }
 
 int

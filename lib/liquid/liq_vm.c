@@ -331,16 +331,10 @@ liq_vm_start(struct liq_vm *vm, const struct liq_opts *o, const struct liq_progr
         got = vm_spawn(vm, exe, wargv, ho->name, ho->count, vm->tids + ho->first);
         for (int i = 0; i < ho->count; i++)
             vm->whost[ho->first + i] = h;
-        if (got != ho->count) {
-            int code = got < 0 ? got : vm->tids[ho->first + (got > 0 ? got : 0)];
-
-            snprintf(vm->why, sizeof(vm->why), "cannot start workers on host %s: %s", ho->name,
-                     lvm_errtext(code));
-            /* The ones that started are killed by liq_vm_stop. */
-            for (int i = got > 0 ? got : 0; i < ho->count; i++)
-                vm->tids[ho->first + i] = 0;
+        /* The ones that started are killed by liq_vm_stop. */
+        if (liq_spawned(got, ho->count, vm->tids + ho->first, ho->name, vm->why,
+                        sizeof(vm->why)) != ho->count)
             return -1;
-        }
     }
     pvm_notify(PvmTaskExit, LIQ_TAG_EXITED, vm->nworkers, vm->tids);
     {
@@ -814,6 +808,19 @@ liq_vm_bench(struct liq_vm *vm, const int ext[3], enum liq_kernel k, double seco
         fprintf(stderr, "%s: ring benchmark (%d sizes x %d rounds)\n", vm->who, LIQ_RING_SIZES,
                 LIQ_RING_ROUNDS);
     return vm_ring(vm);
+}
+
+int
+liq_spawned(int got, int count, int *tids, const char *host, char *why, size_t len)
+{
+    if (got != count) {
+        int code = got < 0 ? got : tids[got > 0 ? got : 0];
+
+        snprintf(why, len, "cannot start workers on host %s: %s", host, lvm_errtext(code));
+        for (int i = got > 0 ? got : 0; i < count; i++)
+            tids[i] = 0;
+    }
+    return got > 0 ? got : 0;
 }
 
 void
