@@ -568,6 +568,27 @@ vmd_fwd_list(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr
     return fwd_end(vmd, f, 0);
 }
 
+/* A watch of task a (or its cancel) to the daemon of host hi, which keeps
+ * it: u32 tid, i32 tag (u32 1: cancel).  0, or -1 when hi is not in the VM
+ * or the frame could not go. */
+static int
+send_watch(struct vmd *vmd, struct vmd_fwd *f, int hi, int type, uint32_t a, int32_t tag,
+           int cancel)
+{
+    struct vmd_host *host = hi > 0 ? vmd->hosts[hi] : NULL;
+    struct wire_wbuf one;
+    int rc = -1;
+    wire_wbuf_init(&one);
+    wire_put_u32(&one, a);
+    wire_put_i32(&one, tag);
+    if (cancel)
+        wire_put_u32(&one, 1);
+    if (host != NULL)
+        rc = fwd_send(vmd, f, host, type, &one) != 0 ? -1 : 0;
+    wire_wbuf_free(&one);
+    return rc;
+}
+
 /* PvmTaskExit for tid a: watched where it lives, with a copy here when
  * that is another host (vmd_watch_remote_add). */
 static void
@@ -579,18 +600,12 @@ notify_exit_one(struct vmd *vmd, struct vmd_fwd *f, int type, int32_t tag, int32
         f->status = vmd_watch_exit(vmd, f->origin, tag, ctx, a);
         return;
     }
-    struct vmd_host *host = hi > 0 ? vmd->hosts[hi] : NULL;
-    struct wire_wbuf one;
-    wire_wbuf_init(&one);
-    wire_put_u32(&one, a);
-    wire_put_i32(&one, tag);
     /* A host we cannot reach: the task is as good as gone.  One we can
      * may die later: the copy tells the watcher then. */
-    if (host == NULL || fwd_send(vmd, f, host, type, &one) != 0)
+    if (send_watch(vmd, f, hi, type, a, tag, 0) != 0)
         vmd_watch_exit(vmd, f->origin, tag, ctx, a);
     else if (vmd_watch_remote_add(vmd, f->origin, tag, ctx, a) != 0)
         f->status = -ENOMEM;
-    wire_wbuf_free(&one);
 }
 
 /*
@@ -607,17 +622,8 @@ notify_cancel_one(struct vmd *vmd, struct vmd_fwd *f, int type, int32_t tag, int
         vmd_watch_cancel(vmd, f->origin, tag, ctx, a, 1);
         return;
     }
-    if (!vmd_watch_remote_cancel(vmd, f->origin, tag, ctx, a))
-        return;
-    struct vmd_host *host = hi > 0 ? vmd->hosts[hi] : NULL;
-    struct wire_wbuf one;
-    wire_wbuf_init(&one);
-    wire_put_u32(&one, a);
-    wire_put_i32(&one, tag);
-    wire_put_u32(&one, 1);
-    if (host != NULL)
-        fwd_send(vmd, f, host, type, &one);
-    wire_wbuf_free(&one);
+    if (vmd_watch_remote_cancel(vmd, f->origin, tag, ctx, a))
+        send_watch(vmd, f, hi, type, a, tag, 1);
 }
 
 /* pvm_notify: u32 what, i32 tag, u32 n, u32 tids[n].  PvmTaskExit spans

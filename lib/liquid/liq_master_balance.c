@@ -222,29 +222,31 @@ host_times(const struct liq_vm *vm, struct liq_stats *st, const double *share)
  * worker was lost) is not taken back: what ended the worker may end the
  * next.
  */
+static int
+host_live(const struct liq_vm *vm, int h)
+{
+    int live = 0;
+
+    for (int w = vm->host[h].first; w < vm->host[h].first + vm->host[h].count; w++)
+        live += vm->tids[w] != 0;
+    return live;
+}
+
 static void
 returning_hosts(struct liq_vm *vm, struct liq_stats *st)
 {
     struct pvmhostinfo *hi;
     int nh, narch, look = 0;
 
-    for (int h = 0; h < vm->nhosts; h++) {
-        const struct liq_vm_host *ho = &vm->host[h];
-        int live = 0;
-
-        for (int w = ho->first; w < ho->first + ho->count; w++)
-            live += vm->tids[w] != 0;
-        look |= live == 0;
-    }
+    for (int h = 0; h < vm->nhosts; h++)
+        look |= host_live(vm, h) == 0;
     if (!look || pvm_config(&nh, &narch, &hi) < 0)
         return;
     for (int h = 0; h < vm->nhosts; h++) {
         struct liq_vm_host *ho = &vm->host[h];
-        int live = 0, i;
+        int i;
 
-        for (int w = ho->first; w < ho->first + ho->count; w++)
-            live += vm->tids[w] != 0;
-        if (live > 0)
+        if (host_live(vm, h) > 0)
             continue;
         if (ho->dtid != 0) {
             for (i = 0; i < nh && hi[i].hi_tid != ho->dtid; i++)
@@ -300,16 +302,10 @@ reclaim(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, int e
     if (liq_vm_capacity(vm, cap, NULL) != 0)
         for (int h = 0; h < nh; h++)
             cap[h] = -1; /* nothing known: nobody leaves or comes, shares are whole CPUs */
-    for (int h = 0; h < nh; h++) {
-        const struct liq_vm_host *ho = &vm->host[h];
-        int live = 0;
-
-        for (int w = ho->first; w < ho->first + ho->count; w++)
-            live += vm->tids[w] != 0;
+    for (int h = 0; h < nh; h++)
         /* Its workers lost (a recovery): it computes no more, and must not
          * be the host reclaim keeps while it benches every other one. */
-        count[h] = live == 0 && !st->rec[h].evacuated ? 0 : ho->count;
-    }
+        count[h] = host_live(vm, h) == 0 && !st->rec[h].evacuated ? 0 : vm->host[h].count;
     for (int w = 0; w < vm->nworkers; w++) {
         double now = slot_share(cap[vm->whost[w]], count[vm->whost[w]]), *used = &st->wshare[w];
 
