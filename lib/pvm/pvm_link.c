@@ -65,8 +65,11 @@
  * (links_drain), so a task's last messages come before its exit notice.
  *
  * Reading.  A frame read whole with nothing left over ends the read: no
- * extra call only to hear EAGAIN.  At most LINK_FRAMES_MAX frames are read
- * from one link per wait, so one busy peer cannot starve the others.
+ * extra call only to hear EAGAIN.  At most LINK_FRAMES_MAX frames, and
+ * frames of LINK_BYTES_MAX bytes, are read from one link per wait, so one
+ * busy peer cannot starve the others, nor a sender faster than our reads
+ * keep a receive from returning the message it waits for (with a frame
+ * cap alone a reader once queued 256 messages of 16 MB before it looked).
  */
 #include "pvm_ext.h"
 #include "pvm_int.h"
@@ -93,6 +96,8 @@
 
 #define LINK_ACCEPT_MAX 16          /* connections that have not said who they are */
 #define LINK_FRAMES_MAX 256         /* frames read from one link per wait */
+/* ... and bytes: the wait returns to its caller, whose message may be whole. */
+#define LINK_BYTES_MAX (1024 * 1024)
 #define LINK_MAX_FRAME (1u << 30)   /* when the VM's max_message is unknown */
 #define LINK_SOCKBUF (1 << 20)      /* socket buffers: a 1 MB message in few wakeups */
 #define LINK_LINGER_MS 10000        /* at the end: how long without progress we wait */
@@ -502,11 +507,12 @@ link_input(struct pvm__direct *d, struct pvm__link *l)
     uint32_t max = pvm__ctx.max_msg && pvm__ctx.max_msg < LINK_MAX_FRAME
                        ? (uint32_t)pvm__ctx.max_msg : LINK_MAX_FRAME;
     unsigned char *body = NULL;
+    size_t bytes = 0;
     int frames, rc;
 
     l->more = 0;
     for (frames = 0;; frames++) {
-        if (frames >= LINK_FRAMES_MAX) {
+        if (frames >= LINK_FRAMES_MAX || bytes >= LINK_BYTES_MAX) {
             l->more = 1;
             return;
         }
@@ -522,6 +528,7 @@ link_input(struct pvm__direct *d, struct pvm__link *l)
             link_dead(l);       /* a partial frame is dropped with the link */
             return;
         }
+        bytes += WIRE_HDR_LEN + (size_t)l->h.len;
         if (link_frame(d, l, body) != 0)
             return;
         /*
@@ -535,8 +542,9 @@ link_input(struct pvm__direct *d, struct pvm__link *l)
 }
 
 /*
- * Messages whole in l's ring from the peer, at most LINK_FRAMES_MAX unless
- * all; a partial one stays in the ring's reader until the rest comes.
+ * Messages whole in l's ring from the peer, at most LINK_FRAMES_MAX (and
+ * LINK_BYTES_MAX) unless all; a partial one stays in the ring's reader
+ * until the rest comes.
  */
 static void
 ring_input(struct pvm__direct *d, struct pvm__link *l, int all)
@@ -545,12 +553,15 @@ ring_input(struct pvm__direct *d, struct pvm__link *l, int all)
                        ? (uint32_t)pvm__ctx.max_msg : LINK_MAX_FRAME;
     struct wire_hdr h;
     unsigned char *body;
+    size_t bytes = 0;
     int frames, rc;
 
     (void)d;
-    for (frames = 0; l->rx != NULL && (all || frames < LINK_FRAMES_MAX); frames++) {
+    for (frames = 0; l->rx != NULL && (all || (frames < LINK_FRAMES_MAX && bytes < LINK_BYTES_MAX));
+         frames++) {
         if ((rc = pvm__shm_read(l->rx, max, &h, &body)) == 0)
             return;
+        bytes += WIRE_HDR_LEN + (size_t)h.len;
         if (rc < 0 || on_message(l, &h, body) != 0) {
             link_dead(l);
             return;

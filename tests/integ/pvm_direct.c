@@ -19,7 +19,8 @@
  *                                         it (pvm_notify PvmTaskExit); small
  *                                         round trips until the link is
  *                                         up; once DIR/read exists reads two
- *                                         BYTES-byte messages ("got 2"), then
+ *                                         BYTES-byte messages ("got 2", and
+ *                                         its peak memory "peak_kb N"), then
  *                                         nothing until DIR/finish exists;
  *                                         exits 0 once the exit notice comes
  *   pvm_direct absorb                     prints its tid; see burst
@@ -383,6 +384,22 @@ hog(int peer, int bytes)
     return 1;
 }
 
+/* This process's peak resident memory in kB (VmHWM), or -1. */
+static long
+peak_kb(void)
+{
+    char line[256];
+    long kb = -1;
+    FILE *f = fopen("/proc/self/status", "r");
+
+    while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+        if (sscanf(line, "VmHWM: %ld", &kb) == 1)
+            break;
+    if (f != NULL)
+        fclose(f);
+    return kb;
+}
+
 /* Wait until the file DIR/NAME exists. */
 static void
 wait_file(const char *dir, const char *name)
@@ -416,7 +433,9 @@ idle(const char *dir, int bytes)
         if ((b = pvm_recv(peer, 30)) < 0 || pvm_bufinfo(b, &len, &tag, &src) < 0 || len != bytes)
             return 1;
     }
-    printf("got 2\n");
+    /* What a receive read ahead of the two: a frame or two, not a queue
+     * of the hog's messages (its sends outpace our reads). */
+    printf("got 2\npeak_kb %ld\n", peak_kb());
     fflush(stdout);
     /* Then nothing is read: the sender blocks inside a message. */
     wait_file(dir, "finish");

@@ -138,6 +138,11 @@ fi
 touch "$T/flags/read"
 check "after the strangers the link still carries whole 16 MB messages" \
     wait_for 60 grep -q "^got 2" "$T/idle"
+# A receive returns the message it waits for even when the sender keeps
+# the link full: the reader does not queue the hog's later messages first.
+peak=$(sed -n 's/^peak_kb //p' "$T/idle")
+check "... and the reader read little ahead of them (peak $((${peak:-0} / 1024)) MB, at most 3 messages)" \
+    test "${peak:-0}" -gt 0 -a "${peak:-0}" -le $((3 * BIG / 1024))
 # idle now reads nothing: the hog blocks inside a message on the link.
 sleep 1
 check "the hog is blocked in a send, not finished" kill -0 $HOG
