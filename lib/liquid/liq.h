@@ -59,6 +59,11 @@ struct liq_geom {
                          * 1): a box at the grid's non-periodic end reaches
                          * reach - 1 points beyond it, its ghost layer the
                          * reach-th (liq_geom_make leaves 0) */
+    int apart;          /* quanta that need another worker's points make
+                         * regions of their own (liq_regions): a region
+                         * touching a Neumann face cannot be swept in two
+                         * passes around the ghosts' arrival, so the others
+                         * compute while they travel (liq_geom_make leaves 0) */
 };
 
 /* The largest reach of g (at least 1): a halo of h sweeps is h times it deep. */
@@ -204,15 +209,16 @@ int liq_block(struct kern_box **cur, struct kern_box **nxt, const struct kern_bo
  * in time together.  Quanta stay the unit of measuring and moving; they
  * are views into their region's box.  Regions follow from the placement
  * alone, so every worker knows every other's.  Quanta share a region only
- * with quanta of the same class: those that need another worker's points
- * at this depth or not (the latter compute while the ghosts travel), heavy
- * or not (a heavy region repeats its phases).
+ * with quanta of the same class: heavy or not (a heavy region repeats its
+ * phases), and with g->apart, those that need another worker's points at
+ * this depth or not (the latter compute while the ghosts travel; without,
+ * a region sweeps its inner boxes meanwhile).
  */
 struct liq_region_box {
     int owner;
     int q0[3], q1[3];   /* its quanta [q0, q1) per axis of the quanta grid */
     int lo[3], hi[3];   /* their interior points [lo, hi), 0-based */
-    int remote;         /* its quanta need points of another owner */
+    int remote;         /* some of its quanta need points of another owner */
     int heavy;          /* its quanta reach into the heavy region */
 };
 /* Cut a placement (owner[id] for every quantum; heavy as in the JOB) into

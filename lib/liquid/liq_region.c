@@ -50,21 +50,33 @@ liq_regions(const struct liq_geom *g, const int *owner, int depth, int heavy, in
             struct liq_region_box *out)
 {
     int *cls = malloc((size_t)g->nquanta * sizeof(int)), n = 0, cap = 0;
+    char *remote = malloc((size_t)g->nquanta);
     struct liq_patch *buf = NULL;
 
-    if (cls == NULL)
+    if (cls == NULL || remote == NULL) {
+        free(cls);
+        free(remote);
         return -ENOMEM;
-    /* A quantum's class: its owner, whether it needs another's points, heavy or not. */
+    }
+    /*
+     * A quantum's class: its owner, heavy or not, and with g->apart
+     * whether it needs another's points.  Without, a region may hold
+     * quanta of both kinds: it sweeps its inner boxes while the ghosts
+     * travel, so the overlap stays, and fewer boxes sweep fewer halo
+     * points between a worker's own regions (docs/decisions.md).
+     */
     for (int id = 0; id < g->nquanta; id++) {
-        int remote = liq_needs_remote(g, owner, depth, id, &buf, &cap);
+        int rem = liq_needs_remote(g, owner, depth, id, &buf, &cap);
         int hv = heavy > 1 && liq_quantum_heavy(g, id);
 
-        if (remote < 0) {
+        if (rem < 0) {
             free(buf);
             free(cls);
+            free(remote);
             return -ENOMEM;
         }
-        cls[id] = owner[id] * 4 + remote * 2 + hv;
+        remote[id] = (char)rem;
+        cls[id] = owner[id] * 4 + (g->apart ? rem * 2 : 0) + hv;
         region[id] = -1;
     }
     free(buf);
@@ -88,12 +100,14 @@ liq_regions(const struct liq_geom *g, const int *owner, int depth, int heavy, in
         while (q1[2] < g->q[2] &&
                liq_fits(g, region, cls, c, q0[0], q1[0], q0[1], q1[1], q1[2], q1[2] + 1))
             q1[2]++;
+        r->remote = 0;
         for (int z = q0[2]; z < q1[2]; z++)
             for (int y = q0[1]; y < q1[1]; y++)
-                for (int x = q0[0]; x < q1[0]; x++)
+                for (int x = q0[0]; x < q1[0]; x++) {
                     region[x + g->q[0] * (y + g->q[1] * z)] = n;
+                    r->remote |= remote[x + g->q[0] * (y + g->q[1] * z)];
+                }
         r->owner = owner[id];
-        r->remote = c / 2 % 2;
         r->heavy = c % 2;
         for (int a = 0; a < 3; a++) {
             int lo[3], hi[3], last;
@@ -110,5 +124,6 @@ liq_regions(const struct liq_geom *g, const int *owner, int depth, int heavy, in
         n++;
     }
     free(cls);
+    free(remote);
     return n;
 }

@@ -442,6 +442,9 @@ void
 liq_user_geom(const struct liquid *lq, struct liq_geom *g)
 {
     g->corners = lq->shape == LIQUID_BOX;
+    g->apart = 0;
+    for (int s = 0; s < 6; s++)
+        g->apart |= lq->bc[s] == LIQUID_NEUMANN;
     /* A 2D grid's z axis is never read across: no halo wraps there. */
     for (int a = 0; a < 3; a++) {
         g->periodic[a] = liq_user_wraps(lq, g->n, a);

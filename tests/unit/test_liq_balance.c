@@ -7,6 +7,7 @@
  * as well as through liq_balance_plan (which may hide a fault of either).
  */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -107,6 +108,8 @@ test_halo_deepens_with_latency(void **state)
     assert_int_equal(decomp_hilbert_order(&grid, curve), 0);
     for (int r = 0; r < 32; r++)
         owner[curve[r]] = r / 8;
+    /* Regions kept apart (a Neumann face): deeper halos cost more. */
+    g.apart = 1;
     none = liq_opts_halo(&o, &g, owner, 0, 0);
     fast = liq_opts_halo(&o, &g, owner, 1e-4, speed);
     slow = liq_opts_halo(&o, &g, owner, 10e-3, speed);
@@ -127,6 +130,15 @@ test_halo_deepens_with_latency(void **state)
     o.halo = 2;
     given = liq_opts_halo(&o, &g, owner, 3.5e-3, speed);
     assert_int_equal(given, 2);
+    /* Each worker's quanta in as few boxes as they make: 10 sweeps compute
+     * 9.7 % more points, within the slack, so the epoch is one block
+     * whatever the latency. */
+    g.apart = 0;
+    o.halo = 0;
+    assert_true(fabs(liq_halo_work(&g, o.kernel, 10, owner, o.heavy) - 1.0968) < 1e-3);
+    assert_int_equal(liq_halo_auto(&g, o.kernel, o.epoch, owner, o.heavy), 10);
+    assert_int_equal(liq_opts_halo(&o, &g, owner, 0, 0), 10);
+    assert_int_equal(liq_opts_halo(&o, &g, owner, 1e-4, speed), 10);
 }
 
 /* The same CPU times on equal CPUs are heavy quanta, not a slow worker: the

@@ -18,6 +18,8 @@
 
 /* Taken off every halo's depth: a test that the comparison can fail. */
 static int depth_cut;
+/* liq_geom.apart of sim_place's regions. */
+static int sim_apart;
 /* Jacobi sweeps per pass, when not the plan's (0): the worker runs both
  * (one sweep per pass where its boxes fit in the last-level cache). */
 static int force_steps;
@@ -50,6 +52,7 @@ sim_place(const int n[3], int nq, const int *owner, enum liq_kernel k, int iters
     struct liq_patch *patch = NULL;
 
     assert_int_equal(liq_geom_make(&g, n, nq), 0);
+    g.apart = sim_apart;
     liq_coeffs(n, &c, &c2);
     assert_non_null(own);
     assert_non_null(of);
@@ -316,11 +319,21 @@ test_regions_cut(void **state)
     assert_int_equal(of[0], 0);
     assert_int_equal(b[0].heavy, 1);
     assert_int_equal(b[1].heavy + b[2].heavy + b[3].heavy, 0);
-    /* 4x4x4 quanta, one owner and a foreign face at k = 0: the quanta away
-     * from it make a region that computes while the ghosts travel. */
+    /* 4x4x4 quanta, owner 1 the layer at k = 0, owner 0 the rest: owner 0's
+     * quanta make one box, which needs owner 1's points (its inner boxes
+     * compute while the ghosts travel). */
     assert_int_equal(liq_geom_make(&g, n, 64), 0);
     for (int i = 0; i < 64; i++)
         own[i] = i < 16 ? 1 : 0;
+    nr = liq_regions(&g, own, 1, 1, of, b);
+    assert_int_equal(nr, 2);
+    assert_int_equal(of[16], of[63]);
+    assert_int_equal(b[of[63]].remote, 1);
+    assert_int_equal(b[of[63]].lo[2], 10);
+    assert_int_equal(b[of[0]].remote, 1);
+    /* Kept apart (a Neumann face): the quanta away from the foreign face
+     * make a region that computes while the ghosts travel. */
+    g.apart = 1;
     nr = liq_regions(&g, own, 1, 1, of, b);
     assert_int_equal(nr, 3); /* owner 1's slab; owner 0's slab next to it; the rest */
     assert_int_equal(b[of[63]].remote, 0);
@@ -343,9 +356,10 @@ test_regions_bit_identical(void **state)
     unsigned seed = 12345;
 
     (void)state;
-    for (int trial = 0; trial < 6; trial++) {
+    for (int trial = 0; trial < 12; trial++) {
         enum liq_kernel k = trial % 2 ? LIQ_RBGS : LIQ_JACOBI;
 
+        sim_apart = trial >= 6; /* regions by class, and kept apart */
         /* Blocks of a few owners, then some quanta given away at random. */
         for (int i = 0; i < 27; i++) {
             seed = seed * 1103515245u + 12345u;
@@ -356,6 +370,7 @@ test_regions_bit_identical(void **state)
         assert_true(sim_place(n, 27, own, k, 11, 1 + trial % 4, 1, 32768, KERN_PLAN_FAST, &nr));
         assert_true(nr < 27);
     }
+    sim_apart = 0;
     /* Heavy quanta of one owner, and a padded layout. */
     for (int i = 0; i < 27; i++)
         own[i] = i / 14;
