@@ -140,9 +140,13 @@ check "after the strangers the link still carries whole 16 MB messages" \
     wait_for 60 grep -q "^got 2" "$T/idle"
 # A receive returns the message it waits for even when the sender keeps
 # the link full: the reader does not queue the hog's later messages first.
+# (22 MB in the plain build; 50 MB under ASan, whose quarantine holds
+# freed messages; before the fix 150-736 MB in 5 runs of 8.)
 peak=$(sed -n 's/^peak_kb //p' "$T/idle")
-check "... and the reader read little ahead of them (peak $((${peak:-0} / 1024)) MB, at most 3 messages)" \
-    test "${peak:-0}" -gt 0 -a "${peak:-0}" -le $((3 * BIG / 1024))
+most=3
+sanitized "$P" && most=6
+check "... and the reader read little ahead of them (peak $((${peak:-0} / 1024)) MB, at most $most messages)" \
+    test "${peak:-0}" -gt 0 -a "${peak:-0}" -le $((most * BIG / 1024))
 # idle now reads nothing: the hog blocks inside a message on the link.
 sleep 1
 check "the hog is blocked in a send, not finished" kill -0 $HOG
