@@ -51,8 +51,9 @@ liq_sweep_trace(struct liq_worker *w, const struct liq_region *r, double t0, dou
  * A block of iters iterations on the regions that do (remote = 1) or do
  * not need another worker's points: each a block of shrinking boxes
  * (liq_ubox_block); with inner = 1, only the inner boxes of those that
- * can run in two passes around the ghosts' arrival (liq_ubox_split) --
- * their skirts then come with remote = 1, and their times add up.
+ * can run in two passes around the ghosts' arrival (liq_ubox_split) and
+ * wait on no face in x -- their skirts then come with remote = 1, and
+ * their times add up.
  */
 double
 liq_sweep(struct liq_worker *w, int remote, int inner, int iters)
@@ -62,7 +63,11 @@ liq_sweep(struct liq_worker *w, int remote, int inner, int iters)
     for (int i = 0; i < w->nrg; i++) {
         struct liq_region *r = w->rg[i];
         double t0, c0;
-        int split = remote && liq_ubox_can_split(&r->u, w->user, w->g.n, iters), rc = 0, part;
+        /* A region that waits on a face in x does not split: its skirt
+         * would be short rows, which cost more than the overlap saves. */
+        int split = remote && !r->stale[0] && !r->stale[1] &&
+                    liq_ubox_can_split(&r->u, w->user, w->g.n, iters);
+        int rc = 0, part;
 
         if (r->box.remote != remote || (inner && !split))
             continue;

@@ -424,4 +424,13 @@ check "... and every worker computed while its ghosts were on the way" python3 -
 r = json.load(open(sys.argv[1]))
 o = [x["overlap_cpu_s"] for x in r["workers"] if x["compute_cpu_s"] > 0]
 sys.exit(0 if r["quanta"]["grid"] == [1, 1, 16] and o and all(x > 0 for x in o) else 1)' "$T/split.z.json"
+# Quanta in one row (16x1x1): every face that waits is in x, and such a
+# region does not split (its skirt would be rows of a few points).
+check "jacobi on a row of quanta, each region swept whole once its ghosts came, is bit-identical" \
+    verify --grid 256x16x16 --iters 17 --epoch 5 --halo 3 --quanta 4 --decomp row \
+    --kernel jacobi --json "$T/split.x.json"
+check "... and no worker computed while its ghosts were on the way" python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+o = [x["overlap_cpu_s"] for x in r["workers"] if x["compute_cpu_s"] > 0]
+sys.exit(0 if r["quanta"]["grid"] == [16, 1, 1] and o and all(x == 0 for x in o) else 1)' "$T/split.x.json"
 check "halt" "$VMCTL" halt
