@@ -416,21 +416,26 @@ r = json.load(open(sys.argv[1]))
 o = [round(x["overlap_cpu_s"] / x["compute_cpu_s"], 2) for x in r["workers"] if x["compute_cpu_s"] > 0]
 print("# share of the kernels overlapped, per worker:", o)
 sys.exit(0 if any(x > 0 for x in o) and all(0 <= x <= 1 for x in o) else 1)' "$T/split.row.json"
+# overlapped JSON GRID TEST: the quanta grid is GRID and each working
+# worker's overlapped kernel CPU passes TEST (a Python condition on x).
+overlapped() {
+    python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+o = [w["overlap_cpu_s"] for w in r["workers"] if w["compute_cpu_s"] > 0]
+sys.exit(0 if r["quanta"]["grid"] == json.loads(sys.argv[2]) and o and
+         all(eval(sys.argv[3]) for x in o) else 1)' "$@"
+}
 # Quanta in one column (1x1x16): every face that waits is in z.
 check "jacobi on a column of quanta, regions started before their ghosts come, is bit-identical" \
     verify --grid 16x16x256 --iters 17 --epoch 5 --halo 3 --quanta 4 --decomp row \
     --kernel jacobi --json "$T/split.z.json"
-check "... and every worker computed while its ghosts were on the way" python3 -c 'import json, sys
-r = json.load(open(sys.argv[1]))
-o = [x["overlap_cpu_s"] for x in r["workers"] if x["compute_cpu_s"] > 0]
-sys.exit(0 if r["quanta"]["grid"] == [1, 1, 16] and o and all(x > 0 for x in o) else 1)' "$T/split.z.json"
+check "... and every worker computed while its ghosts were on the way" \
+    overlapped "$T/split.z.json" "[1, 1, 16]" "x > 0"
 # Quanta in one row (16x1x1): every face that waits is in x, and such a
 # region does not split (its skirt would be rows of a few points).
 check "jacobi on a row of quanta, each region swept whole once its ghosts came, is bit-identical" \
     verify --grid 256x16x16 --iters 17 --epoch 5 --halo 3 --quanta 4 --decomp row \
     --kernel jacobi --json "$T/split.x.json"
-check "... and no worker computed while its ghosts were on the way" python3 -c 'import json, sys
-r = json.load(open(sys.argv[1]))
-o = [x["overlap_cpu_s"] for x in r["workers"] if x["compute_cpu_s"] > 0]
-sys.exit(0 if r["quanta"]["grid"] == [16, 1, 1] and o and all(x == 0 for x in o) else 1)' "$T/split.x.json"
+check "... and no worker computed while its ghosts were on the way" \
+    overlapped "$T/split.x.json" "[16, 1, 1]" "x == 0"
 check "halt" "$VMCTL" halt
