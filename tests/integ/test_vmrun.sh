@@ -231,11 +231,11 @@ print("# quanta, held MB, held at most MB:", [(w["quanta"], round(w["held_bytes"
       round(w["held_peak_bytes"] / 1e6, 2)) for w in W])
 sys.exit(0 if all(w["held_peak_bytes"] >= w["held_bytes"] for w in W) and
          any(w["held_peak_bytes"] > w["held_bytes"] for w in W) else 1)' "$T/nu.json"
-# The uniform job runs at --halo 1: at the automatic halo (5) each worker's
-# region also sweeps redundant points, a little unevenly (the placement
-# counts points, not them): in the plain build the model then found
-# 0.05-0.13 to gain in the median epoch (0.13-0.20 when each octant was
-# cut into 4 boxes); at --halo 1, 0.02-0.06.
+# The uniform job runs at --halo 1.  At the automatic halo (5) the model's
+# median epoch gain read 0.00-0.02 idle (0.13-0.20 while each octant was
+# cut into 4 boxes and split in x, docs/decisions.md), but 0.19-0.21 in 2
+# runs of 3 beside two busy loops; at --halo 1, 0.02-0.06 idle and
+# 0.05-0.11 beside them.
 check "uniform (P = 8, Q = 8, halo 1): the job runs" nonuniform --heavy 1 --halo 1
 echo "# uniform: moved per epoch $(e 'print([x["moved"] for x in E]) or True'), modelled gain $(e 'print([round(g, 2) for g in G]) or True'), BE $(e 'print([round(x["be"], 2) for x in E]) or True')"
 check "... 9 epochs; the model finds it balanced (their median gain under min_gain)" \
