@@ -210,6 +210,19 @@ farm_args(struct farm_opts *o, int argc, char **argv)
     }
     if (bad)
         return 2;
+    if (o->lf.reclaim_below > 1 || o->lf.rejoin_above > 1) {
+        fprintf(stderr, "vmrun farm: --reclaim-below and --rejoin-above are shares of one CPU, "
+                        "0..1\n");
+        return 2;
+    }
+    /* Both 0: no host leaves for its owner's load. */
+    if (o->lf.reclaim && o->lf.rejoin_above <= o->lf.reclaim_below &&
+        !(o->lf.rejoin_above == 0 && o->lf.reclaim_below == 0)) {
+        fprintf(stderr, "vmrun farm: --rejoin-above (%g) must be above --reclaim-below (%g) "
+                        "(or both 0), or a host would leave and come back in turn\n",
+                o->lf.rejoin_above, o->lf.reclaim_below);
+        return 2;
+    }
     if ((o->range != NULL) + (o->items != NULL) + (o->grid != NULL) != 1) {
         fprintf(stderr, "vmrun farm: give exactly one of --range, --items and --grid\n");
         return 2;

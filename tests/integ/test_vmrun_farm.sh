@@ -71,6 +71,9 @@ usage_err "{z} on a 2D grid" "3D" --grid 2x2 -- echo {z}
 usage_err "two item sources" "exactly one" --range 1:3 --grid 2x2 -- echo {}
 usage_err "no command" "no command" --range 1:3
 usage_err "a bad --timeout" "timeout" --range 1:3 --timeout -1 -- echo {}
+usage_err "--rejoin-above under --reclaim-below" "must be above" --range 1:3 \
+    --reclaim-below 0.3 --rejoin-above 0.2 -- echo {}
+usage_err "a share above one CPU" "shares of one CPU" --range 1:3 --reclaim-below 1.5 -- echo {}
 "$VMRUN" farm --range 1:3 --quiet -- echo {} >"$T/novm.out" 2>"$T/novm.err"
 rc=$?
 check "with no VM: exit 1 and a message naming vmctl start (exit $rc)" bash -c \
