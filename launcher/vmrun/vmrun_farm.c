@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "liq.h"
 #include "liq_farm.h"
 #include "lvm_err.h"
 #include "pvm3.h"
@@ -210,17 +211,11 @@ farm_args(struct farm_opts *o, int argc, char **argv)
     }
     if (bad)
         return 2;
-    if (o->lf.reclaim_below > 1 || o->lf.rejoin_above > 1) {
-        fprintf(stderr, "vmrun farm: --reclaim-below and --rejoin-above are shares of one CPU, "
-                        "0..1\n");
-        return 2;
-    }
-    /* Both 0: no host leaves for its owner's load. */
-    if (o->lf.reclaim && o->lf.rejoin_above <= o->lf.reclaim_below &&
-        !(o->lf.rejoin_above == 0 && o->lf.reclaim_below == 0)) {
-        fprintf(stderr, "vmrun farm: --rejoin-above (%g) must be above --reclaim-below (%g) "
-                        "(or both 0), or a host would leave and come back in turn\n",
-                o->lf.rejoin_above, o->lf.reclaim_below);
+    char why[160];
+
+    if (liq_reclaim_check(o->lf.reclaim_below, o->lf.rejoin_above, o->lf.reclaim, why,
+                          sizeof(why)) != 0) {
+        fprintf(stderr, "vmrun farm: %s\n", why);
         return 2;
     }
     if ((o->range != NULL) + (o->items != NULL) + (o->grid != NULL) != 1) {

@@ -602,6 +602,12 @@ int liq_balance_plan(const struct liq_balance_in *in, int32_t *owner, struct liq
 struct liq_reclaim_opts {
     double below, after, rejoin_above, rejoin_after;
 };
+/* Thresholds a user gave: below and rejoin_above are shares of one CPU
+ * (0..1), and with reclaim on rejoin_above must be above below, or a host
+ * would leave and come back in turn -- unless both are 0: no host leaves
+ * for its owner's load, and one that returns is taken back after
+ * rejoin_after whatever its share.  0, or -1 with why (no program name). */
+int liq_reclaim_check(double below, double rejoin_above, int reclaim, char *why, size_t len);
 
 /* Reclaim (seed 002's coarse layer), per host. */
 struct liq_reclaim {

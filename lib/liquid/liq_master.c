@@ -860,13 +860,9 @@ liq_stencil_main(const struct liq_program *prog, int argc, char **argv)
     if ((rc = liq_mu_prepare(o.user, &o, prog, &up)) != 0)
         return rc == -2 ? LIQ_EXIT_FAIL : LIQ_EXIT_USAGE;
     prog = &up;
-    /* Both 0: no host leaves for its owner's load, and one that returns
-     * to the VM is taken back after --rejoin-after whatever its share. */
-    if (o.balance && o.reclaim && o.rejoin_above <= o.reclaim_below &&
-        !(o.rejoin_above == 0 && o.reclaim_below == 0)) {
-        fprintf(stderr, "%s: --rejoin-above (%g) must be above --reclaim-below (%g) "
-                        "(or both 0), or a host would leave and come back in turn\n",
-                prog->name, o.rejoin_above, o.reclaim_below);
+    if (liq_reclaim_check(o.reclaim_below, o.rejoin_above, o.balance && o.reclaim, vm.why,
+                          sizeof(vm.why)) != 0) {
+        fprintf(stderr, "%s: %s\n", prog->name, vm.why);
         return LIQ_EXIT_USAGE;
     }
     if (liq_fields_check(&o, vm.why, sizeof(vm.why)) != 0) {

@@ -6,6 +6,25 @@
  */
 #include "liq.h"
 
+#include <stdio.h>
+
+int
+liq_reclaim_check(double below, double rejoin_above, int reclaim, char *why, size_t len)
+{
+    if (!(below >= 0 && below <= 1 && rejoin_above >= 0 && rejoin_above <= 1)) {
+        snprintf(why, len, "--reclaim-below and --rejoin-above are shares of one CPU, 0..1");
+        return -1;
+    }
+    if (reclaim && rejoin_above <= below && !(rejoin_above == 0 && below == 0)) {
+        snprintf(why, len,
+                 "--rejoin-above (%g) must be above --reclaim-below (%g) (or both 0), "
+                 "or a host would leave and come back in turn",
+                 rejoin_above, below);
+        return -1;
+    }
+    return 0;
+}
+
 int
 liq_reclaim_step(struct liq_reclaim *r, int nhosts, const double *cap, const int *count,
                  double now, const struct liq_reclaim_opts *o, int *act)
