@@ -74,7 +74,7 @@ install-liquid: all
 	ln -sf libliquid.so.0 $(DESTDIR)$(PREFIX)/lib/libliquid.so
 	if [ -f lib/liquid/liquid.h ]; then install -m 644 lib/liquid/liquid.h $(DESTDIR)$(PREFIX)/include/; fi
 	$(call pcfile,lib/liquid/liquid.pc.in,$(DESTDIR)$(PREFIX)/lib/pkgconfig/liquid.pc.tmp)
-	sed -e 's|@LIBS_PRIVATE@|$(strip $(shell pkg-config --libs libconfig 2>/dev/null) -lm)|' \
+	sed -e 's|@LIBS_PRIVATE@|$(strip $(shell pkg-config --libs libconfig 2>/dev/null))|' \
 	    $(DESTDIR)$(PREFIX)/lib/pkgconfig/liquid.pc.tmp > $(DESTDIR)$(PREFIX)/lib/pkgconfig/liquid.pc
 	rm -f $(DESTDIR)$(PREFIX)/lib/pkgconfig/liquid.pc.tmp
 
