@@ -22,6 +22,10 @@ struct vtask {
     int shared;                 /* the console session's connection: left open */
     int show_output;            /* print children's output lines */
     struct vmctl_outsrc out;    /* spawn -o: whose output is still to end */
+    FILE *jout;                 /* spawn -o --json: the lines so far, as JSON */
+    char *jbuf;
+    size_t jlen;
+    int jlines;
     unsigned char hostwatch[VMCTL_HOSTS_BITS];
 };
 
@@ -34,8 +38,13 @@ task_frame(struct vmctl *v, struct vtask *t, const struct wire_hdr *h, const uns
         return;
     if (h->ctx == WIRE_CTX_OUTPUT) {
         vmctl_outsrc_frame(&t->out, t->fd, h, b);
-        if (t->show_output && !v->json && vmctl_output_line(h))
+        if (t->show_output && t->jout != NULL && vmctl_output_line(h)) {
+            fprintf(t->jout, "%s{\"tid\":%u,\"line\":", t->jlines++ ? "," : "", h->src);
+            wire_json_bytes(t->jout, b ? (const char *)b : "", b ? h->len : 0);
+            fputc('}', t->jout);
+        } else if (t->show_output && !v->json && vmctl_output_line(h)) {
             printf("[t%x] %.*s\n", h->src, (int)h->len, b ? (const char *)b : "");
+        }
     } else if (h->tag == VMCTL_HOSTDEL_TAG && (h->src & WIRE_TID_LOCAL_MASK) == 0 &&
                h->len >= 4 && b != NULL) {
         vmctl_outsrc_host_lost(&t->out, wire_be32_get(b));
@@ -672,7 +681,7 @@ spawn_failed_hosts(const struct spawn_result *sr, int code, char *buf, size_t ca
  */
 static void
 spawn_print(const struct vmctl *v, const struct spawn_result *sr, int n, int job,
-            const char *trace)
+            const char *trace, const char *output)
 {
     char why[1024], hosts[512];
     if (v->json) {
@@ -703,7 +712,10 @@ spawn_print(const struct vmctl *v, const struct spawn_result *sr, int n, int job
                 printf("null");
             printf(",\"dtid\":%u}", sr->hosts[k]);
         }
-        printf("]}\n");
+        printf("]");
+        if (output != NULL)
+            printf(",\"output\":[%s]", output);
+        printf("}\n");
     } else {
         if (job > 0)
             printf("[%d]\n", job);
@@ -729,6 +741,16 @@ spawn_print(const struct vmctl *v, const struct spawn_result *sr, int n, int job
         }
     }
     fflush(stdout);
+}
+
+static void
+json_out_free(struct vtask *t)
+{
+    if (t->jout != NULL)
+        fclose(t->jout);
+    t->jout = NULL;
+    free(t->jbuf);
+    t->jbuf = NULL;
 }
 
 /* spawn -o: show the output of the tasks and of every task they start,
@@ -831,6 +853,11 @@ vmctl_cmd_spawn(struct vmctl *v, int argc, char **argv)
         wire_put_str(&req, argv[k]);
     vmctl_env_put_exports(&req, tenv, ntrace);
     t.show_output = out;
+    if (out && !background && v->json && (t.jout = open_memstream(&t.jbuf, &t.jlen)) == NULL) {
+        wire_wbuf_free(&req);
+        vmctl_task_close(t.fd, t.shared);
+        return fail(v, -ENOMEM, "spawn");
+    }
     rc = task_request(v, &t, WIRE_T_TASK_SPAWN, &req, &body, &len, &status);
     wire_wbuf_free(&req);
     if (rc == 0)
@@ -840,6 +867,7 @@ vmctl_cmd_spawn(struct vmctl *v, int argc, char **argv)
         if (job > 0)
             vmctl_session_job_start(v->sess, job, NULL, 0);
         vmctl_outsrc_free(&t.out);
+        json_out_free(&t);
         vmctl_task_close(t.fd, t.shared);
         if (traced != NULL && traced[0] == '\0')
             rmdir(tdir);
@@ -852,6 +880,7 @@ vmctl_cmd_spawn(struct vmctl *v, int argc, char **argv)
         if (job > 0)
             vmctl_session_job_start(v->sess, job, NULL, 0);
         vmctl_outsrc_free(&t.out);
+        json_out_free(&t);
         vmctl_task_close(t.fd, t.shared);
         return fail(v, -ENOMEM, "spawn");
     }
@@ -875,15 +904,24 @@ vmctl_cmd_spawn(struct vmctl *v, int argc, char **argv)
     /* The run's own folder, made for it: gone again if nothing started. */
     if (sr->ok == 0 && traced != NULL && traced[0] == '\0')
         rmdir(tdir);
-    spawn_print(v, sr, n, sr->ok > 0 ? job : 0, tdir);
+    /* With --json the object ends with the tasks' output lines, so it
+     * is printed once they have ended. */
+    if (t.jout == NULL)
+        spawn_print(v, sr, n, sr->ok > 0 ? job : 0, tdir, NULL);
     if (job > 0)
         vmctl_session_job_start(v->sess, job, sr->tids, sr->cnt);
     if (out && !background && sr->ok > 0)
         spawn_watch(v, &t, sr->tids, sr->cnt);
+    if (t.jout != NULL) {
+        fclose(t.jout);
+        t.jout = NULL;
+        spawn_print(v, sr, n, sr->ok > 0 ? job : 0, tdir, t.jbuf ? t.jbuf : "");
+    }
     rc = sr->ok == n ? VMCTL_EXIT_OK : VMCTL_EXIT_FAIL;
     free(sr->names.rows);
     free(sr);
     vmctl_outsrc_free(&t.out);
+    json_out_free(&t);
     vmctl_task_close(t.fd, t.shared);
     return rc;
 }

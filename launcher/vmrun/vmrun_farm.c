@@ -22,6 +22,7 @@
 #include "liq_farm.h"
 #include "lvm_err.h"
 #include "pvm3.h"
+#include "wire.h"
 
 
 struct farm_opts {
@@ -239,11 +240,11 @@ write_result(struct farm *fm, uint64_t idx, int w, const struct farm_run *r, int
     fputs("{\"item\":", fp);
     farm_items_json(fp, &fm->it, idx);
     fprintf(fp, ",\"index\":%llu,\"exit\":%d,\"stdout\":", (unsigned long long)idx, r->exit);
-    farm_json_bytes(fp, r->out, r->outlen);
+    wire_json_bytes(fp, r->out, r->outlen);
     fputs(",\"stderr\":", fp);
-    farm_json_bytes(fp, r->err, r->errlen);
+    wire_json_bytes(fp, r->err, r->errlen);
     fputs(",\"host\":", fp);
-    farm_json_bytes(fp, fm->m.vm.host[fm->m.vm.whost[w]].name,
+    wire_json_bytes(fp, fm->m.vm.host[fm->m.vm.whost[w]].name,
                     strlen(fm->m.vm.host[fm->m.vm.whost[w]].name));
     fprintf(fp, ",\"seconds\":%.3f,\"cpu_s\":%.3f,\"attempts\":%d", r->seconds,
             r->cpu, attempts);
@@ -333,7 +334,7 @@ write_report(struct farm *fm, FILE *fp, double makespan)
     for (int i = 0; i < fm->o->argc; i++) {
         if (i)
             fputc(',', fp);
-        farm_json_bytes(fp, fm->o->argv[i], strlen(fm->o->argv[i]));
+        wire_json_bytes(fp, fm->o->argv[i], strlen(fm->o->argv[i]));
     }
     fprintf(fp, "],\"items\":%llu,\"exit0\":%llu,\"failed\":%llu,\"timeouts\":%llu,"
                 "\"not_run\":%llu,",

@@ -103,10 +103,6 @@ int farm_command_has_placeholder(char *const *argv, int argc);
 /* One argument with {} {x} {y} {z} replaced.  0, or -1 if it would not fit. */
 int farm_expand(const char *arg, const char *item, const int xyz[3], char *out, size_t len);
 
-/* len bytes as a JSON string: control characters escaped, bytes that are
- * not UTF-8 replaced by U+FFFD. */
-void farm_json_bytes(FILE *fp, const char *s, size_t len);
-
 /* ---- one item's run (vmrun_farm_exec.c) ---- */
 
 struct farm_run {

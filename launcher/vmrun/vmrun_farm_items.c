@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "liq_fractile.h"
+#include "wire.h"
 
 /* Most file errors reported in one run; after them, "and N more". */
 #define FARM_ERRS_MAX 8
@@ -100,24 +101,6 @@ farm_items_range(struct farm_items *it, const char *spec, char *err, size_t errl
     return 0;
 }
 
-/* Is s[0..len) valid UTF-8? */
-static int
-utf8_ok(const unsigned char *s, size_t len)
-{
-    for (size_t i = 0; i < len;) {
-        unsigned c = s[i];
-        size_t k = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-
-        if (k == 0 || i + k > len)
-            return 0;
-        for (size_t j = 1; j < k; j++)
-            if ((s[i + j] & 0xc0) != 0x80)
-                return 0;
-        i += k;
-    }
-    return 1;
-}
-
 int
 farm_items_file(struct farm_items *it, const char *path, char *err, size_t errlen)
 {
@@ -148,7 +131,7 @@ farm_items_file(struct farm_items *it, const char *path, char *err, size_t errle
             what = "holds a NUL byte (not a text file?)";
         else if (len >= FARM_ITEM_MAX)
             what = "longer than 4095 bytes";
-        else if (!utf8_ok((const unsigned char *)line, (size_t)len))
+        else if (!wire_utf8_ok((const unsigned char *)line, (size_t)len))
             what = "is not UTF-8 text";
         if (what != NULL) {
             if (++nerr <= FARM_ERRS_MAX)
@@ -295,7 +278,7 @@ farm_items_json(FILE *fp, const struct farm_items *it, uint64_t idx)
         fputs(buf, fp);
         break;
     case FARM_ITEMS:
-        farm_json_bytes(fp, buf, strlen(buf));
+        wire_json_bytes(fp, buf, strlen(buf));
         break;
     case FARM_GRID:
         fprintf(fp, "[%s]", buf);
@@ -398,52 +381,4 @@ farm_expand(const char *arg, const char *item, const int xyz[3], char *out, size
     }
     out[o] = '\0';
     return 0;
-}
-
-void
-farm_json_bytes(FILE *fp, const char *s, size_t len)
-{
-    const unsigned char *u = (const unsigned char *)s;
-
-    putc('"', fp);
-    for (size_t i = 0; i < len;) {
-        unsigned c = u[i];
-
-        if (c >= 0x80) {
-            size_t k = (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-
-            if (k != 0 && utf8_ok(u + i, i + k <= len ? k : len - i) && i + k <= len) {
-                fwrite(u + i, 1, k, fp);
-                i += k;
-            } else {
-                fputs("\\ufffd", fp);
-                i++;
-            }
-            continue;
-        }
-        switch (c) {
-        case '"':
-            fputs("\\\"", fp);
-            break;
-        case '\\':
-            fputs("\\\\", fp);
-            break;
-        case '\n':
-            fputs("\\n", fp);
-            break;
-        case '\t':
-            fputs("\\t", fp);
-            break;
-        case '\r':
-            fputs("\\r", fp);
-            break;
-        default:
-            if (c < 0x20 || c == 0x7f)
-                fprintf(fp, "\\u%04x", c);
-            else
-                putc((int)c, fp);
-        }
-        i++;
-    }
-    putc('"', fp);
 }

@@ -96,8 +96,12 @@ int wire_errf(char *err, size_t errlen, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 /* wire_json.c: s as a quoted JSON string, every control character escaped
- * (names come from the network). */
+ * and every byte outside valid UTF-8 as U+FFFD (names come from the
+ * network); wire_json_bytes for len bytes that may hold NULs. */
 void wire_json_str(FILE *fp, const char *s);
+void wire_json_bytes(FILE *fp, const char *s, size_t len);
+/* 1 if len bytes at s are valid UTF-8. */
+int wire_utf8_ok(const unsigned char *s, size_t len);
 
 enum wire_type {
     /* daemon <-> daemon */

@@ -8,6 +8,14 @@ check "start a local VM of 3 hosts" "$VMCTL" start --local 3 -c "$T/test.conf"
 
 check "spawn -o shows a task's output and returns when it exits" \
     bash -c '"$0" spawn -o pvm_pingpong | grep -q "^\[t[0-9a-f]*\] usage: pvm_pingpong"' "$VMCTL"
+check "spawn -o --json is one JSON object holding the task's lines, escaped, after they end" \
+    bash -c '"$0" --json spawn -o /bin/sh -c "echo out1; printf \"a\\tb\\377\\n\"; sleep 1; echo out2" >"$1" &&
+        python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = d[\"tasks\"][0][\"tid\"]
+assert d[\"ok\"] and d[\"output\"] == [{\"tid\": t, \"line\": l} for l in (\"out1\", \"a\\tb\\ufffd\", \"out2\")], d
+" "$1"' "$VMCTL" "$T/spawn_o.json"
 check "spawn -3 sleep starts 3 tasks over the hosts" \
     bash -c '"$0" spawn -3 sleep 60 | head -1 | grep -q "^3 successful"' "$VMCTL"
 check "ps -a --json lists the 3 sleeps on 3 hosts, by name and dtid" bash -c \

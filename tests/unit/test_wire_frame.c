@@ -750,6 +750,31 @@ test_wire_env_spawnable(void **state)
     assert_false(wire_env_spawnable("LIQUIDVM_PARENT=0x40001"));
 }
 
+/* wire_json_bytes: quotes, backslashes and controls escaped; valid UTF-8
+ * kept; a stray continuation byte, a lead byte cut short and 0xff become
+ * U+FFFD; a NUL inside len is escaped, not an end. */
+static void
+test_wire_json_bytes_is_always_json(void **state)
+{
+    static const char in[] = "a\"b\\c\n\x01\xc3\xa9\x80\xff\xe2\x82\0z\xf0\x9f";
+    char *out = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&out, &len);
+
+    (void)state;
+    assert_non_null(fp);
+    wire_json_bytes(fp, in, sizeof(in) - 1);
+    fputc(' ', fp);
+    wire_json_str(fp, "t\tx");
+    fclose(fp);
+    assert_string_equal(out, "\"a\\\"b\\\\c\\n\\u0001\xc3\xa9\\ufffd\\ufffd\\ufffd\\ufffd"
+                             "\\u0000z\\ufffd\\ufffd\" \"t\\tx\"");
+    assert_true(wire_utf8_ok((const unsigned char *)"\xc3\xa9x", 3));
+    assert_false(wire_utf8_ok((const unsigned char *)"\xc3", 1));
+    assert_false(wire_utf8_ok((const unsigned char *)"\x80", 1));
+    free(out);
+}
+
 int
 main(void)
 {
@@ -774,6 +799,7 @@ main(void)
         cmocka_unit_test(test_wire_err_maps_errno_codes),
         cmocka_unit_test(test_wire_err_zero_and_unknown_codes_are_never_null),
         cmocka_unit_test(test_wire_env_spawnable),
+        cmocka_unit_test(test_wire_json_bytes_is_always_json),
     };
     return cmocka_run_group_tests_name("wire_frame", tests, NULL, NULL);
 }
