@@ -30,19 +30,28 @@ vmctl_request_on_notice(vmctl_notice_fn *fn, void *arg)
     notice_arg = arg;
 }
 
+/* What the last vmctl_connect failed with, for vmctl_connect_why. */
+static int connect_failure;
+static char connect_text[512];
+
 int
 vmctl_fail(const struct vmctl *v, int code, const char *what)
 {
+    char msg[4600];
+
+    if (vmctl_connect_why(code))
+        snprintf(msg, sizeof(msg), "%s: %s (in %s)", what, vmctl_connect_why(code), v->home);
+    else if (code == WIRE_ENOVM)
+        snprintf(msg, sizeof(msg), "%s: no virtual machine is running in %s (vmctl start)", what,
+                 v->home);
+    else
+        snprintf(msg, sizeof(msg), "%s: %s", what, wire_strerror(code));
     if (v->json) {
         printf("{\"ok\":false,\"error\":");
-        wire_json_str(stdout, wire_strerror(code));
+        wire_json_str(stdout, msg);
         printf(",\"code\":\"%s\"}\n", wire_errname(code));
-    } else if (code == WIRE_ENOVM) {
-        fprintf(stderr, "vmctl: %s: no virtual machine is running in %s\n", what, v->home);
-    } else if (vmctl_connect_why(code)) {
-        fprintf(stderr, "vmctl: %s: %s (in %s)\n", what, vmctl_connect_why(code), v->home);
     } else {
-        fprintf(stderr, "vmctl: %s: %s\n", what, wire_strerror(code));
+        fprintf(stderr, "vmctl: %s\n", msg);
     }
     return VMCTL_EXIT_FAIL;
 }
@@ -62,14 +71,23 @@ vmctl_socket_path(const struct vmctl *v, char *out, size_t cap)
     return wire_sock_find(v->home, host, out, cap);
 }
 
-/* What the last vmctl_connect failed with, for vmctl_connect_why. */
-static int connect_failure;
-
+/* --host NAME (or LIQUIDVM_HOST) with no socket of that name while the
+ * VM's master answers: not a daemon of this VM on this machine. */
 int
 vmctl_connect(const struct vmctl *v)
 {
+    const char *host = v->host[0] ? v->host : getenv("LIQUIDVM_HOST");
     char path[4300];
     int rc = vmctl_socket_path(v, path, sizeof(path));
+
+    connect_text[0] = '\0';
+    if (rc == WIRE_ENOVM && host != NULL && host[0] != '\0' &&
+        wire_sock_find(v->home, NULL, path, sizeof(path)) == 0) {
+        snprintf(connect_text, sizeof(connect_text),
+                 "%.255s is not a daemon of this virtual machine on this machine (--host and "
+                 "LIQUIDVM_HOST name one; vmctl conf lists the hosts)", host);
+        rc = WIRE_ENOHOST;
+    }
     if (rc == 0)
         rc = wire_sock_connect(path);
     connect_failure = rc < 0 ? rc : 0;
@@ -79,7 +97,9 @@ vmctl_connect(const struct vmctl *v)
 const char *
 vmctl_connect_why(int code)
 {
-    return code < 0 && code == connect_failure ? wire_sock_why(code) : NULL;
+    if (code >= 0 || code != connect_failure)
+        return NULL;
+    return connect_text[0] ? connect_text : code == WIRE_ENOVM ? NULL : wire_sock_why(code);
 }
 
 int

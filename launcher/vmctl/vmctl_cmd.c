@@ -39,23 +39,6 @@ fail(struct vmctl *v, int code, const char *fmt, const char *arg)
     return VMCTL_EXIT_FAIL;
 }
 
-static int
-fail_code(struct vmctl *v, int code, const char *what)
-{
-    char msg[4600];
-    int n;
-    if (code == WIRE_ENOVM)
-        n = snprintf(msg, sizeof(msg), "%s: no virtual machine is running in %s (vmctl start)",
-                     what, v->home);
-    else if (vmctl_connect_why(code))
-        n = snprintf(msg, sizeof(msg), "%s: %s (in %s)", what, vmctl_connect_why(code), v->home);
-    else
-        n = snprintf(msg, sizeof(msg), "%s: %s", what, wire_strerror(code));
-    (void)n;
-    return fail(v, code, "%s", msg);
-}
-
-
 /* Options shared by every command that takes only --json/-h. */
 static int
 simple_opts(struct vmctl *v, int argc, char **argv, const char *help, int *first_arg)
@@ -593,7 +576,7 @@ names_cmd(struct vmctl *v, int argc, char **argv, int type)
     struct add_result res = { 0, 0 };
     rc = hosts_op(v, type, names, n, NULL, &res, 1);
     if (rc != 0)
-        return fail_code(v, rc, argv[0]);
+        return vmctl_fail(v, rc, argv[0]);
     return res.failed ? VMCTL_EXIT_FAIL : VMCTL_EXIT_OK;
 }
 
@@ -673,7 +656,7 @@ vmctl_cmd_add(struct vmctl *v, int argc, char **argv)
         return vmctl_usage_error("add", "name at least one host");
     struct add_result res = { 0, 0 };
     if ((rc = do_add(v, names, n, &o, &res, 1)) != 0)
-        return fail_code(v, rc, argv[0]);
+        return vmctl_fail(v, rc, argv[0]);
     return res.failed ? VMCTL_EXIT_FAIL : VMCTL_EXIT_OK;
 }
 
@@ -851,7 +834,7 @@ vmctl_cmd_conf(struct vmctl *v, int argc, char **argv)
     if (first)
         return vmctl_usage_error("conf", "unexpected argument %s", argv[first]);
     if ((rc = vmctl_conf_fetch(v, &rows, &n, master, sizeof(master))) != 0)
-        return fail_code(v, rc, "conf");
+        return vmctl_fail(v, rc, "conf");
     if (v->json) {
         printf("{\"master\":");
         wire_json_str(stdout, master);
@@ -915,7 +898,7 @@ vmctl_cmd_status(struct vmctl *v, int argc, char **argv)
     }
     if (rc != 0 || status != 0) {
         free(body);
-        return fail_code(v, rc ? rc : status, "status");
+        return vmctl_fail(v, rc ? rc : status, "status");
     }
     struct wire_rbuf r;
     char name[256], master[256], version[32], addr[64], home[4096];
@@ -928,7 +911,7 @@ vmctl_cmd_status(struct vmctl *v, int argc, char **argv)
         wire_get_str(&r, version, sizeof(version)) || wire_get_str(&r, addr, sizeof(addr)) ||
         wire_get_u32(&r, &port) || wire_get_str(&r, home, sizeof(home))) {
         free(body);
-        return fail_code(v, WIRE_EFRAME, "status");
+        return vmctl_fail(v, WIRE_EFRAME, "status");
     }
     free(body);
     if (v->json) {
@@ -964,7 +947,7 @@ vmctl_cmd_halt(struct vmctl *v, int argc, char **argv)
         return vmctl_usage_error("halt", "unexpected argument %s", argv[first]);
     int fd = vmctl_connect(v);
     if (fd < 0)
-        return fail_code(v, fd, "halt");
+        return vmctl_fail(v, fd, "halt");
     rc = vmctl_request(fd, WIRE_T_REQ_HALT, NULL, CTL_TIMEOUT_MS, &body, &len, &status);
     /* The daemon we asked may go before it can answer (a relayed halt):
      * its socket closing is the answer. */
@@ -986,7 +969,7 @@ vmctl_cmd_halt(struct vmctl *v, int argc, char **argv)
     }
     close(fd);
     if (rc != 0 || status != 0)
-        return fail_code(v, rc ? rc : status, "halt");
+        return vmctl_fail(v, rc ? rc : status, "halt");
     if (v->json)
         printf("{\"ok\":true,\"halted\":true,\"unconfirmed\":%u}\n", stragglers);
     else if (stragglers)

@@ -103,23 +103,6 @@ vmctl_groups_of(const struct vmctl_group *g, int n, uint32_t tid, char *buf, siz
     return buf;
 }
 
-static int
-groups_fail(struct vmctl *v, int code)
-{
-    if (v->json) {
-        printf("{\"ok\":false,\"error\":");
-        wire_json_str(stdout, wire_strerror(code));
-        printf(",\"code\":\"%s\"}\n", wire_errname(code));
-    } else if (code == WIRE_ENOVM) {
-        fprintf(stderr, "vmctl: groups: no virtual machine is running in %s\n", v->home);
-    } else if (vmctl_connect_why(code)) {
-        fprintf(stderr, "vmctl: groups: %s (in %s)\n", vmctl_connect_why(code), v->home);
-    } else {
-        fprintf(stderr, "vmctl: groups: %s\n", wire_strerror(code));
-    }
-    return VMCTL_EXIT_FAIL;
-}
-
 int
 vmctl_cmd_groups(struct vmctl *v, int argc, char **argv)
 {
@@ -138,13 +121,13 @@ vmctl_cmd_groups(struct vmctl *v, int argc, char **argv)
     }
     int fd = vmctl_connect(v);
     if (fd < 0)
-        return groups_fail(v, fd);
+        return vmctl_fail(v, fd, "groups");
     struct vmctl_group *g;
     int n;
     int rc = vmctl_groups_fetch(fd, &g, &n);
     close(fd);
     if (rc != 0)
-        return groups_fail(v, rc);
+        return vmctl_fail(v, rc, "groups");
     if (v->json)
         printf("{\"groups\":[");
     else if (n > 0)

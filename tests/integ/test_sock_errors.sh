@@ -2,7 +2,8 @@
 # Errors that say what happened (issue 30, item 5): a failed connect() to
 # the local socket says which of no socket, connection refused (a socket a
 # dead daemon left) or permission denied it was, in words, from vmctl and
-# from libpvm3; vmctl status still calls a stale socket "not running".
+# from libpvm3; vmctl status still calls a stale socket "not running";
+# --host naming no daemon of a running VM says that.
 . "$(dirname "$0")/lib.sh"
 B=$(cd "$(dirname "$VMCTL")/.." && pwd)
 command -v python3 >/dev/null || skip_all "python3 is missing"
@@ -47,5 +48,14 @@ check "another user: a PVM program says permission denied" bash -c \
     "$B/tests/integ/pvm_hostload" "$LIQUIDVM_HOME" "$T/err"
 chmod 700 "$T" "$LIQUIDVM_HOME/run" 2>/dev/null
 check "the owner still reaches it" "$VMCTL" conf
+check "--host with no such daemon: says so (not that no VM runs), in text and JSON, exit 1" bash -c \
+    '"$0" --host host9 ps 2>"$1"; [ $? = 1 ] &&
+     grep -q "host9 is not a daemon of this virtual machine on this machine" "$1" &&
+     ! grep -q "no virtual machine is running" "$1" &&
+     "$0" --json --host host9 conf >"$1"; [ $? = 1 ] &&
+     grep -q "\"code\":\"WIRE_ENOHOST\"" "$1" && grep -q "host9 is not a daemon" "$1"' \
+    "$VMCTL" "$T/err"
+check "LIQUIDVM_HOST likewise" bash -c \
+    '! LIQUIDVM_HOST=host9 "$0" groups 2>"$1" && grep -q "host9 is not a daemon" "$1"' "$VMCTL" "$T/err"
 check "halt" "$VMCTL" halt
 [ "$_failed" = 0 ]
