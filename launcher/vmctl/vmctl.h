@@ -245,6 +245,12 @@ int vmctl_help_usage(const char *name, int bad);
  * Every verb's error starts with "vmctl: VERB: ". */
 int vmctl_usage_error(const char *verb, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* With v->json, a failure as {"ok":false,"error":msg,"code":code} on
+ * stdout, noted for vmctl_json_failed.  vmctl_usage_for: the command now
+ * run (vmctl_dispatch), whose --json a usage error follows. */
+void vmctl_json_fail(const struct vmctl *v, const char *msg, const char *code);
+void vmctl_usage_for(const struct vmctl *v);
+int vmctl_json_failed(void);
 /* Take --json (sets v->json) and --help (answers it) out of argv, from
  * anywhere or, with leading, only before the first other word.  Returns
  * -1 to go on with *argc words left, or the exit status of --help. */

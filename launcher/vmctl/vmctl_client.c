@@ -46,13 +46,10 @@ vmctl_fail(const struct vmctl *v, int code, const char *what)
                  v->home);
     else
         snprintf(msg, sizeof(msg), "%s: %s", what, wire_strerror(code));
-    if (v->json) {
-        printf("{\"ok\":false,\"error\":");
-        wire_json_str(stdout, msg);
-        printf(",\"code\":\"%s\"}\n", wire_errname(code));
-    } else {
+    if (v->json)
+        vmctl_json_fail(v, msg, wire_errname(code));
+    else
         fprintf(stderr, "vmctl: %s\n", msg);
-    }
     return VMCTL_EXIT_FAIL;
 }
 

@@ -27,15 +27,12 @@
 static int
 fail(struct vmctl *v, int code, const char *fmt, const char *arg)
 {
-    char msg[1024];
+    char msg[5200];
     snprintf(msg, sizeof(msg), fmt, arg);
-    if (v->json) {
-        printf("{\"ok\":false,\"error\":");
-        wire_json_str(stdout, msg);
-        printf(",\"code\":\"%s\"}\n", wire_errname(code));
-    } else {
+    if (v->json)
+        vmctl_json_fail(v, msg, wire_errname(code));
+    else
         fprintf(stderr, "vmctl: %s\n", msg);
-    }
     return VMCTL_EXIT_FAIL;
 }
 
@@ -300,11 +297,7 @@ start_check_conf(struct vmctl *v, const char *conf)
     if (rc == 0)
         return 0;
     fputs(diag.text, stderr);
-    if (v->json) {
-        printf("{\"ok\":false,\"error\":");
-        wire_json_str(stdout, diag.text);
-        printf(",\"code\":\"%s\"}\n", wire_errname(rc));
-    }
+    vmctl_json_fail(v, diag.text, wire_errname(rc));
     return VMCTL_EXIT_USAGE;
 }
 

@@ -49,11 +49,24 @@ vmctl_dispatch(struct vmctl *v, int argc, char **argv)
 {
     const struct vmctl_command *c = vmctl_command_find(argv[0]);
 
+    char msg[512];
+    int rc;
+
+    vmctl_usage_for(v);
     if (c == NULL) {
         /* Inside the console the list is its own help. */
-        fprintf(stderr, "vmctl: unknown command '%s' (%s lists them)\n", argv[0],
-                v->console ? "help" : "vmctl --help");
+        snprintf(msg, sizeof(msg), "unknown command '%.200s' (%s lists them)", argv[0],
+                 v->console ? "help" : "vmctl --help");
+        fprintf(stderr, "vmctl: %s\n", msg);
+        vmctl_json_fail(v, msg, "EINVAL");
         return VMCTL_EXIT_USAGE;
     }
-    return c->fn(v, argc, argv);
+    rc = c->fn(v, argc, argv);
+    /* Bad usage a verb told only in words (its usage on stderr): with
+     * --json, stdout still has its one object. */
+    if (rc == VMCTL_EXIT_USAGE && !vmctl_json_failed()) {
+        snprintf(msg, sizeof(msg), "%.200s: bad usage (vmctl %.200s --help)", argv[0], argv[0]);
+        vmctl_json_fail(v, msg, "EINVAL");
+    }
+    return rc;
 }

@@ -20,12 +20,22 @@
 
 extern char **environ;
 
-/* Outside the console a change cannot last: say so (stderr) and fail. */
+/* Outside the console a change cannot last: say so and fail.  shown: what
+ * it would have been, for the text output. */
 static int
-no_session(const char *verb, const char *instead)
+no_session(const struct vmctl *v, const char *verb, const char *shown, const char *instead)
 {
-    fprintf(stderr, "vmctl: %s: this changes a console session only; nothing was changed%s%s\n",
-            verb, instead[0] ? "; " : "", instead);
+    char msg[1024];
+
+    snprintf(msg, sizeof(msg), "%s: this changes a console session only; nothing was changed%s%s",
+             verb, instead[0] ? "; " : "", instead);
+    if (v->json) {
+        vmctl_json_fail(v, msg, "ENOTSUP");
+    } else {
+        if (shown != NULL)
+            printf("%s\n", shown);
+        fprintf(stderr, "vmctl: %s\n", msg);
+    }
     return VMCTL_EXIT_FAIL;
 }
 
@@ -87,8 +97,10 @@ vmctl_cmd_alias(struct vmctl *v, int argc, char **argv)
         return VMCTL_EXIT_USAGE;
     }
     if (s == NULL) {
-        printf("%s\t%s\n", argv[1], text);
-        return no_session("alias", "");
+        char shown[1100];
+
+        snprintf(shown, sizeof(shown), "%s\t%s", argv[1], text);
+        return no_session(v, "alias", shown, "");
     }
     if ((rc = vmctl_alias_set(s, argv[1], text)) != 0)
         return vmctl_fail(v, rc, "alias");
@@ -106,7 +118,7 @@ vmctl_cmd_unalias(struct vmctl *v, int argc, char **argv)
     if (argc < 2)
         return vmctl_usage_error("unalias", "name at least one alias");
     if (v->sess == NULL)
-        return no_session("unalias", "");
+        return no_session(v, "unalias", NULL, "");
     for (int i = 1; i < argc; i++)
         if (vmctl_alias_del(v->sess, argv[i]) != 0) {
             fprintf(stderr, "vmctl: unalias: %s is no alias\n", argv[i]);
@@ -231,9 +243,10 @@ export_cmd(struct vmctl *v, int argc, char **argv, int add)
     if (list_edit(list, add, argc, argv, out, sizeof(out)) != 0)
         return vmctl_fail(v, -ENAMETOOLONG, verb);
     if (v->sess == NULL) {
-        export_print(v, out);
-        return no_session(verb, "set PVM_EXPORT in the shell: vmctl spawn passes the "
-                                "variables it names");
+        if (!v->json)
+            export_print(v, out);
+        return no_session(v, verb, NULL, "set PVM_EXPORT in the shell: vmctl spawn passes the "
+                                         "variables it names");
     }
     if (setenv("PVM_EXPORT", out, 1) != 0)
         return vmctl_fail(v, -errno, verb);
@@ -312,8 +325,14 @@ vmctl_cmd_setenv(struct vmctl *v, int argc, char **argv)
     if (join(value, sizeof(value), argc, argv, 2) != 0)
         return vmctl_usage_error("setenv", "the value is too long");
     if (v->sess == NULL) {
-        printf("%s=%s\n", argv[1], value);
-        return no_session("setenv", "set the variable in the shell instead");
+        size_t n = strlen(argv[1]) + strlen(value) + 2;
+        char *shown = malloc(n);
+
+        if (shown != NULL)
+            snprintf(shown, n, "%s=%s", argv[1], value);
+        rc = no_session(v, "setenv", shown, "set the variable in the shell instead");
+        free(shown);
+        return rc;
     }
     if (setenv(argv[1], value, 1) != 0)
         return vmctl_fail(v, -errno, "setenv");

@@ -104,16 +104,50 @@ vmctl_help_usage(const char *name, int bad)
     return bad ? VMCTL_EXIT_USAGE : VMCTL_EXIT_OK;
 }
 
+/* The command being run, whose --json (given before the verb or among its
+ * words so far) makes a usage error a JSON object on stdout as well; and
+ * whether it printed a failure as JSON. */
+static const struct vmctl *usage_of;
+static int json_failed;
+
+void
+vmctl_usage_for(const struct vmctl *v)
+{
+    usage_of = v;
+    json_failed = 0;
+}
+
+int
+vmctl_json_failed(void)
+{
+    return json_failed;
+}
+
+void
+vmctl_json_fail(const struct vmctl *v, const char *msg, const char *code)
+{
+    if (v == NULL || !v->json)
+        return;
+    printf("{\"ok\":false,\"error\":");
+    wire_json_str(stdout, msg);
+    printf(",\"code\":\"%s\"}\n", code);
+    fflush(stdout);
+    json_failed = 1;
+}
+
 int
 vmctl_usage_error(const char *verb, const char *fmt, ...)
 {
+    char msg[1024];
     va_list ap;
+    int n = snprintf(msg, sizeof(msg), "%s: ", verb);
 
-    fprintf(stderr, "vmctl: %s: ", verb);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg + (n > 0 && (size_t)n < sizeof(msg) ? n : 0),
+              sizeof(msg) - (n > 0 && (size_t)n < sizeof(msg) ? (size_t)n : 0), fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\n");
+    fprintf(stderr, "vmctl: %s\n", msg);
+    vmctl_json_fail(usage_of, msg, "EINVAL");
     for (size_t i = 0; i < NVERBS; i++)
         if (strcmp(verbs[i].name, verb) == 0) {
             fprintf(stderr, "Syntax:  %s\n", verbs[i].syntax);

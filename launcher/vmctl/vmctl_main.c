@@ -50,6 +50,21 @@ usage(FILE *fp)
             "  Every command takes --help.  Exit status: 0 success, 1 failure, 2 bad usage.\n");
 }
 
+/* Bad usage of vmctl itself: stderr, and a JSON object with --json. */
+static int main_usage(const struct vmctl *v, const char *fmt, const char *arg)
+    __attribute__((format(printf, 2, 0)));
+
+static int
+main_usage(const struct vmctl *v, const char *fmt, const char *arg)
+{
+    char msg[512];
+
+    snprintf(msg, sizeof(msg), fmt, arg);
+    fprintf(stderr, "vmctl: %s\n", msg);
+    vmctl_json_fail(v, msg, "EINVAL");
+    return VMCTL_EXIT_USAGE;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -66,18 +81,17 @@ main(int argc, char **argv)
             v.json = 1;
         } else if (strcmp(a, "--version") == 0) {
             return vmctl_cmd_version(&v, 0, NULL);
-        } else if ((strcmp(a, "--home") == 0 || strcmp(a, "--host") == 0 ||
-                    strcmp(a, "-c") == 0) && i + 1 < argc) {
+        } else if (strcmp(a, "--home") == 0 || strcmp(a, "--host") == 0 ||
+                   strcmp(a, "-c") == 0) {
             char *dst = a[2] == 'h' && a[4] == 'm' ? v.home : a[1] == 'c' ? v.conf_file : v.host;
             size_t cap = dst == v.host ? sizeof(v.host) : sizeof(v.home);
-            if (strlen(argv[i + 1]) >= cap || argv[i + 1][0] == '\0') {
-                fprintf(stderr, "vmctl: %s: value empty or too long\n", a);
-                return VMCTL_EXIT_USAGE;
-            }
+            if (i + 1 == argc)
+                return main_usage(&v, "%s needs a value (vmctl --help)", a);
+            if (strlen(argv[i + 1]) >= cap || argv[i + 1][0] == '\0')
+                return main_usage(&v, "%s: value empty or too long", a);
             strcpy(dst, argv[++i]);
         } else {
-            fprintf(stderr, "vmctl: unknown option %s (vmctl --help)\n", a);
-            return VMCTL_EXIT_USAGE;
+            return main_usage(&v, "unknown option %.200s (vmctl --help)", a);
         }
     }
     if (vmctl_home_init(&v) != 0) {
@@ -91,11 +105,9 @@ main(int argc, char **argv)
         if (i + 1 == argc || strcmp(argv[i + 1], "--help") == 0 ||
             strcmp(argv[i + 1], "-h") == 0)
             return usage(stdout), VMCTL_EXIT_OK;
-        if (vmctl_help_verb(stdout, argv[i + 1]) != 0) {
-            fprintf(stderr, "vmctl: help: %s is no command (vmctl --help lists them)\n",
-                    argv[i + 1]);
-            return VMCTL_EXIT_USAGE;
-        }
+        if (vmctl_help_verb(stdout, argv[i + 1]) != 0)
+            return main_usage(&v, "help: %.200s is no command (vmctl --help lists them)",
+                              argv[i + 1]);
         return VMCTL_EXIT_OK;
     }
     return vmctl_dispatch(&v, argc - i, argv + i);

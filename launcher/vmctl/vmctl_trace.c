@@ -66,9 +66,7 @@ trace_fail(const struct vmctl *v, int status, const char *code, const char *fmt,
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     if (v->json) {
-        printf("{\"ok\":false,\"error\":");
-        wire_json_str(stdout, msg);
-        printf(",\"code\":\"%s\"}\n", code);
+        vmctl_json_fail(v, msg, code);
     } else {
         fprintf(stderr, "vmctl: %s\n", msg);
     }

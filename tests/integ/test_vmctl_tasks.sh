@@ -75,9 +75,16 @@ for verb in kill sig pstat ps mstat reset spawn groups version; do
         '"$0" "$1" --help | grep -q "^usage: vmctl $1 "' "$VMCTL" "$verb"
 done
 check "sig 9 --help is help too" bash -c '"$0" sig 9 --help | grep -q "^usage: vmctl sig"' "$VMCTL"
-bad() { check "bad usage exits 2 and says 'vmctl: $1: ': $*" bash -c \
-    'err=$1; shift; "$0" "$@" >/dev/null 2>"$err"; [ $? = 2 ] && head -1 "$err" | grep -q "^vmctl: $1: "' \
-    "$VMCTL" "$T/bad.err" "$@"; }
+# With --json, stdout is one object {"ok":false,"error":...,"code":"EINVAL"}.
+bad() { check "bad usage exits 2 and says 'vmctl: $1: ', with --json one JSON object: $*" bash -c \
+    'err=$1; shift; "$0" "$@" >/dev/null 2>"$err"; [ $? = 2 ] && head -1 "$err" | grep -q "^vmctl: $1: " &&
+     { "$0" --json "$@" 2>/dev/null; [ $? = 2 ]; } >"$err.json" && python3 -c "
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 1, lines
+d = json.loads(lines[0])
+assert d[\"ok\"] is False and d[\"code\"] == \"EINVAL\" and d[\"error\"], d
+" "$err.json"' "$VMCTL" "$T/bad.err" "$@"; }
 bad kill bogus
 bad kill
 bad sig 999
@@ -104,6 +111,17 @@ bad start --local 99
 bad jobs -x
 bad put onlyname
 bad unalias
+check "an unknown verb, a missing option value: exit 2, said as such, JSON too" bash -c \
+    '"$0" bogusverb 2>&1 | grep -q "unknown command .bogusverb." &&
+     "$0" --home 2>&1 | grep -q "^vmctl: --home needs a value" &&
+     "$0" --json --host | grep -q "^{\"ok\":false,\"error\":\"--host needs a value" &&
+     "$0" --json bogusverb 2>/dev/null | grep -q "\"code\":\"EINVAL\""' "$VMCTL"
+check "--json alias, setenv, unalias outside the console: one JSON object, exit 1" bash -c \
+    'for c in "alias foo ps" "setenv A b c" "unalias foo" "export X"; do
+         out=$("$0" --json $c 2>/dev/null); [ $? = 1 ] || exit 1
+         [ "$(printf "%s\n" "$out" | wc -l)" = 1 ] || exit 1
+         printf "%s" "$out" | grep -q "^{\"ok\":false,.*\"code\":\"ENOTSUP\"}$" || exit 1
+     done' "$VMCTL"
 check "kill of a task that is gone says 'vmctl: kill: tTID: ...', status 1" bash -c \
     'out=$("$0" kill t40fff 2>&1 >/dev/null); [ $? = 1 ] && [ "$out" = "vmctl: kill: t40fff: no such task" ]' \
     "$VMCTL"
