@@ -99,7 +99,7 @@ main(int argc, char **argv)
         return VMCTL_EXIT_USAGE;
     }
     if (i == argc)
-        return vmctl_console(&v);
+        return wire_stdout_check("vmctl", vmctl_console(&v));
     /* help VERB is the console's; from the shell too. */
     if (strcmp(argv[i], "help") == 0) {
         if (i + 1 == argc || strcmp(argv[i + 1], "--help") == 0 ||
@@ -110,5 +110,5 @@ main(int argc, char **argv)
                               argv[i + 1]);
         return VMCTL_EXIT_OK;
     }
-    return vmctl_dispatch(&v, argc - i, argv + i);
+    return wire_stdout_check("vmctl", vmctl_dispatch(&v, argc - i, argv + i));
 }

@@ -40,6 +40,7 @@ struct farm {
     struct farm_items it;
     struct liq_farm_master m;
     FILE *out;
+    int out_err;                /* errno of the first result not written */
     uint64_t nok, nfailed, ntimeout;
     struct farm_run *r;
 };
@@ -255,7 +256,8 @@ write_result(struct farm *fm, uint64_t idx, int w, const struct farm_run *r, int
     if (r->flags & (FARM_F_OUTTRUNC | FARM_F_ERRTRUNC))
         fputs(",\"truncated\":true", fp);
     fputs("}\n", fp);
-    fflush(fp);
+    if ((fflush(fp) != 0 || ferror(fp)) && fm->out_err == 0)
+        fm->out_err = errno != 0 ? errno : EIO;
 }
 
 /* One RESULT from worker w, in the active buffer. */
@@ -320,10 +322,16 @@ on_msg(struct liq_farm_master *m, int w, int tag, int src, void *arg)
 {
     struct farm *fm = arg;
 
-    (void)m;
     /* A RESULT from a worker already counted lost is dropped. */
     if (tag == FARM_TAG_RESULT && w >= 0 && take_result(fm, w, fm->r) != 0)
         fprintf(stderr, "vmrun farm: a malformed result from t%x; ignored\n", (unsigned)src);
+    /* Results that cannot be kept: no item more is run for nothing. */
+    if (fm->out_err != 0) {
+        snprintf(m->why, sizeof(m->why), "--output %s: cannot write: %s; stopped",
+                 strcmp(fm->o->output, "-") == 0 ? "(standard output)" : fm->o->output,
+                 strerror(fm->out_err));
+        return -1;
+    }
     return 0;
 }
 
@@ -428,12 +436,13 @@ vmrun_farm_main(int argc, char **argv)
         argv2[o.argc++] = "{}";
         o.argv = argv2;
     }
-    if (strcmp(o.output, "-") == 0)
-        fm.out = stdout;
-    else if ((fm.out = fopen(o.output, "w")) == NULL) {
-        fprintf(stderr, "vmrun farm: --output %s: %s\n", o.output, strerror(errno));
+    if (o.json != NULL && strcmp(o.json, "-") != 0 &&
+        liq_writable(o.json, "--json", err, sizeof(err)) != 0) {
+        fprintf(stderr, "vmrun farm: %s\n", err);
         goto out2;
     }
+    if ((fm.out = liq_report_open("vmrun farm", "--output", o.output)) == NULL)
+        goto out2;
     status = 1;
     if ((fm.r = malloc(sizeof(*fm.r))) == NULL) {
         fprintf(stderr, "vmrun farm: out of memory\n");
@@ -462,21 +471,26 @@ vmrun_farm_main(int argc, char **argv)
                         "\"seconds\":0,\"cpu_s\":0}\n",
                 (unsigned long long)i, "every worker was lost");
     }
-    fflush(fm.out);
     if (rc != 0)
         fprintf(stderr, "vmrun farm: %s\n", fm.m.why);
+    /* Results that did not reach their file are a failure, whatever ran
+     * (said once: a failed write during the run stopped it). */
+    if (fm.out_err != 0)
+        (void)wire_out_close(fm.out);
+    else if (liq_report_close("vmrun farm", "--output", o.output, fm.out) != 0)
+        rc = -1;
+    fm.out = NULL;
     if (!o.lf.quiet)
         summary(&fm, makespan);
     if (o.json != NULL) {
-        FILE *jp = strcmp(o.json, "-") == 0 ? stdout : fopen(o.json, "w");
+        FILE *jp = liq_report_open("vmrun farm", "--json", o.json);
 
         if (jp == NULL) {
-            fprintf(stderr, "vmrun farm: --json %s: %s\n", o.json, strerror(errno));
             rc = -1;
         } else {
             write_report(&fm, jp, makespan);
-            if (jp != stdout)
-                fclose(jp);
+            if (liq_report_close("vmrun farm", "--json", o.json, jp) != 0)
+                rc = -1;
         }
     }
     status = rc == 0 && fm.nfailed == 0 && fm.m.ndone == fm.it.n ? 0 : 1;

@@ -4,6 +4,7 @@
  * "vmrun", whose workers are vmrun itself spawned as `vmrun worker`.
  */
 #include "vmrun.h"
+#include "wire.h"
 #include "vmrun_farm.h"
 #include "vmrun_trace.h"
 
@@ -97,7 +98,7 @@ main(int argc, char **argv)
         return vmrun_version(argc - 1, argv + 1);
     for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
         if (strcmp(argv[1], cmds[i].name) == 0)
-            return cmds[i].fn(argc - 1, argv + 1);
+            return wire_stdout_check("vmrun", cmds[i].fn(argc - 1, argv + 1));
     fprintf(stderr, "vmrun: unknown command '%s' (vmrun --help lists them)\n", argv[1]);
     return VMRUN_EXIT_USAGE;
 }

@@ -29,6 +29,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "kern.h"
 
@@ -608,6 +609,17 @@ struct liq_reclaim_opts {
  * for its owner's load, and one that returns is taken back after
  * rejoin_after whatever its share.  0, or -1 with why (no program name). */
 int liq_reclaim_check(double below, double rejoin_above, int reclaim, char *why, size_t len);
+
+/* liq_fields.c: 0 if path can be created or overwritten (tried, a file
+ * made to try removed), else -1 with why ("OPT PATH: cannot write there:
+ * ..."): output paths are checked before a job runs. */
+int liq_writable(const char *path, const char *opt, char *why, size_t len);
+/* A report's file: stdout for "-", else path opened for writing; NULL
+ * after saying "who: opt path: why" on stderr. */
+FILE *liq_report_open(const char *who, const char *opt, const char *path);
+/* Close it (stdout is only flushed): 0, or -1 after saying that what was
+ * written was lost. */
+int liq_report_close(const char *who, const char *opt, const char *path, FILE *fp);
 
 /* Reclaim (seed 002's coarse layer), per host. */
 struct liq_reclaim {

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "liq.h"
 #include "lvm_err.h"
 #include "pvm3.h"
 
@@ -320,6 +321,14 @@ liquid_farm(int argc, char **argv, const char *name, const int n[3], size_t reco
         fprintf(stderr, "%s: liquid_farm: no result array\n", name);
         return 2;
     }
+    if (json != NULL && strcmp(json, "-") != 0) {
+        char why[600];
+
+        if (liq_writable(json, "--json", why, sizeof(why)) != 0) {
+            fprintf(stderr, "%s: %s\n", name, why);
+            return 2;
+        }
+    }
     memset(&fm, 0, sizeof(fm));
     memset(&m, 0, sizeof(m));
     fm.name = name;
@@ -374,15 +383,14 @@ liquid_farm(int argc, char **argv, const char *name, const int n[3], size_t reco
         liq_farm_summary_hosts(&m, stderr);
     }
     if (json != NULL) {
-        FILE *jp = strcmp(json, "-") == 0 ? stdout : fopen(json, "w");
+        FILE *jp = liq_report_open(name, "--json", json);
 
         if (jp == NULL) {
-            fprintf(stderr, "%s: --json %s: %s\n", name, json, strerror(errno));
             rc = -1;
         } else {
             write_report(&m, &fm, jp, makespan);
-            if (jp != stdout)
-                fclose(jp);
+            if (liq_report_close(name, "--json", json, jp) != 0)
+                rc = -1;
         }
     }
     status = rc == 0 && m.ndone == m.n ? 0 : 1;

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,8 +31,8 @@ slice_k(const struct liq_opts *o)
  * yet not into /proc or onto a read-only mount).  A file made to try is
  * removed; one that was there is opened for writing and left as it was.
  */
-static int
-writable(const char *path, const char *opt, char *why, size_t len)
+int
+liq_writable(const char *path, const char *opt, char *why, size_t len)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NONBLOCK | O_CLOEXEC, 0644);
 
@@ -45,6 +46,55 @@ writable(const char *path, const char *opt, char *why, size_t len)
         return 0;
     }
     snprintf(why, len, "%s %.400s: cannot write there: %s", opt, path, strerror(errno));
+    return -1;
+}
+
+/* One file named by two outputs: the later would replace the earlier. */
+static int
+same_files(const struct liq_opts *o, const char *xmf, char *why, size_t len)
+{
+    const char *opt[] = { "--output", "--output's XDMF file", "--png", "--json", "--svg",
+                          "--trace" };
+    const char *path[] = { o->output, liq_h5_is_path(o->output) ? xmf : "", o->png,
+                           strcmp(o->json, "-") == 0 ? "" : o->json, o->svg, o->trace };
+    const int n = (int)(sizeof(path) / sizeof(path[0]));
+
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++) {
+            struct stat a, b;
+
+            if (path[i][0] == '\0' || path[j][0] == '\0')
+                continue;
+            if (strcmp(path[i], path[j]) == 0 ||
+                (stat(path[i], &a) == 0 && stat(path[j], &b) == 0 && a.st_dev == b.st_dev &&
+                 a.st_ino == b.st_ino)) {
+                snprintf(why, len, "%s and %s name the same file %.400s: one would replace "
+                                   "the other", opt[i], opt[j], path[j]);
+                return -1;
+            }
+        }
+    return 0;
+}
+
+FILE *
+liq_report_open(const char *who, const char *opt, const char *path)
+{
+    FILE *fp = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+
+    if (fp == NULL)
+        fprintf(stderr, "%s: %s %s: %s\n", who, opt, path, strerror(errno));
+    return fp;
+}
+
+int
+liq_report_close(const char *who, const char *opt, const char *path, FILE *fp)
+{
+    int rc = wire_out_close(fp);
+
+    if (rc == 0)
+        return 0;
+    fprintf(stderr, "%s: %s %s: cannot write: %s\n", who, opt,
+            strcmp(path, "-") == 0 ? "(standard output)" : path, strerror(-rc));
     return -1;
 }
 
@@ -79,19 +129,21 @@ liq_fields_check(const struct liq_opts *o, char *why, size_t len)
                  "xyz"[o->slice_axis], o->n[o->slice_axis] - 1);
         return -1;
     }
-    if (o->output[0] != '\0' && writable(o->output, "--output", why, len) != 0)
+    if (o->output[0] != '\0' && liq_writable(o->output, "--output", why, len) != 0)
         return -1;
     if (liq_h5_is_path(o->output) &&
         (liq_h5_xmf_path(o->output, xmf, sizeof(xmf)) != 0 ||
-         writable(xmf, "--output's XDMF file", why, len) != 0))
+         liq_writable(xmf, "--output's XDMF file", why, len) != 0))
         return -1;
-    if (o->png[0] != '\0' && writable(o->png, "--png", why, len) != 0)
+    if (o->png[0] != '\0' && liq_writable(o->png, "--png", why, len) != 0)
         return -1;
     /* The reports, written after the job: a bad path must not cost it. */
     if ((o->json[0] != '\0' && strcmp(o->json, "-") != 0 &&
-         writable(o->json, "--json", why, len) != 0) ||
-        (o->svg[0] != '\0' && writable(o->svg, "--svg", why, len) != 0) ||
-        (o->trace[0] != '\0' && writable(o->trace, "--trace", why, len) != 0))
+         liq_writable(o->json, "--json", why, len) != 0) ||
+        (o->svg[0] != '\0' && liq_writable(o->svg, "--svg", why, len) != 0) ||
+        (o->trace[0] != '\0' && liq_writable(o->trace, "--trace", why, len) != 0))
+        return -1;
+    if (same_files(o, xmf, why, len) != 0)
         return -1;
     /* The module that writes them, loaded now: not after the job. */
     if ((liq_h5_is_path(o->output) || o->png[0] != '\0') && liq_io_ready(err, sizeof(err)) != 0) {

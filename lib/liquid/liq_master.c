@@ -710,18 +710,12 @@ summary(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o, const struc
 static int
 write_report(const struct liq_vm *vm, const struct liq_opts *o, const struct liq_stats *st)
 {
-    FILE *fp = strcmp(o->json, "-") == 0 ? stdout : fopen(o->json, "w");
+    FILE *fp = liq_report_open(vm->prog->name, "--json", o->json);
 
-    if (fp == NULL) {
-        fprintf(stderr, "%s: cannot write %s: %s\n", vm->prog->name, o->json, strerror(errno));
+    if (fp == NULL)
         return -1;
-    }
     json_report(fp, vm, o, st);
-    if (fp != stdout && fclose(fp) != 0) {
-        fprintf(stderr, "%s: cannot write %s: %s\n", vm->prog->name, o->json, strerror(errno));
-        return -1;
-    }
-    return 0;
+    return liq_report_close(vm->prog->name, "--json", o->json, fp);
 }
 
 /* The quanta grid, checked before any benchmark runs: 0, or

@@ -93,6 +93,14 @@ liq_bench_main(const struct liq_program *prog, int argc, char **argv)
         }
         return rc;
     }
+    if (o.json[0] != '\0' && strcmp(o.json, "-") != 0) {
+        char why[600];
+
+        if (liq_writable(o.json, "--json", why, sizeof(why)) != 0) {
+            fprintf(stderr, "%s: %s\n", prog->name, why);
+            return LIQ_EXIT_USAGE;
+        }
+    }
     if (liq_vm_start(&vm, &o, prog) == 0) {
         if (liq_geom_make(&g, o.n, vm.nhosts * o.quanta) != 0) {
             liq_vm_stop(&vm, 1);
@@ -116,18 +124,15 @@ liq_bench_main(const struct liq_program *prog, int argc, char **argv)
         if (!o.quiet && strcmp(o.json, "-") != 0)
             liq_bench_print(stdout, &vm);
         if (o.json[0] != '\0') {
-            FILE *fp = strcmp(o.json, "-") == 0 ? stdout : fopen(o.json, "w");
+            FILE *fp = liq_report_open(prog->name, "--json", o.json);
 
             if (fp == NULL) {
-                fprintf(stderr, "%s: cannot write %s: %s\n", prog->name, o.json,
-                        strerror(errno));
                 failed = 1;
             } else {
                 fputc('{', fp);
                 liq_bench_json(fp, &vm);
                 fputs("}\n", fp);
-                if (fp != stdout && fclose(fp) != 0)
-                    failed = 1;
+                failed = liq_report_close(prog->name, "--json", o.json, fp) != 0;
             }
         }
     }

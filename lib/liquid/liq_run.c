@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "wire.h"
+
 /* The worker: the program's options as the master read them, then serve. */
 static int
 user_worker(struct liquid *lq, int argc, char **argv)
@@ -54,5 +56,5 @@ liquid_run(struct liquid *lq, int argc, char **argv)
     prog.user = lq;
     lq->master = 1;
     liq_user_spec = lq;
-    return liq_stencil_main(&prog, argc, argv);
+    return wire_stdout_check(lq->name, liq_stencil_main(&prog, argc, argv));
 }

@@ -103,6 +103,13 @@ void wire_json_bytes(FILE *fp, const char *s, size_t len);
 /* 1 if len bytes at s are valid UTF-8. */
 int wire_utf8_ok(const unsigned char *s, size_t len);
 
+/* wire_out.c: flush fp and close it (not stdout or stderr): 0, or -errno
+ * when anything written to it was lost.  wire_stdout_check: the exit
+ * status a tool ends with: status, or 1 for 0 when its standard output
+ * could not be written (said once: "who: cannot write standard output"). */
+int wire_out_close(FILE *fp);
+int wire_stdout_check(const char *who, int status);
+
 enum wire_type {
     /* daemon <-> daemon */
     WIRE_T_HELLO = 1,       /* name, index, version, arch, speed: first frame on a link */

@@ -7,7 +7,9 @@
 # with items that fail (retries) and items that hang (timeout).  (c) needs
 # root and a cgroup v1 cpu controller, and a machine not already saturated by other work (the
 # daemons' capacity is what reclaim reads); it is skipped with a message
-# otherwise.
+# otherwise.  Output that cannot be written (/dev/full: a full disk), for
+# the farm and for a stencil job, is an exit 1 said in words, never lost in
+# silence; two outputs naming one file are refused before the job.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip_all "python3 is needed to read the results"
 
@@ -74,6 +76,8 @@ usage_err "a bad --timeout" "timeout" --range 1:3 --timeout -1 -- echo {}
 usage_err "--rejoin-above under --reclaim-below" "must be above" --range 1:3 \
     --reclaim-below 0.3 --rejoin-above 0.2 -- echo {}
 usage_err "a share above one CPU" "shares of one CPU" --range 1:3 --reclaim-below 1.5 -- echo {}
+usage_err "--json where it cannot be written, before any item runs" "cannot write there" \
+    --range 1:3 --json /nonexistent/r.json -- echo {}
 "$VMRUN" farm --range 1:3 --quiet -- echo {} >"$T/novm.out" 2>"$T/novm.err"
 rc=$?
 check "with no VM: exit 1 and a message naming vmctl start (exit $rc)" bash -c \
@@ -82,6 +86,35 @@ check "with no VM: exit 1 and a message naming vmctl start (exit $rc)" bash -c \
 write_conf 1.5 "load_interval = 0.25;"
 check "start a local VM of 3 hosts" "$VMCTL" start --local 3 -c "$T/test.conf"
 cd "$T" || exit 1
+
+# ---- results that cannot be written (a full disk: /dev/full) ----
+check "--output on a full disk: exit 1, said, and stopped before running the rest" bash -c \
+    '"$0" farm --quiet --range 1:300 --output /dev/full -- echo {} 2>"$1"; [ $? = 1 ] &&
+     grep -q "^vmrun farm: --output /dev/full: cannot write: No space left on device; stopped" "$1"' \
+    "$VMRUN" "$T/full.err"
+check "results on a standard output that is a full disk: exit 1" bash -c \
+    '"$0" farm --quiet --range 1:3 -- echo {} >/dev/full 2>"$1"; [ $? = 1 ] &&
+     grep -q "cannot write: No space left on device" "$1"' "$VMRUN" "$T/full.err"
+check "--json on a full disk: exit 1, said" bash -c \
+    '"$0" farm --quiet --range 1:3 --output "$1.jsonl" --json /dev/full -- echo {} 2>"$1"; [ $? = 1 ] &&
+     grep -q "^vmrun farm: --json /dev/full: cannot write" "$1"' "$VMRUN" "$T/full.err"
+check "a stencil job's --json - on a full standard output: exit 1, said" bash -c \
+    '"$0" stencil --grid 16 --iters 1 --quiet --json - >/dev/full 2>"$1"; [ $? = 1 ] &&
+     grep -q "cannot write: No space left on device" "$1"' "$VMRUN" "$T/full.err"
+if [ "$(id -u)" = 0 ] && mknod -m 666 "$T/fulldev" c 1 7 2>/dev/null; then
+    check "--png onto a full device: exit 1, said, and the device is left where it was" bash -c \
+        '"$0" stencil --grid 16 --iters 1 --quiet --png "$1" >/dev/null 2>"$1.err"; [ $? = 1 ] &&
+         grep -q "cannot write .*: No space left on device" "$1.err" && [ -c "$1" ]' \
+        "$VMRUN" "$T/fulldev"
+else
+    echo "# SKIP --png onto a full device: mknod needs root"
+fi
+check "two outputs naming one file: exit 2 before the job, naming both options" bash -c \
+    '"$0" stencil --grid 16 --iters 1 --quiet --json "$1" --svg "$1" 2>"$1.err"; [ $? = 2 ] &&
+     grep -q -- "--json and --svg name the same file" "$1.err" &&
+     "$0" stencil --grid 16 --iters 1 --quiet --output "$1.h5" --json "$1.xmf" 2>"$1.err"; [ $? = 2 ] &&
+     grep -q -- "--output.s XDMF file and --json name the same file" "$1.err"' \
+    "$VMRUN" "$T/same"
 
 # ---- (a) plainly ----
 "$VMRUN" farm --range 1:200 --reclaim off --output "$T/a.jsonl" --json "$T/a.json" \

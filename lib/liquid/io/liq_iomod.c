@@ -234,13 +234,26 @@ mod_png_save(const char *path, int w, int h, int channels, const unsigned char *
     img.width = (png_uint_32)w;
     img.height = (png_uint_32)h;
     img.format = channels == 3 ? PNG_FORMAT_RGB : PNG_FORMAT_GRAY;
-    errno = 0;
-    if (!png_image_write_to_file(&img, path, 0, px, channels * w, NULL)) {
-        int e = errno != 0 ? errno : EIO;
+    /* Through our own FILE: png_image_write_to_file removes the path when
+     * a write fails, whatever it was (a device, a file of the user's). */
+    FILE *fp = fopen(path, "wb");
+    int e = 0;
 
+    if (fp == NULL) {
+        e = errno;
+    } else {
+        errno = 0;
+        if (!png_image_write_to_stdio(&img, fp, 0, px, channels * w, NULL))
+            e = errno != 0 ? errno : EIO;
+        if ((fflush(fp) != 0 || ferror(fp)) && e == 0)
+            e = errno != 0 ? errno : EIO;
+        if (fclose(fp) != 0 && e == 0)
+            e = errno;
+    }
+    if (e != 0) {
         if (err != NULL && errlen > 0)
             snprintf(err, errlen, "cannot write %.400s: %s", path,
-                     e != EIO ? strerror(e) : img.message);
+                     e != EIO || img.message[0] == '\0' ? strerror(e) : img.message);
         png_image_free(&img);
         return -e;
     }
