@@ -51,6 +51,10 @@
 #define FARM_OUTPUT_MAX 65536
 /* Longest item text (a line of --items) and command line after expansion. */
 #define FARM_ITEM_MAX 4096
+/* An items file holds at most this many bytes. */
+#define FARM_ITEMS_BYTES_MAX (1 << 30)
+/* Range items are doubles, exact below 2^53. */
+#define FARM_EXACT_MAX 9007199254740992.0
 #define FARM_ARG_MAX 65536
 /* The exit status recorded for an item killed at --timeout, as timeout(1). */
 #define FARM_EXIT_TIMEOUT 124

@@ -80,9 +80,32 @@ farm_items_range(struct farm_items *it, const char *spec, char *err, size_t errl
         errf(err, errlen, "--range %s: the step is 0", spec);
         return -1;
     }
-    /* seq(1): A, A+STEP, ... while not past B; a small tolerance so that
-     * 0:1:0.1 ends at 1 despite binary fractions. */
-    double count = floor((b - a) / step + 1e-9) + 1;
+    /* Items are doubles: past 2^53 neighbours would be the same item. */
+    if (fabs(a) >= FARM_EXACT_MAX || fabs(b) >= FARM_EXACT_MAX || fabs(step) >= FARM_EXACT_MAX) {
+        errf(err, errlen, "--range %s: numbers from 2^53 (9007199254740992) on are not exact "
+                          "as items", spec);
+        return -1;
+    }
+    /* seq(1): A, A+STEP, ... while not past B, counted exactly in units of
+     * the decimals written (0:1:0.1 ends at 1 despite binary fractions,
+     * 0:0.99999999999:0.1 at 0.9); else within a few ulps. */
+    int dec = da > db ? da : db;
+    double count, scale = pow(10, dec > ds ? dec : ds);
+
+    if (fmax(fmax(fabs(a), fabs(b)), fabs(step)) * scale < 0x1p62) {
+        long long ia = llround(a * scale), ib = llround(b * scale), is = llround(step * scale);
+
+        if (is == 0)
+            count = 0;
+        else if ((is > 0 && ib < ia) || (is < 0 && ib > ia))
+            count = 0;
+        else
+            count = (double)((ib - ia) / is) + 1;
+    } else {
+        double q = (b - a) / step;
+
+        count = floor(q + 1e-12 * fmax(1, fabs(q))) + 1;
+    }
 
     if (count < 1) {
         errf(err, errlen, "--range %s: empty (%s)", spec,
@@ -101,13 +124,40 @@ farm_items_range(struct farm_items *it, const char *spec, char *err, size_t errl
     return 0;
 }
 
+/* The next line of fp into buf (at most cap - 1 bytes kept, the rest of a
+ * longer line read and dropped, *len its whole length): 1, or 0 at the
+ * end.  *total counts the bytes read. */
+static int
+next_line(FILE *fp, char *buf, size_t cap, size_t *len, uint64_t *total)
+{
+    size_t n = 0;
+    int c;
+
+    while ((c = getc(fp)) != EOF) {
+        ++*total;
+        if (c == '\n')
+            break;
+        if (n + 1 < cap)
+            buf[n] = (char)c;
+        n++;
+        if (*total > FARM_ITEMS_BYTES_MAX)
+            break;
+    }
+    if (c == EOF && n == 0)
+        return 0;
+    buf[n + 1 < cap ? n : cap - 1] = '\0';
+    *len = n;
+    return 1;
+}
+
 int
 farm_items_file(struct farm_items *it, const char *path, char *err, size_t errlen)
 {
     FILE *fp;
-    char *line = NULL;
-    size_t cap = 0, n = 0, alloc = 0;
-    ssize_t len;
+    struct stat st;
+    char *line;
+    size_t n = 0, alloc = 0, len;
+    uint64_t total = 0;
     int lineno = 0, nerr = 0;
 
     memset(it, 0, sizeof(*it));
@@ -117,21 +167,33 @@ farm_items_file(struct farm_items *it, const char *path, char *err, size_t errle
         errf(err, errlen, "--items %s: %s", path, strerror(errno));
         return -1;
     }
-    while ((len = getline(&line, &cap, fp)) >= 0) {
+    /* A file or a pipe (<(ls *.dat)); a device has no end. */
+    if (fstat(fileno(fp), &st) != 0 || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))) {
+        errf(err, errlen, "--items %s: not a file of items (a %s)", path,
+             S_ISDIR(st.st_mode) ? "directory" : "device or socket");
+        fclose(fp);
+        return -1;
+    }
+    if ((line = malloc(FARM_ITEM_MAX + 1)) == NULL)
+        goto nomem;
+    while (next_line(fp, line, FARM_ITEM_MAX + 1, &len, &total)) {
         const char *what = NULL;
 
         lineno++;
-        if (len > 0 && line[len - 1] == '\n')
-            line[--len] = '\0';
-        if (len > 0 && line[len - 1] == '\r')
+        if (total > FARM_ITEMS_BYTES_MAX) {
+            errf(err, errlen, "%s: more than %d MiB of items", path, FARM_ITEMS_BYTES_MAX >> 20);
+            nerr = FARM_ERRS_MAX + 1;
+            break;
+        }
+        if (len > 0 && len < FARM_ITEM_MAX && line[len - 1] == '\r')
             line[--len] = '\0';
         if (len == 0)
             continue; /* blank lines are no items */
-        if (memchr(line, '\0', (size_t)len) != NULL)
-            what = "holds a NUL byte (not a text file?)";
-        else if (len >= FARM_ITEM_MAX)
+        if (len >= FARM_ITEM_MAX)
             what = "longer than 4095 bytes";
-        else if (!wire_utf8_ok((const unsigned char *)line, (size_t)len))
+        else if (memchr(line, '\0', len) != NULL)
+            what = "holds a NUL byte (not a text file?)";
+        else if (!wire_utf8_ok((const unsigned char *)line, len))
             what = "is not UTF-8 text";
         if (what != NULL) {
             if (++nerr <= FARM_ERRS_MAX)
@@ -157,7 +219,7 @@ farm_items_file(struct farm_items *it, const char *path, char *err, size_t errle
         errf(err, errlen, "%s: read error: %s", path, strerror(errno)), nerr++;
     free(line);
     fclose(fp);
-    if (nerr > FARM_ERRS_MAX)
+    if (nerr > FARM_ERRS_MAX && total <= FARM_ITEMS_BYTES_MAX)
         errf(err, errlen, "%s: and %d more errors", path, nerr - FARM_ERRS_MAX);
     if (nerr == 0 && n == 0)
         errf(err, errlen, "%s: no items (every line is empty)", path), nerr++;

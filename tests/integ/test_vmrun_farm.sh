@@ -65,6 +65,13 @@ usage_err "an items file that is missing" "No such file" --items "$T/nope.txt" -
 usage_err "an items file with a NUL byte, by line" "nul.txt:2:" --items "$T/nul.txt" -- echo {}
 usage_err "an items file that is not UTF-8, by line" "badutf8.txt:3:" --items "$T/badutf8.txt" -- echo {}
 usage_err "an items file with no items" "no items" --items "$T/empty.txt" -- echo {}
+usage_err "--items /dev/zero: refused, not read forever" "not a file of items" --items /dev/zero -- echo {}
+usage_err "--items a directory" "a directory" --items "$T" -- echo {}
+python3 -c 'print("x" * 100000); print("ok")' >"$T/long.txt"
+usage_err "an item of 100000 bytes, by line" "long.txt:1: the item longer than 4095" \
+    --items "$T/long.txt" -- echo {}
+usage_err "a range past 2^53, where items are not exact" "not exact" \
+    --range 9007199254740993:9007199254740995 -- echo {}
 usage_err "a malformed grid" "not NXxNY" --grid 4x0 -- echo {x}
 usage_err "a command not found on PATH" "command not found" --range 1:3 -- no-such-command-lvm {}
 usage_err "a command path that does not exist" "command not found" --range 1:3 -- ./nope/cmd {}
@@ -115,6 +122,12 @@ check "two outputs naming one file: exit 2 before the job, naming both options" 
      "$0" stencil --grid 16 --iters 1 --quiet --output "$1.h5" --json "$1.xmf" 2>"$1.err"; [ $? = 2 ] &&
      grep -q -- "--output.s XDMF file and --json name the same file" "$1.err"' \
     "$VMRUN" "$T/same"
+
+check "items from a pipe, as <(...) gives them" bash -c \
+    '[ "$("$0" farm --quiet --items <(printf "a\nb\r\n\nc") -- echo {} | wc -l)" = 3 ]' "$VMRUN"
+check "--range 0:0.99999999999:0.1 stops at 0.9, as seq does" bash -c \
+    '"$0" farm --quiet --range 0:0.99999999999:0.1 -- echo {} >"$1" &&
+     [ "$(wc -l <"$1")" = 10 ] && ! grep -q "\"item\":1\.0" "$1"' "$VMRUN" "$T/r.jsonl"
 
 # ---- (a) plainly ----
 "$VMRUN" farm --range 1:200 --reclaim off --output "$T/a.jsonl" --json "$T/a.json" \
