@@ -977,7 +977,8 @@ conf_read_file(struct conf_ctx *x, char **out, size_t *outlen)
     ssize_t n;
     int fd, rc;
 
-    fd = open(x->path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a fifo with no writer is refused, not waited on. */
+    fd = open(x->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         rc = -errno;
         conf_error(x, 0, "cannot open: %s", strerror(-rc));
@@ -986,6 +987,11 @@ conf_read_file(struct conf_ctx *x, char **out, size_t *outlen)
     if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
         rc = -EISDIR;
         conf_error(x, 0, "cannot read: %s", strerror(EISDIR));
+        goto bad;
+    }
+    if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode)) {
+        rc = -EINVAL;
+        conf_error(x, 0, "cannot read: not a regular file");
         goto bad;
     }
     for (;;) {

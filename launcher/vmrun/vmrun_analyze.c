@@ -138,7 +138,8 @@ an_regions(struct an *a, struct an_block *b, int n)
     double sum = 0, sum2 = 0;
     int nr = 0;
 
-    qsort(b, (size_t)n, sizeof(*b), an_block_cmp);
+    if (n > 1)
+        qsort(b, (size_t)n, sizeof(*b), an_block_cmp);
     for (int i = 0, j; i < n; i = j) {
         double m;
         struct an_grain *g;
@@ -733,7 +734,8 @@ an_inputs(const char *in, char ***paths, int *n, int *dir)
     closedir(d);
     if (e != NULL)
         return -1;
-    qsort(*paths, (size_t)*n, sizeof(char *), an_name_cmp);
+    if (*n > 0)
+        qsort(*paths, (size_t)*n, sizeof(char *), an_name_cmp);
     return 0;
 }
 

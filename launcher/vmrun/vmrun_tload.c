@@ -17,7 +17,10 @@
 #include <stdlib.h>
 #include <dirent.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "vmrun_json.h"
 
@@ -352,12 +355,31 @@ tl_pvm(struct tl *x, const struct vmrun_json *other)
     return 0;
 }
 
+/* A regular file for reading, NULL with errno set (EINVAL for a directory,
+ * a fifo or a device: never waited on, never sized by ftell). */
+static FILE *
+vmrun_tl_open(const char *path)
+{
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    FILE *fp;
+
+    if (fd < 0)
+        return NULL;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (fp = fdopen(fd, "r")) == NULL) {
+        close(fd);
+        errno = EINVAL;
+        return NULL;
+    }
+    return fp;
+}
+
 /* One file into x.  0, -1 with err set (-2: out of memory). */
 static int
 tl_file(struct tl *x, const char *path, char *err, size_t errlen)
 {
     struct vmrun_trace *t = x->t;
-    FILE *fp = fopen(path, "r");
+    FILE *fp = vmrun_tl_open(path);
     char *text = NULL, why[256];
     long len;
     struct vmrun_json root;
@@ -365,7 +387,12 @@ tl_file(struct tl *x, const char *path, char *err, size_t errlen)
     const char *fmt;
     int rc = -1, bad = 0;
 
-    if (fp == NULL || fseek(fp, 0, SEEK_END) != 0 || (len = ftell(fp)) < 0 ||
+    if (fp == NULL) {
+        snprintf(err, errlen, "%s: cannot read: %s", path,
+                 errno == EINVAL ? "not a regular file" : strerror(errno));
+        goto out;
+    }
+    if (fseek(fp, 0, SEEK_END) != 0 || (len = ftell(fp)) < 0 ||
         fseek(fp, 0, SEEK_SET) != 0 || (text = malloc((size_t)len + 1)) == NULL ||
         fread(text, 1, (size_t)len, fp) != (size_t)len) {
         snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
@@ -477,7 +504,7 @@ vmrun_tload(const char *path, struct vmrun_trace *t, char *err, size_t errlen)
 int
 vmrun_tis_pvm(const char *path)
 {
-    FILE *fp = fopen(path, "r");
+    FILE *fp = vmrun_tl_open(path);
     char buf[1024];
     size_t n;
     int yes = 0;

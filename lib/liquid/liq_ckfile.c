@@ -354,7 +354,7 @@ liq_ckfile_read(const char *dir, struct liq_ckfile *out, char *why, size_t whyle
     memset(out, 0, sizeof(*out));
     if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, LIQ_CKF_NAME) >= sizeof(path))
         return wire_errf(why, whylen, -ENAMETOOLONG, "%s: name too long", dir);
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+    if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0) {
         rc = -errno;
         if (rc == -ENOENT)
             return wire_errf(why, whylen, rc, "%s: no checkpoint there (no %s)", dir,

@@ -249,7 +249,8 @@ mt_ends(const struct liq_mtrace *mt, int recv, struct mt_end **out)
             v[k].i = i;
             k++;
         }
-    qsort(v, (size_t)n, sizeof(*v), mt_end_cmp);
+    if (n > 1)
+        qsort(v, (size_t)n, sizeof(*v), mt_end_cmp);
     for (int j = 0, s = 0; j < n; j++) {
         s = j > 0 && v[j].src == v[j - 1].src && v[j].dst == v[j - 1].dst &&
                     v[j].tag == v[j - 1].tag ? s + 1 : 0;

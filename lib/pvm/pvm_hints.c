@@ -25,6 +25,7 @@
 #include "pvm_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libconfig.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -302,12 +303,17 @@ static int
 read_file(const char *path, char **text, size_t *len)
 {
     struct stat st;
-    FILE *fp = fopen(path, "r");
-    int rc = 0;
+    /* O_NONBLOCK: a fifo with no writer is refused below, not waited on. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), rc = 0;
+    FILE *fp = fd >= 0 ? fdopen(fd, "r") : NULL;
 
     *text = NULL;
-    if (fp == NULL)
-        return -errno;
+    if (fp == NULL) {
+        rc = -errno;
+        if (fd >= 0)
+            close(fd);
+        return rc;
+    }
     /* A directory or a fifo is no hints file (libconfig's scanner would exit). */
     if (fstat(fileno(fp), &st) != 0 || !S_ISREG(st.st_mode))
         rc = -EINVAL;

@@ -5,7 +5,8 @@
 # raw --output; FILE.xmf beside it is well-formed XML naming FILE.h5:/u;
 # --png writes a picture of the documented size; the JSON report names the
 # files; a job file sets png and slice; a bad slice, field or path exits 2
-# before the job runs, and so does a missing HDF5 and PNG module.
+# before the job runs, and so does a missing HDF5 and PNG module; a fifo
+# given as a job, hints, checkpoint, trace or input file is refused at once.
 . "$(dirname "$0")/lib.sh"
 
 command -v h5dump >/dev/null || skip_all "h5dump (Debian hdf5-tools) is not installed"
@@ -95,6 +96,23 @@ check "--svg into a missing directory exits 2 before the job" \
 check "--trace into a missing directory exits 2 before the job" \
     exit2 "--trace $T/none/t.json: cannot write there" "${job[@]}" --trace "$T/none/t.json"
 check "... and a path tried and refused leaves no file" test ! -e "$T/none"
+# A fifo with no writer is refused at once, never waited on.
+mkfifo "$T/fifo" && mkdir -p "$T/ckfifo" && mkfifo "$T/ckfifo/checkpoint.lqc" && mkfifo "$T/fifo.h5"
+check "--job FIFO exits 2 at once" exit2 "not a regular file" "${job[@]}" --job "$T/fifo"
+check "--hints FIFO exits 2 at once" exit2 "not a regular file" "${job[@]}" --hints "$T/fifo"
+check "--resume DIR whose checkpoint is a fifo exits 2 at once" exit2 "not a regular file" \
+    stencil --resume "$T/ckfifo"
+check "vmrun analyze FIFO and a directory with a folder named *.json fail at once, said" bash -c '
+    mkdir -p "$1/tdir/sub.json" && ! timeout 20 "$0" analyze "$1/fifo" 2>"$1/an.err" &&
+    grep -q "not a regular file" "$1/an.err" &&
+    ! timeout 20 "$0" analyze "$1/tdir" 2>"$1/an.err" && grep -q "sub.json: cannot read: not a regular file" "$1/an.err"' \
+    "$VMRUN" "$T"
+check "--input FIFO.h5:DATASET exits 2 at once" bash -c '
+    timeout 20 "$0" --grid 16x16x1 --iters 3 --quiet --input "$1:u" >"$1.out" 2>&1; [ $? = 2 ] &&
+    grep -q "not a regular file" "$1.out"' "$EXAMPLES/laplace2d" "$T/fifo.h5"
+check "LIQUIDVM_HINTS=FIFO: a PVM program says so and runs without hints" bash -c '
+    LIQUIDVM_HINTS="$1" timeout 20 "$0" >/dev/null 2>"$1.err" && grep -q "not a regular file; no hints used" "$1.err"' \
+    "$(dirname "$VMCTL")/../tests/integ/pvm_hostload" "$T/fifo"
 # HDF5 and libpng are loaded by the master that writes a file (the module
 # beside vmrun: ../lib/liquid/liquid_io.so), never by vmrun or its workers.
 check "vmrun names neither HDF5 nor libpng; the module names both" bash -c '

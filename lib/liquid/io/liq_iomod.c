@@ -19,6 +19,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The innermost (first pushed) message of HDF5's error stack. */
@@ -196,8 +197,13 @@ mod_h5_read(const char *path, const char *name, const int n[3], double *data, lo
     int rc = 0;
 
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    struct stat st;
+
     if (access(path, R_OK) != 0)
         return h5_error(-errno, err, errlen, "cannot read %.400s: %s", path, strerror(errno));
+    /* HDF5 would wait on a fifo for a writer. */
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return h5_error(-EINVAL, err, errlen, "%.400s is not a regular file", path);
     if (H5Fis_hdf5(path) <= 0)
         return h5_error(-EINVAL, err, errlen, "%.400s is not an HDF5 file", path);
     if ((file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0)
