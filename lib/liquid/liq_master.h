@@ -115,7 +115,9 @@ struct liq_opts {
                                  * description, reported and verified as that kernel */
     enum liq_kernel bkernel;    /* LIQ_JACOBI or LIQ_RBGS */
     int check_reach;            /* --check-reach: look for reads beyond the reach first */
-    char input[LIQ_PATH_MAX];   /* --input FILE:DATASET: a field's initial values; "" none */
+    char input[LIQUID_MAX_FIELDS][LIQ_PATH_MAX]; /* --input FILE:DATASET: a field's initial
+                                                  * values, one per field */
+    int ninput;
     int quanta;                 /* quanta per host */
     char hosts[LIQ_PATH_MAX];   /* comma-separated host names; "" = every host */
     int tasks_per_host;

@@ -60,7 +60,10 @@ liq_md_describe(const struct liq_opts *o, char *buf, size_t len)
         for (int f = 0; f < lq->nf; f++)
             ADD(" %s", lq->f[f].name);
         ADD("\ndescription %08x\n", (unsigned)liq_user_fingerprint(lq));
-        ADD("input %s\n", o->input[0] != '\0' ? o->input : "(none)");
+        ADD("input");
+        for (int i = 0; i < o->ninput; i++)
+            ADD(" %s", o->input[i]);
+        ADD("%s\n", o->ninput == 0 ? " (none)" : "");
         /* The program's options as its workers get them (NAME=VALUE). */
         ADD("options");
         for (int i = 0; i < lq->nopt; i++)

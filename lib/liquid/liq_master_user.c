@@ -222,16 +222,16 @@ check_reach(struct liquid *lq, const int n[3], char *what, size_t len)
 /* ---- before the job ---- */
 
 /* --input FILE:DATASET: the field the dataset's last name names (or the
- * job's only field), its whole interior read now. */
+ * job's only field), its whole interior read now; one --input per field. */
 static int
-read_input(struct liquid *lq, const struct liq_opts *o)
+read_input(struct liquid *lq, const struct liq_opts *o, const char *input)
 {
     char file[LIQ_PATH_MAX], set[256], err[1024];
     const char *base;
     size_t npts = (size_t)o->n[0] * o->n[1] * o->n[2];
     int f;
 
-    if (liq_h5_split_input(o->input, file, sizeof(file), set, sizeof(set), err, sizeof(err)) != 0) {
+    if (liq_h5_split_input(input, file, sizeof(file), set, sizeof(set), err, sizeof(err)) != 0) {
         fprintf(stderr, "%s: --input: %s\n", lq->name, err);
         return -1;
     }
@@ -240,15 +240,19 @@ read_input(struct liquid *lq, const struct liq_opts *o)
         f = 0;
     if (f < 0) {
         fprintf(stderr, "%s: --input %s: no field named %s (the dataset's name says which)\n",
-                lq->name, o->input, base);
+                lq->name, input, base);
         return -1;
     }
     if (lq->f[f].konst) {
         fprintf(stderr, "%s: --input %s: field %s is constant (liquid_field_const): its values "
-                        "come from the program, not a file\n", lq->name, o->input, base);
+                        "come from the program, not a file\n", lq->name, input, base);
         return -1;
     }
-    free(lq->input[f]);
+    if (lq->input[f] != NULL) {
+        fprintf(stderr, "%s: --input %s: field %s has its values from an earlier --input\n",
+                lq->name, input, lq->f[f].name);
+        return -1;
+    }
     if ((lq->input[f] = malloc(npts * sizeof(double))) == NULL) {
         fprintf(stderr, "%s: --input: out of memory for %zu points\n", lq->name, npts);
         return -1;
@@ -269,7 +273,7 @@ liq_mu_send_input(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats 
     const struct liquid *lq = o->user;
     double *buf = NULL;
 
-    if (o->input[0] == '\0')
+    if (o->ninput == 0)
         return 0;
     for (int q = 0; q < st->g.nquanta; q++) {
         int lo[3], hi[3], hdr[2] = { q, 0 }, rc;
@@ -423,8 +427,13 @@ liq_mu_prepare(struct liquid *lq, struct liq_opts *o, const struct liq_program *
                             "reductions' %d\n", lq->name, o->epoch, e, stride);
         o->epoch = e;
     }
-    if (o->input[0] != '\0' && read_input(lq, o) != 0)
-        return -1;
+    for (int f = 0; f < lq->nf; f++) {
+        free(lq->input[f]);
+        lq->input[f] = NULL;
+    }
+    for (int i = 0; i < o->ninput; i++)
+        if (read_input(lq, o, o->input[i]) != 0)
+            return -1;
     if (o->check_reach) {
         char what[512];
         int rc = check_reach(lq, o->n, what, sizeof(what));

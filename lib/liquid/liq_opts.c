@@ -300,8 +300,11 @@ set_field_option(struct liq_opts *o, const char *key, const char *value, char *e
             return opt_error(err, errlen, "--field: expected a field name, got '%s'", value);
         strcpy(o->field, value);
     } else if (strcmp(key, "input") == 0 && o->user != NULL) {
-        if (opt_path(o->input, value) != 0 || strchr(value, ':') == NULL)
+        if (o->ninput == LIQUID_MAX_FIELDS)
+            return opt_error(err, errlen, "--input: at most %d, one per field", LIQUID_MAX_FIELDS);
+        if (opt_path(o->input[o->ninput], value) != 0 || strchr(value, ':') == NULL)
             return opt_error(err, errlen, "--input: expected FILE:DATASET, got '%s'", value);
+        o->ninput++;
     } else {
         return 1;
     }

@@ -110,6 +110,18 @@ check "vmrun analyze FIFO and a directory with a folder named *.json fail at onc
 check "--input FIFO.h5:DATASET exits 2 at once" bash -c '
     timeout 20 "$0" --grid 16x16x1 --iters 3 --quiet --input "$1:u" >"$1.out" 2>&1; [ $? = 2 ] &&
     grep -q "not a regular file" "$1.out"' "$EXAMPLES/laplace2d" "$T/fifo.h5"
+L2=("$EXAMPLES/laplace2d" --grid 16x16x1 --iters 3 --quiet --probe-seconds 0.01)
+check "--input once per field: both read, neither dropped (laplace2d's u and change)" bash -c '
+    "$0" --grid 16x16x1 --iters 50 --quiet --probe-seconds 0.01 --output "$1/l.h5" >/dev/null &&
+    a=$("$0" "${@:2}" --input "$1/l.h5:u" | grep "^checksum") &&
+    b=$("$0" "${@:2}" --input "$1/l.h5:change" --input "$1/l.h5:u" | grep "^checksum") &&
+    c=$("$0" "${@:2}" | grep "^checksum") &&
+    [ -n "$a" ] && [ "$a" = "$b" ] && [ "$a" != "$c" ] &&
+    { "$0" "${@:2}" --input "$1/l.h5:u" --input "$1/none.h5:change" 2>&1; [ $? = 2 ]; } |
+        grep -q "none.h5"' "${L2[0]}" "$T" "${L2[@]:1}"
+check "--input twice for one field: exit 2, naming it" bash -c '
+    "$0" "${@:2}" --input "$1/l.h5:u" --input "$1/l.h5:/u" >"$1/in2.out" 2>&1; [ $? = 2 ] &&
+    grep -q "field u has its values from an earlier --input" "$1/in2.out"' "${L2[0]}" "$T" "${L2[@]:1}"
 check "LIQUIDVM_HINTS=FIFO: a PVM program says so and runs without hints" bash -c '
     LIQUIDVM_HINTS="$1" timeout 20 "$0" >/dev/null 2>"$1.err" && grep -q "not a regular file; no hints used" "$1.err"' \
     "$(dirname "$VMCTL")/../tests/integ/pvm_hostload" "$T/fifo"
