@@ -116,6 +116,16 @@ liq_md_open(const struct liq_opts *o, struct liq_stats *st, const char *name)
                 dk->file.n[1], dk->file.n[2]);
         goto bad;
     }
+    /* Its checkpoints' spacing, from the file: the workers restore only at
+     * one of its multiples, and it sizes this run's (a forged one must not
+     * overflow). */
+    if (dk->file.ck_iters < 1 || dk->file.ck_iters > o->iters ||
+        dk->file.iter % dk->file.ck_iters != 0) {
+        fprintf(stderr, "%s: --resume %s: the checkpoint does not hold together (iteration %d "
+                        "with checkpoints every %d iterations)\n", name, o->resume, dk->file.iter,
+                dk->file.ck_iters);
+        goto bad;
+    }
     free(want);
     dk->resumed_from = dk->file.iter;
     dk->read_s = liq_vm_now() - t0;

@@ -166,6 +166,13 @@ b = bytearray(open(sys.argv[1], "rb").read()); b[20] ^= 0x40
 open(sys.argv[2], "wb").write(b)
 EOF
 refused "a damaged header" "its header's checksum is wrong"
+# Whole by its checksums, but saying what no writer would (ckforge.py sets
+# header fields and computes both checksums again).
+ITER=$(python3 -c 'import struct,sys; print(struct.unpack_from("<I", open(sys.argv[1],"rb").read(), 16)[0])' "$GOOD")
+python3 "$(dirname "$0")/../tools/ckforge.py" "$GOOD" "$CK/checkpoint.lqc" 16=$((ITER + 1))
+refused "an iteration between its checkpoints, checksums right" "does not hold together"
+python3 "$(dirname "$0")/../tools/ckforge.py" "$GOOD" "$CK/checkpoint.lqc" 20=0x7fffffff
+refused "checkpoints every 2^31-1 iterations, checksums right" "does not hold together"
 echo "not a checkpoint" >"$CK/checkpoint.lqc"
 refused "another kind of file" "not a liquid checkpoint"
 rm -f "$CK/checkpoint.lqc"
