@@ -180,6 +180,8 @@ struct vmd_task {
     struct vmd *vmd;
     struct vmd_list link;       /* in vmd->tasks */
     uint32_t tid, ptid;
+    int noparent;               /* spawned with PvmNoSpawnParent: pvm_parent says
+                                 * PvmParentNotSet (ptid is still its spawner) */
     uint32_t out_tid;           /* where its output goes; 0: our log */
     int32_t out_code;           /* ... with this tag (PvmOutputCode) */
     int out_open;               /* its stdout and stderr not yet closed */
@@ -551,9 +553,13 @@ vmd_frame_fn vmd_clock_request, vmd_clock_on_peer;
 vmd_frame_fn vmd_mcast_client, vmd_mcast_on_peer;
 
 /* vmd_spawn.c: starting a task's process on this host, and its output */
+/* wd: the working directory pvm_spawn's where gave after a ':' (absolute,
+ * or under $HOME), "" for $HOME; one that cannot be entered is passed
+ * over for $HOME, as PVM does.  flags: VMD_SPAWN_NOPARENT or 0. */
+#define VMD_SPAWN_NOPARENT 64   /* PVM's PvmNoSpawnParent */
 int vmd_spawn_local(struct vmd *vmd, uint32_t ptid, uint32_t out_tid, int32_t out_code,
-                    const char *file, char **argv, int argc, char **env, int envc,
-                    uint32_t *tid_out);
+                    const char *file, const char *wd, uint32_t flags, char **argv, int argc,
+                    char **env, int envc, uint32_t *tid_out);
 
 /* vmd_fwd.c: task requests that span hosts (spawn, kill, notify, tasks) */
 vmd_frame_fn vmd_fwd_spawn, vmd_fwd_kill, vmd_fwd_list, vmd_fwd_notify;

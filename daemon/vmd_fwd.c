@@ -45,15 +45,18 @@ struct vmd_fwd {
     struct wire_wbuf acc;       /* tasks: the items */
 };
 
-/* A spawn request: str file, u32 flags, str where, u32 ntask, u32 out_tid,
- * i32 out_code, u32 argc, argv, u32 envc, env (as "NAME=value").  Its
+/* A spawn request: str file, u32 flags, str where ([HOST|ARCH][:DIR]), u32
+ * ntask, u32 out_tid, i32 out_code, u32 argc, argv, u32 envc, env (as
+ * "NAME=value"); a part for a peer has no where, and str DIR and u32
+ * flags (PvmNoSpawnParent alone) after out_code.  Its
  * reply: u32 ntask, i32 a tid or a negative code per slot, then u32 the
  * dtid of the host each slot was placed on (0: none could take it), so
  * that a failure can name its host; libpvm3 reads the tids alone. */
 struct spawn_req {
     char file[1024];
     uint32_t flags;
-    char where[256];
+    char where[1280];
+    char wd[1024];              /* where's working directory, after a ':' */
     uint32_t ntask;
     uint32_t out_tid;
     int32_t out_code;
@@ -106,6 +109,17 @@ spawn_req_parse(struct wire_rbuf *r, struct spawn_req *s, int with_placement)
     if ((rc = wire_get_u32(r, &s->ntask)) || (rc = wire_get_u32(r, &s->out_tid)) ||
         (rc = wire_get_i32(r, &s->out_code)))
         return rc;
+    /* pvm_spawn's where is [HOST|ARCH][:DIR]; a part carries DIR alone. */
+    if (with_placement) {
+        char *colon = strchr(s->where, ':');
+
+        if (colon != NULL) {
+            snprintf(s->wd, sizeof(s->wd), "%s", colon + 1);
+            *colon = '\0';
+        }
+    } else if ((rc = wire_get_str(r, s->wd, sizeof(s->wd))) || (rc = wire_get_u32(r, &s->flags))) {
+        return rc;
+    }
     size_t cap = r->len - r->pos + 2 * FWD_ARGS_MAX, used = 0;
     if ((s->strings = malloc(cap)) == NULL)
         return -ENOMEM;
@@ -234,29 +248,34 @@ fwd_send(struct vmd *vmd, struct vmd_fwd *f, struct vmd_host *h, int type,
     return rc;
 }
 
-/* The hosts a spawn may use, in table order. */
+/* The hosts a spawn may use, in table order: those the flags choose
+ * (the host named, the hosts of the architecture named, or all), or with
+ * PvmHostCompl every other one, as PVM 3.4's tm_spawn complements its set
+ * (the complement of a host not in the VM is every host). */
 static int
 spawn_candidates(struct vmd *vmd, const struct spawn_req *s, struct vmd_host **out)
 {
-    int n = 0;
+    int n = 0, compl = (s->flags & PVM_HOST_COMPL) != 0;
     const char *where = s->where;
     struct vmd_host *named = NULL;
     if (s->flags & PVM_TASK_HOST) {
         named = (strcmp(where, ".") == 0) ? vmd->hosts[vmd->index] : vmd_host_by_name(vmd, where);
-        if (named == NULL)
+        if (named == NULL && !compl)
             return WIRE_ENOHOST;
     }
     for (int i = 1; i <= VMD_MAX_HOSTS; i++) {
         struct vmd_host *h = vmd->hosts[i];
+        int chosen;
         if (h == NULL || h->state != VMD_HOST_UP)
             continue;
-        if (s->flags & PVM_TASK_HOST) {
-            int is = h == named;
-            if ((s->flags & PVM_HOST_COMPL) ? is : !is)
-                continue;
-        } else if ((s->flags & PVM_TASK_ARCH) && strcmp(h->arch, where) != 0) {
+        if (s->flags & PVM_TASK_HOST)
+            chosen = h == named;
+        else if (s->flags & PVM_TASK_ARCH)
+            chosen = strcmp(h->arch, where) == 0;
+        else
+            chosen = 1;
+        if (chosen == compl)
             continue;
-        }
         /* Placed by us, a task goes only where we have a link now: one
          * still being made (just after a start or an add) or being remade
          * would fail its part.  A host named is tried, and its failure
@@ -312,7 +331,8 @@ spawn_part_send(struct vmd *vmd, struct vmd_fwd *f, struct spawn_req *s,
             if (slot_host[i] != k)
                 continue;
             uint32_t tid;
-            rc = vmd_spawn_local(vmd, f->origin, s->out_tid, s->out_code, s->file, s->argv,
+            rc = vmd_spawn_local(vmd, f->origin, s->out_tid, s->out_code, s->file, s->wd,
+                                 s->flags & VMD_SPAWN_NOPARENT, s->argv,
                                  (int)s->argc, s->env, (int)s->envc, &tid);
             f->tids[i] = rc ? rc : (int32_t)tid;
         }
@@ -324,6 +344,8 @@ spawn_part_send(struct vmd *vmd, struct vmd_fwd *f, struct spawn_req *s,
     wire_put_u32(&part, nslots);
     wire_put_u32(&part, s->out_tid);
     wire_put_i32(&part, s->out_code);
+    wire_put_str(&part, s->wd);
+    wire_put_u32(&part, s->flags & VMD_SPAWN_NOPARENT);
     put_strs(&part, s->argv, s->argc);
     put_strs(&part, s->env, s->envc);
     for (uint32_t i = 0; i < s->ntask; i++)
@@ -405,7 +427,8 @@ spawn_part(struct vmd *vmd, uint32_t origin, struct wire_rbuf *r, struct wire_wb
             uint32_t slot, tid;
             if ((rc = wire_get_u32(r, &slot)) != 0)
                 break;
-            int e = vmd_spawn_local(vmd, origin, s.out_tid, s.out_code, s.file, s.argv,
+            int e = vmd_spawn_local(vmd, origin, s.out_tid, s.out_code, s.file, s.wd,
+                                    s.flags & VMD_SPAWN_NOPARENT, s.argv,
                                     (int)s.argc, s.env, (int)s.envc, &tid);
             wire_put_u32(out, slot);
             wire_put_i32(out, e ? e : (int32_t)tid);

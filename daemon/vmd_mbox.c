@@ -49,6 +49,7 @@ struct mb_wait {
     uint32_t flags;
     int origin_host;
     uint32_t client_id, req_id;
+    uint32_t owner;             /* the waiting task: may it take the entry? */
 };
 
 static struct mb_entry *
@@ -115,9 +116,16 @@ wake_waiters(struct vmd *vmd, struct mb_entry *e)
         if (strcmp(w->name, e->name) != 0 ||
             ((w->flags & MB_FIRSTAVAIL) ? e->index < w->index : e->index != w->index))
             continue;
-        answer_entry(vmd, w->origin_host, w->client_id, w->req_id, e);
-        vmd_list_remove(&w->link);
         int take = w->flags & MB_READDELETE;
+        vmd_list_remove(&w->link);
+        /* Read-and-delete of another's locked entry: refused, as when the
+         * entry was there at the call; the entry stays. */
+        if (take && !permitted(e, w->owner)) {
+            vmd_reply(vmd, w->origin_host, w->client_id, w->req_id, WIRE_EDENIED, NULL);
+            free(w);
+            continue;
+        }
+        answer_entry(vmd, w->origin_host, w->client_id, w->req_id, e);
         free(w);
         if (take) {
             entry_free(e);
@@ -148,8 +156,10 @@ do_put(struct vmd *vmd, uint32_t owner, struct wire_rbuf *r, int32_t *index_out,
         /* One named instance, or a direct index: replace what is there. */
         index = direct;
         old = find(vmd, name, index, 0);
+        /* Another's locked entry: PvmDenied, as PVM 3.4.6 answers (its man
+         * page's example tests PvmExists, which is -33, not this). */
         if (old && !permitted(old, owner))
-            return old->owner == 0 && !(old->flags & MB_OVERWRITE) ? WIRE_EDENIED : -EEXIST;
+            return WIRE_EDENIED;
     } else {
         /* The lowest free index of the class. */
         while (find(vmd, name, index, 0))
@@ -262,7 +272,7 @@ vmd_mbox_put(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr
 /* A pvm_recvinfo with PvmMboxWaitForInfo that found nothing waits. */
 static void
 wait_for_put(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *h,
-             const char *name, int32_t index, uint32_t flags)
+             const char *name, int32_t index, uint32_t flags, uint32_t owner)
 {
     struct mb_wait *w = calloc(1, sizeof(*w));
     if (w == NULL) {
@@ -275,6 +285,7 @@ wait_for_put(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr
     w->origin_host = from->host;
     w->client_id = from->client_id;
     w->req_id = h->id;
+    w->owner = owner;
     vmd_list_insert(&vmd->mbox_waits, &w->link);
 }
 
@@ -295,7 +306,7 @@ get_or_del(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr *
         return rc;
     struct mb_entry *e = find(vmd, name, index, get && (flags & MB_FIRSTAVAIL));
     if (e == NULL && get && (flags & MB_WAIT)) {
-        wait_for_put(vmd, from, h, name, index, flags);
+        wait_for_put(vmd, from, h, name, index, flags, owner);
         return 0;
     }
     if (e == NULL) {

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -202,7 +203,10 @@ child_env(struct vmd *vmd, struct vmd_task *t, char **extra, int nextra, char **
         if (strncmp(*e, "LIQUIDVM_", 9) != 0 && !env_named(extra, nextra, *e))
             env[n++] = *e;
     snprintf(store[0], 128, "LIQUIDVM_TID=0x%x", t->tid);
-    snprintf(store[1], 128, "LIQUIDVM_PARENT=0x%x", t->ptid);
+    if (t->noparent)
+        snprintf(store[1], 128, "LIQUIDVM_PARENT=unset");
+    else
+        snprintf(store[1], 128, "LIQUIDVM_PARENT=0x%x", t->ptid);
     snprintf(store[2], 128, "LIQUIDVM_TOKEN=%016llx", (unsigned long long)t->token);
     env[n++] = store[0];
     env[n++] = store[1];
@@ -216,9 +220,10 @@ child_env(struct vmd *vmd, struct vmd_task *t, char **extra, int nextra, char **
 
 int
 vmd_spawn_local(struct vmd *vmd, uint32_t ptid, uint32_t out_tid, int32_t out_code,
-                const char *file, char **argv, int argc, char **env, int envc, uint32_t *tid_out)
+                const char *file, const char *wd, uint32_t flags, char **argv, int argc,
+                char **env, int envc, uint32_t *tid_out)
 {
-    char path[4096], sock[4200], home[4200], cache[64], output[64];
+    char path[4096], sock[4200], home[4200], cache[64], output[64], dir[4200];
     char store[3][128];
     char *cenv[SPAWN_ENV_MAX];
     char *args[260];
@@ -235,6 +240,7 @@ vmd_spawn_local(struct vmd *vmd, uint32_t ptid, uint32_t out_tid, int32_t out_co
     if (t == NULL)
         return -EAGAIN;
     t->spawned = 1;
+    t->noparent = (flags & VMD_SPAWN_NOPARENT) != 0;
     t->out_tid = out_tid;
     t->out_code = out_code;
     /* The one-time secret its enroll must carry (vmd_task_claim_ok). */
@@ -281,12 +287,27 @@ vmd_spawn_local(struct vmd *vmd, uint32_t ptid, uint32_t out_tid, int32_t out_co
         { .flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE, .data.stream = (uv_stream_t *)&t->out[1] },
     };
     const char *cwd = getenv("HOME");
+
+    if (cwd == NULL || access(cwd, X_OK) != 0)
+        cwd = "/";
+    if (wd != NULL && wd[0] != '\0') {
+        int n = wd[0] == '/' ? snprintf(dir, sizeof(dir), "%s", wd)
+                             : snprintf(dir, sizeof(dir), "%s/%s", cwd, wd);
+        struct stat st;
+
+        if (n > 0 && (size_t)n < sizeof(dir) && stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+            access(dir, X_OK) == 0)
+            cwd = dir;
+        else
+            log_info("spawn %s for t%x: working directory %s cannot be entered; %s instead",
+                     path, ptid, wd, cwd);
+    }
     uv_process_options_t o = {
         .exit_cb = proc_on_exit,
         .file = path,
         .args = args,
         .env = cenv,
-        .cwd = cwd && access(cwd, X_OK) == 0 ? cwd : "/",
+        .cwd = cwd,
         .stdio_count = 3,
         .stdio = stdio,
     };

@@ -237,7 +237,7 @@ commit(struct staged *s, size_t n, int force, const char *dir, char *err, size_t
         }
         rc = -errno;
         if (rc == -EEXIST)
-            wire_errf(err, errlen, rc, "%s: exists (use force to replace it)", s[i].final);
+            wire_errf(err, errlen, rc, "%s: exists (--force replaces it)", s[i].final);
         else
             wire_errf(err, errlen, rc, "%s: %s", s[i].final, strerror(-rc));
         if (!force)

@@ -228,6 +228,19 @@ pvm_getmboxinfo(char *pattern, int *nclasses, struct pvmmboxinfo **classes)
 int
 pvm_insert(char *name, int req, int data)
 {
+    if (req < -1 || req >= (int)PvmMboxMaxDirectIndex)
+        return pvm__err(-EINVAL, "pvm_insert");
+    /* A taken <name, index> is PvmDupEntry, never replaced nor moved on. */
+    if (req >= 0) {
+        int b = pvm_recvinfo(name, req, PvmMboxDefault);
+
+        if (b >= 0) {
+            pvm_freebuf(b);
+            return PvmDupEntry;
+        }
+        if (b != PvmNotFound)
+            return b;
+    }
     int sb = pvm_mkbuf(PvmDataDefault);
     if (sb < 0)
         return sb;
@@ -235,18 +248,17 @@ pvm_insert(char *name, int req, int data)
     pvm_pkint(&data, 1, 1);
     int flags = req < 0 ? PvmMboxMultiInstance
                         : (req << PvmMboxDirectIndexShift) | PvmMboxMultiInstance;
-    int rc = req < 0 || req < (int)PvmMboxMaxDirectIndex
-                 ? pvm_putinfo(name, sb, flags | PvmMboxOverWritable)
-                 : pvm__err(-EINVAL, "pvm_insert");
+    int rc = pvm_putinfo(name, sb, flags);
     pvm_setsbuf(old);
     pvm_freebuf(sb);
-    /* PVM 3.3 said PvmDupEntry when the slot was taken. */
     return rc == PvmExists ? PvmDupEntry : rc;
 }
 
 int
 pvm_lookup(char *name, int req, int *data)
 {
+    if (req < -1)
+        return pvm__err(-EINVAL, "pvm_lookup");
     int b = pvm_recvinfo(name, req < 0 ? 0 : req, req < 0 ? PvmMboxFirstAvail : PvmMboxDefault);
     if (b < 0)
         return b == PvmNotFound ? PvmNoEntry : b;
@@ -262,6 +274,8 @@ pvm_lookup(char *name, int req, int *data)
 int
 pvm_delete(char *name, int req)
 {
-    int rc = pvm_delinfo(name, req < 0 ? 0 : req, 0);
+    if (req < 0)
+        return pvm__err(-EINVAL, "pvm_delete");
+    int rc = pvm_delinfo(name, req, 0);
     return rc == PvmNotFound ? PvmNoEntry : rc;
 }

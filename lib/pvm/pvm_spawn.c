@@ -238,7 +238,12 @@ spawn_once(const char *file, char **argv, uint32_t argc, int flags, const char *
     wire_wbuf_init(&req);
     wire_put_str(&req, file);
     wire_put_u32(&req, (uint32_t)flags);
-    wire_put_str(&req, where && (flags & (PvmTaskHost | PvmTaskArch)) ? where : "");
+    /* where is [HOST|ARCH][:DIR]: the name counts with PvmTaskHost or
+     * PvmTaskArch only, the working directory always. */
+    if (where != NULL && (flags & (PvmTaskHost | PvmTaskArch)))
+        wire_put_str(&req, where);
+    else
+        wire_put_str(&req, where != NULL && strchr(where, ':') ? strchr(where, ':') : "");
     wire_put_u32(&req, (uint32_t)ntask);
     pvm__opt_load();
     wire_put_u32(&req, (uint32_t)pvm__ctx.opt[PvmOutputTid]);

@@ -152,6 +152,8 @@ pvm_parent(void)
     int rc = pvm__enroll();
     if (rc)
         return pvm__err(rc, "pvm_parent");
+    if (parent != NULL && strcmp(parent, "unset") == 0)
+        return PvmParentNotSet; /* spawned with PvmNoSpawnParent */
     if (parent == NULL || strtoul(parent, NULL, 0) == 0)
         return PvmNoParent;     /* not an error report: PVM returns it quietly */
     return (int)strtoul(parent, NULL, 0);

@@ -8,7 +8,8 @@
  * pvm_trecv and pvm_archcode.  Written only against pvm3.h.  Each command
  * prints what it found and exits 0 when it is right.
  *
- *   pvm_calls export | noreset | tmask | hostsync | unsupported | notify | corners
+ *   pvm_calls export | noreset | tmask | hostsync | unsupported | notify | corners |
+ *             spawnflags | database
  *   pvm_calls idle | noreset-idle     enroll (set PvmNoReset), print the tid, wait
  *   pvm_calls hostwatch              print "ready", then check the notices of
  *                                    two host additions and a deletion
@@ -95,6 +96,31 @@ children(const char *cmd, char **argv)
     } else if (strcmp(cmd, "child-wait") == 0) {
         reply("up");
         pvm_recv(pvm_parent(), TAG);
+    } else if (strcmp(cmd, "child-cwd") == 0) {
+        char cwd[4096];
+        reply(getcwd(cwd, sizeof(cwd)) ? cwd : "?");
+    } else if (strcmp(cmd, "child-home") == 0) {
+        char home[4096];
+        reply(getenv("HOME") && realpath(getenv("HOME"), home) ? home : "?");
+    } else if (strcmp(cmd, "child-parent") == 0) {
+        /* Spawned with PvmNoSpawnParent: argv[0] says whom to tell. */
+        char s[32];
+        snprintf(s, sizeof(s), "%d", pvm_parent());
+        pvm_initsend(PvmDataDefault);
+        pvm_pkstr(s);
+        pvm_send((int)strtol(argv[0], NULL, 0), TAG);
+    } else if (strcmp(cmd, "child-mbox") == 0) {
+        /* Another task's locked entry: put over it, then wait to take it. */
+        char s[64];
+        int sb = pvm_initsend(PvmDataDefault), v = 7, put, wait;
+        pvm_pkint(&v, 1, 1);
+        pvm_setopt(PvmAutoErr, 0);
+        put = pvm_putinfo(argv[0], sb, PvmMboxDefault);
+        reply("ready");
+        pvm_recv(pvm_parent(), TAG);
+        wait = pvm_recvinfo(argv[1], 0, PvmMboxWaitForInfo | PvmMboxReadAndDelete);
+        snprintf(s, sizeof(s), "%d %d", put, wait);
+        reply(s);
     } else {
         return 2;
     }
@@ -418,6 +444,91 @@ t_corners(void)
     return 0;
 }
 
+/* pvm_spawn as PVM 3.4.6: where's ":DIR" (any flags) is the working
+ * directory, one that cannot be entered passed over; PvmNoSpawnParent;
+ * PvmHostCompl complements the set the other flags choose. */
+static int
+t_spawnflags(void)
+{
+    char got[4096], home[4096], me[32];
+    int me_tid = pvm_mytid(), tid, rc;
+    char *args[3] = { "child-parent", me, NULL };
+    CHECK(me_tid > 0);
+    pvm_setopt(PvmAutoErr, 0);
+    char *cwdargs[2] = { "child-cwd", NULL };
+    CHECK(pvm_spawn(self, cwdargs, PvmTaskDefault, ":/tmp", 1, &tid) == 1);
+    CHECK(pvm_recv(tid, TAG) > 0 && pvm_upkstr(got) >= 0 && strcmp(got, "/tmp") == 0);
+    CHECK(ask_child_on("home", "", NULL, home, sizeof(home)) > 0 && home[0] == '/');
+    /* ask_child_on gives PvmTaskHost for a where: ".:/tmp" names this host. */
+    CHECK(ask_child_on("cwd", "", ".:/tmp", got, sizeof(got)) > 0 && strcmp(got, "/tmp") == 0);
+    CHECK(ask_child_on("cwd", "", ".:.", got, sizeof(got)) > 0 && strcmp(got, home) == 0);
+    CHECK(ask_child_on("cwd", "", ".:/no/such/dir", got, sizeof(got)) > 0 &&
+          strcmp(got, home) == 0);
+    printf("where's :DIR: /tmp, ., a missing one passed over for %s\n", home);
+    snprintf(me, sizeof(me), "%d", me_tid);
+    CHECK(pvm_spawn(self, args, PvmNoSpawnParent, "", 1, &tid) == 1);
+    CHECK(pvm_recv(tid, TAG) > 0 && pvm_upkstr(got) >= 0);
+    CHECK(atoi(got) == PvmParentNotSet);
+    args[0] = "child-env";
+    args[1] = "HOME";
+    CHECK(pvm_spawn(self, args, PvmTaskHost | PvmHostCompl, "no-such-host", 1, &tid) == 1);
+    CHECK(pvm_recv(tid, TAG) > 0);
+    CHECK((rc = pvm_spawn(self, args, PvmTaskArch | PvmHostCompl, "LINUX64", 1, &tid)) == 0 &&
+          tid == PvmNoHost);
+    CHECK((rc = pvm_spawn(self, args, PvmHostCompl, "", 1, &tid)) == 0 && tid == PvmNoHost);
+    printf("PvmNoSpawnParent: PvmParentNotSet; PvmHostCompl: the other hosts, or none\n");
+    pvm_exit();
+    return 0;
+}
+
+/* PVM 3.3's database and the mailbox's locks, as PVM 3.4.6 answers. */
+static int
+t_database(void)
+{
+    char name[64], lock[64], got[64], wait[64];
+    int v = 0, me = pvm_mytid(), sb, tid;
+    char *args[4] = { "child-mbox", lock, wait, NULL };
+    CHECK(me > 0);
+    pvm_setopt(PvmAutoErr, 0);
+    snprintf(name, sizeof(name), "calls-db-%x", me);
+    CHECK(pvm_insert(name, 0, 10) == 0);
+    CHECK(pvm_insert(name, 0, 11) == PvmDupEntry);
+    CHECK(pvm_insert(name, 5, 50) == 5);
+    CHECK(pvm_insert(name, 5, 51) == PvmDupEntry);
+    CHECK(pvm_insert(name, -1, 12) == 1);
+    CHECK(pvm_lookup(name, 0, &v) == 0 && v == 10);
+    CHECK(pvm_lookup(name, 5, &v) == 5 && v == 50);
+    CHECK(pvm_insert(name, -2, 1) == PvmBadParam);
+    CHECK(pvm_lookup(name, -2, &v) == PvmBadParam);
+    CHECK(pvm_delete(name, -1) == PvmBadParam);
+    CHECK(pvm_delete(name, 5) == PvmOk && pvm_lookup(name, 5, &v) == PvmNoEntry);
+    /* Another task's put over our locked entry, and its read-and-delete
+     * waiting for one: PvmDenied both, and the entries stay. */
+    snprintf(lock, sizeof(lock), "calls-lock-%x", me);
+    snprintf(wait, sizeof(wait), "calls-wait-%x", me);
+    sb = pvm_initsend(PvmDataDefault);
+    pvm_pkint(&me, 1, 1);
+    CHECK(pvm_putinfo(lock, sb, PvmMboxDefault) == 0);
+    CHECK(pvm_spawn(self, args, PvmTaskDefault, "", 1, &tid) == 1);
+    CHECK(pvm_recv(tid, TAG) > 0 && pvm_upkstr(got) >= 0 && strcmp(got, "ready") == 0);
+    sb = pvm_initsend(PvmDataDefault);
+    pvm_pkint(&me, 1, 1);
+    CHECK(pvm_putinfo(wait, sb, PvmMboxDefault) == 0);
+    pvm_initsend(PvmDataDefault);
+    CHECK(pvm_send(tid, TAG) == 0);
+    CHECK(pvm_recv(tid, TAG) > 0 && pvm_upkstr(got) >= 0);
+    printf("another task's putinfo, waiting read-and-delete: %s (PvmDenied %d)\n", got,
+           PvmDenied);
+    CHECK(atoi(got) == PvmDenied && atoi(strchr(got, ' ') + 1) == PvmDenied);
+    CHECK((sb = pvm_recvinfo(wait, 0, PvmMboxDefault)) > 0);
+    CHECK(pvm_setrbuf(sb) >= 0 && pvm_upkint(&v, 1, 1) == 0 && v == me);
+    CHECK((sb = pvm_recvinfo(lock, 0, PvmMboxDefault)) > 0);
+    CHECK(pvm_setrbuf(sb) >= 0 && pvm_upkint(&v, 1, 1) == 0 && v == me);
+    printf("pvm_insert: PvmDupEntry for a taken index; bad indices PvmBadParam\n");
+    pvm_exit();
+    return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -442,6 +553,10 @@ main(int argc, char **argv)
         return t_hostwatch();
     if (strcmp(argv[1], "corners") == 0)
         return t_corners();
+    if (strcmp(argv[1], "spawnflags") == 0)
+        return t_spawnflags();
+    if (strcmp(argv[1], "database") == 0)
+        return t_database();
     if (strcmp(argv[1], "idle") == 0 || strcmp(argv[1], "noreset-idle") == 0) {
         /* For vmctl reset: enroll (and set PvmNoReset), say so, wait. */
         if (pvm_mytid() < 0 || (argv[1][0] == 'n' && pvm_setopt(PvmNoReset, 1) != 0))

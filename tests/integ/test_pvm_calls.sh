@@ -9,7 +9,9 @@
 # a VM runs; starting one, with a hostfile, blocking), and PvmNotImpl from
 # pvm_tickle and pvm_reg_*.  And where libpvm3 answered otherwise than PVM
 # 3.4.6: pvm_notify's PvmNotifyCancel and PvmHostAdd counts (while hosts
-# join and leave), pvm_mstat, pvm_pstat, pvm_kill, pvm_trecv, pvm_archcode.
+# join and leave), pvm_mstat, pvm_pstat, pvm_kill, pvm_trecv, pvm_archcode,
+# pvm_spawn's working directory, PvmNoSpawnParent and PvmHostCompl, the
+# PVM 3.3 database and the mailbox's locks.
 . "$(dirname "$0")/lib.sh"
 B=$(cd "$(dirname "$VMCTL")/.." && pwd)
 SRC=$(pwd)
@@ -75,6 +77,10 @@ check "pvm_notify PvmNotifyCancel: TaskExit (a task here, one on host1) and Host
     api notify
 check "pvm_mstat/pvm_pstat keep pvm_config's, pvm_tasks' arrays; pvm_kill of a gone task: 0; pvm_trecv of a past time polls; pvm_archcode(SUN4): PvmNotFound" \
     api corners
+check "pvm_spawn: where's :DIR is the working directory; PvmNoSpawnParent; PvmHostCompl as PVM's" \
+    api spawnflags
+check "pvm_insert/lookup/delete: a taken index is PvmDupEntry; another's locked entry PvmDenied (put, waiting read-and-delete)" \
+    api database
 # PvmHostAdd's counts (replaced by a later call, ended by 0 or a cancel) and
 # PvmHostDelete, while host2 and host3 join and host2 leaves.
 api hostwatch >"$T/hw.out" 2>&1 &
