@@ -127,8 +127,10 @@ static const struct conf_key conf_log_keys[] = {
 };
 
 static const struct conf_key conf_limits_keys[] = {
-    { "max_message", CONF_K_U64, F(max_message), 1, CONF_GIB,
-      "expected an integer 1..1073741824 (1 GiB)", NULL },
+    /* Not under 1 MiB: the daemons' own frames (a task list, the host
+     * table) must fit, or nothing can enroll. */
+    { "max_message", CONF_K_U64, F(max_message), 1 << 20, CONF_GIB,
+      "expected an integer 1048576 (1 MiB)..1073741824 (1 GiB)", NULL },
     { "max_tasks", CONF_K_U64, F(max_tasks), 1, CONF_TASKS_MAX,
       "expected an integer 1..262143", NULL },
     { "max_peer_queue", CONF_K_U64, F(max_peer_queue), 1, LLONG_MAX,

@@ -29,13 +29,13 @@ check "halt" "$VMCTL" halt
 
 # A message above the VM's max_message is refused by pvm_send, not truncated,
 # and the task keeps its link.
-write_conf 2.0 'limits = { max_message = 65536; };'
-check "a VM with max_message 64 KiB" "$VMCTL" start --local 2 -c "$T/test.conf"
+write_conf 2.0 'limits = { max_message = 1048576; };'
+check "a VM with max_message 1 MiB (the least)" "$VMCTL" start --local 2 -c "$T/test.conf"
 rm -f "$T/srv"
 LIQUIDVM_HOST=host1 "$P" server >"$T/srv" 2>&1 &
 wait_for 5 test -s "$T/srv"
-check "pvm_send of an 80 KB message fails with PvmOverflow" bash -c \
-    'LIQUIDVM_HOST=host0 timeout 10 "$0" client "$(head -1 "$1")" 1 10000 2>&1 |
+check "pvm_send of a 1.1 MB message fails with PvmOverflow" bash -c \
+    'LIQUIDVM_HOST=host0 timeout 10 "$0" client "$(head -1 "$1")" 1 140000 2>&1 |
      grep -q "pvm_send(): Value too large"' "$P" "$T/srv"
 check "the same server still answers small messages" \
     bash -c 'LIQUIDVM_HOST=host0 timeout 10 "$0" client "$(head -1 "$1")" 5 100' "$P" "$T/srv"

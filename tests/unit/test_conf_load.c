@@ -446,8 +446,8 @@ test_conf_load_skips_cross_check_when_a_key_is_bad(void **state)
     assert_one_error("heartbeat = 10;\nhost_timeout = \"x\";\n",
                      "$F:2: host_timeout: expected a number of seconds > 0, got \"x\"\n");
     assert_one_error("limits = { max_message = 0; max_peer_queue = 10; };\n",
-                     "$F:1: limits.max_message: expected an integer 1..1073741824 (1 GiB), "
-                     "got 0\n");
+                     "$F:1: limits.max_message: expected an integer 1048576 (1 MiB)..1073741824 "
+                     "(1 GiB), got 0\n");
 }
 
 static void
@@ -545,22 +545,24 @@ static const struct conf_edge {
     { "speed = 0;", "speed: expected an integer 1..1000000", 0, 0, 0, 0 },
     { "speed = 1000000;", NULL, OFF(speed), 'i', 1000000, 0 },
     { "speed = 1000001;", "speed: expected an integer 1..1000000", 0, 0, 0, 0 },
-    { "limits = { max_message = 1; };", NULL, OFF(max_message), 'u', 0, 1 },
-    { "limits = { max_message = 0; };", "limits.max_message: expected an integer 1..", 0, 0, 0,
-      0 },
+    { "limits = { max_message = 1048576; };", NULL, OFF(max_message), 'u', 0, 1048576 },
+    { "limits = { max_message = 1048575; };", "limits.max_message: expected an integer 1048576", 0,
+      0, 0, 0 },
+    { "limits = { max_message = 0; };", "limits.max_message: expected an integer 1048576", 0, 0,
+      0, 0 },
     { "limits = { max_message = 1073741824; max_peer_queue = 1073741824; };", NULL,
       OFF(max_message), 'u', 0, 1073741824ULL },
     { "limits = { max_message = 1073741825; max_peer_queue = 2000000000; };",
-      "limits.max_message: expected an integer 1..1073741824", 0, 0, 0, 0 },
+      "limits.max_message: expected an integer 1048576 (1 MiB)..1073741824", 0, 0, 0, 0 },
     { "limits = { max_tasks = 1; };", NULL, OFF(max_tasks), 'u', 0, 1 },
     { "limits = { max_tasks = 0; };", "limits.max_tasks: expected an integer 1..262143", 0, 0, 0,
       0 },
     { "limits = { max_tasks = 262143; };", NULL, OFF(max_tasks), 'u', 0, 262143 },
     { "limits = { max_tasks = 262144; };", "limits.max_tasks: expected an integer 1..262143", 0,
       0, 0, 0 },
-    { "limits = { max_message = 1; max_peer_queue = 1; };", NULL, OFF(max_peer_queue), 'u', 0,
-      1 },
-    { "limits = { max_message = 1; max_peer_queue = 0; };",
+    { "limits = { max_message = 1048576; max_peer_queue = 1048576; };", NULL,
+      OFF(max_peer_queue), 'u', 0, 1048576 },
+    { "limits = { max_message = 1048576; max_peer_queue = 0; };",
       "limits.max_peer_queue: expected an integer > 0", 0, 0, 0, 0 },
     { "limits = { max_peer_queue = 9223372036854775807; };", NULL, OFF(max_peer_queue), 'u', 0,
       9223372036854775807ULL },
@@ -644,8 +646,8 @@ test_conf_load_reports_bad_limits(void **state)
 {
     (void)state;
     assert_one_error("limits = { max_message = 1073741825; };\n",
-                     "$F:1: limits.max_message: expected an integer 1..1073741824 (1 GiB), "
-                     "got 1073741825\n");
+                     "$F:1: limits.max_message: expected an integer 1048576 (1 MiB)..1073741824 "
+                     "(1 GiB), got 1073741825\n");
     assert_one_error("limits = { max_tasks = 0; };\n",
                      "$F:1: limits.max_tasks: expected an integer 1..262143, got 0\n");
     assert_one_error("limits = { max_tasks = 262144; };\n",
