@@ -199,8 +199,13 @@ run_line(struct vmctl *v, char *line, int *last)
     int argc = split(line, argv, 256);
     if (argc == 0)
         return 0;
-    if (strcmp(argv[0], "quit") == 0 || strcmp(argv[0], "exit") == 0)
+    if (strcmp(argv[0], "quit") == 0 || strcmp(argv[0], "exit") == 0) {
+        if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+            *last = vmctl_help_usage("quit", 0);
+            return 0;
+        }
         return 1;
+    }
     /* --json on one line must not stick to the lines after it. */
     int json = v->json;
     *last = run_words(v, argc, argv);

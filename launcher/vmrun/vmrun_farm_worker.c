@@ -204,8 +204,12 @@ vmrun_farm_worker_main(int argc, char **argv)
         return 2;
     }
     pvm_setopt(PvmAutoErr, 0);
-    if (r == NULL || pvm_mytid() < 0 || (w.master = pvm_parent()) <= 0)
+    if (r == NULL || pvm_mytid() < 0 || (w.master = pvm_parent()) <= 0) {
+        fprintf(stderr, "vmrun farm-worker: %s; vmrun farm spawns it\n",
+                r == NULL ? "out of memory" : pvm_mytid() < 0 ? "no virtual machine here"
+                                                              : "no parent task");
         goto out;
+    }
     pvm_notify(PvmTaskExit, FARM_TAG_EXITED, 1, &w.master);
     if (w_job(&w) != 0)
         goto out;

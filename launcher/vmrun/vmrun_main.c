@@ -35,9 +35,24 @@ vmrun_usage(FILE *fp)
 static int
 vmrun_version(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    printf("vmrun (LiquidVM) %s\n", LIQUIDVM_VERSION);
+    int json = 0;
+
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf("usage: vmrun version [--json]\n  Print vmrun's version.\n");
+            return VMRUN_EXIT_OK;
+        }
+        if (strcmp(argv[i], "--json") != 0) {
+            fprintf(stderr, "vmrun version: unexpected argument '%s' (vmrun version --help)\n",
+                    argv[i]);
+            return VMRUN_EXIT_USAGE;
+        }
+        json = 1;
+    }
+    if (json)
+        printf("{\"program\":\"vmrun\",\"version\":\"%s\"}\n", LIQUIDVM_VERSION);
+    else
+        printf("vmrun (LiquidVM) %s\n", LIQUIDVM_VERSION);
     return VMRUN_EXIT_OK;
 }
 
@@ -96,6 +111,13 @@ main(int argc, char **argv)
     }
     if (strcmp(argv[1], "--version") == 0)
         return vmrun_version(argc - 1, argv + 1);
+    /* The workers' commands are vmrun's own: --help says so. */
+    if ((strcmp(argv[1], "worker") == 0 || strcmp(argv[1], "farm-worker") == 0) && argc == 3 &&
+        (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
+        printf("usage: vmrun %s\n  Spawned by vmrun %s on the hosts as its worker; not run "
+               "by hand.\n", argv[1], argv[1][0] == 'w' ? "stencil and vmrun bench" : "farm");
+        return VMRUN_EXIT_OK;
+    }
     for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
         if (strcmp(argv[1], cmds[i].name) == 0)
             return wire_stdout_check("vmrun", cmds[i].fn(argc - 1, argv + 1));

@@ -544,8 +544,9 @@ void liq_tasks_end(const int *tids, int n, int failed, int quit_tag);
  * tids of those that did not are 0.  How many started. */
 int liq_spawned(int got, int count, int *tids, const char *host, char *why, size_t len);
 
-/* The worker's main: returns its exit status. */
-int liq_worker_main(void);
+/* The worker's main: returns its exit status.  who: its name in messages
+ * ("vmrun worker", "heat3d --liquid-worker"). */
+int liq_worker_main(const char *who);
 
 /* ---- the balancer's model (liq_balance.c) and reclaim (liq_reclaim.c): pure ---- */
 

@@ -346,7 +346,7 @@ liq_builtin_worker(const char *who, int argc, char **argv)
     uint64_t seed = 0;
 
     if (argc == 1)
-        return liq_worker_main(); /* vmrun bench's probe: the built-in kernels */
+        return liq_worker_main(who); /* vmrun bench's probe: the built-in kernels */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         char *end = NULL;
@@ -375,7 +375,7 @@ liq_builtin_worker(const char *who, int argc, char **argv)
         fprintf(stderr, "%s: out of memory\n", who);
         return LIQ_EXIT_FAIL;
     }
-    return liq_worker_main();
+    return liq_worker_main(who);
 }
 
 /* The workers' argv: the program's options as NAME=VALUE, or for vmrun

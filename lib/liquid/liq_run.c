@@ -36,8 +36,11 @@ user_worker(struct liquid *lq, int argc, char **argv)
         fprintf(stderr, "%s\n", lq->err);
         return LIQ_EXIT_USAGE;
     }
+    char who[LIQUID_NAME_MAX + 64];
+
+    snprintf(who, sizeof(who), "%s %s", lq->name, LIQ_WORKER_ARG);
     liq_user_spec = lq;
-    return liq_worker_main();
+    return liq_worker_main(who);
 }
 
 int

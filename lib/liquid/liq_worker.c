@@ -17,18 +17,22 @@
 #include "pvm3.h"
 
 int
-liq_worker_main(void)
+liq_worker_main(const char *who)
 {
     struct liq_worker w;
     const char *cache = getenv("LIQUIDVM_CACHE");
 
     memset(&w, 0, sizeof(w));
+    int autoerr = pvm_setopt(PvmAutoErr, 0); /* said here, in words */
+
     if ((w.mytid = pvm_mytid()) < 0) {
-        fprintf(stderr, "vmrun worker: cannot enroll in the VM (%d)\n", w.mytid);
+        fprintf(stderr, "%s: cannot enroll in the virtual machine (%s); a job's master spawns "
+                        "its workers\n", who, w.mytid == PvmSysErr ? "no daemon here" : "error");
         return 1;
     }
+    pvm_setopt(PvmAutoErr, autoerr);
     if ((w.master = pvm_parent()) < 0) {
-        fprintf(stderr, "vmrun worker: no parent task; workers are started by vmrun\n");
+        fprintf(stderr, "%s: no parent task; a job's master spawns its workers\n", who);
         pvm_exit();
         return 2;
     }

@@ -143,6 +143,8 @@ check "a program reads the value put with pvm_recvinfo and pvm_upkstr" bash -c \
     '[ "$("$1/tests/integ/pvm_mboxget" lvmkey2)" = "in quotes" ]' "$VMCTL" "$B"
 
 # Pipes keep working as before: no editing, aliases still expand.
+check "piped console: quit --help is help, and the console goes on" bash -c \
+    '[ "$(printf "quit --help\necho after\n" | "$0" | tail -1)" = "after" ]' "$VMCTL"
 check "piped console: alias, echo" bash -c \
     '[ "$(printf "alias e echo\ne piped line\n" | "$0")" = "piped line" ]' "$VMCTL"
 check "piped console: spawn -o still waits for the output" bash -c \

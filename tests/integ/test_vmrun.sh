@@ -349,6 +349,17 @@ check "vmrun without a VM exits 1" bash -c '
     LIQUIDVM_HOME=$1/nohome "$0" stencil --grid 8 >/dev/null 2>&1; [ $? = 1 ]' "$VMRUN" "$T"
 check "vmrun stencil --help exits 0" "$VMRUN" stencil --help
 check "vmrun bench --help exits 0" "$VMRUN" bench --help
+check "every vmrun command takes --help, exit 0 with a usage (the workers' too)" bash -c '
+    for c in stencil bench advise farm trace analyze version worker farm-worker; do
+        "$0" $c --help 2>&1 | grep -q "^usage: vmrun $c" || { echo "$c"; exit 1; }
+    done' "$VMRUN"
+check "vmrun version --json is JSON; a stray word is bad usage" bash -c '
+    "$0" version --json | python3 -c "import json,sys; assert json.load(sys.stdin)[\"version\"]" &&
+    { "$0" version x 2>/dev/null; [ $? = 2 ]; }' "$VMRUN"
+check "a worker run by hand says who spawns it, exit non-zero" bash -c '
+    ! "$0" farm-worker 2>"$1" && grep -q "vmrun farm spawns it" "$1" &&
+    ! LIQUIDVM_HOME=$2/nohome "$0" worker 2>"$1" && grep -q "master spawns its workers" "$1"' \
+    "$VMRUN" "$T/w.err" "$T"
 check "an unknown command exits 2" exit2 "unknown command" frobnicate
 
 # A worker killed during a job: the job ends with an error naming its host.
