@@ -764,9 +764,10 @@ vmrun_analyze_main(int argc, char **argv)
             char *end;
             double v = strtod(argv[i + 1], &end);
 
-            if (*end != '\0' || !(v >= 0) || !isfinite(v)) {
-                fprintf(stderr, "vmrun analyze: %s wants a number >= 0, not '%s'\n", argv[i],
-                        argv[i + 1]);
+            if (end == argv[i + 1] || *end != '\0' || !(v >= 0) || !isfinite(v) ||
+                (argv[i][2] == 'w' && v > 1)) {
+                fprintf(stderr, "vmrun analyze: %s wants %s, not '%s'\n", argv[i],
+                        argv[i][2] == 'w' ? "a share 0..1" : "a number >= 0", argv[i + 1]);
                 return 2;
             }
             *(argv[i][2] == 'm' ? &pth.pair_msgs : &pth.wait_share) = v;

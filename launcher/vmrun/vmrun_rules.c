@@ -238,11 +238,11 @@ vmrun_rules_apply(const struct vmrun_traits *t, const struct vmrun_thresholds *t
      * halo took 12-60 % longer there. */
     r = rule(out, "latency-hidden",
              t->halo_auto && t->halo_slack > 0 && t->halo > t->halo_slack && !late,
-             "halo %d chosen by the runtime for latency, past the %d its redundant points "
-             "allow; a wait for ghosts %.3g ms at the median against %.3g ms per message "
-             "(late from %.2f latencies)",
-             t->halo, t->halo_slack, 1e3 * t->ghost_wait_s, 1e3 * t->latency_s,
-             th->late_messages);
+             "halo %d %s, %s the %d its redundant points allow; a wait for ghosts %.3g ms at "
+             "the median against %.3g ms per message (late from %.2f latencies)",
+             t->halo, t->halo_auto ? "chosen by the runtime" : "given",
+             t->halo > t->halo_slack ? "past" : "within", t->halo_slack,
+             1e3 * t->ghost_wait_s, 1e3 * t->latency_s, th->late_messages);
     if (r->fired)
         hint(out, "halo", r->why, "%d", t->halo_slack);
     /* R6, seed 003 §7: the communication graph's shape.  A stencil's is

@@ -147,6 +147,9 @@ check "vmrun analyze DIR prints the matrix, grain, waits and the rules" \
     bash -c '"$0" analyze "$1" >"$2" && grep -q "^communication matrix" "$2" &&
              grep -q "grain us" "$2" && grep -q "wait %" "$2" && grep -q "^hosts (idle" "$2" &&
              grep -q "route-direct  no: no pair exchanged 100 messages" "$2"' "$VMRUN" "$TR" "$T/a.out"
+check "vmrun analyze: a --wait-share above 1 or an empty --min-msgs is bad usage (exit 2)" \
+    bash -c '{ "$0" analyze "$1" --wait-share 2; [ $? = 2 ]; } && { "$0" analyze "$1" --min-msgs ""; [ $? = 2 ]; }' \
+    "$VMRUN" "$TR"
 # master1 and its slaves exchange few messages: thresholds low enough for
 # the rules to fire on them.
 H=$T/master1.hints

@@ -66,6 +66,16 @@ fired(const struct vmrun_advice *a, const char *name)
     return -1;
 }
 
+/* The words a rule gave for itself, fired or not. */
+static const char *
+why_of(const struct vmrun_advice *a, const char *name)
+{
+    for (int i = 0; i < a->nrules; i++)
+        if (strcmp(a->rule[i].name, name) == 0)
+            return a->rule[i].why;
+    return "";
+}
+
 static void
 test_vmrun_rules_shapes(void **state)
 {
@@ -238,6 +248,9 @@ test_vmrun_rules_hidden_latency_takes_the_slack(void **state)
     t.halo_auto = 0;
     vmrun_rules_apply(&t, &th, &a);
     assert_int_equal(fired(&a, "latency-hidden"), 0);
+    /* Its words say who chose the halo, as latency-bound's do. */
+    assert_non_null(strstr(why_of(&a, "latency-hidden"), "halo 10 given, past the 5"));
+    assert_null(strstr(why_of(&a, "latency-hidden"), "chosen by the runtime"));
     t.halo_auto = 1;
     t.halo_slack = 0;
     vmrun_rules_apply(&t, &th, &a);
