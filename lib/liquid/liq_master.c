@@ -619,13 +619,13 @@ json_report(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o,
                 "\"rejoin_after_s\":%.6g},\"epochs\":[",
             o->balance && o->reclaim ? "true" : "false", o->reclaim_below, o->reclaim_after,
             o->rejoin_above, o->rejoin_after);
-    for (int e = 0; e < st->nep; e++) {
+    for (int e = liq_epoch_first(o, st); e < st->nep; e++) {
         const struct liq_epoch *ep = &st->ep[e];
 
         fprintf(fp, "%s{\"epoch\":%d,\"t_s\":%.6g,\"be\":%.4f,\"be_cpu\":%.4f,\"predicted_s\":%.6g,"
                     "\"replaced_s\":%.6g,\"applied\":%s,\"forced\":%s,\"moved\":%d,\"bytes\":%.0f,"
                     "\"publish_s\":%.6g,\"decide_s\":%.6g,\"move_s\":%.6g,\"host_quanta\":[",
-                e ? "," : "", ep->epoch, ep->t_s, ep->be, ep->be_cpu, ep->before_s, ep->after_s,
+                e > liq_epoch_first(o, st) ? "," : "", ep->epoch, ep->t_s, ep->be, ep->be_cpu, ep->before_s, ep->after_s,
                 ep->applied ? "true" : "false", ep->forced ? "true" : "false", ep->moved, ep->bytes,
                 ep->publish_s, ep->decide_s, ep->move_s);
         for (int h = 0; h < vm->nhosts; h++)
@@ -682,11 +682,15 @@ summary(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o, const struc
     fprintf(fp, "phases: benchmark %.3f s, decompose %.3f s, run %.3f s, gather %.3f s, "
                 "verify %.3f s; total %.3f s\n",
             st->t_bench, st->t_decomp, st->t_run, st->t_gather, st->t_verify, st->t_total);
-    if (o->balance && st->nep > 0)
-        fprintf(fp, "balance: %d epochs of %d, %d quanta moved (%.1f MB), BE %.2f in the first "
-                    "epoch, %.2f in the last (by CPU time %.2f, %.2f)\n",
-                st->nep, o->epoch, st->moved_total, st->bytes_total / 1e6, st->ep[0].be,
-                st->ep[st->nep - 1].be, st->ep[0].be_cpu, st->ep[st->nep - 1].be_cpu);
+    int e0 = liq_epoch_first(o, st);
+
+    /* An epoch counts once its reports are in and its plan made: the last
+     * one, which ends the job, has no plan. */
+    if (o->balance && st->nep > e0)
+        fprintf(fp, "balance: %d plans, one every %d iterations, %d quanta moved (%.1f MB), BE "
+                    "%.2f in the first epoch, %.2f in the last planned (by CPU time %.2f, %.2f)\n",
+                st->nep - e0, o->epoch, st->moved_total, st->bytes_total / 1e6, st->ep[e0].be,
+                st->ep[st->nep - 1].be, st->ep[e0].be_cpu, st->ep[st->nep - 1].be_cpu);
     liq_mc_summary(fp, vm, o, st);
     liq_md_summary(fp, o, st);
     for (int i = 0; i < st->nev; i++)

@@ -682,6 +682,17 @@ int liq_mt_write(const char *path, const struct liq_vm *vm, const struct liq_opt
                  const struct liq_stats *st);
 void liq_mt_free(struct liq_stats *st);
 
+/* The first epoch this run took: 0, or a resumed job's first after the
+ * checkpoint (st->ep[] is indexed by the job's epochs; those before it
+ * ran in the run that wrote the checkpoint). */
+static inline int
+liq_epoch_first(const struct liq_opts *o, const struct liq_stats *st)
+{
+    int first = st->dk.resumed_from > 0 && o->epoch > 0 ? st->dk.resumed_from / o->epoch : 0;
+
+    return first < st->nep ? first : st->nep;
+}
+
 /* liq_plot.c: BE and each host's share of the quanta per epoch, as SVG. */
 int liq_plot_svg(const char *path, const struct liq_vm *vm, const struct liq_opts *o,
                  const struct liq_stats *st);

@@ -44,8 +44,10 @@ xml_text(FILE *fp, const char *s)
     }
 }
 
+/* The epochs plotted are those this run took, ep[0..nep) (a resumed job's
+ * start after the checkpoint's). */
 static void
-axes(FILE *fp, double y, double h, const char *title, int nep, const struct liq_stats *st)
+axes(FILE *fp, double y, double h, const char *title, int nep, const struct liq_epoch *ep)
 {
     fprintf(fp, "<text x=\"%g\" y=\"%g\" font-size=\"13\">%s</text>\n", L, y - 8, title);
     fprintf(fp, "<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" fill=\"none\" stroke=\"#444\"/>\n",
@@ -57,18 +59,18 @@ axes(FILE *fp, double y, double h, const char *title, int nep, const struct liq_
 
     for (int e = 0; e < nep; e += step)
         fprintf(fp, "<text x=\"%g\" y=\"%g\" font-size=\"10\" text-anchor=\"middle\">%d</text>\n",
-                x_of(e, nep), y + h + 13, st->ep[e].epoch);
+                x_of(e, nep), y + h + 13, ep[e].epoch);
 }
 
 /* Each epoch's BE as a line: by the wall clock, or (cpu) of the CPU times. */
 static void
-be_line(FILE *fp, const struct liq_stats *st, int cpu, const char *stroke, double width)
+be_line(FILE *fp, const struct liq_epoch *ep, int nep, int cpu, const char *stroke, double width)
 {
     fprintf(fp, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%g\" points=\"", stroke,
             width);
-    for (int e = 0; e < st->nep; e++)
-        fprintf(fp, "%.1f,%.1f ", x_of(e, st->nep),
-                TOP_Y + TOP_H * (1 - (cpu ? st->ep[e].be_cpu : st->ep[e].be)));
+    for (int e = 0; e < nep; e++)
+        fprintf(fp, "%.1f,%.1f ", x_of(e, nep),
+                TOP_Y + TOP_H * (1 - (cpu ? ep[e].be_cpu : ep[e].be)));
     fprintf(fp, "\"/>\n");
 }
 
@@ -77,7 +79,9 @@ liq_plot_svg(const char *path, const struct liq_vm *vm, const struct liq_opts *o
              const struct liq_stats *st)
 {
     FILE *fp = fopen(path, "w");
-    int nep = st->nep, nh = vm->nhosts;
+    int first = liq_epoch_first(o, st), nep = st->nep - first, nh = vm->nhosts;
+    const struct liq_epoch *ep = st->ep + first;
+    const int *hq = st->hquanta + (size_t)first * nh;
 
     if (fp == NULL)
         return -1;
@@ -98,21 +102,21 @@ liq_plot_svg(const char *path, const struct liq_vm *vm, const struct liq_opts *o
                     "(balancing off, or fewer than %d iterations)</text>\n",
                 L, TOP_Y + 40, o->epoch + 1);
     } else {
-        axes(fp, TOP_Y, TOP_H, "balance efficiency per epoch", nep, st);
+        axes(fp, TOP_Y, TOP_H, "balance efficiency per epoch", nep, ep);
         fprintf(fp, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"#999\" "
                     "stroke-dasharray=\"4 3\"/>\n",
                 L, TOP_Y + TOP_H * 0.15, W - R, TOP_Y + TOP_H * 0.15);
         /* BE of the kernels' CPU times at the workers' shares, and by the
          * wall clock (seed 000's) on top. */
-        be_line(fp, st, 1, "#3a6fc4", 1.5);
-        be_line(fp, st, 0, "#222", 2);
+        be_line(fp, ep, nep, 1, "#3a6fc4", 1.5);
+        be_line(fp, ep, nep, 0, "#222", 2);
         fprintf(fp, "<text x=\"%g\" y=\"%g\" font-size=\"11\">wall clock</text>\n"
                     "<text x=\"%g\" y=\"%g\" font-size=\"11\" fill=\"#3a6fc4\">CPU at the "
                     "shares</text>\n",
                 W - R + 12, TOP_Y + 10, W - R + 12, TOP_Y + 26);
         axes(fp, BOT_Y, BOT_H,
              "each host's share of the quanta by the epoch's plan (held from the next epoch's end)",
-             nep, st);
+             nep, ep);
         /* Stacked bands, host 0 at the bottom. */
         for (int h = 0; h < nh; h++) {
             fprintf(fp, "<polygon fill=\"%s\" fill-opacity=\"0.85\" points=\"",
@@ -121,15 +125,15 @@ liq_plot_svg(const char *path, const struct liq_vm *vm, const struct liq_opts *o
                 int below = 0;
 
                 for (int k = 0; k < h; k++)
-                    below += st->hquanta[e * nh + k];
+                    below += hq[e * nh + k];
                 fprintf(fp, "%.1f,%.1f ", x_of(e, nep),
-                        BOT_Y + BOT_H * (1 - (double)(below + st->hquanta[e * nh + h]) / st->g.nquanta));
+                        BOT_Y + BOT_H * (1 - (double)(below + hq[e * nh + h]) / st->g.nquanta));
             }
             for (int e = nep - 1; e >= 0; e--) {
                 int below = 0;
 
                 for (int k = 0; k < h; k++)
-                    below += st->hquanta[e * nh + k];
+                    below += hq[e * nh + k];
                 fprintf(fp, "%.1f,%.1f ", x_of(e, nep),
                         BOT_Y + BOT_H * (1 - (double)below / st->g.nquanta));
             }
@@ -142,7 +146,7 @@ liq_plot_svg(const char *path, const struct liq_vm *vm, const struct liq_opts *o
             fprintf(fp, "</text>\n");
         }
         for (int i = 0; i < st->nev; i++) {
-            double x = x_of(st->ev[i].epoch - 1, nep);
+            double x = x_of(st->ev[i].epoch - 1 - first, nep);
 
             fprintf(fp, "<line x1=\"%.1f\" y1=\"%g\" x2=\"%.1f\" y2=\"%g\" stroke=\"%s\" "
                         "stroke-width=\"1.5\"/>\n<text x=\"%.1f\" y=\"%g\" font-size=\"10\">",

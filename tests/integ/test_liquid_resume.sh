@@ -34,6 +34,7 @@ r() {
 import json, sys
 R = json.load(open(sys.argv[2]))
 D, C, F = R["disk_checkpoints"], R["checkpoints"], R["failures"]
+E, EP = R["balance"]["epochs"], R["balance"]["epoch"]
 sys.exit(0 if eval(sys.argv[1]) else 1)
 EOF
 }
@@ -80,6 +81,8 @@ kill_and_resume() {
         grep -q "bit-identical to the single-process reference" "$T/job.out"
     check "$what: it went on from the file's iteration ($it or later)" \
         r "D['resumed_from'] >= $it and D['resumed_from'] % C['every_iterations'] == 0"
+    check "$what: the report's epochs are this run's, from the checkpoint on (none before it)" \
+        r "len(E) > 0 and min(e['epoch'] for e in E) > D['resumed_from'] // EP and all(e['be'] > 0 for e in E)"
     check "$what: the report counts the disk writes, their bytes and time" \
         r "D['on'] and D['writes'] >= 1 and D['bytes'] > 48**3 * 8 and D['seconds'] > 0 and D['failed_writes'] == 0"
     # A master killed while writing leaves its temporary file; the next
