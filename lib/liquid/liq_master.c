@@ -566,7 +566,10 @@ json_report(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o,
     for (int w = 0; w < vm->nworkers; w++) {
         const double *f = &st->wcpu[LIQ_WCPU * w];
 
-        fprintf(fp, "%s{\"tid\":%d,\"host\":", w ? "," : "", vm->tids[w]);
+        fprintf(fp, "%s{\"tid\":%d,", w ? "," : "", liq_vm_tid(vm, w));
+        if (vm->tids[w] == 0 && vm->gone != NULL && vm->gone[w] != 0)
+            fprintf(fp, "\"gone\":\"%s\",", vm->gone[w] == 'l' ? "lost" : "evacuated");
+        fprintf(fp, "\"host\":");
         wire_json_str(fp, vm->host[vm->whost[w]].name);
         fprintf(fp, ",\"quanta\":%d,\"compute_s\":%.6g,\"comm_s\":%.6g", st->wquanta[w],
                 st->wcompute[w], st->wcomm[w]);
@@ -700,8 +703,11 @@ summary(FILE *fp, const struct liq_vm *vm, const struct liq_opts *o, const struc
                 st->ev[i].epoch + 1);
     fprintf(fp, "  %-10s %-16s %7s %10s %10s\n", "worker", "host", "quanta", "compute s", "comm s");
     for (int w = 0; w < vm->nworkers; w++)
-        fprintf(fp, "  t%-9x %-16s %7d %10.3f %10.3f\n", (unsigned)vm->tids[w],
-                vm->host[vm->whost[w]].name, st->wquanta[w], st->wcompute[w], st->wcomm[w]);
+        fprintf(fp, "  t%-9x %-16s %7d %10.3f %10.3f%s\n", (unsigned)liq_vm_tid(vm, w),
+                vm->host[vm->whost[w]].name, st->wquanta[w], st->wcompute[w], st->wcomm[w],
+                vm->tids[w] != 0 || vm->gone == NULL || vm->gone[w] == 0 ? ""
+                : vm->gone[w] == 'l'                                     ? "  (lost)"
+                                                                         : "  (evacuated)");
     fprintf(fp, "checksum %016" PRIx64, st->checksum);
     if (st->verified == 1)
         fprintf(fp, "; verify: bit-identical to the single-process reference\n");

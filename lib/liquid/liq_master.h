@@ -250,6 +250,8 @@ struct liq_vm {
     double *wspeed;             /* updates/s of each worker, probed */
     double *wcpu;               /* updates per CPU-second of each worker, probed */
     char *leaving;              /* the worker was evacuated: its LEFT is due */
+    int *was;                   /* per slot: the last worker it had, for the report */
+    char *gone;                 /* per slot: why it has none now ('l' lost, 'e' evacuated) */
     int done;                   /* bit set when workers may exit: no failure then */
     int ringn;                  /* ring members (0: no ring) */
     int ring_bytes[LIQ_RING_SIZES];
@@ -274,6 +276,25 @@ struct liq_vm {
     double *epoch_t;            /* per slot: when its last epoch report came, 0 none yet */
     char *quiet;                /* per slot: done with the job, its silence expected */
 };
+
+/* Slot w's worker, or the last one it had: a report names a lost or
+ * evacuated worker by its tid, not 0. */
+static inline int
+liq_vm_tid(const struct liq_vm *vm, int w)
+{
+    return vm->tids[w] != 0 || vm->was == NULL ? vm->tids[w] : vm->was[w];
+}
+
+/* The worker of slot w leaves it: how = 'l' lost, 'e' evacuated. */
+static inline void
+liq_vm_slot_empty(struct liq_vm *vm, int w, char how)
+{
+    if (vm->was != NULL && vm->tids[w] != 0) {
+        vm->was[w] = vm->tids[w];
+        vm->gone[w] = how;
+    }
+    vm->tids[w] = 0;
+}
 
 /* liq_vm_next: a worker exited or its host left, and vm->ckpt is set:
  * vm->lost marks the slots, vm->why says what happened. */

@@ -752,7 +752,7 @@ liq_mb_left(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st, i
     if (e >= 0 && e < st->nep && move > st->ep[e].move_s)
         st->ep[e].move_s = move;
     /* Its exit is no failure now: the slot has no worker. */
-    vm->tids[w] = 0;
+    liq_vm_slot_empty(vm, w, 'e');
     vm->leaving[w] = 0;
     st->left_due--;
     st->left_all++;

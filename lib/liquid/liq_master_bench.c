@@ -42,7 +42,7 @@ liq_bench_json(FILE *fp, const struct liq_vm *vm)
         fprintf(fp, ",\"workers\":%d,\"updates_per_s\":%.6g,\"cache_bytes\":%.0f,\"tids\":[",
                 vm->host[h].count, vm->host[h].speed, vm->host[h].cache);
         for (int i = 0; i < vm->host[h].count; i++)
-            fprintf(fp, "%s%d", i ? "," : "", vm->tids[vm->host[h].first + i]);
+            fprintf(fp, "%s%d", i ? "," : "", liq_vm_tid(vm, vm->host[h].first + i));
         fprintf(fp, "]}");
     }
     fprintf(fp, "],\"ring\":{\"members\":%d,\"network\":\"%s\",\"sizes\":[", vm->ringn,

@@ -355,7 +355,7 @@ slot_gone(struct liq_vm *vm, struct liq_stats *st, int w)
         pvm_send(vm->tids[w], LIQ_TAG_QUIT);
     }
     trace_gone(st, vm->tids[w]);
-    vm->tids[w] = 0;
+    liq_vm_slot_empty(vm, w, vm->lost[w] ? 'l' : 'e');
     vm->leaving[w] = 0;
     vm->lost[w] = 0;
 }

@@ -316,8 +316,10 @@ liq_vm_start(struct liq_vm *vm, const struct liq_opts *o, const struct liq_progr
     vm->wspeed = calloc((size_t)vm->nworkers, sizeof(double));
     vm->leaving = calloc((size_t)vm->nworkers, 1);
     vm->wcpu = calloc((size_t)vm->nworkers, sizeof(double));
+    vm->was = calloc((size_t)vm->nworkers, sizeof(int));
+    vm->gone = calloc((size_t)vm->nworkers, 1);
     if (vm->tids == NULL || vm->whost == NULL || vm->wspeed == NULL || vm->leaving == NULL ||
-        vm->wcpu == NULL)
+        vm->wcpu == NULL || vm->was == NULL || vm->gone == NULL)
         return vm_fail(vm, "out of memory", 0);
 
     if (vm_exe(vm, exe, sizeof(exe)) != 0)
@@ -862,6 +864,10 @@ liq_vm_free(struct liq_vm *vm)
     free(vm->wspeed);
     free(vm->leaving);
     free(vm->wcpu);
+    free(vm->was);
+    free(vm->gone);
+    vm->was = NULL;
+    vm->gone = NULL;
     free(vm->lost);
     free(vm->heard);
     free(vm->epoch_t);

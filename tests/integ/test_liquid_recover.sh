@@ -107,6 +107,12 @@ finish
 recovered 1 "vmrun stencil, host1's worker killed"
 check "... the failure is that worker's exit" r \
     'F[0]["what"].startswith("worker t") and "exited during the job" in F[0]["what"]'
+check "... the report names the lost worker by its tid, as lost (not tid 0)" r \
+    '([(w["tid"], w.get("gone")) for w in R["workers"] if w["host"] == "host1"] == [(F[0]["tid"], "lost")] and
+      F[0]["tid"] in [t for h in R["hosts"] if h["name"] == "host1" for t in h["tids"]])'
+lost_tid=$(python3 -c 'import json,sys; print("%x" % json.load(open(sys.argv[1]))["failures"][0]["tid"])' \
+    "$T/job.json" 2>/dev/null)
+check "... and so does the summary (t$lost_tid)" grep -q "^  t$lost_tid  *host1 .*(lost)$" "$T/job.out"
 # The trace shows the loss and the recovery, and each survivor's work
 # before the loss as well as after the recovery.
 check "... its trace has the loss, the recovery, and the survivors' work before and after" \
