@@ -287,7 +287,8 @@ tl_job(struct vmrun_trace *t, const struct vmrun_json *other)
 }
 
 /* A PVM task trace's otherData: its lane's path, program and parent, the
- * clocks' residual.  0, or -1 out of memory. */
+ * clocks' residual.  0, 1 when the task's lane has one already (two files
+ * of one task), or -1 out of memory. */
 static int
 tl_pvm(struct tl *x, const struct vmrun_json *other)
 {
@@ -301,6 +302,9 @@ tl_pvm(struct tl *x, const struct vmrun_json *other)
         return 0;
     if ((lane = tl_lane(x, pid, tid)) < 0)
         return -1;
+    /* A task's trace is one file: a second (a copy) would count it twice. */
+    if (t->lanes[lane].path[0] != '\0')
+        return 1;
     snprintf(t->lanes[lane].path, sizeof(t->lanes[lane].path), "%s",
              (s = vmrun_json_str(other, "path")) ? s : "?");
     snprintf(t->lanes[lane].program, sizeof(t->lanes[lane].program), "%s",
@@ -421,8 +425,14 @@ tl_file(struct tl *x, const char *path, char *err, size_t errlen)
         other = vmrun_json_get(&root, "otherData");
         fmt = vmrun_json_str(other, "format");
         if (fmt != NULL && strcmp(fmt, "liquidvm-pvm-trace 1") == 0) {
-            if (tl_pvm(x, other) != 0)
+            int r = tl_pvm(x, other);
+
+            if (r < 0)
                 snprintf(err, errlen, "%s: out of memory", path);
+            else if (r > 0)
+                snprintf(err, errlen, "%s: task t%x's trace is in another file of this folder "
+                                      "too (a copy?): its events would count twice",
+                         path, (unsigned)vmrun_json_int(other, "tid", 0));
             else
                 rc = 0;
         } else {

@@ -147,6 +147,10 @@ check "vmrun analyze DIR prints the matrix, grain, waits and the rules" \
     bash -c '"$0" analyze "$1" >"$2" && grep -q "^communication matrix" "$2" &&
              grep -q "grain us" "$2" && grep -q "wait %" "$2" && grep -q "^hosts (idle" "$2" &&
              grep -q "route-direct  no: no pair exchanged 100 messages" "$2"' "$VMRUN" "$TR" "$T/a.out"
+check "vmrun analyze: a folder with a copy of a task's trace is refused, naming it" bash -c '
+    mkdir -p "$2/dup" && cp "$1"/*.json "$2/dup/" && f=$(ls "$2/dup" | head -1) &&
+    cp "$2/dup/$f" "$2/dup/copy-$f" && ! "$0" analyze "$2/dup" >/dev/null 2>"$2/dup.err" &&
+    grep -q "trace is in another file of this folder too" "$2/dup.err"' "$VMRUN" "$TR" "$T"
 check "vmrun analyze: a --wait-share above 1 or an empty --min-msgs is bad usage (exit 2)" \
     bash -c '{ "$0" analyze "$1" --wait-share 2; [ $? = 2 ]; } && { "$0" analyze "$1" --min-msgs ""; [ $? = 2 ]; }' \
     "$VMRUN" "$TR"
