@@ -88,13 +88,23 @@ liq_md_open(const struct liq_opts *o, struct liq_stats *st, const char *name)
         fprintf(stderr, "%s: out of memory\n", name);
         return LIQ_EXIT_USAGE;
     }
-    if (o->ckdir[0] != '\0' && (stat(o->ckdir, &sb) != 0 || !S_ISDIR(sb.st_mode) ||
-                                access(o->ckdir, W_OK | X_OK) != 0)) {
-        fprintf(stderr, "%s: --checkpoint %s: %s\n", name, o->ckdir,
-                errno == 0 || errno == ENOENT ? "no such directory"
-                : S_ISDIR(sb.st_mode) ? strerror(errno) : "not a directory");
-        free(want);
-        return LIQ_EXIT_USAGE;
+    if (o->ckdir[0] != '\0') {
+        /* --resume DIR is also where the job goes on writing. */
+        const char *opt = o->resume[0] != '\0' && strcmp(o->resume, o->ckdir) == 0
+                              ? "--resume" : "--checkpoint";
+        const char *what = NULL;
+
+        if (stat(o->ckdir, &sb) != 0)
+            what = errno == ENOENT ? "no such directory" : strerror(errno);
+        else if (!S_ISDIR(sb.st_mode))
+            what = "not a directory (it names the folder that holds checkpoint.lqc)";
+        else if (access(o->ckdir, W_OK | X_OK) != 0)
+            what = strerror(errno);
+        if (what != NULL) {
+            fprintf(stderr, "%s: %s %s: %s\n", name, opt, o->ckdir, what);
+            free(want);
+            return LIQ_EXIT_USAGE;
+        }
     }
     if (o->resume[0] == '\0') {
         free(want);

@@ -582,6 +582,12 @@ make_dir(const char *dir)
     }
     if (mkdir(p, 0777) != 0 && errno != EEXIST)
         return -errno;
+    struct stat st;
+
+    if (stat(p, &st) != 0)
+        return -errno;
+    if (!S_ISDIR(st.st_mode))
+        return -ENOTDIR;        /* a file of that name (/dev/null) */
     if (access(p, W_OK | X_OK) != 0)
         return -errno;
     return 0;

@@ -176,6 +176,11 @@ python3 "$(dirname "$0")/../tools/ckforge.py" "$GOOD" "$CK/checkpoint.lqc" 16=$(
 refused "an iteration between its checkpoints, checksums right" "does not hold together"
 python3 "$(dirname "$0")/../tools/ckforge.py" "$GOOD" "$CK/checkpoint.lqc" 20=0x7fffffff
 refused "checkpoints every 2^31-1 iterations, checksums right" "does not hold together"
+check "--resume of a missing folder, or of the file itself: said so, naming --resume (exit 2)" bash -c '
+    "$0" stencil --grid 16 --resume "$1/none" 2>"$1/r.err"; [ $? = 2 ] &&
+    grep -q -- "--resume $1/none: no such directory" "$1/r.err" &&
+    "$0" stencil --grid 16 --resume "$2/checkpoint.lqc" 2>"$1/r.err"; [ $? = 2 ] &&
+    grep -q -- "--resume $2/checkpoint.lqc: not a directory" "$1/r.err"' "$VMRUN" "$T" "$CK"
 echo "not a checkpoint" >"$CK/checkpoint.lqc"
 refused "another kind of file" "not a liquid checkpoint"
 rm -f "$CK/checkpoint.lqc"

@@ -147,6 +147,10 @@ check "vmrun analyze DIR prints the matrix, grain, waits and the rules" \
     bash -c '"$0" analyze "$1" >"$2" && grep -q "^communication matrix" "$2" &&
              grep -q "grain us" "$2" && grep -q "wait %" "$2" && grep -q "^hosts (idle" "$2" &&
              grep -q "route-direct  no: no pair exchanged 100 messages" "$2"' "$VMRUN" "$TR" "$T/a.out"
+check "LIQUIDVM_TRACE naming a file: the program runs untraced, saying it is no directory" bash -c '
+    LIQUIDVM_TRACE=/dev/null timeout 30 "$0" >/dev/null 2>"$1" &&
+    grep -q "trace directory /dev/null: Not a directory; this task is not traced" "$1"' \
+    "$(dirname "$VMCTL")/../tests/integ/pvm_hostload" "$T/tf.err"
 check "vmrun analyze: a folder with a copy of a task's trace is refused, naming it" bash -c '
     mkdir -p "$2/dup" && cp "$1"/*.json "$2/dup/" && f=$(ls "$2/dup" | head -1) &&
     cp "$2/dup/$f" "$2/dup/copy-$f" && ! "$0" analyze "$2/dup" >/dev/null 2>"$2/dup.err" &&
