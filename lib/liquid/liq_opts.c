@@ -555,7 +555,11 @@ opts_file(struct liq_opts *o, const char *path, const char *skip, char *names, s
             (o->user == NULL || !liq_user_opt_known(o->user, key)))
             snprintf(why, sizeof(why), "%s: not an option of this command", name);
         else if (job_value(s, value, sizeof(value)) != 0)
-            snprintf(why, sizeof(why), "%s: expected a number, string, boolean or list", name);
+            snprintf(why, sizeof(why), "%s: expected a number, string, boolean or list%s", name,
+                     config_setting_type(s) == CONFIG_TYPE_STRING ||
+                             config_setting_is_aggregate(s)
+                         ? " of at most 1023 characters"
+                         : "");
         else if (strcmp(name, "grid") == 0 && strchr(value, ',') != NULL) {
             /* grid = [NX, NY, NZ] */
             for (char *c = value; *c; c++)
@@ -624,8 +628,13 @@ liq_opts_parse(struct liq_opts *o, const char *cmd, int argc, char **argv,
             return LIQ_EXIT_USAGE;
         }
         if (hints) {
-            if (!allowed_has(allowed, "hints") || opt_path(o->hints, path) != 0) {
+            if (!allowed_has(allowed, "hints")) {
                 fprintf(stderr, "%s: unknown option '--hints' (%s --help)\n", cmd, cmd);
+                return LIQ_EXIT_USAGE;
+            }
+            if (opt_path(o->hints, path) != 0) {
+                fprintf(stderr, "%s: --hints: a file name of at most %d characters\n", cmd,
+                        LIQ_PATH_MAX - 1);
                 return LIQ_EXIT_USAGE;
             }
             continue;

@@ -345,6 +345,11 @@ check "a bad job file reports every error with its line and exits 2" bash -c '
 printf 'grid = 16;\niters = ;\n' >"$T/syntax.conf"
 check "a job file with a syntax error exits 2" exit2 "syntax.conf:2" stencil --job "$T/syntax.conf"
 check "a missing job file exits 2" exit2 "cannot open" stencil --job "$T/none.conf"
+python3 -c 'print("grid = 16;\nhosts = \"" + "a" * 5000 + "\";")' >"$T/long.conf"
+check "a job file's value of 5000 characters: exit 2, saying how long one may be" \
+    exit2 "long.conf:2: hosts: .* of at most 1023 characters" stencil --job "$T/long.conf"
+check "a --hints name of 3000 characters: exit 2, saying so (not an unknown option)" \
+    exit2 "--hints: a file name of at most 1023" stencil --hints "$(printf "%03000d" 0)"
 check "vmrun without a VM exits 1" bash -c '
     LIQUIDVM_HOME=$1/nohome "$0" stencil --grid 8 >/dev/null 2>&1; [ $? = 1 ]' "$VMRUN" "$T"
 check "vmrun stencil --help exits 0" "$VMRUN" stencil --help
