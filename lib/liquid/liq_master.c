@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "lvm_err.h"
+#include "lvm_load.h"
 #include "pvm3.h"
 #include "wire.h"
 
@@ -728,6 +729,70 @@ write_report(const struct liq_vm *vm, const struct liq_opts *o, const struct liq
     return liq_report_close(vm->prog->name, "--json", o->json, fp);
 }
 
+/*
+ * Memory, from the daemons' samples (lvm_hostload; a host not sampled yet
+ * is not judged): the fields' current state, a lower bound of what the
+ * workers hold, must fit in the job's hosts' memory together, and the
+ * whole grid on the master's host when it gathers it.  0, or -1 with why.
+ */
+#define LIQ_MAX_HOSTS_MEM 4096
+
+static int
+memory_fits(const struct liq_vm *vm, const struct liq_opts *o, char *why, size_t len)
+{
+    struct lvm_hostload *hl;
+    int n, autoerr = pvm_setopt(PvmAutoErr, 0), rc = 0;
+    double points = (double)o->n[0] * o->n[1] * o->n[2], gib = 1024.0 * 1024 * 1024;
+    double need = points * sizeof(double) * (o->user != NULL ? liq_user_nboxes(o->user) : 1);
+    double have = 0, master = 0;
+    int known = 1, me = pvm_tidtohost(pvm_mytid());
+
+    if (lvm_hostload(&hl, &n) != 0) {
+        pvm_setopt(PvmAutoErr, autoerr);
+        return 0;
+    }
+    pvm_setopt(PvmAutoErr, autoerr);
+    unsigned long long seen[LIQ_MAX_HOSTS_MEM];
+    int nseen = 0;
+
+    for (int h = 0; h < vm->nhosts; h++) {
+        int i = 0, dup = 0;
+
+        while (i < n && hl[i].dtid != vm->host[h].dtid)
+            i++;
+        if (i == n || hl[i].mem_total == 0) {
+            known = 0;
+            continue;
+        }
+        /* Daemons of one machine (one kernel) share its memory. */
+        for (int k = 0; k < nseen && hl[i].kernel != 0; k++)
+            dup |= seen[k] == hl[i].kernel;
+        if (dup)
+            continue;
+        if (hl[i].kernel != 0 && nseen < LIQ_MAX_HOSTS_MEM)
+            seen[nseen++] = hl[i].kernel;
+        have += (double)hl[i].mem_total;
+    }
+    for (int i = 0; i < n; i++)
+        if (hl[i].dtid == me)
+            master = (double)hl[i].mem_total;
+    free(hl);
+    if (known && need > have) {
+        snprintf(why, len, "the %dx%dx%d grid's fields need at least %.1f GiB; the job's %d "
+                           "host%s have %.1f GiB of memory together (a machine's daemons "
+                           "counted once)",
+                 o->n[0], o->n[1], o->n[2], need / gib, vm->nhosts, vm->nhosts == 1 ? "" : "s",
+                 have / gib);
+        rc = -1;
+    } else if (liq_opts_gathers(o) && master > 0 && need > master) {
+        snprintf(why, len, "the %dx%dx%d grid's fields need at least %.1f GiB, and the master "
+                           "gathers them (--verify, --output, --png) on a host of %.1f GiB",
+                 o->n[0], o->n[1], o->n[2], need / gib, master / gib);
+        rc = -1;
+    }
+    return rc;
+}
+
 /* The quanta grid, checked before any benchmark runs: 0, or
  * LIQ_EXIT_USAGE after saying why and leaving the VM. */
 static int
@@ -746,6 +811,12 @@ cut_quanta(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
     if (vm->nworkers > st->g.nquanta) {
         fprintf(stderr, "%s: more workers (%d) than quanta (%d): raise --quanta or "
                         "lower --tasks-per-host\n", vm->prog->name, vm->nworkers, st->g.nquanta);
+        liq_vm_stop(vm, 1);
+        liq_vm_free(vm);
+        return LIQ_EXIT_USAGE;
+    }
+    if (memory_fits(vm, o, vm->why, sizeof(vm->why)) != 0) {
+        fprintf(stderr, "%s: %s\n", vm->prog->name, vm->why);
         liq_vm_stop(vm, 1);
         liq_vm_free(vm);
         return LIQ_EXIT_USAGE;

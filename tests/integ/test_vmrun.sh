@@ -345,6 +345,9 @@ check "a bad job file reports every error with its line and exits 2" bash -c '
 printf 'grid = 16;\niters = ;\n' >"$T/syntax.conf"
 check "a job file with a syntax error exits 2" exit2 "syntax.conf:2" stencil --job "$T/syntax.conf"
 check "a missing job file exits 2" exit2 "cannot open" stencil --job "$T/none.conf"
+check "a grid whose fields exceed the hosts' memory exits 2 before the job, saying so" \
+    exit2 "grid's fields need at least 2097152.0 GiB; the job's .* GiB of memory together" \
+    stencil --grid 65536
 python3 -c 'print("grid = 16;\nhosts = \"" + "a" * 5000 + "\";")' >"$T/long.conf"
 check "a job file's value of 5000 characters: exit 2, saying how long one may be" \
     exit2 "long.conf:2: hosts: .* of at most 1023 characters" stencil --job "$T/long.conf"
