@@ -531,6 +531,7 @@ opts_file(struct liq_opts *o, const char *path, const char *skip, char *names, s
     config_setting_t *root;
     size_t used = 0;
     int nerr = 0;
+    char seen[4096] = "";       /* the keys so far, '_' as '-' */
 
     err[0] = '\0';
     config_init(&cfg);
@@ -547,6 +548,13 @@ opts_file(struct liq_opts *o, const char *path, const char *skip, char *names, s
         int line = (int)config_setting_source_line(s), n;
 
         names_key(key, sizeof(key), name);
+        /* tasks_per_host and tasks-per-host are one key: the second would
+         * silently win. */
+        if (names_have(seen, key)) {
+            snprintf(why, sizeof(why), "%s: set twice ('_' and '-' spell one key)", name);
+            goto bad;
+        }
+        names_add(seen, sizeof(seen), key);
         if (skip != NULL && names_have(skip, key))
             continue;
         if (names != NULL)
@@ -570,6 +578,7 @@ opts_file(struct liq_opts *o, const char *path, const char *skip, char *names, s
         } else if (liq_opt_set(o, name, value, why, sizeof(why)) == 0) {
             continue;
         }
+bad:
         nerr++;
         n = snprintf(err + used, errlen - used, "%s:%d: %s\n", path, line, why);
         if (n > 0 && used + (size_t)n < errlen)

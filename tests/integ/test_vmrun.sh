@@ -345,6 +345,9 @@ check "a bad job file reports every error with its line and exits 2" bash -c '
 printf 'grid = 16;\niters = ;\n' >"$T/syntax.conf"
 check "a job file with a syntax error exits 2" exit2 "syntax.conf:2" stencil --job "$T/syntax.conf"
 check "a missing job file exits 2" exit2 "cannot open" stencil --job "$T/none.conf"
+printf 'grid = 16;\ntasks_per_host = 1;\ntasks-per-host = 2;\n' >"$T/dup.conf"
+check "a job file setting one key under both spellings exits 2, naming the line" \
+    exit2 "dup.conf:3: tasks-per-host: set twice" stencil --job "$T/dup.conf"
 check "a grid whose fields exceed the hosts' memory exits 2 before the job, saying so" \
     exit2 "grid's fields need at least 2097152.0 GiB; the job's .* GiB of memory together" \
     stencil --grid 65536
