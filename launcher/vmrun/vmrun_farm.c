@@ -155,7 +155,14 @@ farm_args(struct farm_opts *o, int argc, char **argv)
         case O_GRID: o->grid = optarg; break;
         case O_OUTPUT: o->output = optarg; break;
         case O_JSON: o->json = optarg; break;
-        case O_HOSTS: o->lf.hosts = optarg; break;
+        case O_HOSTS:
+            o->lf.hosts = optarg;
+            if (!liq_hosts_valid(optarg)) {
+                fprintf(stderr, "vmrun farm: --hosts: expected host names separated by commas, "
+                                "got '%s'\n", optarg);
+                bad = -1;
+            }
+            break;
         case O_QUIET: o->lf.quiet = 1; break;
         case O_RETRIES: bad |= parse_int("retries", optarg, 0, 100, &o->retries); break;
         case O_TPH: bad |= parse_int("tasks-per-host", optarg, 1, 64, &o->lf.tasks_per_host); break;

@@ -611,6 +611,10 @@ struct liq_reclaim_opts {
  * rejoin_after whatever its share.  0, or -1 with why (no program name). */
 int liq_reclaim_check(double below, double rejoin_above, int reclaim, char *why, size_t len);
 
+/* liq_opts.c: 1 if s is host names (letters, digits, '-', '_', '.')
+ * separated by single commas, as --hosts takes them. */
+int liq_hosts_valid(const char *s);
+
 /* liq_fields.c: 0 if path can be created or overwritten (tried, a file
  * made to try removed), else -1 with why ("OPT PATH: cannot write there:
  * ..."): output paths are checked before a job runs. */

@@ -77,7 +77,14 @@ farm_args(struct liq_farm_opts *o, const char **json, const char *name, int argc
     opterr = 0;
     while ((c = getopt_long(argc, argv, "+h", lo, NULL)) != -1) {
         switch (c) {
-        case O_HOSTS: o->hosts = optarg; break;
+        case O_HOSTS:
+            o->hosts = optarg;
+            if (!liq_hosts_valid(optarg)) {
+                fprintf(stderr, "%s: --hosts: expected host names separated by commas, got "
+                                "'%s'\n", name, optarg);
+                bad = 1;
+            }
+            break;
         case O_JSON: *json = optarg; break;
         case O_QUIET: o->quiet = 1; break;
         case O_TPH:

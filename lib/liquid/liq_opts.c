@@ -175,15 +175,23 @@ opt_path(char *dst, const char *s)
 static int
 opt_hosts(char *dst, const char *s)
 {
+    if (!liq_hosts_valid(s))
+        return -1;
+    strcpy(dst, s);
+    return 0;
+}
+
+int
+liq_hosts_valid(const char *s)
+{
     if (s == NULL || *s == '\0' || strlen(s) >= LIQ_PATH_MAX || *s == ',' ||
         s[strlen(s) - 1] == ',' || strstr(s, ",,") != NULL)
-        return -1;
+        return 0;
     for (const char *p = s; *p; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
               *p == '-' || *p == '_' || *p == '.' || *p == ','))
-            return -1;
-    strcpy(dst, s);
-    return 0;
+            return 0;
+    return 1;
 }
 
 /* The job: grid, kernel, iterations, placement.  Returns 0 when set, -1

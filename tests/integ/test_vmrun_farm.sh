@@ -83,6 +83,8 @@ usage_err "a bad --timeout" "timeout" --range 1:3 --timeout -1 -- echo {}
 usage_err "--rejoin-above under --reclaim-below" "must be above" --range 1:3 \
     --reclaim-below 0.3 --rejoin-above 0.2 -- echo {}
 usage_err "a share above one CPU" "shares of one CPU" --range 1:3 --reclaim-below 1.5 -- echo {}
+usage_err "an empty --hosts (as vmrun stencil refuses it)" "expected host names" --hosts "" --range 1:3 -- echo {}
+usage_err "--hosts , (no name)" "expected host names" --hosts , --range 1:3 -- echo {}
 usage_err "--json where it cannot be written, before any item runs" "cannot write there" \
     --range 1:3 --json /nonexistent/r.json -- echo {}
 "$VMRUN" farm --range 1:3 --quiet -- echo {} >"$T/novm.out" 2>"$T/novm.err"
