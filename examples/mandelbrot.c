@@ -19,6 +19,15 @@
 
 #include "mandelbrot.h"
 
+/* A whole number 1..max at s, ending at *end; -1 if there is none. */
+static long
+number(const char *s, char **end, long max)
+{
+    long v = strtol(s, end, 10);
+
+    return *end == s || v < 1 || v > max ? -1 : v;
+}
+
 /* A tile of the image: each pixel's count (mandelbrot.h). */
 static int
 tile(const int lo[3], const int n[3], void *out, void *arg)
@@ -41,21 +50,28 @@ main(int argc, char **argv)
     /* Our own options out of argv; the rest (the farm's, and the workers'
      * first argument) stay for liquid_farm. */
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--size") == 0 && i + 1 < argc)
-            bad |= sscanf(argv[++i], "%dx%d", &v.w, &v.h) != 2 || v.w < 1 || v.h < 1;
-        else if (strcmp(argv[i], "--maxiter") == 0 && i + 1 < argc)
-            bad |= sscanf(argv[++i], "%d", &v.maxiter) != 1 || v.maxiter < 1;
-        else if (strcmp(argv[i], "--png") == 0 && i + 1 < argc)
+        char *e = "";
+
+        if (strcmp(argv[i], "--size") == 0 && i + 1 < argc) {
+            v.w = (int)number(argv[++i], &e, 1 << 20);
+            v.h = *e == 'x' ? (int)number(e + 1, &e, 1 << 20) : -1;
+            bad |= v.w < 1 || v.h < 1 || *e != '\0';
+        } else if (strcmp(argv[i], "--maxiter") == 0 && i + 1 < argc) {
+            v.maxiter = (int)number(argv[++i], &e, 1 << 30);
+            bad |= v.maxiter < 1 || *e != '\0';
+        } else if (strcmp(argv[i], "--png") == 0 && i + 1 < argc) {
             png = argv[++i];
-        else if (strcmp(argv[i], "--check-serial") == 0)
+        } else if (strcmp(argv[i], "--check-serial") == 0) {
             check = 1;
-        else
+        } else {
             argv[k++] = argv[i];
+        }
     }
     argc = k;
     argv[argc] = NULL;
     if (bad) {
-        fprintf(stderr, "mandelbrot: --size WxH and --maxiter N take positive numbers\n");
+        fprintf(stderr, "mandelbrot: --size WxH (each 1..1048576) and --maxiter N (1..2^30) "
+                        "take whole numbers\n");
         return 2;
     }
     if (argc > 1 && strcmp(argv[1], "--help") == 0)

@@ -62,7 +62,11 @@ usage_err "--tasks-per-host 0" "tasks-per-host 0" --tasks-per-host 0
 usage_err "an unknown schedule" "fractiling, static or self" --schedule nope
 usage_err "a fraction outside (0, 1]" "(0, 1]" --fraction 1.5
 usage_err "a stray argument" "unexpected argument" stray
-usage_err "the program's own bad option" "positive numbers" --size 0x5
+usage_err "the program's own bad option" "whole numbers" --size 0x5
+usage_err "a size past int (it wrapped to 1 pixel)" "whole numbers" --size 4294967297x3
+usage_err "a size with junk after it" "whole numbers" --size 5x5junk
+usage_err "a --maxiter past int" "whole numbers" --maxiter 99999999999
+usage_err "an empty --hosts" "expected host names" --hosts ""
 (cd "$T" && "$MANDEL" --help >"$T/help.out" 2>&1)
 rc=$?
 check "--help: exit 0, the farm's options and the program's, nothing computed (exit $rc)" bash -c \
