@@ -951,6 +951,18 @@ liq_stencil_main(const struct liq_program *prog, int argc, char **argv)
         snprintf(o.ckdir, sizeof(o.ckdir), "%s", o.resume);
     if (o.ckdir[0] != '\0' && o.ckpt_every == 0)
         o.ckpt_every = -1;
+    /* Settings of the checkpoints, given without them, would do nothing. */
+    if (o.ckpt_every == 0) {
+        static const char *const ck_only[] = { "worker-timeout", "checkpoint-share",
+                                               "checkpoint-interval" };
+
+        for (size_t i = 0; i < sizeof(ck_only) / sizeof(ck_only[0]); i++)
+            if (liq_opts_given(&o, ck_only[i])) {
+                fprintf(stderr, "%s: --%s applies to checkpoints: give --checkpoint-every or "
+                                "--checkpoint too\n", prog->name, ck_only[i]);
+                return LIQ_EXIT_USAGE;
+            }
+    }
     out = strcmp(o.json, "-") == 0 ? stderr : stdout;
     memset(&st, 0, sizeof(st));
     st.verified = -1;

@@ -157,6 +157,7 @@ struct liq_opts {
                                  * is lost (checkpoints on); 0 auto (liq_vm_watch) */
     char hinted[512];           /* the settings it gave (comma-separated keys, '-' style)
                                  * that no option given explicitly overrode */
+    char given[2048];           /* the keys the command line and the job file gave */
 };
 
 /* The program's own description, or NULL for vmrun stencil's kernels,
@@ -185,6 +186,8 @@ int liq_opts_parse(struct liq_opts *o, const char *name, int argc, char **argv,
                    const char *const *allowed);
 /* Usage: "usage: NAME " and synopsis[0], the other lines of the synopsis
  * (NULL-ended) indented under it, then text. */
+/* 1 if the command line or the job file gave key ('-' style), not a default or a hint. */
+int liq_opts_given(const struct liq_opts *o, const char *key);
 void liq_opts_usage(FILE *fp, const char *name, const char *const *synopsis, const char *text);
 
 /* The master gathers the final field (verify, output or picture). */

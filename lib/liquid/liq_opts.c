@@ -603,6 +603,12 @@ liq_opts_file(struct liq_opts *o, const char *path, char *err, size_t errlen)
 }
 
 
+int
+liq_opts_given(const struct liq_opts *o, const char *key)
+{
+    return names_have(o->given, key);
+}
+
 void
 liq_opts_usage(FILE *fp, const char *name, const char *const *synopsis, const char *text)
 {
@@ -661,6 +667,7 @@ liq_opts_parse(struct liq_opts *o, const char *cmd, int argc, char **argv,
             return LIQ_EXIT_USAGE;
         }
     }
+    snprintf(o->given, sizeof(o->given), "%s", given);
     /* The hints, for what neither gives (vmrun analyze writes them). */
     if (o->hints[0] != '\0' &&
         opts_file(o, o->hints, given, o->hinted, sizeof(o->hinted), allowed, err,

@@ -345,6 +345,11 @@ check "a bad job file reports every error with its line and exits 2" bash -c '
 printf 'grid = 16;\niters = ;\n' >"$T/syntax.conf"
 check "a job file with a syntax error exits 2" exit2 "syntax.conf:2" stencil --job "$T/syntax.conf"
 check "a missing job file exits 2" exit2 "cannot open" stencil --job "$T/none.conf"
+check "--worker-timeout without checkpoints would do nothing: exit 2, saying so" \
+    exit2 "--worker-timeout applies to checkpoints" stencil --grid 16 --worker-timeout 10
+printf 'grid = 16;\ncheckpoint_share = 0.1;\n' >"$T/ckshare.conf"
+check "... and checkpoint_share in a job file likewise" \
+    exit2 "--checkpoint-share applies to checkpoints" stencil --job "$T/ckshare.conf"
 printf 'grid = 16;\ntasks_per_host = 1;\ntasks-per-host = 2;\n' >"$T/dup.conf"
 check "a job file setting one key under both spellings exits 2, naming the line" \
     exit2 "dup.conf:3: tasks-per-host: set twice" stencil --job "$T/dup.conf"
