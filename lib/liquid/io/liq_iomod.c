@@ -179,8 +179,9 @@ check_shape(hid_t d, const char *path, const char *name, const int n[3], char *e
             used += (size_t)snprintf(got + used, sizeof(got) - used, "%s%llu", i ? "x" : "",
                                      (unsigned long long)dims[i]);
         rc = h5_error(-EINVAL, err, errlen, "%.400s: dataset %s has shape [%s] (%dD), the grid "
-                      "needs [%dx%dx%d] (nz x ny x nx)", path, name, nd ? got : "scalar", nd,
-                      n[2], n[1], n[0]);
+                      "needs [%dx%dx%d] (nz x ny x nx)", path, name,
+                      nd ? got : H5Sget_simple_extent_type(s) == H5S_NULL ? "empty: no data" : "scalar",
+                      nd, n[2], n[1], n[0]);
     }
     if (t >= 0)
         H5Tclose(t);
