@@ -264,6 +264,7 @@ struct vmd {
     int index;                  /* our host index, 0 until known */
     int is_master;
     char master_name[VMD_NAME_MAX];
+    char master_fingerprint[65]; /* joining: the master's certificate, from its hoststart */
     int master_index;
     struct vmd_host *hosts[VMD_MAX_HOSTS + 1];
     uint32_t table_serial;

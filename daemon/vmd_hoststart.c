@@ -130,7 +130,9 @@ vmd_command(struct vmd *vmd, const char *host, const struct conf_host *s, char *
     if ((rc = append(out, cap, &n, " --master-address ")) ||
         (rc = append_quoted(out, cap, &n, vmd->address)) ||
         (rc = append(out, cap, &n, " --master-version ")) ||
-        (rc = append_quoted(out, cap, &n, LIQUIDVM_VERSION)))
+        (rc = append_quoted(out, cap, &n, LIQUIDVM_VERSION)) ||
+        (rc = append(out, cap, &n, " --master-fingerprint ")) ||
+        (rc = append_quoted(out, cap, &n, vmd->fingerprint)))
         return rc;
     return host_options(vmd, s, out, cap, &n);
 }

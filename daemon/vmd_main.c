@@ -46,6 +46,8 @@ usage(FILE *fp)
             "      --spawn-path DIR   override spawn_path (repeat for several)\n"
             "      --master-address IP  (joining) listen where the route to the master leaves\n"
             "      --master-version V (joining) refuse to join a master of another version\n"
+            "      --master-fingerprint F  (joining) the master's certificate (SHA-256): any other\n"
+            "                         with its name is refused\n"
             "      --take-certs       (joining) read missing certificates from stdin\n"
             "      --log-level LEVEL  err, warn, info or debug\n"
             "  -d, --daemon           detach once ready; the READY line goes to stdout\n"
@@ -152,7 +154,7 @@ static void
 parse_options(struct vmd *vmd, int argc, char **argv, int *daemonize, struct args *a)
 {
     enum { O_HOME = 256, O_NAME, O_JOIN, O_LISTEN, O_HOSTSTART, O_LOGLEVEL, O_VERSION, O_PORT,
-           O_SPEED, O_SPAWN, O_MADDR, O_MVERSION, O_TAKE };
+           O_SPEED, O_SPAWN, O_MADDR, O_MVERSION, O_TAKE, O_MFP };
     static const struct option opts[] = {
         { "conf", required_argument, NULL, 'c' },
         { "home", required_argument, NULL, O_HOME },
@@ -170,6 +172,7 @@ parse_options(struct vmd *vmd, int argc, char **argv, int *daemonize, struct arg
         { "master-address", required_argument, NULL, O_MADDR },
         { "master-version", required_argument, NULL, O_MVERSION },
         { "take-certs", no_argument, NULL, O_TAKE },
+        { "master-fingerprint", required_argument, NULL, O_MFP },
         { NULL, 0, NULL, 0 },
     };
     int c;
@@ -227,6 +230,11 @@ parse_options(struct vmd *vmd, int argc, char **argv, int *daemonize, struct arg
             break;
         case O_TAKE:
             vmd->take_certs = 1;
+            break;
+        case O_MFP:
+            if (strlen(optarg) != 64 || strspn(optarg, "0123456789abcdef") != 64)
+                die(vmd, 2, "--master-fingerprint: expected 64 lowercase hex digits");
+            vmd_strlcpy(vmd->master_fingerprint, optarg, sizeof(vmd->master_fingerprint));
             break;
         case 'd':
             *daemonize = 1;

@@ -307,6 +307,23 @@ peer_on_tls_up(struct vmd_peer *p)
                      p->addr, cn);
             return WIRE_ENAME;
         }
+        /*
+         * The name is not enough: the CA may have issued it again (a
+         * superseded key, another VM under the same CA).  The certificate
+         * must be the one the host announced (its READY line, the master's
+         * table) -- or, for a daemon still joining, the one its hoststart
+         * named for the master.  A host whose READY has not come yet dials
+         * nobody: the master dials it.
+         */
+        const char *want = h != NULL ? h->fingerprint : vmd->master_fingerprint;
+        if (want[0] == '\0' || strcmp(want, vmd_tls_peer_fingerprint(p->tls)) != 0) {
+            log_warn("peer %s (%s): %s; refusing", cn, p->addr,
+                     want[0] != '\0' ? "its certificate is not the one that host announced "
+                                       "(another key under its name)"
+                                     : "that host's certificate is not known yet (the master "
+                                       "dials a host it adds)");
+            return WIRE_EBADCERT;
+        }
     } else if (p->host && p->host->fingerprint[0] &&
                strcmp(p->host->fingerprint, vmd_tls_peer_fingerprint(p->tls)) != 0) {
         log_warn("peer %s (%s): certificate fingerprint differs from the one it announced; "

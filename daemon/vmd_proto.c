@@ -41,7 +41,7 @@ vmd_proto_hello(struct vmd *vmd, const struct vmd_from *from, const struct wire_
         return WIRE_ENAME;
     }
     /* A daemon of another VM that happens to share our CA is not a peer. */
-    if (vmd->index != 0 && strcmp(master, vmd->master_name) != 0 && master[0] != '\0') {
+    if (vmd->index != 0 && strcmp(master, vmd->master_name) != 0) {
         log_warn("peer %s (%s): belongs to the VM of master %s, not %s", p->name, p->addr,
                  master, vmd->master_name);
         return WIRE_ENAME;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Refusals at the TLS port (issue 2 acceptance): a client without a
 # certificate, one from another CA, one whose certificate names a host not
-# in the table, plain bytes, and malformed or oversized frames from an
-# authenticated peer.  Each is refused or closed, and the daemon goes on
+# in the table, one naming a member but with another key of the same CA,
+# plain bytes, and malformed or oversized frames from an authenticated peer.  Each is refused or closed, and the daemon goes on
 # serving its peers.
 . "$(dirname "$0")/lib.sh"
 command -v openssl >/dev/null || skip_all "the openssl command is missing"
@@ -36,6 +36,15 @@ check "the daemon still serves after it" still_serving
 printf 'hello\n' | poke "$T/intruder.out" -cert "$C/intruder.pem" -key "$C/intruder.key"
 check "a certificate naming a host not in the table is refused" \
     wait_for 3 log_has "certificate name intruder is not in the host table"
+check "the daemon still serves after it" still_serving
+
+# The cluster's own CA and a member's name, but another key (the CA issued
+# the name again): not the certificate host2 announced.
+mkdir -p "$T/dup" && cp -r "$C" "$T/dup/certs" && chmod 700 "$T/dup" &&
+    "$VMCTL" --home "$T/dup" cert issue host2 --force >/dev/null
+printf 'hello\n' | poke "$T/dupkey.out" -cert "$T/dup/certs/host2.pem" -key "$T/dup/certs/host2.key"
+check "a member's name with another key from the same CA is refused" \
+    wait_for 3 log_has "peer host2 .*its certificate is not the one that host announced"
 check "the daemon still serves after it" still_serving
 
 exec 3<>"/dev/tcp/127.0.0.1/$port"

@@ -765,14 +765,14 @@ test_vmd_hoststart_expand_substitutes_each_escape(void **state)
     assert_string_equal(out, "ssh -x 'node3' '/opt/lvm/bin/vmd' --daemon --join 'hostB' --name "
                              "'node3' --home '/home/u/.liquidvm' --log-level info "
                              "--master-address '10.0.0.2' --master-version '" LIQUIDVM_VERSION
-                             "' --take-certs");
+                             "' --master-fingerprint '" FP_B "' --take-certs");
     snprintf(vmd->conf_path, sizeof(vmd->conf_path), "/etc/lvm/vmd.conf");
     vmd->conf.log_level = CONF_LOG_DEBUG;
     assert_int_equal(vmd_hoststart_expand(vmd, "%v", "node3", out, sizeof(out)), 0);
     assert_string_equal(out, "'/opt/lvm/bin/vmd' --daemon --join 'hostB' --name 'node3' --home "
                              "'/home/u/.liquidvm' --log-level debug -c '/etc/lvm/vmd.conf' "
                              "--master-address '10.0.0.2' --master-version '" LIQUIDVM_VERSION
-                             "' --take-certs");
+                             "' --master-fingerprint '" FP_B "' --take-certs");
 }
 
 static void
@@ -912,8 +912,10 @@ test_vmd_hoststart_expand_host_cannot_break_out_of_quoting(void **state)
         out = sh_output(cmd, dir);
         snprintf(want, sizeof(want),
                  "[%s][--daemon][--join][hostB][--name][%s][--home][%s][--log-level][info][-c][%s]"
-                 "[--master-address][%s][--master-version][%s][--take-certs]",
-                 vmd->exe, hosts[i], vmd->home, vmd->conf_path, vmd->address, LIQUIDVM_VERSION);
+                 "[--master-address][%s][--master-version][%s][--master-fingerprint][%s]"
+                 "[--take-certs]",
+                 vmd->exe, hosts[i], vmd->home, vmd->conf_path, vmd->address, LIQUIDVM_VERSION,
+                 vmd->fingerprint);
         assert_string_equal(out, want);
         free(out);
         assert_int_equal(stat(marker, &st), -1);
