@@ -36,6 +36,7 @@ struct vmd_fwd {
     int pending;
     int status;
     uint64_t deadline;
+    unsigned char awaited[(VMD_MAX_HOSTS + 8) / 8]; /* hosts whose part's reply is due */
     int ntask;                  /* spawn: slots */
     int32_t *tids;              /* spawn: a tid or a negative code per slot */
     uint32_t *hosts;            /* spawn: the dtid of each slot's host, 0 none */
@@ -243,8 +244,10 @@ fwd_send(struct vmd *vmd, struct vmd_fwd *f, struct vmd_host *h, int type,
                            .len = (uint32_t)b.len };
     int rc = b.err ? b.err : vmd_route_to_host(vmd, h, &hh, b.data);
     wire_wbuf_free(&b);
-    if (rc == 0)
+    if (rc == 0) {
         f->pending++;
+        f->awaited[h->index / 8] |= (unsigned char)(1u << h->index % 8);
+    }
     return rc;
 }
 
@@ -702,13 +705,21 @@ vmd_fwd_on_reply(struct vmd *vmd, const struct vmd_from *from, const struct wire
     struct wire_rbuf r;
     uint32_t id;
     int rc;
-    (void)from;
     wire_rbuf_init(&r, body, h->len);
     if ((rc = wire_get_u32(&r, &id)) != 0)
         return rc;
     struct vmd_fwd *f = fwd_by_id(vmd, id);
     if (f == NULL)
         return 0;       /* it timed out already */
+    /* Only a host sent a part answers it, once, and for its own slots: a
+     * peer's word about another host's tasks is not taken. */
+    int host = from->host;
+    if (host < 1 || host > VMD_MAX_HOSTS || !(f->awaited[host / 8] & (1u << host % 8))) {
+        log_warn("peer %s: answered a request it was not sent (op %u); ignored",
+                 from->peer ? from->peer->name : "?", id);
+        return 0;
+    }
+    f->awaited[host / 8] &= (unsigned char)~(1u << host % 8);
     if (h->tag != 0 && f->status == 0)
         f->status = h->tag;
     if (f->type == WIRE_T_TASK_LIST) {
@@ -719,7 +730,8 @@ vmd_fwd_on_reply(struct vmd *vmd, const struct vmd_from *from, const struct wire
         if (wire_get_u32(&r, &n) == 0 && n <= (uint32_t)f->ntask)
             for (uint32_t i = 0; i < n; i++)
                 if (wire_get_u32(&r, &slot) == 0 && wire_get_i32(&r, &tid) == 0 &&
-                    slot < (uint32_t)f->ntask)
+                    slot < (uint32_t)f->ntask && f->hosts[slot] == VMD_HOST_TID(host) &&
+                    (tid < 0 || VMD_TID_HOST((uint32_t)tid) == host))
                     f->tids[slot] = tid;
     }
     fwd_release(vmd, f);
