@@ -131,6 +131,7 @@ static const struct {
     { WIRE_ETLS, PvmSysErr },
     { WIRE_EBUSY, PvmAlready },
     { WIRE_EHALTED, PvmSysErr },
+    { WIRE_ESTRANGER, PvmSysErr },
 };
 
 int

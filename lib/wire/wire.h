@@ -77,7 +77,8 @@
     X(ENOTINGROUP, -4021, "not in group")                                     \
     X(EDUPGROUP, -4022, "already in group")                                   \
     X(ENOINST, -4023, "no such instance")                                     \
-    X(ENULLGROUP, -4024, "null group name")
+    X(ENULLGROUP, -4024, "null group name")                                   \
+    X(ESTRANGER, -4025, "the daemon there runs as another user")
 
 enum wire_err {
 #define WIRE_ERR_ENUM(name, val, msg) WIRE_##name = (val),

@@ -68,6 +68,15 @@ wire_sock_connect(const char *path)
         close(fd);
         return e == ENOTDIR ? -ENOENT : -e;
     }
+    /* The daemon is ours, by the kernel's word: one another user started
+     * in a home it made first would read what we send it. */
+    struct ucred cred;
+    socklen_t clen = sizeof(cred);
+
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) != 0 || cred.uid != geteuid()) {
+        close(fd);
+        return WIRE_ESTRANGER;
+    }
     /* A Unix stream socket holds what its sender's buffer allows (~200 KB
      * by default): room for a 1 MB message lets it go in one write and one
      * wakeup of the daemon instead of five.  The kernel caps it (wmem_max);
@@ -92,6 +101,8 @@ wire_sock_why(int code)
                "died left it; the next vmctl start removes it)";
     case WIRE_ENOVM:
         return "no virtual machine is running";
+    case WIRE_ESTRANGER:
+        return "the daemon listening there runs as another user; nothing was sent to it";
     default:
         return wire_strerror(code);
     }

@@ -3,7 +3,8 @@
 # the local socket says which of no socket, connection refused (a socket a
 # dead daemon left) or permission denied it was, in words, from vmctl and
 # from libpvm3; vmctl status still calls a stale socket "not running";
-# --host naming no daemon of a running VM says that.
+# --host naming no daemon of a running VM says that; a daemon socket of
+# another user (SO_PEERCRED) is refused before anything is sent to it.
 . "$(dirname "$0")/lib.sh"
 B=$(cd "$(dirname "$VMCTL")/.." && pwd)
 command -v python3 >/dev/null || skip_all "python3 is missing"
@@ -29,6 +30,41 @@ check "stale socket: a PVM program says connection refused" bash -c \
     '! "$0" 2>"$1"; grep -q "cannot reach the daemon: connection refused" "$1"' \
     "$B/tests/integ/pvm_hostload" "$T/err"
 rm -f "$LIQUIDVM_HOME/run/master" "$LIQUIDVM_HOME/run/host0.sock"
+
+# A "daemon" of another user listening where ours should be (a home it
+# made first): vmctl and a PVM program refuse it and send it nothing.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+    F=$T/fakehome
+    mkdir -p "$F/run" && chown -R 65534:65534 "$F" && chmod 711 "$T"
+    printf 'host0\n4242\n' >"$F/run/master" && chown 65534:65534 "$F/run/master"
+    setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(8)
+c = open(sys.argv[2], "wb")
+s.settimeout(20)
+try:
+    while True:
+        a, _ = s.accept(); a.settimeout(1)
+        try:
+            while True:
+                d = a.recv(65536)
+                if not d: break
+                c.write(d); c.flush()
+        except Exception: pass
+except Exception: pass' "$F/run/host0.sock" "$F/stranger.got" &
+    FAKE=$!
+    wait_for 5 test -S "$F/run/host0.sock"
+    check "another user's daemon socket: vmctl says so and sends nothing" bash -c '
+        ! LIQUIDVM_HOME="$1" "$0" put secret_name "a secret" 2>"$2" &&
+        grep -q "runs as another user" "$2" && [ ! -s "$3" ]' "$VMCTL" "$F" "$T/err" "$F/stranger.got"
+    check "... and a PVM program too" bash -c '
+        ! LIQUIDVM_HOME="$1" "$0" 2>"$2"; grep -q "runs as another user" "$2" && [ ! -s "$3" ]' \
+        "$B/tests/integ/pvm_hostload" "$F" "$T/err" "$F/stranger.got"
+    kill "$FAKE" 2>/dev/null
+    chmod 700 "$T"
+else
+    echo "# SKIP a stranger's daemon socket: needs root and setpriv"
+fi
 
 write_conf
 check "start a local VM" "$VMCTL" start --local 1 -c "$T/test.conf"
