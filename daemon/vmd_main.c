@@ -333,8 +333,18 @@ load_conf(struct vmd *vmd, const struct args *a)
     }
     if (conf_file) {
         struct conf_diag diag = { 0 };
+        struct stat st;
+
         if (realpath(conf_file, vmd->conf_path) == NULL)
             die(vmd, 2, "%s: %s", conf_file, strerror(errno));
+        /* It names what the daemon runs (spawn_path, hoststart): another
+         * user must not have written it, as a joining daemon reads a file
+         * at the master's path, wherever that is on its host. */
+        if (stat(vmd->conf_path, &st) == 0 &&
+            ((st.st_uid != geteuid() && st.st_uid != 0) || (st.st_mode & S_IWOTH)))
+            die(vmd, 2, "%s: %s; refusing it (it says what this daemon runs)", conf_file,
+                st.st_uid != geteuid() && st.st_uid != 0 ? "owned by another user"
+                                                         : "writable by every user");
         if (conf_load(vmd->conf_path, &vmd->conf, &diag) != 0) {
             fprintf(stderr, "%s", diag.text);
             die(vmd, 2, "%s: %d error%s in the configuration", conf_file, diag.nerrors,

@@ -15,6 +15,21 @@ check "vmctl prints the same lines" grep -q "bad.conf:3: colour: unknown key" "$
 "$VMCTL" start -c "$T/missing.conf" >"$T/missing.out" 2>&1
 check "a missing configuration file is an error, not a crash" test $? -ne 0 -a $? -lt 128
 check "no daemon was left running" test "$(vmd_count)" = 0
+# A file someone else could have written says what the daemon runs: refused.
+printf 'heartbeat = 1.0;\n' >"$T/shared.conf" && chmod 666 "$T/shared.conf"
+"$VMD" --home "$LIQUIDVM_HOME" -c "$T/shared.conf" >"$T/vmd.out" 2>&1
+check "vmd -c of a file writable by every user exits 2, saying so" bash -c \
+    '[ "$0" = 2 ] && grep -q "shared.conf: writable by every user; refusing" "$1"' \
+    $? "$T/vmd.out"
+if [ "$(id -u)" = 0 ]; then
+    chmod 644 "$T/shared.conf" && chown 65534 "$T/shared.conf"
+    "$VMD" --home "$LIQUIDVM_HOME" -c "$T/shared.conf" >"$T/vmd.out" 2>&1
+    check "vmd -c of another user's file exits 2, saying so" bash -c \
+        '[ "$0" = 2 ] && grep -q "shared.conf: owned by another user; refusing" "$1"' \
+        $? "$T/vmd.out"
+else
+    echo "# SKIP another user's configuration file: needs root to make one"
+fi
 "$VMD" --home "$LIQUIDVM_HOME" --listen 1.2.3:99999 >/dev/null 2>&1
 check "vmd --listen with a bad address exits 2" test $? = 2
 "$VMCTL" start --local 0 >/dev/null 2>&1
