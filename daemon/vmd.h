@@ -618,8 +618,10 @@ void vmd_hosterr_link(const struct vmd_host *h, int status, const char *why, cha
 
 /* vmd_hoststart.c: starting a daemon on a new host */
 /* set: vmctl add's options for this add (NULL: none), over the hosts entry. */
+/* why: the reason in words when the command could not be made (a path
+ * the other host's shell would read again), else left empty. */
 int vmd_hoststart(struct vmd *vmd, struct vmd_op *op, int item, struct vmd_host *h,
-                  const struct conf_host *set);
+                  const struct conf_host *set, char *why, size_t whylen);
 /* The hosts entry for host with set over it, pointers borrowed from both. */
 void vmd_hoststart_settings(struct vmd *vmd, const char *host, const struct conf_host *set,
                             struct conf_host *out);

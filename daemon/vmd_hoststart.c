@@ -40,6 +40,29 @@ append_quoted(char *out, size_t cap, size_t *n, const char *s)
     return rc ? rc : append(out, cap, n, q);
 }
 
+/*
+ * A word of vmd's command line for another host (%v).  hoststart's
+ * template may hand it to ssh, which joins its arguments and has the
+ * remote shell parse them again: quoting for the local shell is not
+ * enough.  So a word is letters, digits and . _ - / + , : = @ ~ only; a
+ * path with any other character (a space, ';', '$') is refused.
+ */
+static char word_why[400];      /* why the last word was refused */
+
+static int
+append_word(char *out, size_t cap, size_t *n, const char *s)
+{
+    if (s[0] == '\0' || strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                   "0123456789._-/+,:=@~") != strlen(s)) {
+        snprintf(word_why, sizeof(word_why), "'%.200s' holds a character the other host's "
+                 "shell would read again (a path of vmd's command line may have letters, "
+                 "digits and ._-/+,:=@~ only)", s);
+        log_warn("hoststart: %s; not started", word_why);
+        return -EINVAL;
+    }
+    return append_quoted(out, cap, n, s);
+}
+
 /* The hosts entry for host, with vmctl add's options over it. */
 void
 vmd_hoststart_settings(struct vmd *vmd, const char *host, const struct conf_host *set,
@@ -83,7 +106,7 @@ host_options(struct vmd *vmd, const struct conf_host *s, char *out, size_t cap, 
     int rc = 0;
     if (s->address) {
         snprintf(buf, sizeof(buf), "%s:%d", s->address, s->port >= 0 ? s->port : 0);
-        if ((rc = append(out, cap, n, " --listen ")) || (rc = append_quoted(out, cap, n, buf)))
+        if ((rc = append(out, cap, n, " --listen ")) || (rc = append_word(out, cap, n, buf)))
             return rc;
     } else if (s->port >= 0) {
         snprintf(buf, sizeof(buf), " --port %d", s->port);
@@ -97,7 +120,7 @@ host_options(struct vmd *vmd, const struct conf_host *s, char *out, size_t cap, 
     }
     for (int i = 0; i < s->spawn_path_len && rc == 0; i++)
         if ((rc = append(out, cap, n, " --spawn-path ")) == 0)
-            rc = append_quoted(out, cap, n, s->spawn_path[i]);
+            rc = append_word(out, cap, n, s->spawn_path[i]);
     if (rc == 0 && send_certs(vmd, s))
         rc = append(out, cap, n, " --take-certs");
     return rc;
@@ -116,23 +139,23 @@ vmd_command(struct vmd *vmd, const char *host, const struct conf_host *s, char *
     size_t n = 0;
     int rc;
     out[0] = '\0';
-    if ((rc = append_quoted(out, cap, &n, s->vmd ? s->vmd : vmd->exe)) ||
+    if ((rc = append_word(out, cap, &n, s->vmd ? s->vmd : vmd->exe)) ||
         (rc = append(out, cap, &n, " --daemon --join ")) ||
-        (rc = append_quoted(out, cap, &n, vmd->name)) || (rc = append(out, cap, &n, " --name ")) ||
-        (rc = append_quoted(out, cap, &n, host)) || (rc = append(out, cap, &n, " --home ")) ||
-        (rc = append_quoted(out, cap, &n, s->home ? s->home : vmd->home)) ||
+        (rc = append_word(out, cap, &n, vmd->name)) || (rc = append(out, cap, &n, " --name ")) ||
+        (rc = append_word(out, cap, &n, host)) || (rc = append(out, cap, &n, " --home ")) ||
+        (rc = append_word(out, cap, &n, s->home ? s->home : vmd->home)) ||
         (rc = append(out, cap, &n, " --log-level ")) ||
         (rc = append(out, cap, &n, levels[vmd->conf.log_level & 3])))
         return rc;
     if (vmd->conf_path[0] &&
-        ((rc = append(out, cap, &n, " -c ")) || (rc = append_quoted(out, cap, &n, vmd->conf_path))))
+        ((rc = append(out, cap, &n, " -c ")) || (rc = append_word(out, cap, &n, vmd->conf_path))))
         return rc;
     if ((rc = append(out, cap, &n, " --master-address ")) ||
-        (rc = append_quoted(out, cap, &n, vmd->address)) ||
+        (rc = append_word(out, cap, &n, vmd->address)) ||
         (rc = append(out, cap, &n, " --master-version ")) ||
-        (rc = append_quoted(out, cap, &n, LIQUIDVM_VERSION)) ||
+        (rc = append_word(out, cap, &n, LIQUIDVM_VERSION)) ||
         (rc = append(out, cap, &n, " --master-fingerprint ")) ||
-        (rc = append_quoted(out, cap, &n, vmd->fingerprint)))
+        (rc = append_word(out, cap, &n, vmd->fingerprint)))
         return rc;
     return host_options(vmd, s, out, cap, &n);
 }
@@ -456,15 +479,19 @@ start_on_stderr(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 
 int
 vmd_hoststart(struct vmd *vmd, struct vmd_op *op, int item, struct vmd_host *h,
-              const struct conf_host *set)
+              const struct conf_host *set, char *why, size_t whylen)
 {
     char cmd[HS_CMD_MAX];
     struct conf_host hs;
     int rc;
 
+    word_why[0] = '\0';
     if ((rc = vmd_hoststart_expand_for(vmd, vmd->conf.hoststart, h->name, set, cmd,
-                                       sizeof(cmd))) != 0)
+                                       sizeof(cmd))) != 0) {
+        if (why != NULL)
+            snprintf(why, whylen, "%s", word_why[0] ? word_why : "");
         return rc == -EINVAL ? WIRE_ECONF : rc;
+    }
     struct vmd_start *s = calloc(1, sizeof(*s));
     if (s == NULL)
         return -ENOMEM;

@@ -185,9 +185,11 @@ vmd_ops_add(struct vmd *vmd, const struct vmd_from *from, const struct wire_hdr 
             host->state = VMD_HOST_STARTING;
             op->items[i].dtid = VMD_HOST_TID(host->index);
             log_info("adding host %s (t%x)", name, op->items[i].dtid);
-            if ((err = vmd_hoststart(vmd, op, i, host, &set)) != 0) {
+            char why[512] = "";
+
+            if ((err = vmd_hoststart(vmd, op, i, host, &set, why, sizeof(why))) != 0) {
                 vmd_host_free(vmd, host);
-                vmd_op_item_done(vmd, op, i, err, NULL);
+                vmd_op_item_done(vmd, op, i, err, why[0] ? why : NULL);
             }
         }
     }

@@ -173,6 +173,12 @@ fails "host key unknown" "ssh to ws1-unknownkey: the host key of ws1-unknownkey 
     ws1-unknownkey
 fails "vmd not found on the host" "start vmd on ws2: vmd not found at $S/b/bin/nowhere/vmd" \
     ws2 --vmd "$S/b/bin/nowhere/vmd"
+# ssh joins its arguments and ws2's shell parses them again: a path with a
+# character that shell would read is refused here, and nothing runs there.
+rm -f /tmp/lvm-ssh-injected
+fails "a spawn path the remote shell would read again" "holds a character the other host's shell" \
+    ws2 --spawn-path '/opt/bin;touch /tmp/lvm-ssh-injected;'
+check "... and nothing ran on ws2 (no injected file)" test ! -e /tmp/lvm-ssh-injected
 fails "a different LiquidVM version" "start vmd on ws2: a different LiquidVM version there" \
     ws2 --vmd "$S/b/bin/vmd-old"
 
