@@ -36,7 +36,10 @@ struct vmd_fwd {
     int pending;
     int status;
     uint64_t deadline;
-    unsigned char awaited[(VMD_MAX_HOSTS + 8) / 8]; /* hosts whose part's reply is due */
+    struct fwd_due {            /* the parts sent and not answered, per host */
+        uint16_t host, n;
+    } *due;
+    int ndue, capdue;
     int ntask;                  /* spawn: slots */
     int32_t *tids;              /* spawn: a tid or a negative code per slot */
     uint32_t *hosts;            /* spawn: the dtid of each slot's host, 0 none */
@@ -214,6 +217,7 @@ fwd_finish(struct vmd *vmd, struct vmd_fwd *f)
     wire_wbuf_free(&f->acc);
     free(f->tids);
     free(f->hosts);
+    free(f->due);
     free(f);
 }
 
@@ -245,8 +249,24 @@ fwd_send(struct vmd *vmd, struct vmd_fwd *f, struct vmd_host *h, int type,
     int rc = b.err ? b.err : vmd_route_to_host(vmd, h, &hh, b.data);
     wire_wbuf_free(&b);
     if (rc == 0) {
+        int i = 0;
+
+        while (i < f->ndue && f->due[i].host != h->index)
+            i++;
+        if (i == f->ndue) {
+            if (f->ndue == f->capdue) {
+                int cap = f->capdue ? 2 * f->capdue : 4;
+                struct fwd_due *d = realloc(f->due, (size_t)cap * sizeof(*d));
+
+                if (d == NULL)
+                    return -ENOMEM; /* sent, but its answer would not be taken: it times out */
+                f->due = d;
+                f->capdue = cap;
+            }
+            f->due[f->ndue++] = (struct fwd_due){ (uint16_t)h->index, 0 };
+        }
+        f->due[i].n++;
         f->pending++;
-        f->awaited[h->index / 8] |= (unsigned char)(1u << h->index % 8);
     }
     return rc;
 }
@@ -713,13 +733,15 @@ vmd_fwd_on_reply(struct vmd *vmd, const struct vmd_from *from, const struct wire
         return 0;       /* it timed out already */
     /* Only a host sent a part answers it, once, and for its own slots: a
      * peer's word about another host's tasks is not taken. */
-    int host = from->host;
-    if (host < 1 || host > VMD_MAX_HOSTS || !(f->awaited[host / 8] & (1u << host % 8))) {
+    int host = from->host, d = 0;
+    while (d < f->ndue && (f->due[d].host != host || f->due[d].n == 0))
+        d++;
+    if (d == f->ndue) {
         log_warn("peer %s: answered a request it was not sent (op %u); ignored",
                  from->peer ? from->peer->name : "?", id);
         return 0;
     }
-    f->awaited[host / 8] &= (unsigned char)~(1u << host % 8);
+    f->due[d].n--;
     if (h->tag != 0 && f->status == 0)
         f->status = h->tag;
     if (f->type == WIRE_T_TASK_LIST) {

@@ -4,8 +4,10 @@
  * PvmMax, PvmMin, PvmSum and PvmProduct.
  *
  * The data travels as ordinary messages with the caller's msgtag in the
- * current context, packed in PvmDataDefault, as PVM 3.4.6's do; they never
- * touch the program's send or receive buffer.  The members come from the
+ * current context, packed in PvmDataRaw (every host is LINUX64), where
+ * PVM 3.4.6's use PvmDataDefault, whose XDR longs are 32 bits: a 64-bit
+ * value there would fail to pack (or, in 3.4.6, lose its high half); they
+ * never touch the program's send or receive buffer.  The members come from the
  * master's table (pvm_group.c), ordered by instance.
  *
  * pvm_reduce gathers per host, then between hosts: on each host one member
@@ -97,7 +99,7 @@ coll_send(int tid, int tag, int type, const void *p, int count)
     struct pvm__buf *b;
     const unsigned char *body;
     size_t len;
-    int rc = pvm__buf_new(PvmDataDefault, &b);
+    int rc = pvm__buf_new(PvmDataRaw, &b);
 
     if (rc < 0)
         return rc;
@@ -108,12 +110,25 @@ coll_send(int tid, int tag, int type, const void *p, int count)
     return rc;
 }
 
+
 /* An empty message where an array was due: "my part failed".  Data never
  * travels empty (count > 0), so the receiver cannot mistake it. */
 static int
 coll_send_failed(int tid, int tag)
 {
     return pvm__send_frame(tid, tag, NULL, 0, PVM__ENCWORD_XDR);
+}
+
+/* coll_send, and if it fails here the empty "my part failed" message
+ * instead: the receiver is told, not left waiting. */
+static int
+coll_send_or_fail(int tid, int tag, int type, const void *p, int count)
+{
+    int rc = coll_send(tid, tag, type, p, count);
+
+    if (rc != 0)
+        (void)coll_send_failed(tid, tag);
+    return rc;
 }
 
 static int
@@ -321,7 +336,7 @@ pvm_reduce(void (*func)(int *, void *, void *, int *, int *), void *data, int co
     int myhost = host_of(c.mytid);
     int coord = coordinator(&c, myhost);
     if (coord != c.mytid) {
-        rc = coll_send(coord, msgtag, datatype, data, count);
+        rc = coll_send_or_fail(coord, msgtag, datatype, data, count);
         goto done;
     }
     if ((tmp = pvm__malloc(coll_size(datatype) * (size_t)count)) == NULL) {
@@ -340,7 +355,7 @@ pvm_reduce(void (*func)(int *, void *, void *, int *, int *), void *data, int co
             rc = r;
     }
     if (c.mytid != c.root) {
-        r = rc == 0 ? coll_send(c.root, msgtag, datatype, data, count)
+        r = rc == 0 ? coll_send_or_fail(c.root, msgtag, datatype, data, count)
                     : coll_send_failed(c.root, msgtag);
         if (rc == 0)
             rc = r;
@@ -381,7 +396,7 @@ pvm_gather(void *result, void *data, int count, int datatype, int msgtag, char *
         return pvm__err(rc, "pvm_gather");
     size_t sz = coll_size(datatype) * (size_t)count;
     if (c.root != c.mytid) {
-        rc = coll_send(c.root, msgtag, datatype, data, count);
+        rc = coll_send_or_fail(c.root, msgtag, datatype, data, count);
     } else if (result == NULL) {
         rc = -EINVAL;
     } else {
@@ -426,8 +441,8 @@ pvm_scatter(void *result, void *data, int count, int datatype, int msgtag, char 
         /* Every member gets its part, even after a send to one failed. */
         for (int i = 0; i < c.v.ninst; i++)
             if (c.v.tids[i] != 0 && i != c.me) {
-                int r = coll_send(c.v.tids[i], msgtag, datatype, (char *)data + (size_t)i * sz,
-                                  count);
+                int r = coll_send_or_fail(c.v.tids[i], msgtag, datatype,
+                                          (char *)data + (size_t)i * sz, count);
                 if (r != 0 && rc == 0)
                     rc = r;
             }
