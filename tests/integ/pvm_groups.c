@@ -194,6 +194,17 @@ run_reduce(char *g, int n, int me)
                 fail("scatter", tnames[t], root);
         }
     }
+    /* Longs past 32 bits (a Fortran INTEGER8 of 3e9): summed whole, not
+     * refused by a 32-bit XDR long on one member while the root waits. */
+    long big[2] = { 3000000000L + me, -3000000000L }, bigsum[2];
+
+    memcpy(bigsum, big, sizeof(big));
+    checks++;
+    if (pvm_reduce(PvmSum, bigsum, 2, PVM_LONG, 502, g, 0) != 0)
+        fail("reduce of longs past 32 bits", "long", 0);
+    else if (me == 0 && (bigsum[0] != 3000000000L * n + (long)n * (n - 1) / 2 ||
+                         bigsum[1] != -3000000000L * n))
+        fail("reduce of longs past 32 bits: the sum", "long", 0);
     /* Types and functions PVM refuses. */
     unsigned u[COUNT] = { 0 };
     int old = pvm_setopt(PvmAutoErr, 0);
