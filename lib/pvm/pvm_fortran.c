@@ -43,7 +43,8 @@ pvmfsiblings_(int *ntids, int *index, int *sibling)
     *ntids = n;
     if (n < 0 || *index == -1)
         return;
-    *sibling = (*index >= 0 && *index < n) ? tids[*index] : PvmBadParam;
+    /* PVM 3.4.6: an index past the siblings names no task. */
+    *sibling = (*index >= 0 && *index < n) ? tids[*index] : PvmNoTask;
 }
 
 void

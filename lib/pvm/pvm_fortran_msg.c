@@ -216,10 +216,7 @@ pvmftrecv_(int *tid, int *msgtag, int *sec, int *usec, int *bufid)
         *bufid = pvm_trecv(*tid, *msgtag, NULL);
         return;
     }
-    if (*sec < 0 || *usec < 0) {
-        *bufid = PvmBadParam;
-        return;
-    }
+    /* Another negative time polls, as pvm_trecv (and PVM 3.4.6's) do. */
     tv.tv_sec = *sec;
     tv.tv_usec = *usec;
     *bufid = pvm_trecv(*tid, *msgtag, &tv);
