@@ -322,7 +322,7 @@ peer_on_tls_up(struct vmd_peer *p)
                                        "(another key under its name)"
                                      : "that host's certificate is not known yet (the master "
                                        "dials a host it adds)");
-            return WIRE_EBADCERT;
+            return WIRE_EPINNED;
         }
     } else if (p->host && p->host->fingerprint[0] &&
                strcmp(p->host->fingerprint, vmd_tls_peer_fingerprint(p->tls)) != 0) {

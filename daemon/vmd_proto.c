@@ -145,12 +145,15 @@ proto_link_lost(struct vmd *vmd, struct vmd_host *h, int err)
     if (vmd->halting || vmd->halting_vm)
         return;
     if (vmd->is_master) {
-        int starting = h->state == VMD_HOST_STARTING;
+        int starting = h->state == VMD_HOST_STARTING, index = h->index;
         if (starting) {
             char msg[160];
             snprintf(msg, sizeof(msg), "the link to its daemon failed: %s",
                      err ? wire_strerror(err) : "closed");
             vmd_hoststart_peer_ready(vmd, h, err ? err : WIRE_ECANTSTART, msg);
+            /* The failed add freed the host: nothing is left to remove. */
+            if (vmd->hosts[index] != h)
+                return;
         }
         vmd_host_remove(vmd, h, err == -ETIMEDOUT ? "timed out" : "its link closed");
         if (!starting)

@@ -132,6 +132,7 @@ static const struct {
     { WIRE_EBUSY, PvmAlready },
     { WIRE_EHALTED, PvmSysErr },
     { WIRE_ESTRANGER, PvmSysErr },
+    { WIRE_EPINNED, PvmSysErr },
 };
 
 int

@@ -78,7 +78,8 @@
     X(EDUPGROUP, -4022, "already in group")                                   \
     X(ENOINST, -4023, "no such instance")                                     \
     X(ENULLGROUP, -4024, "null group name")                                   \
-    X(ESTRANGER, -4025, "the daemon there runs as another user")
+    X(ESTRANGER, -4025, "the daemon there runs as another user")                \
+    X(EPINNED, -4026, "peer certificate is not the one its host announced")
 
 enum wire_err {
 #define WIRE_ERR_ENUM(name, val, msg) WIRE_##name = (val),

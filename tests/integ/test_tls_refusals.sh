@@ -76,3 +76,21 @@ check "host2's own link was not disturbed: 3 hosts, still after host_timeout" \
 check "the VM still works: add host3" "$VMCTL" add host3
 check "halt" "$VMCTL" halt
 check "no vmd process is left" wait_for 5 vmd_count_is 0
+
+# A joining daemon told another certificate for its master (hoststart's
+# --master-fingerprint) refuses the master's link; the add fails, naming
+# the link, and the master lives on (it once freed the host twice).
+zero=$(printf '0%.0s' $(seq 64))
+"$VMD" --home "$LIQUIDVM_HOME" --name host0 --listen 127.0.0.1 -c "$T/test.conf" \
+    --hoststart "%v --listen 127.0.0.1 --master-fingerprint $zero" --daemon >/dev/null
+check "a master whose hoststart names another master certificate: the add fails" bash -c \
+    '! "$0" add host1 2>"$1" && grep -q "host1: .*the link to its daemon failed" "$1"' \
+    "$VMCTL" "$T/pin.err"
+check "... the joiner refused the master's certificate" \
+    wait_for 3 grep -q "peer host0 .*its certificate is not the one that host announced" \
+    "$LIQUIDVM_HOME/logs/host1.log"
+check "... and the master lives on" bash -c \
+    '"$0" status | grep -q "master host0, 1 host"' "$VMCTL"
+check "halt" "$VMCTL" halt
+# The joiner the master never reached leaves within its start_timeout (10 s).
+check "no vmd process is left" wait_for 15 vmd_count_is 0
