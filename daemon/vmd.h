@@ -106,6 +106,8 @@ struct vmd_peer {
     size_t queued;              /* ciphertext bytes handed to uv_write, not yet written */
     int err;                    /* why it closes */
     int stranger;               /* inbound and not yet through TLS: counted in vmd->nstrangers */
+    uint64_t born;              /* uv_now() when accepted: the oldest stranger of an address
+                                 * makes way for a new one */
     char ip[VMD_ADDR_MAX];      /* the source address a stranger is counted under */
     /* Ciphertext from the socket: VMD_PEER_INBUF bytes, allocated once TLS
      * is up (the certificate accepted).  Until then reads land in the

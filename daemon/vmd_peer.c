@@ -466,12 +466,44 @@ strangers_from(struct vmd *vmd, const char *ip)
     return n;
 }
 
+/*
+ * The oldest stranger from p's address, to make way for p: a process on a
+ * member's machine that holds its quota of silent connections would
+ * otherwise lock that member's daemon out of its redials (it shares the
+ * address).  A daemon's handshake takes milliseconds once it is admitted,
+ * so only a flood faster than that can still keep it out.
+ */
+static struct vmd_peer *
+stranger_oldest(struct vmd *vmd, const struct vmd_peer *p)
+{
+    struct vmd_peer *old = NULL;
+    for (struct vmd_list *l = vmd->peers.next; l != &vmd->peers; l = l->next) {
+        struct vmd_peer *q = vmd_container_of(l, struct vmd_peer, link);
+        if (q != p && q->stranger && q->state != VMD_PEER_CLOSING && strcmp(q->ip, p->ip) == 0 &&
+            (old == NULL || q->born < old->born))
+            old = q;
+    }
+    return old;
+}
+
 /* Whether p, just accepted, may start a handshake; counts it if so. */
 static int
 stranger_admit(struct vmd *vmd, struct vmd_peer *p)
 {
     unsigned quiet;
     const char *why = NULL;
+    struct vmd_peer *old;
+
+    p->born = uv_now(vmd->loop);
+    if ((uint64_t)strangers_from(vmd, p->ip) >= vmd->conf.max_handshakes_per_address &&
+        (old = stranger_oldest(vmd, p)) != NULL) {
+        if (vmd_ratelimit_ok(&vmd->rl_refused, uv_now(vmd->loop), &quiet))
+            log_warn("connection from %s: %llu from that address have not finished TLS "
+                     "(limits.max_handshakes_per_address); the oldest is cut for it; %u more "
+                     "strangers refused or cut since the last such line", p->addr,
+                     (unsigned long long)vmd->conf.max_handshakes_per_address, quiet);
+        peer_close_quiet(old);
+    }
     if (vmd->nstrangers >= vmd->stranger_cap)
         why = "connections that have not finished TLS";
     else if ((uint64_t)strangers_from(vmd, p->ip) >= vmd->conf.max_handshakes_per_address)
