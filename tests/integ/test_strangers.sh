@@ -28,6 +28,14 @@ cleanup_extra() { [ -z "$flood" ] || kill "$flood" 2>/dev/null; }
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 flood_open() { sed -n 's/^open=\([0-9]*\).*/\1/p' "$T/flood.st" 2>/dev/null; }
 flood_opened_at_least() { [ "$(sed -n 's/.*opened=\([0-9]*\).*/\1/p' "$T/flood.st" 2>/dev/null)" -ge "$1" ] 2>/dev/null; }
+# end_flood: the flood stops, the VM halts, no daemon is left.
+end_flood() {
+    kill "$flood" 2>/dev/null
+    wait "$flood" 2>/dev/null
+    flood=
+    check "halt" "$VMCTL" halt
+    check "no vmd process is left" wait_for 10 vmd_count_is 0
+}
 
 # start_vm N: a local VM of N hosts; sets port and pid to the master's.
 start_vm() {
@@ -60,11 +68,7 @@ check "refusals are logged at most about once a second" bash -c \
     'n=$(grep -c "refused:\|did not finish the TLS handshake" "$0"); echo "# $n lines"; [ "$n" -lt 200 ]' \
     "$LIQUIDVM_HOME/logs/host0.log"
 check "both hosts are still in the VM" hosts_are 2
-kill "$flood" 2>/dev/null
-wait "$flood" 2>/dev/null
-flood=
-check "halt" "$VMCTL" halt
-check "no vmd process is left" wait_for 10 vmd_count_is 0
+end_flood
 
 # A flood from a member's own address (a user on that machine) must not
 # lock the member daemons out of each other: host1's link to host2, cut
@@ -91,11 +95,7 @@ if command -v ss >/dev/null && [ "$(id -u)" = 0 ]; then
         wait_for 10 bash -c '[ "$(grep -c "peer host1 .*link up" "$0")" -gt "$1" ]' \
         "$LIQUIDVM_HOME/logs/host2.log" "$ups"
     check "... all 3 hosts still in the VM" hosts_are 3
-    kill "$flood" 2>/dev/null
-    wait "$flood" 2>/dev/null
-    flood=
-    check "halt" "$VMCTL" halt
-    check "no vmd process is left" wait_for 10 vmd_count_is 0
+    end_flood
 else
     echo "# SKIP a member's link cut during a flood from its address: needs root and ss"
 fi
