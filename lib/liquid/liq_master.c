@@ -980,7 +980,11 @@ liq_stencil_main(const struct liq_program *prog, int argc, char **argv)
         goto out;
     }
     liq_geom_max_extent(&st.g, ext);
-    /* The probe's blocks; the job's halo follows the placement's regions. */
+    /* The probe's box is a grid of its own to the program (liq_probe.c): a
+     * 3D job's is never one plane thick, which would read as a 2D grid
+     * with no ghosts in z under an update that reads them. */
+    if (st.g.n[2] > 1 && ext[2] < 2)
+        ext[2] = 2;
     liq_mu_geom(&o, &st);
     st.halo = liq_mu_halo(&o, &st, liq_opts_halo(&o, &st.g, NULL, 0, 0));
     t = liq_vm_now();

@@ -428,6 +428,22 @@ liq_mu_prepare(struct liquid *lq, struct liq_opts *o, const struct liq_program *
                             "reductions' %d\n", lq->name, o->epoch, e, stride);
         o->epoch = e;
     }
+    /* What the boxes cannot hold, said before the job (a read past them
+     * would crash a worker, not name itself). */
+    if (o->n[2] == 1 && lq->reach[2] > 1) {
+        fprintf(stderr, "%s: the grid is 2D (NZ 1) but the update reaches %d planes in z "
+                        "(liquid_reach): give it a z reach of 0 or 1, or a 3D grid\n",
+                lq->name, lq->reach[2]);
+        return -1;
+    }
+    if (lq->levels == LIQUID_RED_BLACK &&
+        (lq->shape == LIQUID_BOX || lq->reach[0] > 1 || lq->reach[1] > 1 || lq->reach[2] > 1)) {
+        fprintf(stderr, "%s: a red-black update reads only the other colour, a star of radius "
+                        "1 (liquid(3), LIMITS); this one is a %s of radius %d,%d,%d\n",
+                lq->name, lq->shape == LIQUID_BOX ? "box" : "star", lq->reach[0], lq->reach[1],
+                lq->reach[2]);
+        return -1;
+    }
     for (int f = 0; f < lq->nf; f++) {
         free(lq->input[f]);
         lq->input[f] = NULL;

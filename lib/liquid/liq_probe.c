@@ -11,6 +11,16 @@
 
 #include "pvm3.h"
 
+/* The program's faces as they were before the probe. */
+static void
+probe_faces_back(struct liquid *lq, const enum liquid_bc bc[6], const double bcval[6],
+                 const liquid_value_fn bcfn[6])
+{
+    memcpy(lq->bc, bc, 6 * sizeof(bc[0]));
+    memcpy(lq->bcval, bcval, 6 * sizeof(bcval[0]));
+    memcpy(lq->bcfn, bcfn, 6 * sizeof(bcfn[0]));
+}
+
 void
 liq_probe(struct liq_worker *w)
 {
@@ -46,10 +56,29 @@ liq_probe(struct liq_worker *w)
     w->it = 0;
     memset(&w->g, 0, sizeof(w->g));
     memcpy(w->g.n, ext, sizeof(w->g.n));
-    /* The probe's box is a grid of its own to the program's setup. */
+    /* The probe's box is a grid of its own to the program's setup.  Its
+     * ends are walls: a periodic axis of a box smaller than the update's
+     * reach would wrap onto itself.  The speed is the update's all the
+     * same; the faces are the program's again after the probe. */
+    enum liquid_bc bc[6];
+    double bcval[6];
+    liquid_value_fn bcfn[6];
+
     if (w->user != NULL && liq_user_setup(liq_user_spec, ext, w->halo) != 0) {
         liq_fail(w, "probe: %s", liq_user_spec->err);
         return;
+    }
+    /* (after the setup, which may set the faces itself) */
+    if (w->user != NULL) {
+        memcpy(bc, w->user->bc, sizeof(bc));
+        memcpy(bcval, w->user->bcval, sizeof(bcval));
+        memcpy(bcfn, w->user->bcfn, sizeof(bcfn));
+        for (int f = 0; f < 6; f++)
+            if (liq_user_spec->bc[f] == LIQUID_PERIODIC) {
+                liq_user_spec->bc[f] = LIQUID_DIRICHLET;
+                liq_user_spec->bcval[f] = 0;
+                liq_user_spec->bcfn[f] = NULL;
+            }
     }
     w->seed = 1;
     liq_coeffs(ext, &w->c, &w->c2);
@@ -60,6 +89,8 @@ liq_probe(struct liq_worker *w)
                                             ? liq_user_radius(w->user, ext, a) - 1 : 0;
     if ((rc = liq_region_make(w, &q, lo, ext, none, 1, 0, 0)) != 0) {
         liq_region_clear(&q);
+        if (w->user != NULL)
+            probe_faces_back(liq_user_spec, bc, bcval, bcfn);
         liq_fail(w, "probe: cannot allocate a %dx%dx%d box: %s", ext[0], ext[1], ext[2],
                  strerror(-rc));
         return;
@@ -81,6 +112,8 @@ liq_probe(struct liq_worker *w)
     c0 = liq_cpu_now() - c0;
     ups_cpu = c0 > 0 ? (double)ext[0] * ext[1] * ext[2] * (double)sweeps / c0 : ups;
     liq_region_clear(&q);
+    if (w->user != NULL)
+        probe_faces_back(liq_user_spec, bc, bcval, bcfn);
     double cache = (double)w->cache;
 
     pvm_initsend(PvmDataDefault);

@@ -55,16 +55,20 @@ liq_user_reference(const struct liquid *lq, const struct liq_geom *g, int iters,
 {
     struct kern_box proto;
     struct liq_ubox u;
-    const int none[6] = { 0 };
     double *part = NULL;
-    int rc, it, pad[3];
+    int rc, it, pad[3], ext[6];
 
     memset(out, 0, (size_t)lq->nf * sizeof(*out));
     for (int r = 0; r < lq->nred; r++)
         redset[r] = 0;
     /* The grid and, beyond each end, the ghost layers its reach needs. */
-    for (int a = 0; a < 3; a++)
+    for (int a = 0; a < 3; a++) {
         pad[a] = liq_user_radius(lq, g->n, a) > 1 ? liq_user_radius(lq, g->n, a) - 1 : 0;
+        /* The pad is ghosts, not points to compute: past a periodic end
+         * they are copies (liq_box_wrap), whose update would read R
+         * layers further than the box holds. */
+        ext[2 * a] = ext[2 * a + 1] = pad[a];
+    }
     memset(&proto, 0, sizeof(proto));
     proto.ni = g->n[0] + 2 * pad[0];
     proto.nj = g->n[1] + 2 * pad[1];
@@ -81,7 +85,7 @@ liq_user_reference(const struct liquid *lq, const struct liq_geom *g, int iters,
     for (it = 0; rc == 0 && it < iters;) {
         int due[LIQUID_MAX_REDUCTIONS], any = 0;
 
-        rc = liq_ubox_block(&u, lq, g->n, none, it, 1, 1, 1);
+        rc = liq_ubox_block(&u, lq, g->n, ext, it, 1, 1, 1);
         it++;
         for (int r = 0; r < lq->nred; r++)
             any |= due[r] = liq_user_due(lq, r, it, iters);

@@ -3,14 +3,30 @@
  * points) for test_liquid_reach.sh: two ghost layers at its Dirichlet and
  * Neumann faces, a periodic x axis, halos two points a phase.  --lie 1
  * makes it read three points along x while it declares two, for
- * --check-reach to find.
+ * --check-reach to find; --periodic 1 makes every axis periodic; --rbbox 1
+ * declares red-black on a box, which the job refuses.
  */
 #include <math.h>
 #include <stdio.h>
 
 #include <liquid.h>
 
-static int lie;
+static int lie, periodic, rbbox;
+
+/* After the options: the faces and the levels they choose. */
+static int
+setup(struct liquid *lq, const int n[3], int iters, void *arg)
+{
+    (void)n;
+    (void)iters;
+    (void)arg;
+    if (periodic && liquid_boundary(lq, LIQUID_ALL, LIQUID_PERIODIC, 0) != 0)
+        return 1;
+    if (rbbox && (liquid_levels(lq, LIQUID_RED_BLACK) != 0 ||
+                  liquid_reach(lq, 1, 1, 1, LIQUID_BOX) != 0))
+        return 1;
+    return 0;
+}
 
 static double
 start(int field, const double x[3], void *arg)
@@ -64,6 +80,9 @@ main(int argc, char **argv)
         liquid_boundary(lq, LIQUID_YLO | LIQUID_ZHI, LIQUID_NEUMANN, 0) != 0 ||
         liquid_update(lq, update, NULL) != 0 ||
         liquid_option_int(lq, "lie", &lie, "1: read 3 points along x (0)") != 0 ||
+        liquid_option_int(lq, "periodic", &periodic, "1: every axis periodic (0)") != 0 ||
+        liquid_option_int(lq, "rbbox", &rbbox, "1: red-black on a box of radius 1 (0)") != 0 ||
+        liquid_setup(lq, setup, NULL) != 0 ||
         liquid_reduce(lq, "norm", LIQUID_NORM2, 0, NULL, NULL, 5) < 0) {
         fprintf(stderr, "liquid_wide: %s\n", liquid_error(lq));
         return 2;
