@@ -58,8 +58,11 @@ liq_start_value(const struct liquid *lq, int f, const int n[3], const long g[3],
             side = 2 * a + (g[a] >= n[a]);
         }
     }
+    /* A periodic axis wraps the position on a Dirichlet ghost too: the
+     * ghost beyond a y face at x = -1 is the one at x = n - 1, wherever
+     * the copy of it a deep halo computes from lives. */
     for (int a = 0; a < 3; a++)
-        x[a] = org[a] + (double)(side >= 0 ? g[a] : w[a]) * h[a];
+        x[a] = org[a] + (double)w[a] * h[a];
     if (side >= 0) {
         if (lq->bc[side] != LIQUID_DIRICHLET)
             return 0; /* Neumann: the refresh fills it */

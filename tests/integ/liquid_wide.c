@@ -4,14 +4,15 @@
  * Neumann faces, a periodic x axis, halos two points a phase.  --lie 1
  * makes it read three points along x while it declares two, for
  * --check-reach to find; --periodic 1 makes every axis periodic; --rbbox 1
- * declares red-black on a box, which the job refuses.
+ * declares red-black on a box, which the job refuses; --xwall 1 makes the
+ * Dirichlet walls vary along the periodic x axis.
  */
 #include <math.h>
 #include <stdio.h>
 
 #include <liquid.h>
 
-static int lie, periodic, rbbox;
+static int lie, periodic, rbbox, xwall;
 
 /* After the options: the faces and the levels they choose. */
 static int
@@ -41,7 +42,9 @@ wall(int field, const double x[3], void *arg)
 {
     (void)field;
     (void)arg;
-    return x[1] * x[2];
+    /* --xwall 1: a wall that changes along the periodic x axis, so that
+     * where it is taken beyond x's ends matters. */
+    return x[1] * x[2] + (xwall ? x[0] * x[0] : 0);
 }
 
 static int
@@ -82,6 +85,7 @@ main(int argc, char **argv)
         liquid_option_int(lq, "lie", &lie, "1: read 3 points along x (0)") != 0 ||
         liquid_option_int(lq, "periodic", &periodic, "1: every axis periodic (0)") != 0 ||
         liquid_option_int(lq, "rbbox", &rbbox, "1: red-black on a box of radius 1 (0)") != 0 ||
+        liquid_option_int(lq, "xwall", &xwall, "1: walls that vary along periodic x (0)") != 0 ||
         liquid_setup(lq, setup, NULL) != 0 ||
         liquid_reduce(lq, "norm", LIQUID_NORM2, 0, NULL, NULL, 5) < 0) {
         fprintf(stderr, "liquid_wide: %s\n", liquid_error(lq));

@@ -28,6 +28,8 @@ check "... every axis periodic (the reference updated wrapped copies past its gh
     same --iters 20 --periodic 1
 check "... every axis periodic, halo 6, scattered quanta (the probe wrapped its small box)" \
     same --iters 20 --periodic 1 --halo 6 --decomp scatter
+check "... walls varying along periodic x, deep halos, scattered quanta (walls were taken unwrapped)" \
+    same --iters 30 --xwall 1 --halo 4 --decomp scatter
 check "a 2D grid under a z reach of 2: exit 2, saying so (a worker crashed)" bash -c '
     "$0" "${@:2}" --grid 16x16x1 --iters 4 >"$1" 2>&1; [ $? = 2 ] &&
     grep -q "the grid is 2D (NZ 1) but the update reaches 2 planes in z" "$1"' "$W" "$T/2d.out" "${H[@]}"
