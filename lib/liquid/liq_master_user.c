@@ -673,7 +673,9 @@ liq_mu_finish(struct liq_vm *vm, const struct liq_opts *o, struct liq_stats *st)
     if ((o->output[0] != '\0' || o->png[0] != '\0') &&
         liq_fields_write_set(o, &set, st->checksum, vm->why, sizeof(vm->why)) != 0)
         return -1;
-    for (int f = 0; lq->keep && f < lq->nf; f++) {
+    /* liquid_result: whenever the fields were gathered (liquid_keep,
+     * --verify, --output, --png), as liquid(3) says. */
+    for (int f = 0; liq_opts_gathers(o) && f < lq->nf; f++) {
         const struct kern_box *b = set.box[f];
         double *d = malloc(npts * sizeof(double));
 

@@ -5,14 +5,15 @@
  * makes it read three points along x while it declares two, for
  * --check-reach to find; --periodic 1 makes every axis periodic; --rbbox 1
  * declares red-black on a box, which the job refuses; --xwall 1 makes the
- * Dirichlet walls vary along the periodic x axis.
+ * Dirichlet walls vary along the periodic x axis; --show 1 says whether
+ * liquid_result holds the field after the job.
  */
 #include <math.h>
 #include <stdio.h>
 
 #include <liquid.h>
 
-static int lie, periodic, rbbox, xwall;
+static int lie, periodic, rbbox, xwall, show;
 
 /* After the options: the faces and the levels they choose. */
 static int
@@ -86,12 +87,15 @@ main(int argc, char **argv)
         liquid_option_int(lq, "periodic", &periodic, "1: every axis periodic (0)") != 0 ||
         liquid_option_int(lq, "rbbox", &rbbox, "1: red-black on a box of radius 1 (0)") != 0 ||
         liquid_option_int(lq, "xwall", &xwall, "1: walls that vary along periodic x (0)") != 0 ||
+        liquid_option_int(lq, "show", &show, "1: say whether liquid_result holds u (0)") != 0 ||
         liquid_setup(lq, setup, NULL) != 0 ||
         liquid_reduce(lq, "norm", LIQUID_NORM2, 0, NULL, NULL, 5) < 0) {
         fprintf(stderr, "liquid_wide: %s\n", liquid_error(lq));
         return 2;
     }
     rc = liquid_run(lq, argc, argv);
+    if (show && rc == 0)
+        printf("liquid_result: %s\n", liquid_result(lq, 0) != NULL ? "kept" : "none");
     liquid_free(lq);
     return rc;
 }

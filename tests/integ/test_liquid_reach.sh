@@ -30,6 +30,9 @@ check "... every axis periodic, halo 6, scattered quanta (the probe wrapped its 
     same --iters 20 --periodic 1 --halo 6 --decomp scatter
 check "... walls varying along periodic x, deep halos, scattered quanta (walls were taken unwrapped)" \
     same --iters 30 --xwall 1 --halo 4 --decomp scatter
+check "liquid_result holds the field after --verify (it did only with liquid_keep), not without" \
+    bash -c '"$0" "${@:1}" --iters 4 --show 1 --verify | grep -q "^liquid_result: kept$" &&
+             "$0" "${@:1}" --iters 4 --show 1 | grep -q "^liquid_result: none$"' "$W" "${H[@]}"
 check "a 2D grid under a z reach of 2: exit 2, saying so (a worker crashed)" bash -c '
     "$0" "${@:2}" --grid 16x16x1 --iters 4 >"$1" 2>&1; [ $? = 2 ] &&
     grep -q "the grid is 2D (NZ 1) but the update reaches 2 planes in z" "$1"' "$W" "$T/2d.out" "${H[@]}"
