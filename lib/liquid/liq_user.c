@@ -388,6 +388,11 @@ liq_user_check(struct liquid *lq)
         return liquid_fail(lq, "%s: no field (liquid_field)", lq->name);
     if (lq->update == NULL)
         return liquid_fail(lq, "%s: no update (liquid_update)", lq->name);
+    /* A rule checked only after the last iteration never stops the job. */
+    if (lq->until >= 0 && lq->red[lq->until].every == 0)
+        return liquid_fail(lq, "%s: liquid_until on reduction %s, which is computed only after "
+                               "the last iteration (every 0): it could not stop the job; give "
+                               "it an every", lq->name, lq->red[lq->until].name);
     if (liq_user_nboxes(lq) == 0)
         return liquid_fail(lq, "%s: every field is constant (liquid_field_const): the update "
                            "has nothing to write", lq->name);

@@ -162,8 +162,9 @@ int liquid_fail(struct liquid *lq, const char *fmt, ...) __attribute__((format(p
 int liquid_update(struct liquid *lq, liquid_update_fn fn, void *arg);
 /*
  * A reduction, computed every `every` iterations and after the last
- * (every 0: after the last only, which with an until rule is wherever it
- * may stop the job):
+ * (every 0: after the last only, which with an until rule on another
+ * reduction is wherever that may stop the job; the until rule's own needs
+ * an every):
  * with fn NULL, op over the values of field (NORM2: sqrt of the sum of
  * squares); with fn, op over its partials.  The partials combine in an
  * order that does not depend on the placement, so every run gives the

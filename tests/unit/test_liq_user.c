@@ -783,6 +783,14 @@ test_until(void **state)
     v = liq_user_combine(lq, 0, part, 3, 1);
     assert_true(v == 3);
     liquid_free(lq);
+    /* A rule on a reduction computed only after the last iteration could
+     * never stop the job: refused, naming it. */
+    lq = spec(rbgs, LIQUID_RED_BLACK, LIQUID_STAR, 1);
+    assert_int_equal(liquid_reduce(lq, "late", LIQUID_NORM2, 0, NULL, NULL, 0), 0);
+    assert_int_equal(liquid_until(lq, "late", 0.9), 0);
+    assert_int_equal(liq_user_check(lq), -1);
+    assert_non_null(strstr(liquid_error(lq), "liquid_until on reduction late"));
+    liquid_free(lq);
 }
 
 static void
