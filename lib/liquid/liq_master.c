@@ -146,6 +146,23 @@ static const char *const user_opts[] = {
     "worker-timeout", NULL
 };
 
+int
+liq_opts_runtime_key(const char *name)
+{
+    char key[64];
+
+    snprintf(key, sizeof(key), "%s", name);
+    for (char *c = key; *c; c++)
+        if (*c == '_')
+            *c = '-';
+    if (strcmp(key, "job") == 0 || strcmp(key, "help") == 0)
+        return 1;
+    for (const char *const *k = user_opts; *k != NULL; k++)
+        if (strcmp(*k, key) == 0)
+            return 1;
+    return 0;
+}
+
 static void
 stats_free(struct liq_stats *st)
 {

@@ -310,8 +310,13 @@ liq_option(struct liquid *lq, const char *name, void *var, enum liq_user_opt_kin
     for (char *c = plain; *c; c++)
         if (*c == '-')
             *c = '_';
-    if (!liq_name_ok(plain) || var == NULL || strlen(name) >= LIQUID_NAME_MAX - 1)
+    if (!liq_name_ok(plain) || strlen(name) >= LIQUID_NAME_MAX - 1)
         return liquid_fail(lq, "option: \"%s\" is not a name", name ? name : "(null)");
+    if (var == NULL)
+        return liquid_fail(lq, "option: --%s has no variable to set", name);
+    if (liq_opts_runtime_key(name))
+        return liquid_fail(lq, "option: --%s is the runtime's own (liquid(3), OPTIONS): "
+                               "name the program's another way", name);
     for (int i = 0; i < lq->nopt; i++)
         if (strcmp(lq->opt[i].name, name) == 0)
             return liquid_fail(lq, "option: --%s is declared twice", name);

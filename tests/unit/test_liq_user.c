@@ -811,6 +811,15 @@ test_bad_descriptions(void **state)
     assert_int_equal(liquid_boundary(lq, 0x40, LIQUID_NEUMANN, 0), -1);
     assert_int_equal(liquid_init(lq, 3, bump, NULL), -1);
     assert_int_equal(liquid_until(lq, "nope", 1), -1);
+    /* A program's option may not take one of the runtime's names (its
+     * variable was never set), nor come without a variable. */
+    int mine = 0;
+    assert_int_equal(liquid_option_int(lq, "iters", &mine, "mine"), -1);
+    assert_non_null(strstr(liquid_error(lq), "--iters is the runtime's own"));
+    assert_int_equal(liquid_option_int(lq, "tasks_per_host", &mine, "mine"), -1);
+    assert_int_equal(liquid_option_int(lq, "foo", NULL, "mine"), -1);
+    assert_non_null(strstr(liquid_error(lq), "--foo has no variable"));
+    assert_int_equal(liquid_option_int(lq, "foo", &mine, "mine"), 0);
     assert_int_equal(liquid_reduce(lq, "r", LIQUID_SUM, 5, NULL, NULL, 1), -1);
     assert_int_equal(liquid_reduce(lq, "r", LIQUID_SUM, 0, NULL, NULL, -1), -1);
     assert_int_equal(liq_user_check(lq), -1);
