@@ -614,10 +614,7 @@ int liq_reclaim_check(double below, double rejoin_above, int reclaim, char *why,
 /* liq_opts.c: 1 if s is host names (letters, digits, '-', '_', '.')
  * separated by single commas, as --hosts takes them. */
 int liq_hosts_valid(const char *s);
-/* liq_master.c: 1 if name ('_' or '-' style) is one of the runtime's own
- * options for a program's job (--iters, --grid, ...), which a program may
- * not declare. */
-int liq_opts_runtime_key(const char *name);
+
 
 /* liq_fields.c: 0 if path can be created or overwritten (tried, a file
  * made to try removed), else -1 with why ("OPT PATH: cannot write there:

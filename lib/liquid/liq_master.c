@@ -136,33 +136,6 @@ static const char *const stencil_opts[] = {
     "checkpoint-interval", "checkpoint-share", "resume", "worker-timeout", NULL
 };
 
-/* A program's own update: its kernel is its own, and it may check its reach. */
-static const char *const user_opts[] = {
-    "grid", "iters", "quanta", "hosts", "tasks-per-host", "decomp", "verify", "json",
-    "output", "seed", "network", "probe-seconds", "quiet", "balance", "epoch", "heavy",
-    "min-gain", "reclaim", "reclaim-below", "reclaim-after", "rejoin-above", "rejoin-after",
-    "svg", "halo", "png", "slice", "field", "check-reach", "input", "trace", "hints",
-    "checkpoint-every", "checkpoint", "checkpoint-interval", "checkpoint-share", "resume",
-    "worker-timeout", NULL
-};
-
-int
-liq_opts_runtime_key(const char *name)
-{
-    char key[64];
-
-    snprintf(key, sizeof(key), "%s", name);
-    for (char *c = key; *c; c++)
-        if (*c == '_')
-            *c = '-';
-    if (strcmp(key, "job") == 0 || strcmp(key, "help") == 0)
-        return 1;
-    for (const char *const *k = user_opts; *k != NULL; k++)
-        if (strcmp(*k, key) == 0)
-            return 1;
-    return 0;
-}
-
 static void
 stats_free(struct liq_stats *st)
 {
@@ -931,7 +904,7 @@ liq_stencil_main(const struct liq_program *prog, int argc, char **argv)
     o.user = (struct liquid *)(uintptr_t)prog->user;
     if (o.user != NULL)
         memcpy(o.n, o.user->n, sizeof(o.n)); /* the program's grid, unless --grid */
-    rc = liq_opts_parse(&o, prog->name, argc, argv, o.user != NULL ? user_opts : stencil_opts);
+    rc = liq_opts_parse(&o, prog->name, argc, argv, o.user != NULL ? liq_user_runtime_opts : stencil_opts);
     if (rc != 0) {
         if (rc < 0) {
             /* --help: no job, so the program is not its master either. */

@@ -298,6 +298,35 @@ liquid_until(struct liquid *lq, const char *name, double tol)
     return liquid_fail(lq, "until: no reduction \"%s\"", name ? name : "(null)");
 }
 
+/* A program's own job takes these of the runtime's options (liq_master.c
+ * parses them); a program may not declare an option under one of them. */
+const char *const liq_user_runtime_opts[] = {
+    "grid", "iters", "quanta", "hosts", "tasks-per-host", "decomp", "verify", "json",
+    "output", "seed", "network", "probe-seconds", "quiet", "balance", "epoch", "heavy",
+    "min-gain", "reclaim", "reclaim-below", "reclaim-after", "rejoin-above", "rejoin-after",
+    "svg", "halo", "png", "slice", "field", "check-reach", "input", "trace", "hints",
+    "checkpoint-every", "checkpoint", "checkpoint-interval", "checkpoint-share", "resume",
+    "worker-timeout", NULL
+};
+
+/* 1 if name ('_' or '-' style) is one of them, or job or help. */
+static int
+runtime_key(const char *name)
+{
+    char key[64];
+
+    snprintf(key, sizeof(key), "%s", name);
+    for (char *c = key; *c; c++)
+        if (*c == '_')
+            *c = '-';
+    if (strcmp(key, "job") == 0 || strcmp(key, "help") == 0)
+        return 1;
+    for (const char *const *k = liq_user_runtime_opts; *k != NULL; k++)
+        if (strcmp(*k, key) == 0)
+            return 1;
+    return 0;
+}
+
 static int
 liq_option(struct liquid *lq, const char *name, void *var, enum liq_user_opt_kind kind,
            const char *help)
@@ -314,7 +343,7 @@ liq_option(struct liquid *lq, const char *name, void *var, enum liq_user_opt_kin
         return liquid_fail(lq, "option: \"%s\" is not a name", name ? name : "(null)");
     if (var == NULL)
         return liquid_fail(lq, "option: --%s has no variable to set", name);
-    if (liq_opts_runtime_key(name))
+    if (runtime_key(name))
         return liquid_fail(lq, "option: --%s is the runtime's own (liquid(3), OPTIONS): "
                                "name the program's another way", name);
     for (int i = 0; i < lq->nopt; i++)

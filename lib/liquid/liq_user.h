@@ -93,6 +93,8 @@ int liq_user_opt_set(struct liquid *lq, const char *key, const char *value, char
 void liq_user_opts_usage(FILE *fp, const struct liquid *lq);
 
 /* The description the worker serves (liquid_run sets it). */
+/* The runtime's options a program's job takes (NULL-ended, '-' style). */
+extern const char *const liq_user_runtime_opts[];
 extern struct liquid *liq_user_spec;
 
 /* The setup callback for grid n and iters (none: 0).  0, or -1 with
