@@ -44,16 +44,21 @@ append_quoted(char *out, size_t cap, size_t *n, const char *s)
  * A word of vmd's command line for another host (%v).  hoststart's
  * template may hand it to ssh, which joins its arguments and has the
  * remote shell parse them again: quoting for the local shell is not
- * enough.  So a word is letters, digits and . _ - / + , : = @ ~ only; a
- * path with any other character (a space, ';', '$') is refused.
+ * enough.  So where %v follows another word of the template (a command
+ * it is given to), a word is letters, digits and . _ - / + , : = @ ~
+ * only, and a path with any other character (a space, ';', '$') is
+ * refused; where %v is the command itself (vmctl start --local's "%v
+ * --listen ..."), only our shell parses it and quoting is enough.
  */
 static char word_why[400];      /* why the last word was refused */
+static int word_strict = 1;     /* the template passes %v on to a command */
 
 static int
 append_word(char *out, size_t cap, size_t *n, const char *s)
 {
-    if (s[0] == '\0' || strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                   "0123456789._-/+,:=@~") != strlen(s)) {
+    if (word_strict &&
+        (s[0] == '\0' || strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                    "0123456789._-/+,:=@~") != strlen(s))) {
         snprintf(word_why, sizeof(word_why), "'%.200s' holds a character the other host's "
                  "shell would read again (a path of vmd's command line may have letters, "
                  "digits and ._-/+,:=@~ only)", s);
@@ -192,7 +197,10 @@ vmd_hoststart_expand_for(struct vmd *vmd, const char *tmpl, const char *host,
             rc = append_quoted(out, cap, &n, vmd->name);
             break;
         case 'v':
-            if ((rc = vmd_command(vmd, host, &s, v, sizeof(v))) == 0)
+            word_strict = t - 1 != tmpl + strspn(tmpl, " \t"); /* t is at the v */
+            rc = vmd_command(vmd, host, &s, v, sizeof(v));
+            word_strict = 1;
+            if (rc == 0)
                 rc = append(out, cap, &n, v);
             break;
         case '%':

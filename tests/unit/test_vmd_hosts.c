@@ -928,7 +928,20 @@ test_vmd_hoststart_expand_host_cannot_break_out_of_quoting(void **state)
     free(out);
     /* A path with a space is refused too: the remote shell would split it. */
     snprintf(vmd->conf_path, sizeof(vmd->conf_path), "/etc/my lvm/vmd.conf");
-    assert_int_equal(vmd_hoststart_expand(vmd, "%v", "node3", cmd, sizeof(cmd)), -EINVAL);
+    assert_int_equal(vmd_hoststart_expand(vmd, "ssh %h %v", "node3", cmd, sizeof(cmd)), -EINVAL);
+    /* Where %v is the command itself (vmctl start --local's "%v --listen
+     * ..."), only this shell parses it: quoted, any path goes. */
+    snprintf(vmd->exe, sizeof(vmd->exe), "/bin/echo");
+    snprintf(vmd->home, sizeof(vmd->home), "/h/$(touch pwned) it's");
+    assert_int_equal(vmd_hoststart_expand(vmd, " %v --listen 127.0.0.1", "node3", cmd, sizeof(cmd)),
+                     0);
+    out = sh_output(cmd, dir);
+    assert_non_null(strstr(out, "--home /h/$(touch pwned) it's --log-level"));
+    assert_non_null(strstr(out, "-c /etc/my lvm/vmd.conf"));
+    free(out);
+    assert_int_equal(stat(marker, &st), -1);
+    assert_int_equal(vmd_hoststart_expand(vmd, "printf '[%%s]' %v", "node3", cmd, sizeof(cmd)),
+                     -EINVAL);
     rmdir(dir);
 }
 
