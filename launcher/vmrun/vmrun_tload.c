@@ -10,6 +10,7 @@
  * their wall-clock times are moved to start at 0 afterwards.
  */
 #include "vmrun_trace.h"
+#include "wire.h"
 
 #include <errno.h>
 #include <math.h>
@@ -17,10 +18,7 @@
 #include <stdlib.h>
 #include <dirent.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <fcntl.h>
-#include <unistd.h>
 
 #include "vmrun_json.h"
 
@@ -359,31 +357,12 @@ tl_pvm(struct tl *x, const struct vmrun_json *other)
     return 0;
 }
 
-/* A regular file for reading, NULL with errno set (EINVAL for a directory,
- * a fifo or a device: never waited on, never sized by ftell). */
-static FILE *
-vmrun_tl_open(const char *path)
-{
-    struct stat st;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    FILE *fp;
-
-    if (fd < 0)
-        return NULL;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (fp = fdopen(fd, "r")) == NULL) {
-        close(fd);
-        errno = EINVAL;
-        return NULL;
-    }
-    return fp;
-}
-
 /* One file into x.  0, -1 with err set (-2: out of memory). */
 static int
 tl_file(struct tl *x, const char *path, char *err, size_t errlen)
 {
     struct vmrun_trace *t = x->t;
-    FILE *fp = vmrun_tl_open(path);
+    FILE *fp = wire_fopen_regular(path);
     char *text = NULL, why[256];
     long len;
     struct vmrun_json root;
@@ -514,7 +493,7 @@ vmrun_tload(const char *path, struct vmrun_trace *t, char *err, size_t errlen)
 int
 vmrun_tis_pvm(const char *path)
 {
-    FILE *fp = vmrun_tl_open(path);
+    FILE *fp = wire_fopen_regular(path);
     char buf[1024];
     size_t n;
     int yes = 0;

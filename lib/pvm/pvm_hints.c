@@ -25,7 +25,6 @@
 #include "pvm_int.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <libconfig.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -303,20 +302,15 @@ static int
 read_file(const char *path, char **text, size_t *len)
 {
     struct stat st;
-    /* O_NONBLOCK: a fifo with no writer is refused below, not waited on. */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), rc = 0;
-    FILE *fp = fd >= 0 ? fdopen(fd, "r") : NULL;
+    /* A directory or a fifo is no hints file (libconfig's scanner would exit). */
+    FILE *fp = wire_fopen_regular(path);
+    int rc = 0;
 
     *text = NULL;
-    if (fp == NULL) {
+    if (fp == NULL)
+        return -errno;
+    if (fstat(fileno(fp), &st) != 0)
         rc = -errno;
-        if (fd >= 0)
-            close(fd);
-        return rc;
-    }
-    /* A directory or a fifo is no hints file (libconfig's scanner would exit). */
-    if (fstat(fileno(fp), &st) != 0 || !S_ISREG(st.st_mode))
-        rc = -EINVAL;
     else if (st.st_size > PVM__HINTS_MAX_BYTES)
         rc = -EFBIG;
     else if ((*text = malloc((size_t)st.st_size + 1)) == NULL)

@@ -110,6 +110,9 @@ int wire_utf8_ok(const unsigned char *s, size_t len);
  * status a tool ends with: status, or 1 for 0 when its standard output
  * could not be written (said once: "who: cannot write standard output"). */
 int wire_out_close(FILE *fp);
+/* A regular file opened for reading, or NULL with errno set (EINVAL for a
+ * directory, a fifo or a device: never waited on, never sized by ftell). */
+FILE *wire_fopen_regular(const char *path);
 int wire_stdout_check(const char *who, int status);
 
 enum wire_type {
